@@ -1,0 +1,106 @@
+# bpfspec — build into $(BUILD), `make check` runs every test, `make demo`
+# traces the bundled node demo.  Respects CC, CFLAGS, LDFLAGS, PREFIX,
+# DESTDIR; V=1 shows the commands.
+
+CC ?= cc
+PREFIX ?= /usr/local
+BUILD ?= build
+PKG_CONFIG ?= pkg-config
+PKGS := yaml-0.1 libelf jansson
+
+CFLAGS ?= -O2 -g
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
+BASE_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -Igen -I$(BUILD)/gen
+DEP_CFLAGS := -MMD -MP
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lyaml -lelf -ljansson)
+CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+SRCS := $(wildcard gen/*.c)
+OBJS := $(patsubst gen/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/embedded.o
+LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
+TEMPLATES := $(sort $(wildcard templates/*.bt.in))
+SPECS := $(sort $(wildcard specs/*.yaml))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all deps check check-unit check-golden check-integration check-asan \
+	check-valgrind demo install uninstall clean
+
+all: $(BUILD)/bpfspec
+
+$(BUILD)/bpfspec: $(OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/obj/%.o: gen/%.c | $(BUILD)/obj $(BUILD)/gen/embedded.h
+	@echo "  CC      $@"
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) $(DEP_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+# Templates and bundled specs are embedded in the binary, so an installed
+# bpfspec needs no data files to run.
+$(BUILD)/gen/embedded.c $(BUILD)/gen/embedded.h: scripts/embed.sh $(TEMPLATES) $(SPECS) | $(BUILD)/gen
+	@echo "  EMBED   $@"
+	$(Q)sh scripts/embed.sh $(BUILD)/gen/embedded $(TEMPLATES) $(SPECS)
+
+$(BUILD)/obj/embedded.o: $(BUILD)/gen/embedded.c | $(BUILD)/obj
+	@echo "  CC      $@"
+	$(Q)$(CC) $(BASE_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CPPFLAGS) $(DEP_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+		-o $@ $< $(LIB_OBJS) $(PKG_LIBS) $(CHECK_LIBS)
+
+$(BUILD)/obj $(BUILD)/gen $(BUILD)/tests:
+	$(Q)mkdir -p $@
+
+# Installs missing Debian packages and mounts tracefs (needs root).
+deps:
+	$(Q)sh scripts/setup.sh
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)$(MAKE) --no-print-directory check-asan
+	$(Q)BUILD=$(BUILD) bash tests/run.sh all
+
+check-unit: all $(UNIT_BINS)
+	$(Q)BUILD=$(BUILD) bash tests/run.sh unit
+
+check-golden: all
+	$(Q)BUILD=$(BUILD) bash tests/run.sh golden
+
+check-integration: all
+	$(Q)BUILD=$(BUILD) bash tests/run.sh integration
+
+# The unit and golden tests again, built with AddressSanitizer + UBSan.
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+check-asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" \
+		$(BUILD)/asan/bpfspec $(patsubst $(BUILD)/%,$(BUILD)/asan/%,$(UNIT_BINS))
+	$(Q)BUILD=$(BUILD)/asan bash tests/run.sh unit golden
+
+check-valgrind: all $(UNIT_BINS)
+	$(Q)BUILD=$(BUILD) VALGRIND=1 bash tests/run.sh unit
+
+demo: deps all
+	$(Q)bash scripts/demo.sh $(BUILD)/bpfspec
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BUILD)/bpfspec $(DESTDIR)$(PREFIX)/bin/bpfspec
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/bpfspec
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/tests/*.d)

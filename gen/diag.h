@@ -1,0 +1,60 @@
+/* diag — every message bpfspec prints about a problem goes through here.
+ *
+ * Format (lower-case, one prefix):
+ *   bpfspec: FILE:LINE:COL: error: MESSAGE
+ *       LINE | source line
+ *            |     ^~~~
+ *   hint: what to do next
+ * Messages without a location drop the FILE:LINE:COL part.
+ *
+ * Ownership: nothing here takes ownership; strings are copied or used
+ * during the call only.  The output stream defaults to stderr and can be
+ * redirected (tests).  Not thread-safe (bpfspec is single-threaded). */
+#ifndef BPFSPEC_DIAG_H
+#define BPFSPEC_DIAG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* A source text that locations point into; text need not be NUL-terminated. */
+typedef struct diag_src {
+	const char *path;	/* as the user named it */
+	const char *text;
+	size_t len;
+} diag_src;
+
+/* 1-based line and column; span = number of columns to underline (>= 1). */
+typedef struct diag_loc {
+	unsigned line;
+	unsigned col;
+	unsigned span;
+} diag_loc;
+
+typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } diag_level;
+
+/* Redirects all diagnostics to OUT (NULL restores stderr). */
+void diag_set_stream(FILE *out);
+
+/* Prints a message pointing into SRC at LOC, with the source line and a
+ * caret; HINT (may be NULL) is printed as "hint: ..." after it.
+ * A LOC with line 0 prints only "FILE: level: message". */
+void diag_at(diag_level level, const diag_src *src, diag_loc loc,
+	     const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Prints "bpfspec: error: MESSAGE" and "hint: HINT" (HINT may be NULL). */
+void diag_error(const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Prints "bpfspec: warning: MESSAGE". */
+void diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "bpfspec: note: MESSAGE" only when verbose is on. */
+void diag_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void diag_set_verbose(int on);
+
+/* Number of errors printed since start (or the last reset). */
+unsigned diag_error_count(void);
+void diag_reset_counts(void);
+
+#endif

@@ -1,0 +1,78 @@
+/* spec — loads and validates a YAML probe spec (libyaml).
+ *
+ * Every problem found is reported through diag with FILE:LINE:COL, the
+ * source line and a hint; loading continues past an error so that one run
+ * reports all of them.  The returned spec is fully validated: every string
+ * that may reach a generated script has already been checked against a
+ * strict grammar (see docs/spec.md).
+ *
+ * Ownership: spec_load/spec_parse return an owned spec or NULL;
+ * spec_free(NULL) is a no-op.  All strings inside belong to the spec. */
+#ifndef BPFSPEC_SPEC_H
+#define BPFSPEC_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+typedef enum {
+	PROBE_LATENCY,		/* entry/return pair on a function */
+} probe_kind;
+
+typedef enum {
+	UNIT_NS, UNIT_US, UNIT_MS, UNIT_S,
+} time_unit;
+
+typedef struct spec_probe {
+	char *name;		/* [a-z][a-z0-9_]{0,31}, unique in the spec */
+	diag_loc name_loc;
+	probe_kind kind;
+	diag_loc kind_loc;
+	char *function;		/* symbol: [A-Za-z_][A-Za-z0-9_.$]{0,255} */
+	diag_loc function_loc;
+	char *object;		/* NULL, or object glob (see spec.objects) */
+	diag_loc object_loc;
+	bool optional;		/* missing symbol: warn and skip, not fail */
+	char *missing_reason;	/* NULL, or text shown when the symbol is missing */
+	time_unit unit;		/* display unit; reports keep nanoseconds */
+	bool per_thread;	/* group by thread (default true) */
+	char *description;	/* NULL or free text (never reaches a script) */
+} spec_probe;
+
+typedef struct spec {
+	char *path;		/* as given */
+	char *name;		/* from the spec, or the file's basename without .yaml */
+	char *description;	/* NULL or free text */
+	/* Where functions are searched, in order: "main" is the target's
+	 * executable; any other entry is a glob matched against the basename
+	 * of each object mapped into the target (e.g. "libuv.so*").
+	 * Always at least one entry (default: "main"). */
+	char **objects;
+	size_t n_objects;
+	uint64_t duration_ns;	/* default window; 0 = until stopped */
+	spec_probe *probes;
+	size_t n_probes;	/* >= 1 */
+	diag_src src;		/* the spec's text, for later diagnostics */
+} spec;
+
+/* Reads PATH and parses it.  Returns an owned spec, or NULL after
+ * reporting every problem (unreadable file, YAML syntax, validation). */
+spec *spec_load(const char *path);
+
+/* Same as spec_load but on TEXT of LEN bytes, named PATH in messages. */
+spec *spec_parse(const char *path, const char *text, size_t len);
+
+void spec_free(spec *s);
+
+/* Parses "250ms", "10s", "1.5s", "2m", "100us", "0"; returns 0 on success
+ * and stores nanoseconds in *ns, -1 on a malformed or out-of-range value
+ * (above 1 day). */
+int spec_parse_duration(const char *text, uint64_t *ns);
+
+const char *spec_unit_name(time_unit u);	/* "ns", "us", "ms", "s" */
+uint64_t spec_unit_ns(time_unit u);		/* 1, 1000, ... */
+const char *spec_kind_name(probe_kind k);	/* "latency" */
+
+#endif

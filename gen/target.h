@@ -1,0 +1,41 @@
+/* target — what process (or file) is being traced, and what it maps.
+ *
+ * From a pid: /proc/PID/exe gives the executable, /proc/PID/maps the
+ * file-backed objects mapped into it (executable mappings only), with the
+ * executable first.  From a path (--binary, or -c before the command
+ * runs): just that file.
+ *
+ * Ownership: constructors return an owned target or NULL after reporting
+ * the problem through diag (naming the pid and path, saying what to do);
+ * target_free(NULL) is a no-op. */
+#ifndef BPFSPEC_TARGET_H
+#define BPFSPEC_TARGET_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct target {
+	pid_t pid;		/* 0 when built from a path */
+	char *exe;		/* absolute path of the executable */
+	char **objects;		/* mapped objects, exe first; n_objects >= 1 */
+	size_t n_objects;
+} target;
+
+target *target_from_pid(pid_t pid);
+target *target_from_path(const char *path);
+
+/* Finds an executable the way execvp would (PATH search when NAME has no
+ * slash) and returns an owned absolute path, or NULL after a diagnostic. */
+char *target_find_executable(const char *name);
+
+/* Returns the first object whose basename matches GLOB (fnmatch), or
+ * "main" → the executable.  Borrowed pointer, NULL when none matches. */
+const char *target_find_object(const target *t, const char *glob);
+
+/* Reads /proc/PID/task/TID/comm into BUF (NUL-terminated, newline cut).
+ * Returns 0, or -1 when the thread is gone. */
+int target_thread_name(pid_t pid, pid_t tid, char *buf, size_t len);
+
+void target_free(target *t);
+
+#endif
