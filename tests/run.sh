@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# run.sh [unit] [golden] [integration] [all] — runs test groups and ends
+# with one summary line "N passed, N failed".  BUILD names the build dir.
+# VALGRIND=1 runs the unit tests under valgrind (leaks are failures).
+set -u
+export LC_ALL=C
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+export BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
+export BPFSPEC=$BUILD/bpfspec
+export TOP=$top
+passed=0
+failed=0
+failed_names=()
+
+# record NAME STATUS — STATUS 0 is a pass.
+record() {
+	if [ "$2" -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "ok   $1"
+	else
+		failed=$((failed + 1))
+		failed_names+=("$1")
+		echo "FAIL $1"
+	fi
+}
+
+run_unit() {
+	local bin out rc
+	for bin in "$BUILD"/tests/test_*; do
+		[ -x "$bin" ] || continue
+		case $bin in *.d|*.o) continue ;; esac
+		if [ "${VALGRIND:-0}" = 1 ]; then
+			out=$(CK_FORK=no valgrind -q --error-exitcode=99 --leak-check=full \
+				--errors-for-leak-kinds=definite,indirect "$bin" 2>&1)
+		else
+			out=$("$bin" 2>&1)
+		fi
+		rc=$?
+		[ "$rc" -eq 0 ] || printf '%s\n' "$out" | sed 's/^/    /'
+		record "unit/$(basename "$bin")${VALGRIND:+ (valgrind)}" "$rc"
+	done
+}
+
+run_golden() {
+	local t rc
+	for t in "$here"/golden/*.sh; do
+		[ -f "$t" ] || continue
+		# Each golden driver prints "ok NAME" / "FAIL NAME" lines itself.
+		while IFS= read -r line; do
+			case $line in
+			"ok "*) record "golden/${line#ok }" 0 ;;
+			"FAIL "*) record "golden/${line#FAIL }" 1 ;;
+			*) echo "    $line" ;;
+			esac
+		done < <(bash "$t" 2>&1)
+	done
+}
+
+run_integration() {
+	local t rc
+	for t in "$here"/integration/test_*.sh; do
+		[ -f "$t" ] || continue
+		bash "$t" >"$BUILD/$(basename "$t").log" 2>&1
+		rc=$?
+		[ "$rc" -eq 0 ] || sed 's/^/    /' "$BUILD/$(basename "$t").log"
+		[ "$rc" -eq 0 ] && grep '^measured:' "$BUILD/$(basename "$t").log" | sed 's/^/    /'
+		record "integration/$(basename "$t" .sh)" "$rc"
+	done
+}
+
+[ $# -gt 0 ] || set -- all
+for group in "$@"; do
+	case $group in
+	unit) run_unit ;;
+	golden) run_golden ;;
+	integration) run_integration ;;
+	all) run_unit; run_golden; run_integration ;;
+	*) echo "run.sh: unknown group '$group'" >&2; exit 2 ;;
+	esac
+done
+for n in "${failed_names[@]+"${failed_names[@]}"}"; do echo "failed: $n"; done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
