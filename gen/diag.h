@@ -53,6 +53,15 @@ void diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_set_verbose(int on);
 
+/* Columns count characters: a valid UTF-8 sequence is one column, any
+ * other byte (a tab included) is one column too.  diag_char_len returns
+ * the length in bytes of the character at S, which has N >= 1 bytes left. */
+size_t diag_char_len(const char *s, size_t n);
+
+/* The location of bytes [START, END) of SRC: line and column of START,
+ * span = columns up to END or the end of START's line (at least 1). */
+diag_loc diag_loc_of(const diag_src *src, size_t start, size_t end);
+
 /* Number of errors printed since start (or the last reset). */
 unsigned diag_error_count(void);
 void diag_reset_counts(void);

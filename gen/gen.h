@@ -1,0 +1,46 @@
+/* gen — turns a resolved spec into a bpftrace program.
+ *
+ * The generator decides what the program contains; the templates under
+ * templates/ (embedded at build time) decide how it reads.  Only values
+ * that passed validation reach the text: probe names and symbols (spec
+ * grammar), object paths (checked here against a conservative path
+ * grammar), integers printed by bpfspec.  Comment text is reduced to
+ * printable ASCII.
+ *
+ * Map naming contract, read back by report.c:
+ *   @b_NAME[key, bucket]  count per log-linear bucket
+ *   @sum_NAME[key] @min_NAME[key] @max_NAME[key]  in nanoseconds
+ *   @start_NAME[tid]      helper, never printed
+ * where key is the thread id (per_thread) or 0.
+ *
+ * Ownership: gen_program returns an owned program or NULL after a
+ * diagnostic; program_free(NULL) is a no-op. */
+#ifndef BPFSPEC_GEN_H
+#define BPFSPEC_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "resolve.h"
+
+typedef struct gen_options {
+	pid_t pid;		/* only this process is traced; 0 = any process */
+	uint64_t window_ns;	/* > 0: the program ends itself after this long */
+} gen_options;
+
+typedef struct program {
+	char *text;		/* NUL-terminated bpftrace source */
+	size_t len;
+	unsigned expected_attach;	/* what bpftrace's attached_probes should say */
+} program;
+
+program *gen_program(const resolved *r, const gen_options *o);
+void program_free(program *p);
+
+/* Index of the log-linear bucket holding NS, and its bounds [lo, hi):
+ * the same arithmetic as templates/latency.bt.in. */
+uint64_t gen_bucket_index(uint64_t ns);
+void gen_bucket_bounds(uint64_t index, uint64_t *lo, uint64_t *hi);
+
+#endif

@@ -1,0 +1,136 @@
+/* render_text — the terminal view of a report (see render.h).
+ *
+ * A summary table (one row per probe), then per probe a histogram with
+ * bars in the style of bcc's tools (log2 rows folded from the finer
+ * buckets, empty rows at both ends trimmed) and, when the probe ran on
+ * more than one thread, a per-thread table. */
+#include "render.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define BAR_WIDTH 40
+
+/* Formats NS in UNIT with 3-4 significant digits. */
+static void fmt_dur(char *out, size_t len, uint64_t ns, uint64_t unit_ns, const char *unit)
+{
+	double v = (double)ns / (double)unit_ns;
+	if (v == 0)
+		snprintf(out, len, "0%s", unit);
+	else if (v >= 1000)
+		snprintf(out, len, "%.0f%s", v, unit);
+	else if (v >= 100)
+		snprintf(out, len, "%.1f%s", v, unit);
+	else if (v >= 10)
+		snprintf(out, len, "%.2f%s", v, unit);
+	else
+		snprintf(out, len, "%.3f%s", v, unit);
+}
+
+static void stats_row(FILE *out, const report_stats *st, const report_probe *p,
+		      uint64_t window_ns)
+{
+	char total[32], mean[32], p50[32], p90[32], p99[32], max[32];
+	fmt_dur(total, sizeof total, st->sum_ns, p->unit_ns, p->unit);
+	fmt_dur(mean, sizeof mean, st->count ? st->sum_ns / st->count : 0, p->unit_ns, p->unit);
+	fmt_dur(p50, sizeof p50, st->p50_ns, p->unit_ns, p->unit);
+	fmt_dur(p90, sizeof p90, st->p90_ns, p->unit_ns, p->unit);
+	fmt_dur(p99, sizeof p99, st->p99_ns, p->unit_ns, p->unit);
+	fmt_dur(max, sizeof max, st->max_ns, p->unit_ns, p->unit);
+	double share = window_ns ? 100.0 * (double)st->sum_ns / (double)window_ns : 0;
+	fprintf(out, "%10llu %11s %6.1f%% %10s %10s %10s %10s %10s\n",
+		(unsigned long long)st->count, total, share, mean, p50, p90, p99, max);
+}
+
+static void histogram(FILE *out, const report_probe *p)
+{
+	uint64_t rows[65] = { 0 };
+	int first = -1, last = -1;
+	uint64_t peak = 0;
+
+	for (size_t i = 0; i < p->st.n_buckets; i++) {
+		const report_bucket *b = &p->st.buckets[i];
+		int r = b->lo_ns == 0 ? 0 : 64 - __builtin_clzll(b->lo_ns);
+		rows[r] += b->count;
+	}
+	for (int r = 0; r < 65; r++) {
+		if (!rows[r])
+			continue;
+		if (first < 0)
+			first = r;
+		last = r;
+		if (rows[r] > peak)
+			peak = rows[r];
+	}
+	if (first < 0)
+		return;
+	fprintf(out, "  %-25s : %-8s %s\n", p->unit, "count", "distribution");
+	for (int r = first; r <= last; r++) {
+		uint64_t lo = r == 0 ? 0 : (uint64_t)1 << (r - 1);
+		uint64_t hi = r == 0 ? 1 : (r == 64 ? UINT64_MAX : ((uint64_t)1 << r));
+		char a[32], b[32], range[80], bar[BAR_WIDTH + 1];
+		fmt_dur(a, sizeof a, lo, p->unit_ns, "");
+		fmt_dur(b, sizeof b, hi, p->unit_ns, "");
+		snprintf(range, sizeof range, "%s -> %s", a, b);
+		int n = peak ? (int)((rows[r] * BAR_WIDTH + peak - 1) / peak) : 0;
+		memset(bar, '*', (size_t)n);
+		memset(bar + n, ' ', (size_t)(BAR_WIDTH - n));
+		bar[BAR_WIDTH] = '\0';
+		fprintf(out, "  %25s : %-8llu |%s|\n", range, (unsigned long long)rows[r], bar);
+	}
+}
+
+int render_text(FILE *out, const report *rep)
+{
+	char dur[32];
+	fmt_dur(dur, sizeof dur, rep->duration_ns, 1000000000ull, " s");
+	if (rep->pid > 0)
+		fprintf(out, "bpfspec %s: pid %ld (%s), window %s\n", rep->spec_name, rep->pid,
+			rep->binary, dur);
+	else
+		fprintf(out, "bpfspec %s: %s, window %s\n", rep->spec_name, rep->binary, dur);
+	if (rep->partial)
+		fprintf(out, "PARTIAL: %s\n", rep->partial_reason ? rep->partial_reason : "run cut short");
+	if (rep->lost_events)
+		fprintf(out, "WARNING: bpftrace lost %llu events: figures are too low\n",
+			(unsigned long long)rep->lost_events);
+	if (rep->attached_probes >= 0 && rep->attached_probes < rep->expected_probes)
+		fprintf(out, "WARNING: %ld of %ld probes attached\n", rep->attached_probes,
+			rep->expected_probes);
+	fprintf(out, "\n%-14s %10s %11s %7s %10s %10s %10s %10s %10s\n", "PROBE", "COUNT",
+		"TOTAL", "%WIN", "MEAN", "P50~", "P90~", "P99~", "MAX");
+	for (size_t i = 0; i < rep->n_probes; i++) {
+		const report_probe *p = &rep->probes[i];
+		fprintf(out, "%-14s ", p->name);
+		if (!p->attached) {
+			fprintf(out, "not attached: %s\n", p->reason ? p->reason : "unknown reason");
+			continue;
+		}
+		stats_row(out, &p->st, p, rep->duration_ns);
+	}
+	for (size_t i = 0; i < rep->n_probes; i++) {
+		const report_probe *p = &rep->probes[i];
+		if (!p->attached || p->st.count == 0)
+			continue;
+		fprintf(out, "\n%s: %s in %s\n", p->name, p->function, p->object);
+		histogram(out, p);
+		if (p->n_groups > 1) {
+			fprintf(out, "\n  %-8s %-16s %10s %11s %7s %10s %10s %10s %10s %10s\n", "TID",
+				"THREAD", "COUNT", "TOTAL", "%WIN", "MEAN", "P50~", "P90~", "P99~", "MAX");
+			for (size_t g = 0; g < p->n_groups; g++) {
+				const report_group *gr = &p->groups[g];
+				char name[40];
+				snprintf(name, sizeof name, "%s%s", gr->thread ? gr->thread : "?",
+					 rep->pid > 0 && gr->tid == rep->pid ? " (main)" : "");
+				fprintf(out, "  %-8ld %-16s ", gr->tid, name);
+				stats_row(out, &gr->st, p, rep->duration_ns);
+			}
+		}
+	}
+	for (size_t i = 0; i < rep->n_warnings; i++)
+		fprintf(out, "\nwarning: %s", rep->warnings[i]);
+	fprintf(out, "\n~ percentiles are estimates: %s; count, total, min and max are exact.\n",
+		REPORT_PERCENTILE_METHOD);
+	fflush(out);
+	return ferror(out) ? -1 : 0;
+}

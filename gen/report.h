@@ -1,0 +1,99 @@
+/* report — the normalized result of a run, whatever the spec.
+ *
+ * report_build reads one window of parsed bpftrace output through the
+ * map naming contract of gen.h and computes, per probe and per thread
+ * group: count, sum, min, max (exact, from the kernel) and p50/p90/p99
+ * (estimates: linear interpolation inside the log-linear bucket that
+ * holds the rank, clamped to [min, max]; buckets are at most 1/16 of
+ * their lower bound wide, so the estimate is within 6.25%).
+ *
+ * Ownership: report_build returns an owned report or NULL (out of
+ * memory, reported); report_free(NULL) is a no-op.  A report copies every
+ * string it holds, so it outlives the spec, target and parser. */
+#ifndef BPFSPEC_REPORT_H
+#define BPFSPEC_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bpfout.h"
+#include "resolve.h"
+
+#define REPORT_PERCENTILE_METHOD \
+	"linear interpolation within log-linear buckets (16 per power of two), clamped to [min, max]"
+
+typedef struct report_bucket {
+	uint64_t lo_ns;		/* inclusive */
+	uint64_t hi_ns;		/* exclusive */
+	uint64_t count;
+} report_bucket;
+
+typedef struct report_stats {
+	uint64_t count, sum_ns, min_ns, max_ns;
+	uint64_t p50_ns, p90_ns, p99_ns;
+	report_bucket *buckets;	/* ascending, only non-empty buckets */
+	size_t n_buckets;
+} report_stats;
+
+typedef struct report_group {
+	long tid;		/* thread id; 0 when the probe is not per thread */
+	char *thread;		/* thread name, or NULL when the thread is gone */
+	report_stats st;
+} report_group;
+
+typedef struct report_probe {
+	char *name;
+	char *kind;		/* "latency" */
+	char *function;
+	char *object;		/* NULL when not attached */
+	char *unit;		/* display unit: "ns", "us", "ms", "s" */
+	uint64_t unit_ns;
+	bool attached;
+	char *reason;		/* why not attached, or NULL */
+	report_stats st;	/* all groups together */
+	report_group *groups;	/* main thread (tid == pid) first, then by tid */
+	size_t n_groups;
+} report_probe;
+
+typedef struct report {
+	char *spec_name;
+	char *spec_path;
+	long pid;		/* 0: no single process */
+	char *binary;
+	uint64_t duration_ns;
+	bool partial;
+	char *partial_reason;	/* NULL unless partial */
+	uint64_t lost_events;
+	long attached_probes;	/* -1: bpftrace never said */
+	long expected_probes;
+	report_probe *probes;
+	size_t n_probes;
+	char **warnings;
+	size_t n_warnings;
+} report;
+
+/* Facts about the run that the output does not carry. */
+typedef struct report_run {
+	long pid;
+	uint64_t duration_ns;	/* used when the window has no markers */
+	bool partial;
+	const char *partial_reason;
+	long attached_probes;
+	long expected_probes;
+	uint64_t lost_events;
+} report_run;
+
+/* Builds the report of window W (may be NULL: no data) for R. */
+report *report_build(const resolved *r, const bpfout_window *w, const report_run *run);
+
+/* Adds a warning (copied).  Returns 0, or -1 when out of memory. */
+int report_add_warning(report *rep, const char *text);
+
+void report_free(report *rep);
+
+/* Percentile Q (0..1) of the buckets, clamped to [min, max]. Exposed for tests. */
+uint64_t report_percentile(const report_stats *st, double q);
+
+#endif

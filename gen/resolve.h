@@ -1,0 +1,43 @@
+/* resolve — finds where each probe of a spec attaches in a target.
+ *
+ * For every latency probe, the function is looked up (symtab) in the
+ * objects the spec names, in order: "main" is the executable, any other
+ * entry a glob over the basenames of the target's mapped objects.  The
+ * first object that defines the symbol wins.  A missing optional symbol
+ * leaves the probe inactive with a reason and prints a warning; a missing
+ * required one is an error naming the symbol and every file searched.
+ *
+ * Ownership: resolve_spec returns an owned result or NULL (after
+ * reporting every error); resolved_free(NULL) is a no-op.  The result
+ * borrows the spec and the target: keep both alive while it is used. */
+#ifndef BPFSPEC_RESOLVE_H
+#define BPFSPEC_RESOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spec.h"
+#include "target.h"
+
+typedef struct resolved_probe {
+	const spec_probe *sp;	/* borrowed */
+	bool active;		/* false: skipped, see reason */
+	char *reason;		/* why it is inactive; NULL when active */
+	const char *object;	/* path holding the symbol (borrowed from target) */
+	uint64_t *addrs;	/* addresses of the symbol in object */
+	size_t n_addrs;
+} resolved_probe;
+
+typedef struct resolved {
+	const spec *sp;		/* borrowed */
+	const target *tg;	/* borrowed */
+	resolved_probe *probes;	/* one per spec probe, same order */
+	size_t n_probes;
+	size_t n_active;
+} resolved;
+
+resolved *resolve_spec(const spec *s, const target *t);
+void resolved_free(resolved *r);
+
+#endif

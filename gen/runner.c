@@ -1,0 +1,463 @@
+/* runner — see runner.h. */
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "diag.h"
+
+#define SCRIPT_FD 3
+#define SCRIPT_NAME "/dev/fd/3"
+/* Grace after a window should have ended before bpfspec stops bpftrace. */
+#define WINDOW_GRACE_NS (30ull * 1000000000ull)
+#define LINE_MAX_BYTES (16u << 20)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int pidfd_open_compat(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/* Restores what a child must not inherit from bpfspec: the blocked
+ * signals and the ignored SIGPIPE. */
+static void child_reset_signals(void)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+}
+
+int runner_hold_command(const char *path, char *const argv[], held_command *h)
+{
+	int fds[2];
+
+	memset(h, 0, sizeof *h);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		diag_error(NULL, "cannot create a pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		diag_error(NULL, "cannot fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+		ssize_t n;
+		child_reset_signals();
+		close(fds[1]);
+		do
+			n = read(fds[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(127);
+		execv(path, argv);
+		fprintf(stderr, "bpfspec: error: cannot run '%s': %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	h->pid = pid;
+	h->release_fd = fds[1];
+	return 0;
+}
+
+int runner_release(held_command *h)
+{
+	if (h->release_fd < 0)
+		return 0;
+	ssize_t n;
+	do
+		n = write(h->release_fd, "g", 1);
+	while (n < 0 && errno == EINTR);
+	close(h->release_fd);
+	h->release_fd = -1;
+	return n == 1 ? 0 : -1;
+}
+
+void runner_abandon(held_command *h)
+{
+	if (h->pid <= 0)
+		return;
+	if (h->release_fd >= 0) {
+		close(h->release_fd);
+		h->release_fd = -1;
+	} else if (!h->reaped) {
+		kill(h->pid, SIGTERM);
+	}
+	if (!h->reaped) {
+		while (waitpid(h->pid, &h->status, 0) < 0 && errno == EINTR)
+			;
+		h->reaped = true;
+	}
+}
+
+/* Writes the program into a sealed memfd. Returns the fd or -1. */
+static int program_memfd(const program *p)
+{
+	int fd = memfd_create("bpfspec-program", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0) {
+		diag_error(NULL, "memfd_create failed: %s", strerror(errno));
+		return -1;
+	}
+	size_t off = 0;
+	while (off < p->len) {
+		ssize_t n = write(fd, p->text + off, p->len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			diag_error(NULL, "cannot write the program to a memfd: %s", strerror(errno));
+			close(fd);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
+	return fd;
+}
+
+/* A line-splitting reader over one pipe. */
+typedef struct line_reader {
+	int fd;			/* -1 once EOF was seen */
+	char *data;
+	size_t len, cap;
+} line_reader;
+
+typedef struct run_state {
+	const runner_opts *o;
+	runner_result *res;
+	pid_t bpf_pid;
+	uint64_t t_start, t_attached;
+	bool in_error_context;	/* following lines belong to an ERROR */
+} run_state;
+
+static void handle_stdout_line(run_state *st, const char *line, size_t len)
+{
+	bpfout_line kind = bpfout_feed(st->o->out, line, len);
+	if (kind == BPFOUT_LINE_ATTACHED && !st->t_attached) {
+		st->t_attached = now_ns();
+		st->res->attach_ns = st->t_attached - st->t_start;
+		diag_verbose("bpftrace attached %ld probes after %.3f s",
+			     bpfout_attached(st->o->out), (double)st->res->attach_ns / 1e9);
+		if (st->o->held && runner_release(st->o->held) < 0)
+			diag_warn("could not release the command (pid %d)", (int)st->o->held->pid);
+	} else if (kind == BPFOUT_LINE_WINDOW && st->o->window_ns > 0 && !st->res->window_done) {
+		st->res->window_done = true;
+		if (st->o->on_window)
+			st->o->on_window(st->o->ctx, bpfout_window_at(st->o->out, 0));
+	}
+}
+
+static void handle_stderr_line(run_state *st, const char *line, size_t len)
+{
+	char text[1024];
+	size_t n = len < sizeof text - 1 ? len : sizeof text - 1;
+
+	memcpy(text, line, n);
+	text[n] = '\0';
+	if (n && text[n - 1] == '\r')
+		text[--n] = '\0';
+	if (strstr(text, "couldn't set RLIMIT_MEMLOCK")) {
+		diag_verbose("bpftrace: %s (harmless on this kernel)", text);
+		return;
+	}
+	if (n == 0)
+		return;
+	/* Point at the generated program instead of the memfd path. */
+	char shown[1200];
+	if (strncmp(text, SCRIPT_NAME ":", strlen(SCRIPT_NAME) + 1) == 0)
+		snprintf(shown, sizeof shown, "<generated program>:%s", text + strlen(SCRIPT_NAME) + 1);
+	else
+		snprintf(shown, sizeof shown, "%s", text);
+	if (strstr(text, "ERROR")) {
+		if (!st->res->error_lines)
+			snprintf(st->res->first_error, sizeof st->res->first_error, "%.500s", shown);
+		st->res->error_lines++;
+	}
+	fprintf(stderr, "bpftrace: %s\n", shown);
+}
+
+/* Reads what is available; calls the handler per complete line.
+ * Returns 0, or -1 at EOF (remaining bytes handled as a last line). */
+static int pump(run_state *st, line_reader *r, bool is_stdout)
+{
+	char chunk[65536];
+	ssize_t n = read(r->fd, chunk, sizeof chunk);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0) {
+		if (r->len) {
+			if (is_stdout)
+				handle_stdout_line(st, r->data, r->len);
+			else
+				handle_stderr_line(st, r->data, r->len);
+		}
+		r->len = 0;
+		close(r->fd);
+		r->fd = -1;
+		return -1;
+	}
+	if (r->len + (size_t)n > r->cap) {
+		size_t cap = r->cap ? r->cap : 65536;
+		while (cap < r->len + (size_t)n)
+			cap *= 2;
+		char *d = realloc(r->data, cap);
+		if (!d) {
+			diag_error(NULL, "out of memory reading bpftrace's output");
+			return 0;
+		}
+		r->data = d;
+		r->cap = cap;
+	}
+	memcpy(r->data + r->len, chunk, (size_t)n);
+	r->len += (size_t)n;
+	size_t start = 0;
+	for (size_t i = 0; i < r->len; i++) {
+		if (r->data[i] != '\n')
+			continue;
+		if (is_stdout)
+			handle_stdout_line(st, r->data + start, i - start);
+		else
+			handle_stderr_line(st, r->data + start, i - start);
+		start = i + 1;
+	}
+	if (start == 0 && r->len > LINE_MAX_BYTES) {
+		/* A line this long is not bpftrace's: hand it over in pieces. */
+		if (is_stdout)
+			handle_stdout_line(st, r->data, r->len);
+		start = r->len;
+	}
+	memmove(r->data, r->data + start, r->len - start);
+	r->len -= start;
+	return 0;
+}
+
+static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err_w,
+			 int report_w, sigset_t *unused)
+{
+	(void)unused;
+	char *argv[] = { (char *)o->bpftrace, "-f", "json", SCRIPT_NAME, NULL };
+	int devnull;
+
+	child_reset_signals();
+	setpgid(0, 0);
+	devnull = open("/dev/null", O_RDONLY);
+	if (devnull >= 0)
+		dup2(devnull, STDIN_FILENO);
+	dup2(out_w, STDOUT_FILENO);
+	dup2(err_w, STDERR_FILENO);
+	if (script_fd != SCRIPT_FD) {
+		dup2(script_fd, SCRIPT_FD);
+	} else {
+		int fl = fcntl(SCRIPT_FD, F_GETFD);
+		fcntl(SCRIPT_FD, F_SETFD, fl & ~FD_CLOEXEC);
+	}
+	/* Map keys: enough room for every thread's buckets.  0.17 reads the
+	 * first name, 0.20+ the second; unknown names are ignored. */
+	setenv("BPFTRACE_MAP_KEYS_MAX", "16384", 0);
+	setenv("BPFTRACE_MAX_MAP_KEYS", "16384", 0);
+	execvp(o->bpftrace, argv);
+	int e = errno;
+	ssize_t w = write(report_w, &e, sizeof e);
+	(void)w;
+	_exit(127);
+}
+
+int runner_run(const runner_opts *o, runner_result *res)
+{
+	run_state st = { .o = o, .res = res };
+	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 }, exec_pipe[2] = { -1, -1 };
+	int script_fd = -1, sfd = -1, bpf_pidfd = -1, tgt_pidfd = -1;
+	line_reader rout = { .fd = -1 }, rerr = { .fd = -1 };
+	sigset_t mask, old;
+	int rc = -1;
+
+	memset(res, 0, sizeof *res);
+	res->exit_code = -1;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if ((script_fd = program_memfd(o->prog)) < 0)
+		goto out;
+	if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0 ||
+	    pipe2(exec_pipe, O_CLOEXEC) < 0 || sfd < 0) {
+		diag_error(NULL, "cannot set up pipes for bpftrace: %s", strerror(errno));
+		goto out;
+	}
+	st.t_start = now_ns();
+	st.bpf_pid = fork();
+	if (st.bpf_pid < 0) {
+		diag_error(NULL, "cannot fork: %s", strerror(errno));
+		goto out;
+	}
+	if (st.bpf_pid == 0)
+		exec_bpftrace(o, script_fd, out_pipe[1], err_pipe[1], exec_pipe[1], &old);
+	setpgid(st.bpf_pid, st.bpf_pid);
+	close(out_pipe[1]);
+	close(err_pipe[1]);
+	close(exec_pipe[1]);
+	out_pipe[1] = err_pipe[1] = exec_pipe[1] = -1;
+	{
+		int e = 0;
+		ssize_t n;
+		do
+			n = read(exec_pipe[0], &e, sizeof e);
+		while (n < 0 && errno == EINTR);
+		if (n == (ssize_t)sizeof e) {
+			waitpid(st.bpf_pid, NULL, 0);
+			if (e == ENOENT)
+				diag_error("install it (apt-get install bpftrace) or point BPFSPEC_BPFTRACE "
+					   "at it", "bpftrace not found: '%s' is not in PATH", o->bpftrace);
+			else
+				diag_error("check that the bpftrace binary is executable",
+					   "cannot run '%s': %s", o->bpftrace, strerror(e));
+			goto out;
+		}
+	}
+	res->started = true;
+	rout.fd = out_pipe[0];
+	rerr.fd = err_pipe[0];
+	out_pipe[0] = err_pipe[0] = -1;
+	bpf_pidfd = pidfd_open_compat(st.bpf_pid);
+	if (o->pid > 0)
+		tgt_pidfd = pidfd_open_compat(o->pid);
+
+	bool bpf_reaped = false, sent_int = false;
+	uint64_t int_deadline = 0;
+	while (rout.fd >= 0 || rerr.fd >= 0 || !bpf_reaped) {
+		struct pollfd pf[5];
+		int idx_out = -1, idx_err = -1, idx_sig = -1, idx_bpf = -1, idx_tgt = -1, n = 0;
+		if (rout.fd >= 0) { pf[n] = (struct pollfd){ rout.fd, POLLIN, 0 }; idx_out = n++; }
+		if (rerr.fd >= 0) { pf[n] = (struct pollfd){ rerr.fd, POLLIN, 0 }; idx_err = n++; }
+		pf[n] = (struct pollfd){ sfd, POLLIN, 0 };
+		idx_sig = n++;
+		if (!bpf_reaped && bpf_pidfd >= 0) { pf[n] = (struct pollfd){ bpf_pidfd, POLLIN, 0 }; idx_bpf = n++; }
+		if (tgt_pidfd >= 0) { pf[n] = (struct pollfd){ tgt_pidfd, POLLIN, 0 }; idx_tgt = n++; }
+
+		/* A window that should have ended long ago: stop bpftrace. */
+		int timeout_ms = 1000;
+		if (o->window_ns && st.t_attached && !res->window_done && !sent_int &&
+		    now_ns() > st.t_attached + o->window_ns + WINDOW_GRACE_NS) {
+			diag_warn("bpftrace did not end its window in time; stopping it");
+			kill(st.bpf_pid, SIGINT);
+			sent_int = true;
+		}
+		if (int_deadline && now_ns() > int_deadline && !bpf_reaped) {
+			kill(st.bpf_pid, SIGKILL);
+			int_deadline = 0;
+		}
+		if (bpf_pidfd < 0 && !bpf_reaped) {
+			/* No pidfd: poll for the exit. */
+			int status;
+			if (waitpid(st.bpf_pid, &status, WNOHANG) == st.bpf_pid) {
+				bpf_reaped = true;
+				res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+				res->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+			}
+			timeout_ms = 100;
+		}
+		int pr = poll(pf, (nfds_t)n, timeout_ms);
+		if (pr < 0 && errno != EINTR) {
+			diag_error(NULL, "poll failed: %s", strerror(errno));
+			break;
+		}
+		if (pr <= 0)
+			continue;
+		if (idx_out >= 0 && pf[idx_out].revents)
+			pump(&st, &rout, true);
+		if (idx_err >= 0 && pf[idx_err].revents)
+			pump(&st, &rerr, false);
+		if (pf[idx_sig].revents) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+				if (!res->interrupted) {
+					res->interrupted = true;
+					diag_verbose("signal %u: stopping bpftrace", si.ssi_signo);
+					if (!bpf_reaped)
+						kill(st.bpf_pid, SIGINT);
+					sent_int = true;
+				} else if (!res->forced) {
+					res->forced = true;
+					if (!bpf_reaped)
+						kill(st.bpf_pid, SIGKILL);
+				}
+			}
+		}
+		if (idx_tgt >= 0 && pf[idx_tgt].revents) {
+			res->target_exited = true;
+			close(tgt_pidfd);
+			tgt_pidfd = -1;
+			if (o->held && o->held->pid == o->pid && !o->held->reaped) {
+				waitpid(o->held->pid, &o->held->status, 0);
+				o->held->reaped = true;
+			}
+			diag_verbose("target pid %d exited", (int)o->pid);
+			/* bpftrace notices by itself; make sure it does. */
+			if (!sent_int && !bpf_reaped) {
+				kill(st.bpf_pid, SIGINT);
+				sent_int = true;
+			}
+		}
+		if (idx_bpf >= 0 && pf[idx_bpf].revents) {
+			int status;
+			if (waitpid(st.bpf_pid, &status, WNOHANG) == st.bpf_pid) {
+				bpf_reaped = true;
+				res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+				res->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+				close(bpf_pidfd);
+				bpf_pidfd = -1;
+			}
+		}
+		if (sent_int && !int_deadline && !res->forced)
+			int_deadline = now_ns() + 600ull * 1000000000ull;
+	}
+	if (st.t_attached)
+		res->elapsed_ns = now_ns() - st.t_attached;
+	rc = 0;
+out:
+	if (rc < 0 && st.bpf_pid > 0) {
+		kill(st.bpf_pid, SIGKILL);
+		waitpid(st.bpf_pid, NULL, 0);
+	}
+	if (o->held && o->held->pid > 0 && o->held->release_fd >= 0)
+		runner_abandon(o->held);
+	for (int i = 0; i < 2; i++) {
+		if (out_pipe[i] >= 0) close(out_pipe[i]);
+		if (err_pipe[i] >= 0) close(err_pipe[i]);
+		if (exec_pipe[i] >= 0) close(exec_pipe[i]);
+	}
+	if (rout.fd >= 0) close(rout.fd);
+	if (rerr.fd >= 0) close(rerr.fd);
+	free(rout.data);
+	free(rerr.data);
+	if (script_fd >= 0) close(script_fd);
+	if (sfd >= 0) close(sfd);
+	if (bpf_pidfd >= 0) close(bpf_pidfd);
+	if (tgt_pidfd >= 0) close(tgt_pidfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}

@@ -1,0 +1,37 @@
+#!/bin/sh
+# setup.sh — makes this machine ready to build, test and run bpfspec:
+# installs the Debian packages that are missing and mounts tracefs.
+# Safe to run again; does nothing that is already done.
+set -eu
+
+packages="build-essential pkg-config bpftrace libelf-dev libyaml-dev libjansson-dev check
+valgrind jq nodejs"
+missing=""
+for p in $packages; do
+	# nodejs: any node on PATH will do (the NodeSource build included).
+	if [ "$p" = nodejs ] && command -v node >/dev/null 2>&1; then
+		continue
+	fi
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup: missing packages:$missing" >&2
+		echo "setup: run as root (or: sudo apt-get install$missing)" >&2
+		exit 1
+	fi
+	echo "setup: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# Tracepoints need tracefs; a fresh machine does not mount it.
+if [ "$(id -u)" -eq 0 ] && ! mountpoint -q /sys/kernel/tracing; then
+	mount -t tracefs nodev /sys/kernel/tracing
+	echo "setup: mounted tracefs on /sys/kernel/tracing"
+fi
+exit 0

@@ -1,0 +1,33 @@
+// phases.js — a Node.js workload whose event-loop phases are known.
+//
+// Every 100 ms a timer callback busy-waits 40 ms, then schedules a
+// setImmediate callback that busy-waits 15 ms.  Per 100 ms the main loop
+// thus spends 40 ms in the timers phase, 15 ms in the check phase and the
+// rest waiting in poll.  With --worker, a worker_thread runs its own loop:
+// a timer every 50 ms that busy-waits 2 ms.
+// Usage: node phases.js [--worker] [--seconds N]
+'use strict';
+
+const { Worker, isMainThread } = require('worker_threads');
+
+function busy(ms) {
+	const end = process.hrtime.bigint() + BigInt(Math.round(ms * 1e6));
+	while (process.hrtime.bigint() < end);
+}
+
+const args = process.argv.slice(2);
+const seconds = args.includes('--seconds') ? Number(args[args.indexOf('--seconds') + 1]) : 0;
+
+if (!isMainThread) {
+	setInterval(() => busy(2), 50);
+} else {
+	setInterval(() => {
+		busy(40);
+		setImmediate(() => busy(15));
+	}, 100);
+	if (args.includes('--worker'))
+		new Worker(__filename);
+	if (seconds > 0)
+		setTimeout(() => process.exit(0), seconds * 1000).unref();
+	process.on('SIGTERM', () => process.exit(0));
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The libuv-phases spec on a real node process whose phases are known
+# (scripts/workloads/phases.js): every 100 ms a 40 ms timer callback and a
+# 15 ms setImmediate callback, and a worker_thread with its own loop.
+# Truth on the main loop thread, ±15%: timers p99 and max 40 ms, timers
+# total 40% of the window; check p99 and max 15 ms, check total 15%.
+. "$(dirname "$0")/../lib.sh"
+need_root
+
+node "$TOP/scripts/workloads/phases.js" --worker &
+app=$!
+cleanup_pid "$app"
+sleep 1.5
+
+"$BPFSPEC" run libuv-phases -p "$app" -d 10s -o json >"$TMP/report.json" 2>"$TMP/stderr" ||
+	{ cat "$TMP/stderr"; fail "bpfspec run exited $?"; }
+r=$TMP/report.json
+[ "$(jqr "$r" .schema)" = 1 ] || fail "schema is not 1"
+[ "$(jqr "$r" .target.pid)" = "$app" ] || fail "target pid"
+[ "$(jqr "$r" .partial)" = false ] || fail "report marked partial"
+dur=$(jqr "$r" .duration_ns)
+within "window (s)" "$(echo "$dur" | awk '{print $1/1e9}')" 10 0.05
+
+# probe P field F of the main thread's group
+main() { jqr "$r" ".probes[] | select(.name == \"$1\") | .groups[] | select(.main_thread) | .$2"; }
+ms() { awk -v v="$1" 'BEGIN { print v / 1e6 }'; }
+
+within "timers p99 (ms)" "$(ms "$(main timers p99_ns)")" 40 0.15
+within "timers max (ms)" "$(ms "$(main timers max_ns)")" 40 0.15
+within "timers total (% window)" "$(awk -v s="$(main timers sum_ns)" -v d="$dur" 'BEGIN{print 100*s/d}')" 40 0.15
+within "check p99 (ms)" "$(ms "$(main check p99_ns)")" 15 0.15
+within "check max (ms)" "$(ms "$(main check max_ns)")" 15 0.15
+within "check total (% window)" "$(awk -v s="$(main check sum_ns)" -v d="$dur" 'BEGIN{print 100*s/d}')" 15 0.15
+
+# The worker_thread's loop is a thread group of its own.
+workers=$(jqr "$r" "[.probes[] | select(.name == \"timers\") | .groups[] | select(.tid != $app and .count > 0)] | length")
+[ "$workers" -ge 1 ] || fail "no worker thread group in the timers probe"
+wtimers=$(jqr "$r" "[.probes[] | select(.name == \"timers\") | .groups[] | select(.tid != $app)][0].max_ns")
+within "worker timers max (ms)" "$(ms "$wtimers")" 2 0.5
+echo "measured: worker thread groups         $workers"
+
+# Inlined phases are reported as not attached, with the reason.
+for p in pending closing; do
+	[ "$(jqr "$r" ".probes[] | select(.name == \"$p\") | .attached")" = false ] || fail "$p attached?"
+	jqr "$r" ".probes[] | select(.name == \"$p\") | .reason" | grep -q inlined || fail "$p reason"
+done
+grep -q "probe 'pending' skipped" "$TMP/stderr" || fail "no warning for the skipped pending phase"
+# Everything that attached is accounted for.
+[ "$(jqr "$r" .attached_probes)" = "$(jqr "$r" .expected_probes)" ] || fail "attach shortfall"
+echo "measured: attached probes $(jqr "$r" .attached_probes)"

@@ -1,0 +1,383 @@
+/* Unit tests for symtab: lookups in this test binary's own tables (a
+ * LOCAL function proves .symtab is read), in /usr/bin/node when present,
+ * and every error path. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symtab.h"
+
+static volatile int probe_sink;
+
+/* LOCAL symbol: only .symtab knows it ("used" keeps it from being dropped
+ * or renamed by interprocedural optimisation). */
+static __attribute__((noinline, used)) int local_probe_target(void)
+{
+	return probe_sink + 1;
+}
+
+/* Global function of this test binary. */
+int global_probe_target(int x);
+__attribute__((noinline)) int global_probe_target(int x)
+{
+	return x * 2 + probe_sink;
+}
+
+/* Load bias and build id of the main program, read from memory. */
+struct self_info {
+	uintptr_t bias;
+	char build_id[41];
+	int done;
+};
+
+static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct self_info *s = data;
+
+	(void)size;
+	if (s->done++)
+		return 1;	/* the first object is the main program */
+	s->bias = info->dlpi_addr;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const unsigned char *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const void *)p;
+			const unsigned char *name = p + sizeof(*nh);
+			const unsigned char *desc = name + ((nh->n_namesz + 3) & ~3u);
+
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0 && nh->n_descsz <= 20) {
+				for (unsigned k = 0; k < nh->n_descsz; k++)
+					sprintf(s->build_id + 2 * k, "%02x", desc[k]);
+				return 1;
+			}
+			p = desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+	return 1;
+}
+
+static struct self_info self_info(void)
+{
+	struct self_info s;
+
+	memset(&s, 0, sizeof(s));
+	dl_iterate_phdr(phdr_cb, &s);
+	return s;
+}
+
+START_TEST(test_local_and_global_in_self)
+{
+	symtab_query q[] = {
+		{ .name = "local_probe_target" },
+		{ .name = "global_probe_target" },
+		{ .name = "symtab_resolve" },
+		{ .name = "no_such_function_xyz" },
+		{ .name = "probe_sink" },	/* a variable, not a function */
+		{ .name = "" },
+	};
+	size_t nq = sizeof(q) / sizeof(q[0]);
+	struct self_info self = self_info();
+	symtab_info info;
+	char err[256] = "";
+
+	ck_assert_int_eq(symtab_resolve("/proc/self/exe", q, nq, &info, err,
+					sizeof(err)), 0);
+	ck_assert_msg(err[0] == '\0', "unexpected error: %s", err);
+	ck_assert(info.is_elf);
+	ck_assert(info.has_symtab);
+	ck_assert_uint_gt(info.n_symbols, 3);
+
+	ck_assert_uint_eq(q[0].n_matches, 1);
+	ck_assert_uint_eq(q[0].matches[0].addr + self.bias,
+			  (uintptr_t)&local_probe_target);
+	ck_assert_uint_gt(q[0].matches[0].size, 0);
+	ck_assert_uint_eq(q[1].n_matches, 1);
+	ck_assert_uint_eq(q[1].matches[0].addr + self.bias,
+			  (uintptr_t)&global_probe_target);
+	ck_assert_uint_eq(q[2].n_matches, 1);
+	ck_assert_uint_eq(q[2].matches[0].addr + self.bias,
+			  (uintptr_t)&symtab_resolve);
+	ck_assert_uint_eq(q[3].n_matches, 0);
+	ck_assert_ptr_null(q[3].matches);
+	ck_assert_uint_eq(q[4].n_matches, 0);
+	ck_assert_uint_eq(q[5].n_matches, 0);
+
+	symtab_query_free(q, nq);
+	for (size_t i = 0; i < nq; i++) {
+		ck_assert_ptr_null(q[i].matches);
+		ck_assert_uint_eq(q[i].n_matches, 0);
+	}
+	ck_assert_int_eq(local_probe_target(), probe_sink + 1);
+}
+END_TEST
+
+START_TEST(test_build_id_matches_memory)
+{
+	struct self_info self = self_info();
+	symtab_info info;
+	char err[256];
+
+	ck_assert_int_eq(symtab_resolve("/proc/self/exe", NULL, 0, &info, err,
+					sizeof(err)), 0);
+	ck_assert_str_eq(info.build_id, self.build_id);
+	for (const char *p = info.build_id; *p; p++)
+		ck_assert(strchr("0123456789abcdef", *p));
+}
+END_TEST
+
+START_TEST(test_same_name_twice)
+{
+	symtab_query q[] = {
+		{ .name = "local_probe_target" },
+		{ .name = "main" },
+		{ .name = "local_probe_target" },
+	};
+	char err[256];
+
+	ck_assert_int_eq(symtab_resolve("/proc/self/exe", q, 3, NULL, err,
+					sizeof(err)), 0);
+	ck_assert_uint_eq(q[0].n_matches, 1);
+	ck_assert_uint_eq(q[1].n_matches, 1);
+	ck_assert_uint_eq(q[2].n_matches, 1);
+	ck_assert_uint_eq(q[0].matches[0].addr, q[2].matches[0].addr);
+	ck_assert_ptr_ne(q[0].matches, q[2].matches);
+	symtab_query_free(q, 3);
+}
+END_TEST
+
+/* Many queries: the hash table grows past its first size. */
+START_TEST(test_many_queries)
+{
+	enum { N = 300 };
+	symtab_query q[N];
+	char names[N][32];
+	char err[256];
+
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "absent_%d", i);
+		q[i] = (symtab_query){ .name = names[i] };
+	}
+	q[N / 2].name = "local_probe_target";
+	q[N - 1].name = "global_probe_target";
+	ck_assert_int_eq(symtab_resolve("/proc/self/exe", q, N, NULL, err,
+					sizeof(err)), 0);
+	for (int i = 0; i < N; i++)
+		ck_assert_uint_eq(q[i].n_matches,
+				  i == N / 2 || i == N - 1 ? 1 : 0);
+	symtab_query_free(q, N);
+}
+END_TEST
+
+START_TEST(test_libc_dynsym)
+{
+	symtab_query q[] = { { .name = "malloc" }, { .name = "memcpy" } };
+	symtab_info info;
+	char err[256];
+	const char *libc = NULL;
+	const char *paths[] = {
+		"/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6",
+		"/lib64/libc.so.6", "/usr/lib/libc.so.6",
+	};
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (access(paths[i], R_OK) == 0) {
+			libc = paths[i];
+			break;
+		}
+	if (!libc)
+		return;
+	ck_assert_int_eq(symtab_resolve(libc, q, 2, &info, err, sizeof(err)), 0);
+	ck_assert(info.has_dynsym);
+	ck_assert_uint_ge(q[0].n_matches, 1);
+	/* memcpy is an IFUNC in glibc: it counts as a function. */
+	ck_assert_uint_ge(q[1].n_matches, 1);
+	for (size_t i = 1; i < q[1].n_matches; i++)
+		ck_assert_uint_gt(q[1].matches[i].addr, q[1].matches[i - 1].addr);
+	symtab_query_free(q, 2);
+}
+END_TEST
+
+/* Node keeps .symtab: libuv's phase functions are LOCAL symbols there;
+ * uv_run is GLOBAL and in .dynsym too, so it proves deduplication. */
+START_TEST(test_node)
+{
+	symtab_query q[] = {
+		{ .name = "uv__run_timers" }, { .name = "uv__run_idle" },
+		{ .name = "uv__run_prepare" }, { .name = "uv__io_poll" },
+		{ .name = "uv__run_check" }, { .name = "uv_run" },
+		{ .name = "uv__run_closing_handles" },	/* inlined: absent */
+	};
+	symtab_info info;
+	char err[256];
+
+	if (access("/usr/bin/node", R_OK) != 0)
+		return;
+	ck_assert_int_eq(symtab_resolve("/usr/bin/node", q, 7, &info, err,
+					sizeof(err)), 0);
+	ck_assert(info.has_symtab);
+	ck_assert(info.has_dynsym);
+	ck_assert_uint_eq(strlen(info.build_id), 40);
+	for (int i = 0; i < 6; i++) {
+		ck_assert_msg(q[i].n_matches == 1, "%s: %zu matches", q[i].name,
+			      q[i].n_matches);
+		ck_assert_uint_ne(q[i].matches[0].addr, 0);
+	}
+	ck_assert_uint_eq(q[6].n_matches, 0);
+	symtab_query_free(q, 7);
+}
+END_TEST
+
+static char tmpdir[] = "/tmp/test_symtab.XXXXXX";
+
+static char *write_temp(const char *name, const void *data, size_t len)
+{
+	char *path;
+	FILE *f;
+
+	ck_assert_int_ge(asprintf(&path, "%s/%s", tmpdir, name), 0);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	fclose(f);
+	return path;
+}
+
+static void setup_tmp(void)
+{
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown_tmp(void)
+{
+	static const char *const files[] = { "a.txt", "empty", "trunc.elf", "hdr.elf" };
+
+	for (size_t i = 0; i < 4; i++) {
+		char p[128];
+
+		snprintf(p, sizeof(p), "%s/%s", tmpdir, files[i]);
+		unlink(p);
+	}
+	rmdir(tmpdir);
+	strcpy(tmpdir, "/tmp/test_symtab.XXXXXX");
+}
+
+/* Each row: a path (or a file made for it) and the exact message. */
+START_TEST(test_errors)
+{
+	static const char text[] = "#!/bin/sh\necho not an elf file\n";
+	char *txt = write_temp("a.txt", text, sizeof(text) - 1);
+	char *empty = write_temp("empty", "", 0);
+	struct {
+		const char *path;
+		const char *msg;
+	} rows[] = {
+		{ "/nonexistent/dir/file", "cannot open: No such file or directory" },
+		{ "/", "cannot open: Is a directory" },
+		{ "/dev/null", "cannot open: not a regular file" },
+		{ txt, "not an ELF file" },
+		{ empty, "not an ELF file" },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		symtab_query q[] = { { .name = "main" } };
+		symtab_info info;
+		char err[256] = "";
+
+		memset(&info, 0xff, sizeof(info));
+		ck_assert_int_eq(symtab_resolve(rows[i].path, q, 1, &info, err,
+						sizeof(err)), -1);
+		ck_assert_str_eq(err, rows[i].msg);
+		ck_assert_uint_eq(q[0].n_matches, 0);
+		ck_assert_ptr_null(q[0].matches);
+		ck_assert(!info.is_elf);
+		symtab_query_free(q, 1);
+	}
+	/* A small ERRBUF is cut, still NUL-terminated. */
+	{
+		char err[8];
+		symtab_query q[] = { { .name = "main" } };
+
+		ck_assert_int_eq(symtab_resolve(txt, q, 1, NULL, err, sizeof(err)), -1);
+		ck_assert_str_eq(err, "not an ");
+		ck_assert_int_eq(symtab_resolve(txt, q, 1, NULL, NULL, 0), -1);
+	}
+	free(txt);
+	free(empty);
+}
+END_TEST
+
+/* Only the first bytes of a real ELF file: damaged, never a crash. */
+START_TEST(test_truncated_elf)
+{
+	char buf[4096];
+	int fd = open("/proc/self/exe", O_RDONLY);
+	ssize_t n;
+	char *p;
+	symtab_query q[] = { { .name = "main" } };
+	char err[256] = "";
+	int rc;
+
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	ck_assert_int_eq(n, (ssize_t)sizeof(buf));
+
+	p = write_temp("trunc.elf", buf, sizeof(buf));
+	rc = symtab_resolve(p, q, 1, NULL, err, sizeof(err));
+	ck_assert_int_eq(rc, -1);
+	ck_assert_str_eq(err, "truncated ELF file: section headers past its end");
+	ck_assert_uint_eq(q[0].n_matches, 0);
+	symtab_query_free(q, 1);
+	free(p);
+
+	p = write_temp("hdr.elf", buf, 20);	/* shorter than an ELF header */
+	ck_assert_int_eq(symtab_resolve(p, q, 1, NULL, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "invalid ELF file data");	/* libelf's words */
+	free(p);
+}
+END_TEST
+
+static Suite *symtab_suite(void)
+{
+	Suite *s = suite_create("symtab");
+	TCase *tc = tcase_create("core");
+	TCase *err = tcase_create("errors");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_local_and_global_in_self);
+	tcase_add_test(tc, test_build_id_matches_memory);
+	tcase_add_test(tc, test_same_name_twice);
+	tcase_add_test(tc, test_many_queries);
+	tcase_add_test(tc, test_libc_dynsym);
+	tcase_add_test(tc, test_node);
+	suite_add_tcase(s, tc);
+
+	tcase_add_checked_fixture(err, setup_tmp, teardown_tmp);
+	tcase_add_test(err, test_errors);
+	tcase_add_test(err, test_truncated_elf);
+	suite_add_tcase(s, err);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(symtab_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
