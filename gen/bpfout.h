@@ -103,6 +103,11 @@ const bpfout_window *bpfout_trailing(const bpfout *p);
 /* Finds map NAME (with '@') in W; NULL when it was not printed. */
 const bpfout_map *bpfout_window_map(const bpfout_window *w, const char *name);
 
+/* Finds the entry whose raw key text is KEY ("" for a map without keys) in
+ * M; NULL when absent.  print(VALUE) of a plain integer is kept as the map
+ * named "" (no '@') in the window where it was printed. */
+const bpfout_entry *bpfout_map_entry(const bpfout_map *m, const char *key);
+
 /* Human-readable notes: printf text that is not a marker, plain-text
  * lines, helper errors, skipped lines with the reason and line number. */
 size_t bpfout_note_count(const bpfout *p);

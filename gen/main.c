@@ -178,8 +178,15 @@ static int parse_options(int argc, char **argv, settings *cfg, bool allow_binary
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
+	/* Options may follow SPEC; everything after "--" is the command. */
+	int n_opts = argc;
+	for (int k = 1; k < argc; k++)
+		if (strcmp(argv[k], "--") == 0) {
+			n_opts = k;
+			break;
+		}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:c:d:o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(n_opts, argv, "p:c:d:o:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_pid(optarg, &cfg->pid) < 0)
@@ -222,9 +229,12 @@ static int parse_options(int argc, char **argv, settings *cfg, bool allow_binary
 		}
 	}
 	int i = optind;
-	if (i < argc && strcmp(argv[i], "--") != 0)
+	if (i < n_opts)
 		cfg->spec_arg = argv[i++];
-	if (i < argc && strcmp(argv[i], "--") == 0) {
+	if (i < n_opts)
+		return usage_error("unexpected argument '%s'", argv[i]);
+	if (n_opts < argc) {
+		i = n_opts;
 		i++;
 		if (i >= argc)
 			return usage_error("%s: nothing after '--'", "command");
@@ -234,8 +244,6 @@ static int parse_options(int argc, char **argv, settings *cfg, bool allow_binary
 			return EXIT_USAGE;
 		for (int k = 0; i < argc; k++, i++)
 			cfg->cmd[k] = strdup(argv[i]);
-	} else if (i < argc) {
-		return usage_error("unexpected argument '%s'", argv[i]);
 	}
 	if (!cfg->spec_arg)
 		return usage_error("%s: no SPEC given", "missing argument");

@@ -39,6 +39,7 @@ within() {
 # jqr FILE FILTER — jq -r that fails the test on a jq error or null.
 jqr() {
 	local v
-	v=$(jq -er "$2" "$1") || fail "jq '$2' found nothing in $1"
+	v=$(jq -r "$2" "$1") || fail "jq '$2' failed on $1"
+	[ -n "$v" ] && [ "$v" != null ] || fail "jq '$2' found nothing in $1"
 	printf '%s\n' "$v"
 }

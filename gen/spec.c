@@ -1,0 +1,1488 @@
+/* spec — loads and validates YAML probe specs (see spec.h, docs/spec.md).
+ *
+ * Two passes.  The first reads libyaml events into a small tree of nodes
+ * (rejecting anchors, aliases, tags, directives and extra documents as it
+ * goes); the second walks the tree against the spec format and fills a
+ * struct spec, reporting every problem it finds.  Only strings that pass
+ * their check are copied into the spec. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "spec.h"
+
+#define SPEC_MAX_BYTES (1024 * 1024)
+#define SPEC_MAX_PROBES 64
+#define SPEC_MAX_OBJECTS 32
+#define SPEC_MAX_ERRORS 50	/* more are counted, not shown */
+#define SPEC_DEPTH 3		/* top mapping > probes list > probe mapping */
+#define YAML_MAX_DEPTH 64	/* deeper than this, reading stops */
+#define DESCRIPTION_MAX 1000
+#define REASON_MAX 200
+#define PROBE_NAME_MAX 32
+#define SPEC_NAME_MAX 64
+#define FUNCTION_MAX 256
+#define OBJECT_MAX 128
+#define DAY_NS (86400ULL * 1000000000ULL)
+#define SHOW_BUF 64		/* user text quoted in messages is cut to fit */
+
+/* ---- names of enum values ---- */
+
+static const char *const unit_names[] = { "ns", "us", "ms", "s", NULL };
+static const uint64_t unit_mults[] = { 1, 1000, 1000000, 1000000000 };
+static const char *const kind_names[] = { "latency", NULL };
+
+const char *spec_unit_name(time_unit u)
+{
+	return (unsigned)u < 4 ? unit_names[u] : "?";
+}
+
+uint64_t spec_unit_ns(time_unit u)
+{
+	return (unsigned)u < 4 ? unit_mults[u] : 1;
+}
+
+const char *spec_kind_name(probe_kind k)
+{
+	return (unsigned)k < 1 ? kind_names[k] : "?";
+}
+
+/* ---- durations ---- */
+
+/* Parses TEXT like spec_parse_duration.  Returns 0, -1 when malformed,
+ * -2 when well-formed but longer than a day. */
+static int parse_duration(const char *text, uint64_t *ns)
+{
+	static const struct { const char *name; uint64_t mult; } units[] = {
+		{ "ns", 1 }, { "us", 1000ULL }, { "ms", 1000000ULL },
+		{ "s", 1000000000ULL }, { "m", 60000000000ULL }, { "h", 3600000000000ULL },
+	};
+	const char *p = text, *frac, *unit;
+	uint64_t whole = 0, num = 0, mult = 0, unit_ns, den = 1;
+	size_t nfrac, k;
+	bool too_big = false;
+
+	if (!text)
+		return -1;
+	if (strcmp(text, "0") == 0) {
+		*ns = 0;
+		return 0;
+	}
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (whole > DAY_NS)
+			too_big = true;	/* keep scanning: still check the form */
+		else
+			whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	frac = p;
+	if (*p == '.') {
+		frac = ++p;
+		if (*p < '0' || *p > '9')
+			return -1;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	nfrac = (size_t)(p - frac);
+	unit = p;
+	for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
+		if (strcmp(unit, units[k].name) == 0)
+			mult = units[k].mult;
+	if (!mult)
+		return -1;
+	if (too_big || whole > DAY_NS / mult)
+		return -2;
+	unit_ns = mult;
+
+	/* The fraction as NUM / 10^nfrac, trailing zeros dropped. */
+	while (nfrac && frac[nfrac - 1] == '0')
+		nfrac--;
+	if (nfrac > 18)
+		return -1;	/* finer than any unit can express */
+	for (k = 0; k < nfrac; k++) {
+		num = num * 10 + (uint64_t)(frac[k] - '0');
+		den *= 10;
+	}
+	/* NUM * MULT / DEN must be a whole number of nanoseconds. */
+	while (den > 1 && mult % 10 == 0) {
+		mult /= 10;
+		den /= 10;
+	}
+	if (num % den)
+		return -1;
+	num = num / den * mult;		/* < the unit's size: no overflow */
+	whole *= unit_ns;
+	if (whole + num > DAY_NS)
+		return -2;
+	*ns = whole + num;
+	return 0;
+}
+
+int spec_parse_duration(const char *text, uint64_t *ns)
+{
+	uint64_t v;
+
+	if (parse_duration(text, &v) != 0)
+		return -1;
+	*ns = v;
+	return 0;
+}
+
+/* ---- grammars ---- */
+
+static bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+static bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* C is one of the characters of SET (never NUL). */
+static bool in_set(char c, const char *set)
+{
+	return c && strchr(set, c);
+}
+
+/* [a-z][a-z0-9_]{0,31} */
+static bool probe_name_ok(const char *s, size_t len)
+{
+	if (len < 1 || len > PROBE_NAME_MAX || !is_lower(s[0]))
+		return false;
+	for (size_t i = 1; i < len; i++)
+		if (!is_lower(s[i]) && !is_digit(s[i]) && s[i] != '_')
+			return false;
+	return true;
+}
+
+/* [a-z0-9][a-z0-9_.-]{0,63} */
+static bool spec_name_ok(const char *s, size_t len)
+{
+	if (len < 1 || len > SPEC_NAME_MAX || !(is_lower(s[0]) || is_digit(s[0])))
+		return false;
+	for (size_t i = 1; i < len; i++)
+		if (!is_lower(s[i]) && !is_digit(s[i]) && !in_set(s[i], "_.-"))
+			return false;
+	return true;
+}
+
+/* [A-Za-z_][A-Za-z0-9_.$]{0,255} */
+static bool function_ok(const char *s, size_t len)
+{
+	if (len < 1 || len > FUNCTION_MAX || !(is_lower(s[0]) || is_upper(s[0]) || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < len; i++)
+		if (!is_lower(s[i]) && !is_upper(s[i]) && !is_digit(s[i]) && !in_set(s[i], "_.$"))
+			return false;
+	return true;
+}
+
+/* "main" or [A-Za-z0-9_.+*?[\]-]{1,128} (which has no '/') */
+static bool object_ok(const char *s, size_t len)
+{
+	if (len < 1 || len > OBJECT_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!is_lower(s[i]) && !is_upper(s[i]) && !is_digit(s[i]) &&
+		    !in_set(s[i], "_.+*?[]-"))
+			return false;
+	return true;
+}
+
+/* ---- the loader's diagnostics ---- */
+
+typedef struct loader {
+	const diag_src *src;
+	unsigned errors;	/* shown */
+	unsigned dropped;	/* past SPEC_MAX_ERRORS */
+	bool muted;		/* the last error was dropped: so are its notes */
+} loader;
+
+static void vreport(loader *ld, diag_level level, diag_loc loc, const char *hint,
+		    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void vreport(loader *ld, diag_level level, diag_loc loc, const char *hint,
+		    const char *fmt, va_list ap)
+{
+	char msg[1024];
+
+	if (level == DIAG_ERROR) {
+		ld->muted = ld->errors >= SPEC_MAX_ERRORS;
+		if (ld->muted) {
+			ld->dropped++;
+			return;
+		}
+		ld->errors++;
+	} else if (ld->muted) {
+		return;
+	}
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	diag_at(level, ld->src, loc, hint, "%s", msg);
+}
+
+static void report(loader *ld, diag_level level, diag_loc loc, const char *hint,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void report(loader *ld, diag_level level, diag_loc loc, const char *hint,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(ld, level, loc, hint, fmt, ap);
+	va_end(ap);
+}
+
+/* The byte offset of a libyaml mark: LINE counts libyaml's line breaks
+ * (LF, CR, CRLF, NEL, LS, PS) and COLUMN counts characters. */
+static size_t mark_offset(const diag_src *src, yaml_mark_t m)
+{
+	const char *t = src->text;
+	size_t n = src->len, i = 0, line = 0, col;
+
+	while (line < m.line && i < n) {
+		size_t k = diag_char_len(t + i, n - i);
+		if (t[i] == '\r' && i + 1 < n && t[i + 1] == '\n')
+			k = 2;
+		if (t[i] == '\n' || t[i] == '\r' ||
+		    (k == 2 && (unsigned char)t[i] == 0xc2 && (unsigned char)t[i + 1] == 0x85) ||
+		    (k == 3 && memcmp(t + i, "\xe2\x80\xa8", 3) == 0) ||
+		    (k == 3 && memcmp(t + i, "\xe2\x80\xa9", 3) == 0))
+			line++;
+		i += k;
+	}
+	for (col = 0; col < m.column && i < n; col++)
+		i += diag_char_len(t + i, n - i);
+	return i;
+}
+
+static diag_loc marks_loc(const loader *ld, yaml_mark_t start, yaml_mark_t end)
+{
+	return diag_loc_of(ld->src, mark_offset(ld->src, start), mark_offset(ld->src, end));
+}
+
+/* Writes S (LEN bytes) into BUF for quoting in a message: printable ASCII
+ * kept, any other character shown as '?', cut with "..." to fit. */
+static const char *show(char *buf, const char *s, size_t len)
+{
+	size_t o = 0, i = 0;
+
+	while (i < len && o < SHOW_BUF - 4) {
+		size_t k = diag_char_len(s + i, len - i);
+		buf[o++] = k == 1 && s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+		i += k;
+	}
+	if (i < len) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* ---- pass 1: YAML events to a tree ---- */
+
+typedef enum { NODE_SCALAR, NODE_SEQ, NODE_MAP, NODE_BAD } node_type;
+
+/* NODE_BAD stands for an alias, already reported.  A collection nested
+ * deeper than SPEC_DEPTH is kept without its contents: the format expects
+ * a plain value there, so checking its type reports it. */
+typedef struct node {
+	node_type type;
+	yaml_mark_t start, end;
+	char *value;		/* scalar: NUL-terminated (may hold NULs) */
+	size_t len;
+	bool plain;		/* scalar written without quotes */
+	struct node **kids;	/* sequence items; mapping key, value, key, ... */
+	size_t n_kids, cap;
+} node;
+
+static void node_free(node *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->n_kids; i++)
+		node_free(n->kids[i]);
+	free(n->kids);
+	free(n->value);
+	free(n);
+}
+
+typedef struct builder {
+	loader *ld;
+	node *root;
+	node *open[SPEC_DEPTH];	/* collections being filled */
+	int depth;
+	int skip;		/* open collections inside a contents-less one */
+	node *skipped;		/* the contents-less collection */
+	int docs;
+	bool stop;		/* read no further */
+	bool broken;		/* the tree is incomplete: do not validate it */
+} builder;
+
+static void out_of_memory(builder *b)
+{
+	if (!b->broken)
+		report(b->ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 }, NULL,
+		       "out of memory while reading the spec");
+	b->broken = b->stop = true;
+}
+
+/* Adds N to the open collection (or makes it the root); takes N. */
+static bool attach(builder *b, node *n)
+{
+	node *parent;
+
+	if (!n) {
+		out_of_memory(b);
+		return false;
+	}
+	if (b->depth == 0) {
+		if (b->root)
+			node_free(b->root);
+		b->root = n;
+		return true;
+	}
+	parent = b->open[b->depth - 1];
+	if (parent->n_kids == parent->cap) {
+		size_t cap = parent->cap ? parent->cap * 2 : 8;
+		node **kids = realloc(parent->kids, cap * sizeof(*kids));
+		if (!kids) {
+			node_free(n);
+			out_of_memory(b);
+			return false;
+		}
+		parent->kids = kids;
+		parent->cap = cap;
+	}
+	parent->kids[parent->n_kids++] = n;
+	return true;
+}
+
+static node *node_new(node_type type, const yaml_event_t *ev)
+{
+	node *n = calloc(1, sizeof(*n));
+
+	if (n) {
+		n->type = type;
+		n->start = ev->start_mark;
+		n->end = ev->end_mark;
+	}
+	return n;
+}
+
+static const char *const no_refs_hint =
+	"remove the anchor and write values out in full; specs reject anchors and "
+	"aliases so that a small file cannot expand into a huge one";
+
+/* Reports an anchor and a tag found on a node; both are written before
+ * the node, from START on, in either order. */
+static void reject_properties(builder *b, yaml_mark_t start, const char *anchor,
+			      const char *tag)
+{
+	const diag_src *src = b->ld->src;
+	const char *t = src->text;
+	size_t off = mark_offset(src, start), end;
+	char buf[SHOW_BUF];
+
+	for (int w = 0; w < 2 && (anchor || tag) && off < src->len; w++) {
+		end = off + 1;
+		if (t[off] == '&' && anchor) {
+			while (end < src->len && (is_lower(t[end]) || is_upper(t[end]) ||
+						  is_digit(t[end]) || t[end] == '-' || t[end] == '_'))
+				end++;
+			report(b->ld, DIAG_ERROR, diag_loc_of(src, off, end), no_refs_hint,
+			       "anchors are not allowed in specs ('&%s')",
+			       show(buf, anchor, strlen(anchor)));
+			anchor = NULL;
+		} else if (t[off] == '!' && tag) {
+			while (end < src->len && !strchr(" \t\r\n,[]{}", t[end]))
+				end++;
+			report(b->ld, DIAG_ERROR, diag_loc_of(src, off, end),
+			       "remove the tag; quote the value if it must be read as text",
+			       "tags are not allowed in specs ('%s')", show(buf, t + off, end - off));
+			tag = NULL;
+		} else {
+			break;
+		}
+		off = end;
+		while (off < src->len && strchr(" \t\r\n", t[off]))
+			off++;
+	}
+	/* Not found where expected (should not happen): point at the node. */
+	if (anchor)
+		report(b->ld, DIAG_ERROR, marks_loc(b->ld, start, start), no_refs_hint,
+		       "anchors are not allowed in specs ('&%s')", show(buf, anchor, strlen(anchor)));
+	if (tag)
+		report(b->ld, DIAG_ERROR, marks_loc(b->ld, start, start),
+		       "remove the tag; quote the value if it must be read as text",
+		       "tags are not allowed in specs ('%s')", show(buf, tag, strlen(tag)));
+}
+
+static void open_collection(builder *b, const yaml_event_t *ev, node_type type,
+			    const char *anchor, const char *tag)
+{
+	node *n;
+
+	if (anchor || tag)
+		reject_properties(b, ev->start_mark, anchor, tag);
+	if (b->depth + b->skip >= YAML_MAX_DEPTH) {
+		report(b->ld, DIAG_ERROR, marks_loc(b->ld, ev->start_mark, ev->start_mark),
+		       "a spec is a mapping, holding a list of probes, each a mapping of "
+		       "plain values; remove the extra brackets or indentation",
+		       "the spec is nested too deeply (more than %d levels)", YAML_MAX_DEPTH);
+		b->broken = b->stop = true;
+		return;
+	}
+	if (b->skip) {
+		b->skip++;
+		return;
+	}
+	n = node_new(type, ev);
+	if (!attach(b, n))
+		return;
+	if (b->depth == SPEC_DEPTH) {
+		b->skip = 1;
+		b->skipped = n;
+	} else {
+		b->open[b->depth++] = n;
+	}
+}
+
+static void close_collection(builder *b, const yaml_event_t *ev)
+{
+	if (b->skip) {
+		if (--b->skip == 0)
+			b->skipped->end = ev->end_mark;
+		return;
+	}
+	if (b->depth > 0)
+		b->open[--b->depth]->end = ev->end_mark;
+}
+
+static void on_event(builder *b, const yaml_event_t *ev)
+{
+	node *n;
+	char buf[SHOW_BUF];
+
+	switch (ev->type) {
+	case YAML_DOCUMENT_START_EVENT:
+		if (b->docs++) {
+			report(b->ld, DIAG_ERROR, marks_loc(b->ld, ev->start_mark, ev->end_mark),
+			       "keep one spec per file; remove this '---' line and what follows, "
+			       "or move it into a file of its own",
+			       "a spec file holds one YAML document; this is a second one");
+			b->stop = true;
+			return;
+		}
+		if (ev->data.document_start.version_directive ||
+		    ev->data.document_start.tag_directives.start !=
+		    ev->data.document_start.tag_directives.end)
+			report(b->ld, DIAG_ERROR, marks_loc(b->ld, ev->start_mark, ev->start_mark),
+			       "remove the lines starting with '%'",
+			       "YAML directives are not allowed in specs");
+		break;
+	case YAML_ALIAS_EVENT:
+		report(b->ld, DIAG_ERROR, marks_loc(b->ld, ev->start_mark, ev->end_mark),
+		       "write the value out in full, or quote it if it is text starting with "
+		       "'*'; specs reject aliases so that a small file cannot expand into a "
+		       "huge one",
+		       "aliases are not allowed in specs ('*%s')",
+		       show(buf, (const char *)ev->data.alias.anchor,
+			    strlen((const char *)ev->data.alias.anchor)));
+		if (!b->skip)
+			attach(b, node_new(NODE_BAD, ev));
+		break;
+	case YAML_SCALAR_EVENT:
+		if (ev->data.scalar.anchor || ev->data.scalar.tag)
+			reject_properties(b, ev->start_mark, (const char *)ev->data.scalar.anchor,
+					  (const char *)ev->data.scalar.tag);
+		if (b->skip)
+			break;
+		n = node_new(NODE_SCALAR, ev);
+		if (n) {
+			n->len = ev->data.scalar.length;
+			n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+			n->value = malloc(n->len + 1);
+			if (!n->value) {
+				free(n);
+				n = NULL;
+			} else {
+				memcpy(n->value, ev->data.scalar.value, n->len);
+				n->value[n->len] = '\0';
+			}
+		}
+		attach(b, n);
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+		open_collection(b, ev, NODE_SEQ, (const char *)ev->data.sequence_start.anchor,
+				(const char *)ev->data.sequence_start.tag);
+		break;
+	case YAML_MAPPING_START_EVENT:
+		open_collection(b, ev, NODE_MAP, (const char *)ev->data.mapping_start.anchor,
+				(const char *)ev->data.mapping_start.tag);
+		break;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		close_collection(b, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+/* A hint for libyaml's common complaints. */
+static const char *syntax_hint(const loader *ld, const yaml_parser_t *p)
+{
+	const char *problem = p->problem ? p->problem : "";
+	size_t off = mark_offset(ld->src, p->problem_mark);
+	char c = off < ld->src->len ? ld->src->text[off] : '\0';
+
+	if (strstr(problem, "tab"))
+		return "YAML does not allow tabs for indentation; indent with spaces";
+	if (strstr(problem, "cannot start any token")) {
+		if (c == '\t')
+			return "YAML does not allow tabs for indentation; indent with spaces";
+		return "quote the value: characters such as @ ` % | > cannot start a plain value";
+	}
+	if (strstr(problem, "mapping values are not allowed"))
+		return "quote a value that contains ': ', or check the indentation of the key";
+	if (strstr(problem, "could not find expected ':'"))
+		return "a key lacks its ':', or a value spanning lines needs quotes";
+	if (p->context && (strstr(p->context, "alias") || strstr(p->context, "anchor")))
+		return "quote a value that starts with '*' or '&', e.g. object: \"*.so\"";
+	if (strstr(problem, "expected ',' or"))
+		return "inside [...] or {...}, quote values that hold brackets, braces or "
+		       "commas, and close every bracket";
+	if (strstr(problem, "did not find expected"))
+		return "check the indentation: the keys of one mapping, and the items of one "
+		       "list, must line up";
+	if (strstr(problem, "end of stream"))
+		return "a quote or bracket is not closed";
+	return "see docs/spec.md for the format; quote values with special characters";
+}
+
+static void report_yaml_error(loader *ld, const yaml_parser_t *p)
+{
+	const char *problem = p->problem ? p->problem : "unknown problem";
+	size_t off;
+
+	switch (p->error) {
+	case YAML_MEMORY_ERROR:
+		report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 }, NULL,
+		       "out of memory while reading the spec");
+		return;
+	case YAML_READER_ERROR:
+		off = p->problem_offset;
+		if (strstr(problem, "control character")) {
+			report(ld, DIAG_ERROR, diag_loc_of(ld->src, off, off + 1),
+			       "remove it: specs are plain text (tabs and line breaks are fine)",
+			       "control character U+%04X is not allowed in a spec",
+			       (unsigned)p->problem_value);
+		} else if (strstr(problem, "UTF-8") || strstr(problem, "Unicode")) {
+			/* libyaml points at the byte after a bad sequence's start
+			 * at times: find the first byte that is not UTF-8. */
+			const char *t = ld->src->text;
+			for (size_t i = 0; i < ld->src->len; i += diag_char_len(t + i, ld->src->len - i)) {
+				if ((unsigned char)t[i] >= 0x80 &&
+				    diag_char_len(t + i, ld->src->len - i) == 1) {
+					off = i;
+					break;
+				}
+			}
+			report(ld, DIAG_ERROR, diag_loc_of(ld->src, off, off + 1),
+			       "specs must be UTF-8 text; convert the file (e.g. iconv -t UTF-8) "
+			       "or remove the byte",
+			       "invalid UTF-8 in the spec (byte 0x%02X)",
+			       off < ld->src->len ? (unsigned char)ld->src->text[off] : 0);
+		} else {
+			report(ld, DIAG_ERROR, diag_loc_of(ld->src, off, off + 1), NULL,
+			       "cannot read the spec: %s", problem);
+		}
+		return;
+	default:
+		report(ld, DIAG_ERROR, marks_loc(ld, p->problem_mark, p->problem_mark),
+		       syntax_hint(ld, p), "invalid YAML: %s", problem);
+		if (p->context && p->context_mark.line != p->problem_mark.line)
+			report(ld, DIAG_NOTE, marks_loc(ld, p->context_mark, p->context_mark), NULL,
+			       "%s that starts here", p->context);
+		return;
+	}
+}
+
+/* Reads TEXT into a tree.  Returns the root (NULL when the text holds no
+ * document) and sets *BROKEN when the tree must not be validated. */
+static node *build_tree(loader *ld, bool *broken)
+{
+	builder b = { .ld = ld };
+	yaml_parser_t p;
+	yaml_event_t ev;
+
+	if (!yaml_parser_initialize(&p)) {
+		out_of_memory(&b);
+		*broken = true;
+		return NULL;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)ld->src->text, ld->src->len);
+	yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
+	while (!b.stop) {
+		bool end;
+		if (!yaml_parser_parse(&p, &ev)) {
+			report_yaml_error(ld, &p);
+			b.broken = true;
+			break;
+		}
+		on_event(&b, &ev);
+		end = ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+		if (end)
+			break;
+	}
+	yaml_parser_delete(&p);
+	*broken = b.broken;
+	return b.root;
+}
+
+/* ---- pass 2: the tree against the format ---- */
+
+enum { TOP_NAME, TOP_DESCRIPTION, TOP_OBJECTS, TOP_DURATION, TOP_PROBES, N_TOP };
+static const char *const top_keys[] = {
+	"name", "description", "objects", "duration", "probes", NULL,
+};
+static const char *const top_examples[] = {
+	"name: libuv-phases", "description: Time in each libuv loop phase",
+	"objects: [main, \"libuv.so*\"]", "duration: 10s", "probes: [...]",
+};
+
+enum {
+	P_NAME, P_KIND, P_FUNCTION, P_OBJECT, P_OPTIONAL, P_MISSING_REASON, P_UNIT,
+	P_PER_THREAD, P_DESCRIPTION, N_PROBE,
+};
+static const char *const probe_keys[] = {
+	"name", "kind", "function", "object", "optional", "missing_reason", "unit",
+	"per_thread", "description", NULL,
+};
+static const char *const probe_examples[] = {
+	"name: timers", "kind: latency", "function: uv__run_timers", "object: \"libuv.so*\"",
+	"optional: true", "missing_reason: inlined by the compiler", "unit: ms",
+	"per_thread: false", "description: Time spent running timers",
+};
+
+static diag_loc node_loc(const loader *ld, const node *n)
+{
+	return marks_loc(ld, n->start, n->end);
+}
+
+/* Where a mapping starts, for "has no 'x'": its first key. */
+static diag_loc map_loc(const loader *ld, const node *map)
+{
+	return node_loc(ld, map->n_kids ? map->kids[0] : map);
+}
+
+/* N is a scalar holding exactly WORD. */
+static bool node_is(const node *n, const char *word)
+{
+	return n->type == NODE_SCALAR && n->len == strlen(word) &&
+	       memcmp(n->value, word, n->len) == 0;
+}
+
+static bool is_null(const node *n)
+{
+	return n->type == NODE_SCALAR && n->plain &&
+	       (n->len == 0 || node_is(n, "~") || node_is(n, "null") || node_is(n, "Null") ||
+		node_is(n, "NULL"));
+}
+
+static const char *type_name(const node *n)
+{
+	switch (n->type) {
+	case NODE_SEQ:
+		return "a list";
+	case NODE_MAP:
+		return "a mapping";
+	default:
+		return is_null(n) ? "nothing" : "a single value";
+	}
+}
+
+/* Optimal string alignment distance, for "did you mean". */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[33][33];
+
+	if (la > 32 || lb > 32)
+		return 99;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1], v = d[i - 1][j - 1] + cost;
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+/* Writes "did you mean 'X'? valid WHAT are: A, B, C" into HINT. */
+static const char *choices_hint(char *hint, size_t size, const char *word,
+				const char *what, const char *const *words)
+{
+	size_t best = 3, o = 0;
+	const char *guess = NULL;
+
+	for (size_t i = 0; words[i]; i++) {
+		size_t d = edit_distance(word, words[i]);
+		if (d < best) {
+			best = d;
+			guess = words[i];
+		}
+	}
+	if (guess)
+		o += (size_t)snprintf(hint, size, "did you mean '%s'? ", guess);
+	o += (size_t)snprintf(hint + o, size - o, "valid %s are: ", what);
+	for (size_t i = 0; words[i] && o < size; i++)
+		o += (size_t)snprintf(hint + o, size - o, "%s%s", i ? ", " : "", words[i]);
+	return hint;
+}
+
+/* Checks one key of a mapping: a plain word, known, not seen before.
+ * Returns its index in KEYS, or -1 after reporting it.  WHERE is
+ * "at the top level" or "in probe 'x'". */
+static int check_key(loader *ld, const node *k, const char *const *keys, const node **seen,
+		     const char *where)
+{
+	char buf[SHOW_BUF], hint[256];
+	int i;
+
+	if (k->type == NODE_BAD)
+		return -1;
+	if (k->type != NODE_SCALAR) {
+		report(ld, DIAG_ERROR, node_loc(ld, k), "keys are plain words such as 'name'",
+		       "a key %s must be a word, not %s", where, type_name(k));
+		return -1;
+	}
+	if (is_null(k)) {
+		report(ld, DIAG_ERROR, node_loc(ld, k), "write 'key: value'",
+		       "a key %s is missing before the ':'", where);
+		return -1;
+	}
+	for (i = 0; keys[i]; i++)
+		if (strlen(keys[i]) == k->len && memcmp(keys[i], k->value, k->len) == 0)
+			break;
+	if (!keys[i]) {
+		report(ld, DIAG_ERROR, node_loc(ld, k),
+		       choices_hint(hint, sizeof(hint), k->value, "keys", keys),
+		       "unknown key '%s' %s", show(buf, k->value, k->len), where);
+		return -1;
+	}
+	if (seen[i]) {
+		report(ld, DIAG_ERROR, node_loc(ld, k),
+		       "a key may appear once in a mapping; remove one of them",
+		       "duplicate key '%s' %s", keys[i], where);
+		report(ld, DIAG_NOTE, node_loc(ld, seen[i]), NULL,
+		       "'%s' was first given here", keys[i]);
+		return -1;
+	}
+	seen[i] = k;
+	return i;
+}
+
+/* Checks that value V of key K is a non-empty plain value.  WHAT names the
+ * key ("'function' in probe 'x'"), EXAMPLE shows it used.  Returns false
+ * after reporting (or when V is an alias, already reported). */
+static bool want_scalar(loader *ld, const node *k, const node *v, const char *what,
+			const char *example, bool required)
+{
+	char hint[256];
+
+	if (v->type == NODE_BAD)
+		return false;
+	if (is_null(v)) {
+		snprintf(hint, sizeof(hint), "give it a value, as in '%s'%s", example,
+			 required ? "" : ", or remove the line");
+		report(ld, DIAG_ERROR, node_loc(ld, k), hint, "%s has no value", what);
+		return false;
+	}
+	if (v->type != NODE_SCALAR) {
+		snprintf(hint, sizeof(hint), "write a single value on the key's line, as in '%s'",
+			 example);
+		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "%s must be a single value, not %s",
+		       what, type_name(v));
+		return false;
+	}
+	return true;
+}
+
+static char *dup_value(const node *v)
+{
+	char *s = malloc(v->len + 1);
+
+	if (s)
+		memcpy(s, v->value, v->len + 1);
+	return s;
+}
+
+/* Reports a missing allocation; returns false. */
+static bool no_memory(loader *ld)
+{
+	report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 }, NULL, "out of memory");
+	return false;
+}
+
+/* Free text: at most MAX bytes, one line, no control or invisible
+ * characters.  Trailing line breaks (from block scalars) are dropped. */
+static bool check_text(loader *ld, const node *k, const node *v, const char *what,
+		       const char *example, size_t max, char **out)
+{
+	size_t len, i;
+
+	if (!want_scalar(ld, k, v, what, example, false))
+		return false;
+	for (len = v->len; len && v->value[len - 1] == '\n'; len--)
+		;
+	if (len > max) {
+		char hint[128];
+		snprintf(hint, sizeof(hint), "shorten it to at most %zu bytes", max);
+		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "%s is too long (%zu bytes)", what,
+		       len);
+		return false;
+	}
+	for (i = 0; i < len;) {
+		size_t n = diag_char_len(v->value + i, len - i);
+		const unsigned char *u = (const unsigned char *)v->value + i;
+		uint32_t cp = u[0];
+
+		if (n == 2)
+			cp = (uint32_t)(u[0] & 0x1f) << 6 | (u[1] & 0x3f);
+		else if (n == 3)
+			cp = (uint32_t)(u[0] & 0x0f) << 12 | (uint32_t)(u[1] & 0x3f) << 6 | (u[2] & 0x3f);
+		else if (n == 4)
+			cp = 0x10000;	/* beyond anything rejected below */
+		else if (u[0] >= 0x80)
+			cp = 0x7f;	/* not UTF-8 */
+		if (cp == '\n') {
+			report(ld, DIAG_ERROR, node_loc(ld, v),
+			       "join the lines, or write it as a folded block ('>-') so that YAML "
+			       "joins them",
+			       "%s must be one line of text", what);
+			return false;
+		}
+		/* C0 and C1 controls, DEL, invisible and direction marks, line
+		 * separators, BOM; a byte that is not UTF-8 (it cannot pass
+		 * libyaml) counts as a control too. */
+		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || (cp >= 0x200b && cp <= 0x200f) ||
+		    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) ||
+		    cp == 0xfeff) {
+			report(ld, DIAG_ERROR, node_loc(ld, v),
+			       cp == '\t' ? "replace the tab with spaces"
+					  : "remove it: this text is plain, printable characters",
+			       "%s contains a control or invisible character (U+%04X)", what,
+			       (unsigned)cp);
+			return false;
+		}
+		i += n;
+	}
+	*out = malloc(len + 1);
+	if (!*out)
+		return no_memory(ld);
+	memcpy(*out, v->value, len);
+	(*out)[len] = '\0';
+	return true;
+}
+
+static bool check_bool(loader *ld, const node *k, const node *v, const char *what,
+		       const char *example, bool *out)
+{
+	char buf[SHOW_BUF];
+
+	if (!want_scalar(ld, k, v, what, example, false))
+		return false;
+	if (node_is(v, "true") || node_is(v, "false")) {
+		if (!v->plain) {
+			report(ld, DIAG_ERROR, node_loc(ld, v),
+			       "remove the quotes: booleans are written true or false",
+			       "%s must be true or false, not the quoted string \"%s\"", what,
+			       show(buf, v->value, v->len));
+			return false;
+		}
+		*out = v->value[0] == 't';
+		return true;
+	}
+	report(ld, DIAG_ERROR, node_loc(ld, v),
+	       "write true or false (lowercase, no quotes); yes, no, on, off and 1 are not "
+	       "accepted",
+	       "%s must be true or false, not '%s'", what, show(buf, v->value, v->len));
+	return false;
+}
+
+static bool check_object(loader *ld, const node *v, const char *what, char **out)
+{
+	char buf[SHOW_BUF];
+	const char *hint =
+		"an object is 'main' (the executable) or a file-name glob made of letters, "
+		"digits and _ . + - * ? [ ], such as 'libuv.so*'";
+
+	if (object_ok(v->value, v->len)) {
+		*out = dup_value(v);
+		return *out ? true : no_memory(ld);
+	}
+	if (memchr(v->value, '/', v->len))
+		hint = "objects match file names without their directory; write e.g. 'libuv.so*'";
+	else if (v->len > OBJECT_MAX)
+		hint = "object names are at most 128 characters";
+	report(ld, DIAG_ERROR, node_loc(ld, v), hint, "invalid object '%s'%s",
+	       show(buf, v->value, v->len), what);
+	return false;
+}
+
+static void check_duration(loader *ld, spec *s, const node *k, const node *v)
+{
+	char buf[SHOW_BUF];
+	uint64_t ns;
+	int rc;
+
+	if (!want_scalar(ld, k, v, "'duration'", top_examples[TOP_DURATION], false))
+		return;
+	rc = memchr(v->value, '\0', v->len) ? -1 : parse_duration(v->value, &ns);
+	if (rc == 0) {
+		s->duration_ns = ns;
+	} else if (rc == -2) {
+		report(ld, DIAG_ERROR, node_loc(ld, v),
+		       "the longest duration is 24h; use 0 to trace until stopped",
+		       "duration '%s' is longer than a day", show(buf, v->value, v->len));
+	} else {
+		report(ld, DIAG_ERROR, node_loc(ld, v),
+		       v->value[0] == '-'
+			       ? "a duration cannot be negative; use 0 to trace until stopped"
+			       : "write a number and a unit with no space, e.g. 500ms, 10s or 1.5m "
+				 "(units: ns, us, ms, s, m, h); 0 means until stopped",
+		       "invalid duration '%s'", show(buf, v->value, v->len));
+	}
+}
+
+static void check_objects(loader *ld, spec *s, const node *k, const node *v)
+{
+	char what[32];
+
+	if (v->type == NODE_BAD)
+		return;
+	if (v->type == NODE_SEQ && v->n_kids == 0) {
+		report(ld, DIAG_ERROR, node_loc(ld, v),
+		       "list at least one object, or remove the line to search only the "
+		       "executable",
+		       "'objects' is empty");
+		return;
+	}
+	if (v->type != NODE_SEQ) {
+		if (is_null(v))
+			report(ld, DIAG_ERROR, node_loc(ld, k),
+			       "list where to look for functions, as in 'objects: [main, "
+			       "\"libuv.so*\"]', or remove the line",
+			       "'objects' has no value");
+		else
+			report(ld, DIAG_ERROR, node_loc(ld, v),
+			       "write a list, even of one object: 'objects: [main, \"libuv.so*\"]'",
+			       "'objects' must be a list, not %s", type_name(v));
+		return;
+	}
+	if (v->n_kids > SPEC_MAX_OBJECTS) {
+		report(ld, DIAG_ERROR, node_loc(ld, v->kids[SPEC_MAX_OBJECTS]),
+		       "a spec searches at most 32 objects; use globs such as 'libfoo*.so*'",
+		       "too many objects (%zu)", v->n_kids);
+		return;
+	}
+	s->objects = calloc(v->n_kids, sizeof(*s->objects));
+	if (!s->objects) {
+		no_memory(ld);
+		return;
+	}
+	for (size_t i = 0; i < v->n_kids; i++) {
+		const node *o = v->kids[i];
+		char *obj = NULL;
+		size_t j;
+
+		snprintf(what, sizeof(what), "object %zu", i + 1);
+		if (!want_scalar(ld, k, o, what, "objects: [main, \"libuv.so*\"]", true) ||
+		    !check_object(ld, o, " in 'objects'", &obj))
+			continue;
+		for (j = 0; j < s->n_objects; j++)
+			if (strcmp(s->objects[j], obj) == 0)
+				break;
+		if (j < s->n_objects) {
+			report(ld, DIAG_ERROR, node_loc(ld, o), "remove one of them",
+			       "object '%s' is listed twice", obj);
+			free(obj);
+			continue;
+		}
+		s->objects[s->n_objects++] = obj;
+	}
+}
+
+/* The probe's name for messages: "probe 'timers'" when its mapping has a
+ * valid name, else "probe N". */
+static void probe_label(const node *map, size_t index, char *buf, size_t size)
+{
+	for (size_t i = 0; i + 1 < map->n_kids; i += 2) {
+		const node *k = map->kids[i], *v = map->kids[i + 1];
+		if (node_is(k, "name") &&
+		    v->type == NODE_SCALAR && probe_name_ok(v->value, v->len)) {
+			snprintf(buf, size, "probe '%s'", v->value);
+			return;
+		}
+	}
+	snprintf(buf, size, "probe %zu", index + 1);
+}
+
+static void check_probe_name(loader *ld, spec *s, spec_probe *p, const node *v)
+{
+	char buf[SHOW_BUF];
+
+	if (!probe_name_ok(v->value, v->len)) {
+		report(ld, DIAG_ERROR, node_loc(ld, v),
+		       "a probe name is 1-32 characters: a lowercase letter, then lowercase "
+		       "letters, digits or '_' (it names bpftrace maps)",
+		       "invalid probe name '%s'", show(buf, v->value, v->len));
+		return;
+	}
+	for (size_t i = 0; i < s->n_probes; i++) {
+		if (s->probes[i].name && strcmp(s->probes[i].name, v->value) == 0) {
+			report(ld, DIAG_ERROR, node_loc(ld, v), "probe names must be unique; rename one",
+			       "duplicate probe name '%s'", v->value);
+			report(ld, DIAG_NOTE, s->probes[i].name_loc, NULL,
+			       "probe '%s' was first defined here", v->value);
+			return;
+		}
+	}
+	p->name = dup_value(v);
+	if (!p->name)
+		no_memory(ld);
+	p->name_loc = node_loc(ld, v);
+}
+
+static void check_probe(loader *ld, spec *s, const node *map, size_t index)
+{
+	spec_probe *p = &s->probes[s->n_probes++];
+	const node *seen[N_PROBE] = { 0 };
+	bool optional_ok = true;
+	char label[64], where[80], what[128], buf[SHOW_BUF], hint[256];
+
+	p->unit = UNIT_US;
+	p->per_thread = true;
+	probe_label(map, index, label, sizeof(label));
+	snprintf(where, sizeof(where), "in %s", label);
+
+	for (size_t i = 0; i + 1 < map->n_kids; i += 2) {
+		const node *k = map->kids[i], *v = map->kids[i + 1];
+		int key = check_key(ld, k, probe_keys, seen, where);
+		if (key < 0)
+			continue;
+		snprintf(what, sizeof(what), "'%s' in %s", probe_keys[key], label);
+		if (!want_scalar(ld, k, v, what, probe_examples[key],
+				 key == P_NAME || key == P_KIND || key == P_FUNCTION)) {
+			if (key == P_OPTIONAL)
+				optional_ok = false;
+			continue;
+		}
+		switch (key) {
+		case P_NAME:
+			check_probe_name(ld, s, p, v);
+			break;
+		case P_KIND:
+			if (node_is(v, "latency")) {
+				p->kind = PROBE_LATENCY;
+				p->kind_loc = node_loc(ld, v);
+				break;
+			}
+			report(ld, DIAG_ERROR, node_loc(ld, v),
+			       choices_hint(hint, sizeof(hint), v->value, "kinds", kind_names),
+			       "unknown probe kind '%s' %s", show(buf, v->value, v->len), where);
+			break;
+		case P_FUNCTION:
+			if (function_ok(v->value, v->len)) {
+				p->function = dup_value(v);
+				if (!p->function)
+					no_memory(ld);
+				p->function_loc = node_loc(ld, v);
+				break;
+			}
+			report(ld, DIAG_ERROR, node_loc(ld, v),
+			       strstr(v->value, "::")
+				       ? "give the mangled name of a C++ function (as `nm FILE` "
+					 "prints it), not the demangled one"
+				       : "a function is a symbol name: a letter or '_', then letters, "
+					 "digits, '_', '.' or '$' (at most 256 characters)",
+			       "invalid function name '%s' %s", show(buf, v->value, v->len), where);
+			break;
+		case P_OBJECT:
+			snprintf(what, sizeof(what), " %s", where);
+			if (check_object(ld, v, what, &p->object))
+				p->object_loc = node_loc(ld, v);
+			break;
+		case P_OPTIONAL:
+			optional_ok = check_bool(ld, k, v, what, probe_examples[key], &p->optional);
+			break;
+		case P_MISSING_REASON:
+			check_text(ld, k, v, what, probe_examples[key], REASON_MAX, &p->missing_reason);
+			break;
+		case P_UNIT: {
+			size_t u;
+			for (u = 0; u < 4; u++)
+				if (node_is(v, unit_names[u]))
+					break;
+			if (u < 4) {
+				p->unit = (time_unit)u;
+				break;
+			}
+			report(ld, DIAG_ERROR, node_loc(ld, v),
+			       choices_hint(hint, sizeof(hint), v->value, "units", unit_names),
+			       "unknown unit '%s' %s", show(buf, v->value, v->len), where);
+			break;
+		}
+		case P_PER_THREAD:
+			check_bool(ld, k, v, what, probe_examples[key], &p->per_thread);
+			break;
+		case P_DESCRIPTION:
+			check_text(ld, k, v, what, probe_examples[key], DESCRIPTION_MAX,
+				   &p->description);
+			break;
+		}
+	}
+
+	if (!seen[P_NAME])
+		report(ld, DIAG_ERROR, map_loc(ld, map),
+		       "add e.g. 'name: timers' (a lowercase letter, then lowercase letters, "
+		       "digits or '_')",
+		       "%s has no 'name'", label);
+	if (!seen[P_KIND])
+		report(ld, DIAG_ERROR, map_loc(ld, map), "add 'kind: latency' (the only kind so far)",
+		       "%s has no 'kind'", label);
+	if (!seen[P_FUNCTION])
+		report(ld, DIAG_ERROR, map_loc(ld, map),
+		       "add the function to time, e.g. 'function: uv__run_timers'",
+		       "%s has no 'function'", label);
+	if (seen[P_MISSING_REASON] && !p->optional && optional_ok)
+		report(ld, DIAG_ERROR, node_loc(ld, seen[P_MISSING_REASON]),
+		       "missing_reason explains why an optional probe may be absent; add "
+		       "'optional: true' or remove missing_reason",
+		       "'missing_reason' %s needs 'optional: true'", where);
+}
+
+static void check_probes(loader *ld, spec *s, const node *k, const node *v)
+{
+	size_t n;
+
+	if (v->type == NODE_BAD)
+		return;
+	if (is_null(v) || (v->type == NODE_SEQ && v->n_kids == 0)) {
+		report(ld, DIAG_ERROR, node_loc(ld, is_null(v) ? k : v),
+		       "list at least one probe under 'probes:', e.g. '- name: timers' with "
+		       "its 'kind' and 'function' below it",
+		       "'probes' is empty");
+		return;
+	}
+	if (v->type != NODE_SEQ) {
+		report(ld, DIAG_ERROR, node_loc(ld, v),
+		       "write a list of probes, each item starting with '- ', e.g. "
+		       "'- name: timers'",
+		       "'probes' must be a list, not %s", type_name(v));
+		return;
+	}
+	n = v->n_kids;
+	if (n > SPEC_MAX_PROBES) {
+		report(ld, DIAG_ERROR, node_loc(ld, v->kids[SPEC_MAX_PROBES]),
+		       "a spec has at most 64 probes; split it into several specs",
+		       "too many probes (%zu)", n);
+		n = SPEC_MAX_PROBES;
+	}
+	s->probes = calloc(n, sizeof(*s->probes));
+	if (!s->probes) {
+		no_memory(ld);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const node *item = v->kids[i];
+		if (item->type == NODE_BAD)
+			continue;
+		if (is_null(item)) {
+			report(ld, DIAG_ERROR, node_loc(ld, item),
+			       "remove the empty item, or give the probe its 'name', 'kind' and "
+			       "'function'",
+			       "probe %zu is empty", i + 1);
+			continue;
+		}
+		if (item->type != NODE_MAP) {
+			report(ld, DIAG_ERROR, node_loc(ld, item),
+			       "a probe is a mapping of 'key: value' lines, e.g. '- name: timers' "
+			       "followed by 'kind: latency' and 'function: ...' indented below it",
+			       "probe %zu must be a mapping, not %s", i + 1, type_name(item));
+			continue;
+		}
+		check_probe(ld, s, item, i);
+	}
+}
+
+/* The default name: PATH's basename without .yaml or .yml. */
+static void default_name(loader *ld, spec *s)
+{
+	const char *base = strrchr(s->path, '/');
+	size_t len;
+	char buf[SHOW_BUF];
+
+	base = base ? base + 1 : s->path;
+	len = strlen(base);
+	if (len > 5 && strcmp(base + len - 5, ".yaml") == 0)
+		len -= 5;
+	else if (len > 4 && strcmp(base + len - 4, ".yml") == 0)
+		len -= 4;
+	if (!spec_name_ok(base, len)) {
+		report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 },
+		       "add a 'name:' line (lowercase letters, digits, '_', '.' and '-'), or "
+		       "rename the file",
+		       "the file name does not make a valid spec name ('%s')", show(buf, base, len));
+		return;
+	}
+	s->name = strndup(base, len);
+	if (!s->name)
+		no_memory(ld);
+}
+
+static void check_top(loader *ld, spec *s, const node *root)
+{
+	const node *seen[N_TOP] = { 0 }, *probes_key = NULL;
+	char buf[SHOW_BUF];
+
+	for (size_t i = 0; i + 1 < root->n_kids; i += 2) {
+		const node *k = root->kids[i], *v = root->kids[i + 1];
+		char what[32];
+		int key = check_key(ld, k, top_keys, seen, "at the top level");
+		if (key < 0)
+			continue;
+		snprintf(what, sizeof(what), "'%s'", top_keys[key]);
+		switch (key) {
+		case TOP_NAME:
+			if (!want_scalar(ld, k, v, what, top_examples[key], false))
+				break;
+			if (!spec_name_ok(v->value, v->len)) {
+				report(ld, DIAG_ERROR, node_loc(ld, v),
+				       "a spec name is 1-64 characters: a lowercase letter or digit, "
+				       "then lowercase letters, digits, '_', '.' or '-'",
+				       "invalid spec name '%s'", show(buf, v->value, v->len));
+				break;
+			}
+			s->name = dup_value(v);
+			if (!s->name)
+				no_memory(ld);
+			break;
+		case TOP_DESCRIPTION:
+			check_text(ld, k, v, what, top_examples[key], DESCRIPTION_MAX,
+				   &s->description);
+			break;
+		case TOP_OBJECTS:
+			check_objects(ld, s, k, v);
+			break;
+		case TOP_DURATION:
+			check_duration(ld, s, k, v);
+			break;
+		case TOP_PROBES:
+			probes_key = k;
+			check_probes(ld, s, k, v);
+			break;
+		}
+	}
+	if (!probes_key)
+		report(ld, DIAG_ERROR, map_loc(ld, root),
+		       "add a 'probes:' list; see docs/spec.md for an example",
+		       "the spec has no 'probes'");
+	if (!seen[TOP_NAME])
+		default_name(ld, s);
+	if (!seen[TOP_OBJECTS]) {
+		s->objects = calloc(1, sizeof(*s->objects));
+		if (s->objects && (s->objects[0] = strdup("main")))
+			s->n_objects = 1;
+		else
+			no_memory(ld);
+	}
+}
+
+/* ---- entry points ---- */
+
+void spec_free(spec *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_probes; i++) {
+		spec_probe *p = &s->probes[i];
+		free(p->name);
+		free(p->function);
+		free(p->object);
+		free(p->missing_reason);
+		free(p->description);
+	}
+	free(s->probes);
+	for (size_t i = 0; i < s->n_objects; i++)
+		free(s->objects[i]);
+	free(s->objects);
+	free(s->name);
+	free(s->description);
+	free((char *)s->src.text);
+	free(s->path);
+	free(s);
+}
+
+/* Parses TEXT (LEN bytes, malloc'ed, taken over) as the spec at PATH. */
+static spec *parse_owned(const char *path, char *text, size_t len)
+{
+	loader ld = { 0 };
+	spec *s = calloc(1, sizeof(*s));
+	node *root = NULL;
+	bool broken = false;
+	const char *nul;
+
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
+		free(text);
+		diag_error(NULL, "out of memory");
+		return NULL;
+	}
+	/* A UTF-8 byte order mark is dropped; positions count from after it. */
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		memmove(text, text + 3, len - 3);
+		len -= 3;
+		text[len] = '\0';
+	}
+	s->src = (diag_src){ s->path, text, len };
+	ld.src = &s->src;
+
+	if (len > SPEC_MAX_BYTES) {
+		report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 },
+		       "specs are short text files; check that this is the right file",
+		       "the spec is too large (%zu bytes; the limit is 1 MiB)", len);
+	} else if (len >= 2 && ((unsigned char)text[0] == 0xff || (unsigned char)text[0] == 0xfe) &&
+		   ((unsigned char)text[1] == 0xff || (unsigned char)text[1] == 0xfe)) {
+		report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 },
+		       "save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)",
+		       "the spec is UTF-16 text; specs must be UTF-8");
+	} else if ((nul = memchr(text, '\0', len))) {
+		size_t off = (size_t)(nul - text);
+		report(&ld, DIAG_ERROR, diag_loc_of(&s->src, off, off + 1),
+		       "specs are UTF-8 text; check that this is the right file",
+		       "the spec contains a NUL byte");
+	} else {
+		root = build_tree(&ld, &broken);
+		if (broken)
+			;
+		else if (!root || is_null(root))
+			report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 },
+			       "a spec needs at least a 'probes:' list; see docs/spec.md",
+			       "the spec is empty");
+		else if (root->type == NODE_BAD)
+			;
+		else if (root->type != NODE_MAP)
+			report(&ld, DIAG_ERROR, node_loc(&ld, root),
+			       "start the file with keys such as 'name: ...' and 'probes:'",
+			       "a spec must be a mapping of keys, not %s", type_name(root));
+		else
+			check_top(&ld, s, root);
+	}
+	node_free(root);
+	if (ld.dropped)
+		diag_at(DIAG_NOTE, &s->src, (diag_loc){ 0, 0, 0 }, NULL,
+			"%u more errors not shown", ld.dropped);
+	if (ld.errors || ld.dropped || broken) {
+		spec_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+spec *spec_parse(const char *path, const char *text, size_t len)
+{
+	char *copy;
+
+	if (len > SPEC_MAX_BYTES) {
+		diag_src src = { path, NULL, 0 };
+		diag_at(DIAG_ERROR, &src, (diag_loc){ 0, 0, 0 },
+			"specs are short text files; check that this is the right file",
+			"the spec is too large (%zu bytes; the limit is 1 MiB)", len);
+		return NULL;
+	}
+	copy = malloc(len + 1);
+	if (!copy) {
+		diag_error(NULL, "out of memory");
+		return NULL;
+	}
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	return parse_owned(path, copy, len);
+}
+
+spec *spec_load(const char *path)
+{
+	struct stat st;
+	char *text;
+	size_t len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		diag_error(errno == ENOENT ? "check the path of the spec file"
+					   : "check the file's permissions",
+			   "cannot read '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > SPEC_MAX_BYTES) {
+		diag_src src = { path, NULL, 0 };
+		close(fd);
+		diag_at(DIAG_ERROR, &src, (diag_loc){ 0, 0, 0 },
+			"specs are short text files; check that this is the right file",
+			"the spec is too large (%lld bytes; the limit is 1 MiB)",
+			(long long)st.st_size);
+		return NULL;
+	}
+	/* Read at most one byte past the limit: pipes have no size. */
+	text = malloc(SPEC_MAX_BYTES + 2);
+	if (!text) {
+		close(fd);
+		diag_error(NULL, "out of memory");
+		return NULL;
+	}
+	while (len <= SPEC_MAX_BYTES) {
+		ssize_t r = read(fd, text + len, SPEC_MAX_BYTES + 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			diag_error(e == EISDIR ? "give the path of a .yaml file" : NULL,
+				   "cannot read '%s': %s", path, strerror(e));
+			free(text);
+			close(fd);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (len > SPEC_MAX_BYTES) {
+		diag_src src = { path, NULL, 0 };
+		free(text);
+		diag_at(DIAG_ERROR, &src, (diag_loc){ 0, 0, 0 },
+			"specs are short text files; check that this is the right file",
+			"the spec is too large (more than 1 MiB)");
+		return NULL;
+	}
+	text[len] = '\0';
+	return parse_owned(path, text, len);
+}

@@ -1,0 +1,934 @@
+/* Unit tests for spec and diag: good specs (every field, defaults, YAML
+ * spellings), the duration grammar, each class of error with its wording
+ * and location, the diagnostic format itself, spec_load on files that
+ * cannot be specs, and robustness on truncated and mangled input.
+ * Run under valgrind (CK_FORK=no) to check that nothing leaks. */
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "spec.h"
+
+/* ---- helpers ------------------------------------------------------- */
+
+static char *cap_buf;
+static size_t cap_len;
+static FILE *cap_file;
+
+static void capture_start(void)
+{
+	cap_file = open_memstream(&cap_buf, &cap_len);
+	ck_assert_ptr_nonnull(cap_file);
+	diag_set_stream(cap_file);
+	diag_reset_counts();
+}
+
+/* Returns what diag printed since capture_start (owned). */
+static char *capture_end(void)
+{
+	char *s;
+
+	diag_set_stream(NULL);
+	fclose(cap_file);
+	s = cap_buf;
+	cap_buf = NULL;
+	cap_file = NULL;
+	return s;
+}
+
+#define ck_assert_contains(hay, needle)                                    \
+	ck_assert_msg(strstr((hay), (needle)) != NULL,                     \
+		      "expected \"%s\" in:\n%s", (needle), (hay))
+
+/* Parses TEXT as "t/test.yaml"; *OUT gets the diagnostics (owned). */
+static spec *parse(const char *text, char **out)
+{
+	spec *s;
+
+	capture_start();
+	s = spec_parse("t/test.yaml", text, strlen(text));
+	*out = capture_end();
+	return s;
+}
+
+/* TEXT must fail to load; returns the diagnostics (owned). */
+static char *parse_fail(const char *text)
+{
+	char *out;
+	spec *s = parse(text, &out);
+
+	ck_assert_msg(s == NULL, "expected a failure for:\n%s", text);
+	ck_assert_msg(diag_error_count() > 0, "no error counted for:\n%s", text);
+	ck_assert_contains(out, "error: ");
+	return out;
+}
+
+static unsigned count_of(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+#define PROBE_OK "probes:\n  - name: timers\n    kind: latency\n    function: f\n"
+
+/* ---- good specs ---------------------------------------------------- */
+
+static const char full_spec[] =
+	"# comment\n"
+	"name: libuv-phases   # trailing comment\n"
+	"description: Time in each libuv phase, per loop thread\n"
+	"objects: [main, \"libuv.so*\"]\n"
+	"duration: 1.5s\n"
+	"probes:\n"
+	"  - name: timers\n"
+	"    kind: latency\n"
+	"    function: uv__run_timers\n"
+	"    object: main\n"
+	"    optional: true\n"
+	"    missing_reason: static in libuv's core.c; inlined\n"
+	"    unit: ms\n"
+	"    per_thread: false\n"
+	"    description: Running timers\n"
+	"  - name: poll\n"
+	"    kind: latency\n"
+	"    function: _ZN4node5Realm$x.1\n";
+
+START_TEST(test_full)
+{
+	char *out;
+	spec *s = parse(full_spec, &out);
+
+	ck_assert_msg(s != NULL, "unexpected failure:\n%s", out);
+	ck_assert_str_eq(out, "");
+	ck_assert_str_eq(s->path, "t/test.yaml");
+	ck_assert_str_eq(s->name, "libuv-phases");
+	ck_assert_str_eq(s->description, "Time in each libuv phase, per loop thread");
+	ck_assert_uint_eq(s->n_objects, 2);
+	ck_assert_str_eq(s->objects[0], "main");
+	ck_assert_str_eq(s->objects[1], "libuv.so*");
+	ck_assert_uint_eq(s->duration_ns, 1500000000ULL);
+	ck_assert_uint_eq(s->n_probes, 2);
+
+	spec_probe *p = &s->probes[0];
+	ck_assert_str_eq(p->name, "timers");
+	ck_assert_uint_eq(p->name_loc.line, 7);
+	ck_assert_uint_eq(p->name_loc.col, 11);
+	ck_assert_uint_eq(p->name_loc.span, 6);
+	ck_assert_int_eq(p->kind, PROBE_LATENCY);
+	ck_assert_uint_eq(p->kind_loc.line, 8);
+	ck_assert_str_eq(p->function, "uv__run_timers");
+	ck_assert_uint_eq(p->function_loc.line, 9);
+	ck_assert_uint_eq(p->function_loc.col, 15);
+	ck_assert_uint_eq(p->function_loc.span, 14);
+	ck_assert_str_eq(p->object, "main");
+	ck_assert_uint_eq(p->object_loc.line, 10);
+	ck_assert(p->optional);
+	ck_assert_str_eq(p->missing_reason, "static in libuv's core.c; inlined");
+	ck_assert_int_eq(p->unit, UNIT_MS);
+	ck_assert(!p->per_thread);
+	ck_assert_str_eq(p->description, "Running timers");
+
+	p = &s->probes[1];
+	ck_assert_str_eq(p->name, "poll");
+	ck_assert_str_eq(p->function, "_ZN4node5Realm$x.1");
+
+	/* The spec keeps its text for later diagnostics. */
+	ck_assert_uint_eq(s->src.len, strlen(full_spec));
+	ck_assert_mem_eq(s->src.text, full_spec, s->src.len);
+	ck_assert_str_eq(s->src.path, "t/test.yaml");
+	spec_free(s);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_defaults)
+{
+	char *out;
+	spec *s;
+
+	capture_start();
+	s = spec_parse("some/dir/my-spec.v2.yaml", PROBE_OK, strlen(PROBE_OK));
+	out = capture_end();
+	ck_assert_msg(s != NULL, "unexpected failure:\n%s", out);
+	ck_assert_str_eq(s->name, "my-spec.v2");
+	ck_assert_ptr_null(s->description);
+	ck_assert_uint_eq(s->n_objects, 1);
+	ck_assert_str_eq(s->objects[0], "main");
+	ck_assert_uint_eq(s->duration_ns, 0);
+	ck_assert_uint_eq(s->n_probes, 1);
+	ck_assert_ptr_null(s->probes[0].object);
+	ck_assert_ptr_null(s->probes[0].missing_reason);
+	ck_assert_ptr_null(s->probes[0].description);
+	ck_assert(!s->probes[0].optional);
+	ck_assert(s->probes[0].per_thread);
+	ck_assert_int_eq(s->probes[0].unit, UNIT_US);
+	spec_free(s);
+	free(out);
+
+	capture_start();
+	s = spec_parse("x.yml", PROBE_OK, strlen(PROBE_OK));
+	out = capture_end();
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s->name, "x");
+	spec_free(s);
+	free(out);
+
+	/* A file name that cannot be a spec name needs a 'name:'. */
+	capture_start();
+	s = spec_parse("My Spec.yaml", PROBE_OK, strlen(PROBE_OK));
+	out = capture_end();
+	ck_assert_ptr_null(s);
+	ck_assert_contains(out, "bpfspec: My Spec.yaml: error: the file name does not make a valid spec name ('My Spec')");
+	ck_assert_contains(out, "hint: add a 'name:' line");
+	free(out);
+
+	capture_start();
+	s = spec_parse("My Spec.yaml", "name: ok\n" PROBE_OK, strlen("name: ok\n" PROBE_OK));
+	out = capture_end();
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s->name, "ok");
+	spec_free(s);
+	free(out);
+}
+END_TEST
+
+/* Different YAML spellings of the same spec. */
+START_TEST(test_spellings)
+{
+	static const char *const texts[] = {
+		/* flow style, quoted strings */
+		"{\"name\": 'x', probes: [{name: \"timers\", kind: 'latency', function: f, unit: \"ms\"}]}",
+		/* explicit document markers */
+		"---\nname: x\n" PROBE_OK "    unit: ms\n...\n",
+		/* CRLF line ends and a UTF-8 byte order mark */
+		"\xef\xbb\xbfname: x\r\nprobes:\r\n  - name: timers\r\n    kind: latency\r\n"
+		"    function: f\r\n    unit: ms\r\n",
+		/* indentless sequence, comments everywhere */
+		"name: x # c\nprobes: # c\n- name: timers # c\n  kind: latency\n  function: f\n"
+		"  unit: ms\n# end\n",
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char *out;
+		spec *s = parse(texts[i], &out);
+		ck_assert_msg(s != NULL, "case %zu failed:\n%s", i, out);
+		ck_assert_str_eq(s->name, "x");
+		ck_assert_uint_eq(s->n_probes, 1);
+		ck_assert_str_eq(s->probes[0].name, "timers");
+		ck_assert_str_eq(s->probes[0].function, "f");
+		ck_assert_int_eq(s->probes[0].unit, UNIT_MS);
+		spec_free(s);
+		free(out);
+	}
+}
+END_TEST
+
+START_TEST(test_text_fields)
+{
+	char *out;
+	spec *s;
+
+	/* Folded blocks and multi-line plain scalars fold into one line;
+	 * trailing line breaks are dropped. */
+	s = parse("description: >\n  one\n  two\n" PROBE_OK "    description: a\n      b\n", &out);
+	ck_assert_msg(s != NULL, "%s", out);
+	ck_assert_str_eq(s->description, "one two");
+	ck_assert_str_eq(s->probes[0].description, "a b");
+	spec_free(s);
+	free(out);
+
+	/* UTF-8 text is fine in descriptions. */
+	s = parse("description: \"caf\xc3\xa9 \xe2\x86\x92 ok\"\n" PROBE_OK, &out);
+	ck_assert_msg(s != NULL, "%s", out);
+	ck_assert_str_eq(s->description, "caf\xc3\xa9 \xe2\x86\x92 ok");
+	spec_free(s);
+	free(out);
+
+	/* Exactly at the limits. */
+	char big[1200];
+	memset(big, 'a', 1000);
+	big[1000] = '\0';
+	char *text;
+	ck_assert_int_ge(asprintf(&text, "description: %s\n" PROBE_OK "    optional: true\n"
+				  "    missing_reason: %.200s\n", big, big), 0);
+	s = parse(text, &out);
+	ck_assert_msg(s != NULL, "%s", out);
+	ck_assert_uint_eq(strlen(s->description), 1000);
+	ck_assert_uint_eq(strlen(s->probes[0].missing_reason), 200);
+	spec_free(s);
+	free(out);
+	free(text);
+
+	ck_assert_int_ge(asprintf(&text, "description: %sb\n" PROBE_OK, big), 0);
+	out = parse_fail(text);
+	ck_assert_contains(out, "error: 'description' is too long (1001 bytes)");
+	free(out);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_names_and_limits)
+{
+	char *out, *text;
+	spec *s;
+	size_t o = 0;
+
+	/* 64 probes load; names of 32 characters and functions of 256 too. */
+	text = malloc(64 * 400 + 64);
+	o += (size_t)sprintf(text, "name: a%063d\nprobes:\n", 0);
+	for (int i = 0; i < 64; i++)
+		o += (size_t)sprintf(text + o, "  - {name: p%031d, kind: latency, function: f%0255d}\n", i, i);
+	s = parse(text, &out);
+	ck_assert_msg(s != NULL, "%s", out);
+	ck_assert_uint_eq(s->n_probes, 64);
+	ck_assert_uint_eq(strlen(s->name), 64);
+	ck_assert_uint_eq(strlen(s->probes[63].name), 32);
+	ck_assert_uint_eq(strlen(s->probes[63].function), 256);
+	spec_free(s);
+	free(out);
+
+	/* One more probe is too many. */
+	sprintf(text + o, "  - {name: extra, kind: latency, function: f}\n");
+	out = parse_fail(text);
+	ck_assert_contains(out, "error: too many probes (65)");
+	ck_assert_contains(out, ":67:5: ");
+	free(out);
+	free(text);
+}
+END_TEST
+
+/* ---- durations ----------------------------------------------------- */
+
+START_TEST(test_durations)
+{
+	static const struct { const char *text; int rc; uint64_t ns; } cases[] = {
+		{ "0", 0, 0 },
+		{ "0s", 0, 0 },
+		{ "250ms", 0, 250000000ULL },
+		{ "10s", 0, 10000000000ULL },
+		{ "1.5s", 0, 1500000000ULL },
+		{ "2m", 0, 120000000000ULL },
+		{ "100us", 0, 100000ULL },
+		{ "7ns", 0, 7 },
+		{ "1.5h", 0, 5400000000000ULL },
+		{ "0.000000001s", 0, 1 },
+		{ "1.25000us", 0, 1250 },
+		{ "24h", 0, 86400000000000ULL },
+		{ "1440m", 0, 86400000000000ULL },
+		{ "86400s", 0, 86400000000000ULL },
+		{ "007s", 0, 7000000000ULL },
+		{ "24.000h", 0, 86400000000000ULL },
+		{ "86400000000000ns", 0, 86400000000000ULL },
+		{ "24.0000001h", -1, 0 },	/* above a day */
+		{ "86400000000001ns", -1, 0 },
+		{ "25h", -1, 0 },
+		{ "99999h", -1, 0 },
+		{ "99999999999999999999999999s", -1, 0 },
+		{ "", -1, 0 },
+		{ "10", -1, 0 },		/* no unit */
+		{ "10 s", -1, 0 },
+		{ "10 sec", -1, 0 },
+		{ "10sec", -1, 0 },
+		{ " 10s", -1, 0 },
+		{ "10s ", -1, 0 },
+		{ "-1s", -1, 0 },
+		{ "+1s", -1, 0 },
+		{ "1e9s", -1, 0 },
+		{ "1.s", -1, 0 },
+		{ ".5s", -1, 0 },
+		{ "1.5.2s", -1, 0 },
+		{ "1.5ns", -1, 0 },	/* not a whole nanosecond */
+		{ "10S", -1, 0 },
+		{ "10Ms", -1, 0 },
+		{ "s", -1, 0 },
+		{ "0x10s", -1, 0 },
+		{ "1d", -1, 0 },
+		{ "1.0000000000000000001s", -1, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t ns = 12345;
+		int rc = spec_parse_duration(cases[i].text, &ns);
+		ck_assert_msg(rc == cases[i].rc, "'%s': rc %d, want %d", cases[i].text, rc,
+			      cases[i].rc);
+		if (rc == 0)
+			ck_assert_msg(ns == cases[i].ns, "'%s': %llu ns, want %llu", cases[i].text,
+				      (unsigned long long)ns, (unsigned long long)cases[i].ns);
+		else
+			ck_assert_uint_eq(ns, 12345);	/* untouched on failure */
+	}
+	ck_assert_int_eq(spec_parse_duration(NULL, NULL), -1);
+}
+END_TEST
+
+START_TEST(test_names_of_enums)
+{
+	ck_assert_str_eq(spec_unit_name(UNIT_NS), "ns");
+	ck_assert_str_eq(spec_unit_name(UNIT_US), "us");
+	ck_assert_str_eq(spec_unit_name(UNIT_MS), "ms");
+	ck_assert_str_eq(spec_unit_name(UNIT_S), "s");
+	ck_assert_uint_eq(spec_unit_ns(UNIT_NS), 1);
+	ck_assert_uint_eq(spec_unit_ns(UNIT_US), 1000);
+	ck_assert_uint_eq(spec_unit_ns(UNIT_MS), 1000000);
+	ck_assert_uint_eq(spec_unit_ns(UNIT_S), 1000000000);
+	ck_assert_str_eq(spec_kind_name(PROBE_LATENCY), "latency");
+	spec_free(NULL);
+}
+END_TEST
+
+/* ---- errors -------------------------------------------------------- */
+
+/* Each case: a spec and what its diagnostics must contain (up to 3). */
+static const struct {
+	const char *text;
+	const char *want[3];
+} bad[] = {
+	/* unknown keys, with a suggestion */
+	{ PROBE_OK "    fucntion: g\n",
+	  { "t/test.yaml:5:5: error: unknown key 'fucntion' in probe 'timers'\n"
+	    "    5 |     fucntion: g\n"
+	    "      |     ^~~~~~~~\n",
+	    "hint: did you mean 'function'? valid keys are: name, kind, function, object, "
+	    "optional, missing_reason, unit, per_thread, description\n" } },
+	{ "probe:\n  - a\n",
+	  { ":1:1: error: unknown key 'probe' at the top level",
+	    "did you mean 'probes'? valid keys are: name, description, objects, duration, probes",
+	    "error: the spec has no 'probes'" } },
+	{ PROBE_OK "    zzzzzzzz: 1\n", { "unknown key 'zzzzzzzz'", "hint: valid keys are: name," } },
+	/* wrong types */
+	{ "objects: main\n" PROBE_OK, { ":1:10: error: 'objects' must be a list, not a single value" } },
+	{ "probes: {name: x}\n", { ":1:9: error: 'probes' must be a list, not a mapping" } },
+	{ "probes:\n  - timers\n", { ":2:5: error: probe 1 must be a mapping, not a single value" } },
+	{ PROBE_OK "    unit: [ms]\n", { ":5:11: error: 'unit' in probe 'timers' must be a single value, not a list" } },
+	{ "name: {a: b}\n" PROBE_OK, { "'name' must be a single value, not a mapping" } },
+	{ "objects: [[main]]\n" PROBE_OK, { "object 1 must be a single value, not a list" } },
+	{ "- name: x\n", { ":1:1: error: a spec must be a mapping of keys, not a list" } },
+	{ "just text\n", { "error: a spec must be a mapping of keys, not a single value" } },
+	{ "[a]: 1\n" PROBE_OK, { "a key at the top level must be a word, not a list" } },
+	/* missing fields point at the probe's first key */
+	{ "probes:\n  - name: timers\n    kind: latency\n",
+	  { ":2:5: error: probe 'timers' has no 'function'", "hint: add the function" } },
+	{ "probes:\n  - kind: latency\n    function: f\n", { ":2:5: error: probe 1 has no 'name'" } },
+	{ "probes:\n  - name: t\n    function: f\n", { "error: probe 't' has no 'kind'", "add 'kind: latency'" } },
+	{ "probes:\n  - {}\n", { ":2:5: error: probe 1 has no 'name'", "probe 1 has no 'kind'", "probe 1 has no 'function'" } },
+	{ "name: x\n", { ":1:1: error: the spec has no 'probes'" } },
+	/* empty values */
+	{ PROBE_OK "    unit:\n", { ":5:5: error: 'unit' in probe 'timers' has no value", "or remove the line" } },
+	{ "probes:\n  - name: timers\n    kind: latency\n    function: ~\n",
+	  { "'function' in probe 'timers' has no value", "hint: give it a value, as in 'function: uv__run_timers'\n" } },
+	{ "probes:\n  - name: a\n    kind: latency\n    function: f\n  -\n", { "error: probe 2 is empty" } },
+	/* duplicates */
+	{ PROBE_OK "    unit: ms\n    unit: us\n",
+	  { ":6:5: error: duplicate key 'unit' in probe 'timers'", ":5:5: note: 'unit' was first given here" } },
+	{ "name: a\nname: b\n" PROBE_OK, { ":2:1: error: duplicate key 'name' at the top level" } },
+	{ PROBE_OK "  - name: timers\n    kind: latency\n    function: g\n",
+	  { ":5:11: error: duplicate probe name 'timers'", "hint: probe names must be unique",
+	    ":2:11: note: probe 'timers' was first defined here" } },
+	{ "objects: [main, main]\n" PROBE_OK, { ":1:17: error: object 'main' is listed twice" } },
+	/* kinds, units, booleans */
+	{ "probes:\n  - name: t\n    kind: latancy\n    function: f\n",
+	  { ":3:11: error: unknown probe kind 'latancy' in probe 't'", "did you mean 'latency'? valid kinds are: latency" } },
+	{ "probes:\n  - name: t\n    kind: counter\n    function: f\n",
+	  { "unknown probe kind 'counter'", "hint: valid kinds are: latency\n" } },
+	{ PROBE_OK "    unit: msec\n", { "error: unknown unit 'msec' in probe 'timers'", "did you mean 'ms'? valid units are: ns, us, ms, s" } },
+	{ PROBE_OK "    unit: MS\n", { "unknown unit 'MS'" } },
+	{ PROBE_OK "    optional: yes\n", { "'optional' in probe 'timers' must be true or false, not 'yes'", "yes, no, on, off and 1 are not accepted" } },
+	{ PROBE_OK "    per_thread: 1\n", { "'per_thread' in probe 'timers' must be true or false, not '1'" } },
+	{ PROBE_OK "    per_thread: True\n", { "must be true or false, not 'True'" } },
+	{ PROBE_OK "    optional: \"true\"\n", { "must be true or false, not the quoted string \"true\"", "remove the quotes" } },
+	{ PROBE_OK "    missing_reason: inlined\n",
+	  { ":5:5: error: 'missing_reason' in probe 'timers' needs 'optional: true'" } },
+	{ PROBE_OK "    optional: false\n    missing_reason: inlined\n", { "needs 'optional: true'" } },
+	/* durations */
+	{ "duration: 10 sec\n" PROBE_OK, { ":1:11: error: invalid duration '10 sec'", "no space" } },
+	{ "duration: -1s\n" PROBE_OK, { "invalid duration '-1s'", "cannot be negative" } },
+	{ "duration: 99999h\n" PROBE_OK, { "duration '99999h' is longer than a day", "the longest duration is 24h" } },
+	{ "duration: 1e9s\n" PROBE_OK, { "invalid duration '1e9s'" } },
+	{ "duration: 10\n" PROBE_OK, { "invalid duration '10'", "units: ns, us, ms, s, m, h" } },
+	/* grammars */
+	{ "name: Libuv\n" PROBE_OK, { ":1:7: error: invalid spec name 'Libuv'", "a spec name is 1-64 characters" } },
+	{ "name: a2222222222222222222222222222222222222222222222222222222222222222\n" PROBE_OK, { "invalid spec name" } },
+	{ "probes:\n  - name: Timers\n    kind: latency\n    function: f\n",
+	  { ":2:11: error: invalid probe name 'Timers'", "a probe name is 1-32 characters" } },
+	{ "probes:\n  - name: a22222222222222222222222222222222\n    kind: latency\n    function: f\n", { "invalid probe name" } },
+	{ "probes:\n  - name: 1st\n    kind: latency\n    function: f\n", { "invalid probe name '1st'" } },
+	{ "probes:\n  - name: t\n    kind: latency\n    function: \"a;b\"\n",
+	  { "invalid function name 'a;b' in probe 't'", "a function is a symbol name" } },
+	{ "probes:\n  - name: t\n    kind: latency\n    function: \"ns::f(int)\"\n", { "give the mangled name" } },
+	{ "probes:\n  - name: t\n    kind: latency\n    function: 9f\n", { "invalid function name '9f'" } },
+	{ "objects: [\"/lib/libuv.so\"]\n" PROBE_OK, { "invalid object '/lib/libuv.so' in 'objects'", "without their directory" } },
+	{ "objects: [\"lib uv\"]\n" PROBE_OK, { "invalid object 'lib uv'", "'main' (the executable) or a file-name glob" } },
+	{ "objects: []\n" PROBE_OK, { ":1:10: error: 'objects' is empty" } },
+	{ PROBE_OK "    object: \"a{b}\"\n", { "invalid object 'a{b}' in probe 'timers'" } },
+	/* free text */
+	{ "description: \"a\\tb\"\n" PROBE_OK, { "'description' contains a control or invisible character (U+0009)", "replace the tab" } },
+	{ "description: \"a\\x1b[31mred\"\n" PROBE_OK, { "(U+001B)" } },
+	{ "description: \"a\\u202eb\"\n" PROBE_OK, { "(U+202E)" } },
+	{ "description: |\n  one\n  two\n" PROBE_OK, { "'description' must be one line of text", "'>-'" } },
+	{ "description: \"a\\0b\"\n" PROBE_OK, { "(U+0000)" } },
+	/* empty probes, empty files */
+	{ "probes: []\n", { ":1:9: error: 'probes' is empty", "list at least one probe" } },
+	{ "probes:\n", { ":1:1: error: 'probes' is empty" } },
+	{ "", { "bpfspec: t/test.yaml: error: the spec is empty\nhint: a spec needs at least a 'probes:' list" } },
+	{ "# just a comment\n\n", { "error: the spec is empty" } },
+	{ "---\n", { "error: the spec is empty" } },
+	/* YAML features that specs reject */
+	{ "name: &n x\n" PROBE_OK, { ":1:7: error: anchors are not allowed in specs ('&n')", "    1 | name: &n x\n      |       ^~\n" } },
+	{ "name: x\n" PROBE_OK "    description: *n\n", { ":6:18: error: aliases are not allowed in specs ('*n')" } },
+	{ "name: !!str x\n" PROBE_OK, { ":1:7: error: tags are not allowed in specs ('!!str')", "remove the tag" } },
+	{ "objects: !seq [main]\n" PROBE_OK, { "tags are not allowed in specs ('!seq')" } },
+	{ PROBE_OK "---\n" PROBE_OK, { ":5:1: error: a spec file holds one YAML document; this is a second one" } },
+	{ "%YAML 1.1\n---\n" PROBE_OK, { ":1:1: error: YAML directives are not allowed in specs" } },
+	/* YAML syntax */
+	{ "name: \"x\n", { "error: invalid YAML: found unexpected end of stream", "note: while scanning a quoted scalar that starts here" } },
+	{ "probes:\n\t- name: x\n", { ":2:1: error: invalid YAML:", "indent with spaces" } },
+	{ "name: a: b\n", { ":1:8: error: invalid YAML: mapping values are not allowed in this context" } },
+	{ "probes:\n  - name: a\n   kind: b\n", { "error: invalid YAML: " } },
+	{ "name: @x\n", { "error: invalid YAML: found character that cannot start any token", "quote the value" } },
+	/* bytes that are not text */
+	{ "name: \xff\n", { ":1:7: error: invalid UTF-8 in the spec (byte 0xFF)", "    1 | name: ?\n" } },
+	{ "name: \xc3\n", { ":1:7: error: invalid UTF-8 in the spec (byte 0xC3)" } },
+	{ "description: caf\xe9 ok\n", { ":1:17: error: invalid UTF-8 in the spec (byte 0xE9)", "    1 | description: caf? ok\n      |                 ^\n" } },
+	{ "name: a\x01\n", { ":1:8: error: control character U+0001 is not allowed in a spec" } },
+	{ "\xff\xfen\0a\0", { "the spec is UTF-16 text" } },
+	/* nesting */
+	{ "probes: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+	  { "error: the spec is nested too deeply (more than 64 levels)" } },
+	{ PROBE_OK "    unit: {a: {b: {c: d}}}\n", { "'unit' in probe 'timers' must be a single value, not a mapping" } },
+};
+
+START_TEST(test_error_cases)
+{
+	char *out = parse_fail(bad[_i].text);
+
+	for (int j = 0; j < 3 && bad[_i].want[j]; j++)
+		ck_assert_msg(strstr(out, bad[_i].want[j]) != NULL,
+			      "case %d: expected \"%s\" in:\n%s", _i, bad[_i].want[j], out);
+	/* Every error comes with a hint. */
+	ck_assert_uint_eq(count_of(out, ": error: "), count_of(out, "\nhint: "));
+	free(out);
+}
+END_TEST
+
+START_TEST(test_nul_byte)
+{
+	static const char text[] = "name: a\0b\n" PROBE_OK;
+	char *out;
+	spec *s;
+
+	capture_start();
+	s = spec_parse("t/test.yaml", text, sizeof(text) - 1);
+	out = capture_end();
+	ck_assert_ptr_null(s);
+	ck_assert_contains(out, "t/test.yaml:1:8: error: the spec contains a NUL byte\n"
+				"    1 | name: a?b\n"
+				"      |        ^\n");
+	free(out);
+}
+END_TEST
+
+/* One run reports every problem, in a stable order. */
+START_TEST(test_all_errors_reported)
+{
+	char *out = parse_fail("name: Bad\n"
+			       "duration: 1 s\n"
+			       "colour: red\n"
+			       "probes:\n"
+			       "  - name: a\n"
+			       "    kind: latency\n"
+			       "    function: f\n"
+			       "    unit: sec\n"
+			       "  - name: a\n"
+			       "    kind: latency\n"
+			       "    optional: no\n");
+	const char *order[] = {
+		":1:7: error: invalid spec name",
+		":2:11: error: invalid duration",
+		":3:1: error: unknown key 'colour'",
+		":8:11: error: unknown unit 'sec'",
+		":9:11: error: duplicate probe name 'a'",
+		":11:15: error: 'optional' in probe 'a' must be true or false",
+		":9:5: error: probe 'a' has no 'function'",
+	};
+	const char *p = out;
+
+	ck_assert_uint_eq(count_of(out, ": error: "), 7);
+	ck_assert_uint_eq(diag_error_count(), 7);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		const char *q = strstr(p, order[i]);
+		ck_assert_msg(q != NULL, "expected \"%s\" after the previous ones in:\n%s", order[i], out);
+		p = q;
+	}
+	free(out);
+}
+END_TEST
+
+START_TEST(test_error_cap)
+{
+	char text[4096];
+	size_t o = 0;
+	char *out;
+
+	for (int i = 0; i < 70; i++)
+		o += (size_t)sprintf(text + o, "k%d: 1\n", i);
+	sprintf(text + o, "%s", PROBE_OK);
+	out = parse_fail(text);
+	ck_assert_uint_eq(count_of(out, ": error: "), 50);
+	ck_assert_contains(out, "bpfspec: t/test.yaml: note: 20 more errors not shown\n");
+	free(out);
+}
+END_TEST
+
+/* ---- spec_load ----------------------------------------------------- */
+
+static char tmpdir[PATH_MAX];
+
+static void setup_tmp(void)
+{
+	strcpy(tmpdir, "/tmp/test_spec.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown_tmp(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *write_file(const char *name, const char *text, size_t len)
+{
+	char *path;
+	FILE *f;
+
+	ck_assert_int_ge(asprintf(&path, "%s/%s", tmpdir, name), 0);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+	fclose(f);
+	return path;
+}
+
+START_TEST(test_load)
+{
+	char *path = write_file("good.yaml", full_spec, strlen(full_spec)), *out, *msg;
+	spec *s;
+
+	capture_start();
+	s = spec_load(path);
+	out = capture_end();
+	ck_assert_msg(s != NULL, "%s", out);
+	ck_assert_str_eq(s->path, path);
+	ck_assert_str_eq(s->name, "libuv-phases");
+	ck_assert_uint_eq(s->src.len, strlen(full_spec));
+	spec_free(s);
+	free(out);
+	free(path);
+
+	/* Messages name the path as given. */
+	path = write_file("bad.yaml", "name: X\n" PROBE_OK, strlen("name: X\n" PROBE_OK));
+	capture_start();
+	s = spec_load(path);
+	out = capture_end();
+	ck_assert_ptr_null(s);
+	ck_assert_int_ge(asprintf(&msg, "bpfspec: %s:1:7: error: invalid spec name 'X'", path), 0);
+	ck_assert_contains(out, msg);
+	free(msg);
+	free(out);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_load_failures)
+{
+	char *path, *out, *msg;
+	spec *s;
+
+	ck_assert_int_ge(asprintf(&path, "%s/absent.yaml", tmpdir), 0);
+	capture_start();
+	s = spec_load(path);
+	out = capture_end();
+	ck_assert_ptr_null(s);
+	ck_assert_int_ge(asprintf(&msg, "bpfspec: error: cannot read '%s': No such file or directory\nhint: ", path), 0);
+	ck_assert_contains(out, msg);
+	ck_assert_uint_eq(diag_error_count(), 1);
+	free(msg);
+	free(out);
+
+	capture_start();
+	s = spec_load(tmpdir);
+	out = capture_end();
+	ck_assert_ptr_null(s);
+	ck_assert_contains(out, "Is a directory\nhint: give the path of a .yaml file\n");
+	free(out);
+	free(path);
+
+	/* Over 1 MiB: rejected before parsing, whatever it holds. */
+	size_t len = 1024 * 1024 + 1;
+	char *big = malloc(len);
+	memset(big, '#', len);
+	path = write_file("big.yaml", big, len);
+	capture_start();
+	s = spec_load(path);
+	out = capture_end();
+	ck_assert_ptr_null(s);
+	ck_assert_contains(out, ": error: the spec is too large (1048577 bytes; the limit is 1 MiB)\n");
+	free(out);
+
+	capture_start();
+	s = spec_parse("big.yaml", big, len);
+	out = capture_end();
+	ck_assert_ptr_null(s);
+	ck_assert_contains(out, "bpfspec: big.yaml: error: the spec is too large");
+	free(out);
+	free(path);
+
+	/* Exactly 1 MiB is read (and here, is a comment: an empty spec). */
+	path = write_file("edge.yaml", big, len - 1);
+	capture_start();
+	s = spec_load(path);
+	out = capture_end();
+	ck_assert_ptr_null(s);
+	ck_assert_contains(out, "error: the spec is empty");
+	free(out);
+	free(path);
+	free(big);
+}
+END_TEST
+
+/* ---- robustness ---------------------------------------------------- */
+
+/* Every prefix of a good spec, and the spec with bytes replaced, must
+ * load or fail cleanly (valgrind and the sanitizers check the rest). */
+START_TEST(test_mangled)
+{
+	size_t len = strlen(full_spec);
+	char *text = malloc(len + 1);
+	static const char junk[] = { '\0', '\n', ' ', '\t', '&', '*', '!', '[', '{', '"',
+				      '\'', ':', '-', '#', '|', '>', '\xff', '\xc3', '%', '?' };
+	unsigned seed = 12345;
+	FILE *null = fopen("/dev/null", "w");
+
+	ck_assert_ptr_nonnull(null);
+	diag_set_stream(null);
+	for (size_t n = 0; n <= len; n++)
+		spec_free(spec_parse("t.yaml", full_spec, n));
+	for (int round = 0; round < 3000; round++) {
+		memcpy(text, full_spec, len + 1);
+		for (int k = 0; k < 1 + round % 4; k++) {
+			seed = seed * 1103515245 + 12345;
+			size_t at = (seed >> 8) % len;
+			seed = seed * 1103515245 + 12345;
+			text[at] = junk[(seed >> 8) % sizeof(junk)];
+		}
+		spec_free(spec_parse("t.yaml", text, len));
+	}
+	{
+		/* A deep flow nest of the whole 1 MiB is refused quickly. */
+		size_t big = 1024 * 1024;
+		char *deep = malloc(big);
+		memset(deep, '[', big);
+		ck_assert_ptr_null(spec_parse("deep.yaml", deep, big));
+		free(deep);
+	}
+	diag_set_stream(NULL);
+	fclose(null);
+	free(text);
+}
+END_TEST
+
+/* ---- diag ---------------------------------------------------------- */
+
+static const char diag_text[] =
+	"first: line\n"
+	"\tkey:\tvalue\n"
+	"caf\xc3\xa9: bad\x01 \xff end\r\n"
+	"last";
+
+START_TEST(test_diag_format)
+{
+	diag_src src = { "f.yaml", diag_text, sizeof(diag_text) - 1 };
+	char *out;
+
+	capture_start();
+	diag_at(DIAG_ERROR, &src, (diag_loc){ 1, 8, 4 }, "do this", "bad %s", "thing");
+	out = capture_end();
+	ck_assert_str_eq(out, "bpfspec: f.yaml:1:8: error: bad thing\n"
+			      "    1 | first: line\n"
+			      "      |        ^~~~\n"
+			      "hint: do this\n");
+	ck_assert_uint_eq(diag_error_count(), 1);
+	free(out);
+
+	/* Tabs are kept in the padding so the caret lines up. */
+	capture_start();
+	diag_at(DIAG_WARNING, &src, (diag_loc){ 2, 7, 5 }, NULL, "w");
+	out = capture_end();
+	ck_assert_str_eq(out, "bpfspec: f.yaml:2:7: warning: w\n"
+			      "    2 | \tkey:\tvalue\n"
+			      "      | \t    \t^~~~~\n");
+	ck_assert_uint_eq(diag_error_count(), 0);
+	free(out);
+
+	/* Control and invalid bytes print as '?'; UTF-8 is one column;
+	 * the CR of a CRLF is not echoed; the span stops at the line end. */
+	capture_start();
+	diag_at(DIAG_NOTE, &src, (diag_loc){ 3, 7, 99 }, NULL, "n");
+	out = capture_end();
+	ck_assert_str_eq(out, "bpfspec: f.yaml:3:7: note: n\n"
+			      "    3 | caf\xc3\xa9: bad? ? end\n"
+			      "      |       ^~~~~~~~~~\n");
+	free(out);
+
+	/* The last line has no newline; a caret past its end is allowed. */
+	capture_start();
+	diag_at(DIAG_ERROR, &src, (diag_loc){ 4, 5, 1 }, NULL, "eof");
+	out = capture_end();
+	ck_assert_str_eq(out, "bpfspec: f.yaml:4:5: error: eof\n"
+			      "    4 | last\n"
+			      "      |     ^\n");
+	free(out);
+
+	/* No such line: the header only.  Line 0: no position at all. */
+	capture_start();
+	diag_at(DIAG_ERROR, &src, (diag_loc){ 9, 1, 1 }, NULL, "gone");
+	diag_at(DIAG_ERROR, &src, (diag_loc){ 0, 0, 0 }, "h", "whole file");
+	out = capture_end();
+	ck_assert_str_eq(out, "bpfspec: f.yaml:9:1: error: gone\n"
+			      "bpfspec: f.yaml: error: whole file\n"
+			      "hint: h\n");
+	ck_assert_uint_eq(diag_error_count(), 2);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_diag_long_line)
+{
+	char line[1000];
+	diag_src src = { "l.yaml", line, sizeof(line) };
+	char *out;
+
+	for (size_t i = 0; i < sizeof(line); i++)
+		line[i] = (char)('a' + i % 26);
+	capture_start();
+	diag_at(DIAG_ERROR, &src, (diag_loc){ 1, 500, 3 }, NULL, "x");
+	out = capture_end();
+	/* A window around the caret, marked with "...", caret aligned. */
+	const char *l1 = strchr(out, '\n') + 1, *l2 = strchr(l1, '\n') + 1;
+	ck_assert(strncmp(l1, "    1 | ...", 11) == 0);
+	ck_assert_uint_eq(strchr(l1, '\n') - l1, 8 + 3 + 160 + 3);
+	const char *caret = strchr(l2, '^');
+	ck_assert_ptr_nonnull(caret);
+	ck_assert_int_eq(l1[caret - l2], line[499]);
+	ck_assert(strncmp(caret, "^~~\n", 4) == 0);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_diag_plain)
+{
+	char *out;
+
+	capture_start();
+	diag_error("try again", "cannot %s", "open");
+	diag_error(NULL, "no hint");
+	diag_warn("careful %d", 1);
+	diag_verbose("hidden");
+	diag_set_verbose(1);
+	diag_verbose("shown %s", "now");
+	diag_set_verbose(0);
+	out = capture_end();
+	ck_assert_str_eq(out, "bpfspec: error: cannot open\n"
+			      "hint: try again\n"
+			      "bpfspec: error: no hint\n"
+			      "bpfspec: warning: careful 1\n"
+			      "bpfspec: note: shown now\n");
+	ck_assert_uint_eq(diag_error_count(), 2);
+	diag_reset_counts();
+	ck_assert_uint_eq(diag_error_count(), 0);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_diag_locations)
+{
+	static const char text[] = "ab\ncaf\xc3\xa9 x\xff y\n\nz";
+	diag_src src = { "x", text, sizeof(text) - 1 };
+	diag_loc l;
+
+	ck_assert_uint_eq(diag_char_len("a", 1), 1);
+	ck_assert_uint_eq(diag_char_len("\xc3\xa9", 2), 2);
+	ck_assert_uint_eq(diag_char_len("\xc3", 1), 1);	/* cut short */
+	ck_assert_uint_eq(diag_char_len("\xe2\x86\x92", 3), 3);
+	ck_assert_uint_eq(diag_char_len("\xf0\x9f\x98\x80", 4), 4);
+	ck_assert_uint_eq(diag_char_len("\xed\xa0\x80", 3), 1);	/* surrogate */
+	ck_assert_uint_eq(diag_char_len("\xc0\xaf", 2), 1);	/* overlong */
+	ck_assert_uint_eq(diag_char_len("\xff", 1), 1);
+
+	l = diag_loc_of(&src, 0, 2);
+	ck_assert(l.line == 1 && l.col == 1 && l.span == 2);
+	l = diag_loc_of(&src, 9, 12);	/* "x\xff " after "café " */
+	ck_assert_msg(l.line == 2 && l.col == 6 && l.span == 3, "%u:%u+%u", l.line, l.col, l.span);
+	l = diag_loc_of(&src, 3, 100);	/* clipped to the line */
+	ck_assert(l.line == 2 && l.col == 1 && l.span == 9);
+	l = diag_loc_of(&src, 14, 14);	/* the empty line */
+	ck_assert(l.line == 3 && l.col == 1 && l.span == 1);
+	l = diag_loc_of(&src, 999, 999);	/* past the end: the end */
+	ck_assert(l.line == 4 && l.col == 2 && l.span == 1);
+}
+END_TEST
+
+static Suite *spec_suite(void)
+{
+	Suite *s = suite_create("spec");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_test(tc, test_full);
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_spellings);
+	tcase_add_test(tc, test_text_fields);
+	tcase_add_test(tc, test_names_and_limits);
+	tcase_add_test(tc, test_durations);
+	tcase_add_test(tc, test_names_of_enums);
+	tcase_add_loop_test(tc, test_error_cases, 0, (int)(sizeof(bad) / sizeof(bad[0])));
+	tcase_add_test(tc, test_nul_byte);
+	tcase_add_test(tc, test_all_errors_reported);
+	tcase_add_test(tc, test_error_cap);
+	tcase_add_test(tc, test_mangled);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("load");
+	tcase_add_checked_fixture(tc, setup_tmp, teardown_tmp);
+	tcase_add_test(tc, test_load);
+	tcase_add_test(tc, test_load_failures);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("diag");
+	tcase_add_test(tc, test_diag_format);
+	tcase_add_test(tc, test_diag_long_line);
+	tcase_add_test(tc, test_diag_plain);
+	tcase_add_test(tc, test_diag_locations);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(spec_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
