@@ -277,6 +277,7 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, bool partial, const
 		.attached_probes = bpfout_attached(ctx->out),
 		.expected_probes = ctx->prog->expected_attach,
 		.lost_events = bpfout_lost_events(ctx->out),
+		.stop_ns = ctx->rr->stop_mono_ns,
 	};
 	report *rep = report_build(ctx->res, w, &info);
 	if (!rep) {

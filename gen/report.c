@@ -178,8 +178,12 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 	rep->pid = run->pid;
 	rep->binary = dup_or_null(r->tg->exe);
 	rep->duration_ns = run->duration_ns;
-	if (w && w->begin_ns && w->end_ns > w->begin_ns)
-		rep->duration_ns = w->end_ns - w->begin_ns;
+	if (w && w->begin_ns && w->end_ns > w->begin_ns) {
+		uint64_t end = w->end_ns;
+		if (run->stop_ns > w->begin_ns && run->stop_ns < end)
+			end = run->stop_ns;
+		rep->duration_ns = end - w->begin_ns;
+	}
 	rep->partial = run->partial;
 	rep->partial_reason = dup_or_null(run->partial_reason);
 	rep->lost_events = run->lost_events;

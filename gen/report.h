@@ -78,6 +78,9 @@ typedef struct report {
 typedef struct report_run {
 	long pid;
 	uint64_t duration_ns;	/* used when the window has no markers */
+	uint64_t stop_ns;	/* bpftrace clock (nsecs) when the run was told to
+				 * stop or the target exited: ends the window
+				 * there, not after bpftrace's detach; 0 = none */
 	bool partial;
 	const char *partial_reason;
 	long attached_probes;

@@ -155,14 +155,18 @@ typedef struct run_state {
 static void handle_stdout_line(run_state *st, const char *line, size_t len)
 {
 	bpfout_line kind = bpfout_feed(st->o->out, line, len);
-	if (kind == BPFOUT_LINE_ATTACHED && !st->t_attached) {
+	/* bpftrace says "attached_probes" before it attaches them; the
+	 * program's BEGIN runs once they all are: that is when the window
+	 * starts and when a held command may run. */
+	if (kind == BPFOUT_LINE_BEGIN && !st->t_attached) {
 		st->t_attached = now_ns();
 		st->res->attach_ns = st->t_attached - st->t_start;
 		diag_verbose("bpftrace attached %ld probes after %.3f s",
 			     bpfout_attached(st->o->out), (double)st->res->attach_ns / 1e9);
 		if (st->o->held && runner_release(st->o->held) < 0)
 			diag_warn("could not release the command (pid %d)", (int)st->o->held->pid);
-	} else if (kind == BPFOUT_LINE_WINDOW && st->o->window_ns > 0 && !st->res->window_done) {
+	} else if (kind == BPFOUT_LINE_WINDOW && st->o->window_ns > 0 && !st->res->window_done &&
+		   !st->res->stop_mono_ns) {
 		st->res->window_done = true;
 		if (st->o->on_window)
 			st->o->on_window(st->o->ctx, bpfout_window_at(st->o->out, 0));
@@ -396,6 +400,8 @@ int runner_run(const runner_opts *o, runner_result *res)
 			while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
 				if (!res->interrupted) {
 					res->interrupted = true;
+					if (!res->stop_mono_ns)
+						res->stop_mono_ns = now_ns();
 					diag_verbose("signal %u: stopping bpftrace", si.ssi_signo);
 					if (!bpf_reaped)
 						kill(st.bpf_pid, SIGINT);
@@ -409,6 +415,8 @@ int runner_run(const runner_opts *o, runner_result *res)
 		}
 		if (idx_tgt >= 0 && pf[idx_tgt].revents) {
 			res->target_exited = true;
+			if (!res->stop_mono_ns)
+				res->stop_mono_ns = now_ns();
 			close(tgt_pidfd);
 			tgt_pidfd = -1;
 			if (o->held && o->held->pid == o->pid && !o->held->reaped) {
@@ -435,8 +443,17 @@ int runner_run(const runner_opts *o, runner_result *res)
 		if (sent_int && !int_deadline && !res->forced)
 			int_deadline = now_ns() + 600ull * 1000000000ull;
 	}
+	if (tgt_pidfd >= 0) {
+		/* bpftrace may end first when the target exits: look again. */
+		struct pollfd pf = { tgt_pidfd, POLLIN, 0 };
+		if (poll(&pf, 1, 0) > 0 && pf.revents) {
+			res->target_exited = true;
+			if (!res->stop_mono_ns)
+				res->stop_mono_ns = now_ns();
+		}
+	}
 	if (st.t_attached)
-		res->elapsed_ns = now_ns() - st.t_attached;
+		res->elapsed_ns = (res->stop_mono_ns ? res->stop_mono_ns : now_ns()) - st.t_attached;
 	rc = 0;
 out:
 	if (rc < 0 && st.bpf_pid > 0) {

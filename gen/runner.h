@@ -25,7 +25,8 @@
 #include "gen.h"
 
 /* A command started by bpfspec and held before execve until the probes
- * are attached (-c). */
+ * are attached (-c): released when the program's BEGIN probe runs, which
+ * bpftrace does only after attaching every probe. */
 typedef struct held_command {
 	pid_t pid;		/* 0 when none */
 	int release_fd;		/* write end of the pipe the child waits on */
@@ -52,7 +53,9 @@ typedef struct runner_opts {
 	held_command *held;	/* -c: released once probes attach; or NULL */
 	uint64_t window_ns;	/* > 0: the program ends its window itself */
 	bpfout *out;		/* receives every stdout line */
-	runner_window_fn on_window;	/* called at the first complete window */
+	runner_window_fn on_window;	/* called when the program's own window
+					 * completes before any stop (signal,
+					 * target exit) */
 	void *ctx;
 	bool verbose;
 } runner_opts;
@@ -68,6 +71,8 @@ typedef struct runner_result {
 	unsigned error_lines;	/* stderr lines that said ERROR */
 	uint64_t attach_ns;	/* start to attached_probes, 0 if never */
 	uint64_t elapsed_ns;	/* attached_probes to the end of the run */
+	uint64_t stop_mono_ns;	/* CLOCK_MONOTONIC (bpftrace's nsecs) of the first
+				 * stop: signal or target exit; 0 if none */
 	char first_error[512];	/* the first ERROR line, cleaned */
 } runner_result;
 

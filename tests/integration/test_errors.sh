@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Bad targets and a missing bpftrace: a clear message naming the pid,
+# path or symbol, the documented exit status, and no bpftrace started.
+. "$(dirname "$0")/../lib.sh"
+need_root
+
+expect() { # expect STATUS PATTERN CMD... — run CMD, check status and stderr
+	local want=$1 pattern=$2 rc
+	shift 2
+	set +e
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	set -e
+	[ "$rc" -eq "$want" ] || { cat "$TMP/err"; fail "$* exited $rc, expected $want"; }
+	grep -q -- "$pattern" "$TMP/err" || { cat "$TMP/err"; fail "$*: stderr lacks '$pattern'"; }
+	echo "measured: exit $rc: $(head -1 "$TMP/err")"
+}
+
+# A pid that does not exist (a child that has been reaped).
+sh -c 'exit 0' &
+gone=$!
+wait "$gone"
+expect 4 "no process with pid $gone" "$BPFSPEC" run libuv-phases -p "$gone" -d 1s
+
+# A required function that the binary lacks: names symbol and file.
+cat >"$TMP/missing.yaml" <<'YAML'
+probes:
+  - name: nothere
+    kind: latency
+    function: no_such_function_here
+YAML
+expect 4 "function 'no_such_function_here' not in /usr/bin/node" \
+	"$BPFSPEC" run "$TMP/missing.yaml" -d 1s -- node -e 0
+
+# bpftrace missing: says what to install.
+node "$TOP/scripts/workloads/phases.js" --seconds 5 &
+app=$!
+cleanup_pid "$app"
+BPFSPEC_BPFTRACE=/nonexistent/bpftrace expect 5 "apt-get install bpftrace" \
+	"$BPFSPEC" run libuv-phases -p "$app" -d 1s
+
+# A command that is not in PATH.
+expect 4 "not found" "$BPFSPEC" run libuv-phases -d 1s -- no-such-command-xyz
+# A usage error.
+expect 2 "give exactly one of" "$BPFSPEC" run libuv-phases -d 1s

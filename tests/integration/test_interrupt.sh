@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Ctrl-C (SIGINT) and SIGTERM during an open-ended run: bpftrace is
+# stopped, the final report is printed, the exit status is 0, and no
+# bpftrace process is left behind.  SIGINT twice: bpftrace is killed
+# at once and the exit status is 130.
+. "$(dirname "$0")/../lib.sh"
+need_root
+
+node "$TOP/scripts/workloads/phases.js" &
+app=$!
+cleanup_pid "$app"
+sleep 1
+
+for sig in INT TERM; do
+	"$BPFSPEC" run libuv-phases -p "$app" -d 0 -o json -v >"$TMP/report.json" 2>"$TMP/stderr" &
+	run=$!
+	for _ in $(seq 100); do grep -q "attached" "$TMP/stderr" 2>/dev/null && break; sleep 0.1; done
+	sleep 2
+	kill -"$sig" "$run"
+	set +e
+	wait "$run"
+	rc=$?
+	set -e
+	echo "measured: SIG$sig once: exit status $rc"
+	[ "$rc" -eq 0 ] || { cat "$TMP/stderr"; fail "SIG$sig: exit status $rc"; }
+	[ "$(jqr "$TMP/report.json" .partial)" = false ] || fail "SIG$sig: report marked partial"
+	within "SIG$sig window (s)" "$(jqr "$TMP/report.json" .duration_ns | awk '{print $1/1e9}')" 2.5 0.5
+	n=$(jqr "$TMP/report.json" '.probes[] | select(.name == "timers") | .count')
+	[ "$n" -gt 0 ] || fail "SIG$sig: no data"
+	if pgrep -P "$run" >/dev/null; then fail "SIG$sig: a child of bpfspec survived"; fi
+done
+
+# Twice: prompt exit, nothing left.
+"$BPFSPEC" run libuv-phases -p "$app" -d 0 -o json -v >"$TMP/report.json" 2>"$TMP/stderr" &
+run=$!
+for _ in $(seq 100); do grep -q "attached" "$TMP/stderr" 2>/dev/null && break; sleep 0.1; done
+kill -INT "$run"
+sleep 0.05
+kill -INT "$run"
+set +e
+wait "$run"
+rc=$?
+set -e
+echo "measured: SIGINT twice: exit status $rc"
+[ "$rc" -eq 130 ] || { cat "$TMP/stderr"; fail "SIGINT twice: exit status $rc, expected 130"; }
+sleep 0.5
+if pgrep -x bpftrace >/dev/null; then
+	pgrep -a bpftrace | grep -q "/dev/fd/3" && fail "a bpftrace started by bpfspec is still running"
+fi

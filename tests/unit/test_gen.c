@@ -1,0 +1,609 @@
+/* Unit tests for gen: the log-linear bucket arithmetic (exhaustively for
+ * small values, then random and edge 64-bit values, against the bounds and
+ * against a C copy of templates/latency.bt.in), and gen_program on a spec,
+ * target and resolution built by hand: attach points, pid filter, window,
+ * expected attach count, rejected object paths, and comment text that must
+ * not escape its comment.  Run under valgrind (CK_FORK=no) for leaks. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "gen.h"
+#include "resolve.h"
+#include "spec.h"
+#include "target.h"
+#include "tmpl.h"
+
+/* ---- helpers ------------------------------------------------------- */
+
+#define ck_assert_contains(hay, needle)                                    \
+	ck_assert_msg(strstr((hay), (needle)) != NULL,                     \
+		      "expected \"%s\" in:\n%s", (needle), (hay))
+#define ck_assert_lacks(hay, needle)                                       \
+	ck_assert_msg(strstr((hay), (needle)) == NULL,                     \
+		      "unexpected \"%s\" in:\n%s", (needle), (hay))
+
+static unsigned count_of(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Number of lines of TEXT that begin with PREFIX. */
+static unsigned lines_starting(const char *text, const char *prefix)
+{
+	unsigned n = 0;
+	size_t len = strlen(prefix);
+
+	for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strncmp(p, prefix, len) == 0)
+			n++;
+	return n;
+}
+
+static char *cap_buf;
+static size_t cap_len;
+static FILE *cap_file;
+
+static void capture_start(void)
+{
+	cap_file = open_memstream(&cap_buf, &cap_len);
+	ck_assert_ptr_nonnull(cap_file);
+	diag_set_stream(cap_file);
+	diag_reset_counts();
+}
+
+/* Returns what diag printed since capture_start (owned). */
+static char *capture_end(void)
+{
+	char *s;
+
+	diag_set_stream(NULL);
+	fclose(cap_file);
+	s = cap_buf;
+	cap_buf = NULL;
+	cap_file = NULL;
+	return s;
+}
+
+/* xorshift64*: the same "random" values on every run. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng_next(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+/* ---- bucket arithmetic --------------------------------------------- */
+
+/* The bucket index computed the way templates/latency.bt.in does it, line
+ * by line (bpftrace integers are 64-bit; the shifts and masks are the
+ * same in C).  template_lines[] holds the template's text for each step:
+ * test_template_mirror checks that the template still says exactly that. */
+static const char *const template_lines[] = {
+	"\t$v = $ns;\n",
+	"\t$e = (uint64)0;\n",
+	"\tif ($v >= 0x100000000) { $v = $v >> 32; $e = $e + 32; }\n",
+	"\tif ($v >= 0x10000) { $v = $v >> 16; $e = $e + 16; }\n",
+	"\tif ($v >= 0x100) { $v = $v >> 8; $e = $e + 8; }\n",
+	"\tif ($v >= 0x10) { $v = $v >> 4; $e = $e + 4; }\n",
+	"\tif ($v >= 0x4) { $v = $v >> 2; $e = $e + 2; }\n",
+	"\tif ($v >= 0x2) { $e = $e + 1; }\n",
+	"\t$b = $ns;\n",
+	"\tif ($e >= 4) { $b = ($e - 3) * 16 + (($ns >> ($e - 4)) & 15); }\n",
+	"\t@b_${name}[${key}, $b] = count();\n",
+};
+
+static uint64_t template_index(uint64_t ns)
+{
+	uint64_t v = ns;
+	uint64_t e = 0;
+	if (v >= 0x100000000) { v = v >> 32; e = e + 32; }
+	if (v >= 0x10000) { v = v >> 16; e = e + 16; }
+	if (v >= 0x100) { v = v >> 8; e = e + 8; }
+	if (v >= 0x10) { v = v >> 4; e = e + 4; }
+	if (v >= 0x4) { v = v >> 2; e = e + 2; }
+	if (v >= 0x2) { e = e + 1; }
+	uint64_t b = ns;
+	if (e >= 4) { b = (e - 3) * 16 + ((ns >> (e - 4)) & 15); }
+	return b;
+}
+
+START_TEST(test_template_mirror)
+{
+	const char *t = tmpl_get("latency.bt.in");
+	const char *at;
+
+	ck_assert_ptr_nonnull(t);
+	/* The steps appear in this order, each exactly once. */
+	at = t;
+	for (size_t i = 0; i < sizeof template_lines / sizeof *template_lines; i++) {
+		const char *hit = strstr(at, template_lines[i]);
+		ck_assert_msg(hit != NULL,
+			      "templates/latency.bt.in no longer contains (after the previous "
+			      "step) \"%s\": update template_index() in this test to match",
+			      template_lines[i]);
+		ck_assert_uint_eq(count_of(t, template_lines[i]), 1);
+		at = hit + strlen(template_lines[i]);
+	}
+	/* No other assignment to the variables the mirror models. */
+	ck_assert_uint_eq(count_of(t, "$b ="), 2);
+	ck_assert_uint_eq(count_of(t, "$e ="), 7 + 1);	/* + the comment */
+	ck_assert_uint_eq(count_of(t, "$v ="), 6);
+	ck_assert_uint_eq(count_of(t, "$ns ="), 1);
+}
+END_TEST
+
+/* Checks one value: its bucket holds it, is narrow enough, and the
+ * template computes the same index. */
+static void check_value(uint64_t v)
+{
+	uint64_t idx = gen_bucket_index(v), lo, hi;
+
+	gen_bucket_bounds(idx, &lo, &hi);
+	/* UINT64_MAX is the one value an exclusive uint64 bound cannot
+	 * exceed: the last bucket's hi saturates there. */
+	ck_assert_msg(lo <= v && (v < hi || (v == UINT64_MAX && hi == UINT64_MAX)),
+		      "value %llu: bucket %llu is [%llu, %llu)", (unsigned long long)v,
+		      (unsigned long long)idx, (unsigned long long)lo, (unsigned long long)hi);
+	if (v >= 16)
+		ck_assert_msg(hi - lo <= lo / 16, "value %llu: bucket [%llu, %llu) wider than lo/16",
+			      (unsigned long long)v, (unsigned long long)lo,
+			      (unsigned long long)hi);
+	else
+		ck_assert_msg(idx == v && lo == v && hi == v + 1, "value %llu: bucket %llu [%llu, %llu)",
+			      (unsigned long long)v, (unsigned long long)idx,
+			      (unsigned long long)lo, (unsigned long long)hi);
+	ck_assert_msg(template_index(v) == idx, "value %llu: template index %llu, gen %llu",
+		      (unsigned long long)v, (unsigned long long)template_index(v),
+		      (unsigned long long)idx);
+}
+
+START_TEST(test_bucket_small_exhaustive)
+{
+	uint64_t prev = 0;
+
+	for (uint64_t v = 0; v <= 100000; v++) {
+		check_value(v);
+		uint64_t idx = gen_bucket_index(v);
+		/* Monotonic, and no index skipped. */
+		if (v > 0)
+			ck_assert_msg(idx == prev || idx == prev + 1, "index jumps from %llu to %llu at %llu",
+				      (unsigned long long)prev, (unsigned long long)idx,
+				      (unsigned long long)v);
+		prev = idx;
+	}
+}
+END_TEST
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+START_TEST(test_bucket_random_and_edges)
+{
+	enum { N_RANDOM = 200000 };
+	size_t n = 0;
+	uint64_t *vals = malloc((N_RANDOM + 3 * 64 + 1) * sizeof *vals);
+
+	ck_assert_ptr_nonnull(vals);
+	for (int i = 0; i < N_RANDOM; i++) {
+		uint64_t r = rng_next();
+		/* Spread over every magnitude, not just the top bits. */
+		vals[n++] = r >> (rng_next() % 64);
+	}
+	for (unsigned k = 0; k < 64; k++) {
+		uint64_t p = (uint64_t)1 << k;
+		vals[n++] = p - 1;
+		vals[n++] = p;
+		vals[n++] = p + 1;
+	}
+	vals[n++] = UINT64_MAX;
+	for (size_t i = 0; i < n; i++)
+		check_value(vals[i]);
+
+	qsort(vals, n, sizeof *vals, cmp_u64);
+	for (size_t i = 1; i < n; i++)
+		ck_assert_msg(gen_bucket_index(vals[i - 1]) <= gen_bucket_index(vals[i]),
+			      "index of %llu > index of %llu", (unsigned long long)vals[i - 1],
+			      (unsigned long long)vals[i]);
+	free(vals);
+}
+END_TEST
+
+/* Every bucket, from 0 to the one holding UINT64_MAX: the buckets tile
+ * [0, 2^64) without gaps, and both ends of each map back to it. */
+START_TEST(test_bucket_tiling)
+{
+	uint64_t last = gen_bucket_index(UINT64_MAX), prev_hi = 0;
+
+	ck_assert_uint_eq(last, 60 * 16 + 15);
+	ck_assert_uint_eq(gen_bucket_index(16), 16);
+	ck_assert_uint_eq(gen_bucket_index(32), 32);
+	ck_assert_uint_eq(gen_bucket_index(1000000), 16 * 16 + 14);	/* 2^19 * 1.90 */
+	for (uint64_t i = 0; i <= last; i++) {
+		uint64_t lo, hi;
+		gen_bucket_bounds(i, &lo, &hi);
+		ck_assert_msg(lo == prev_hi, "bucket %llu starts at %llu, previous ended at %llu",
+			      (unsigned long long)i, (unsigned long long)lo,
+			      (unsigned long long)prev_hi);
+		ck_assert_msg(hi > lo, "bucket %llu is empty", (unsigned long long)i);
+		ck_assert_uint_eq(gen_bucket_index(lo), i);
+		ck_assert_uint_eq(gen_bucket_index(hi - 1), i);
+		prev_hi = hi;
+	}
+	ck_assert_uint_eq(prev_hi, UINT64_MAX);
+}
+END_TEST
+
+/* ---- gen_program --------------------------------------------------- */
+
+static const char spec_yaml[] =
+	"name: demo\n"
+	"probes:\n"
+	"  - name: timers\n"
+	"    kind: latency\n"
+	"    function: uv__run_timers\n"
+	"  - name: gone\n"
+	"    kind: latency\n"
+	"    function: missing_fn\n"
+	"    optional: true\n";
+
+/* A spec, a target and a resolution, all built by hand. */
+typedef struct fixture {
+	spec *s;
+	char exe[64];
+	char *objects[1];
+	target t;
+	uint64_t addrs[2];
+	char reason[256];
+	char object[64];
+	resolved_probe rp[2];
+	resolved r;
+} fixture;
+
+static fixture fx;
+
+static void fixture_build(const char *spec_path, const char *text)
+{
+	char *out;
+
+	memset(&fx, 0, sizeof fx);
+	capture_start();
+	fx.s = spec_parse(spec_path, text, strlen(text));
+	out = capture_end();
+	ck_assert_msg(fx.s != NULL, "spec does not parse:\n%s", out);
+	free(out);
+	ck_assert_uint_eq(fx.s->n_probes, 2);
+
+	strcpy(fx.exe, "/usr/bin/x");
+	fx.objects[0] = fx.exe;
+	fx.t = (target){ .pid = 0, .exe = fx.exe, .objects = fx.objects, .n_objects = 1 };
+	fx.addrs[0] = 0x1000;
+	fx.addrs[1] = 0x2000;
+	strcpy(fx.object, "/usr/bin/x");
+	strcpy(fx.reason, "missing_fn: not found");
+	fx.rp[0] = (resolved_probe){ .sp = &fx.s->probes[0], .active = true,
+				     .object = fx.object, .addrs = fx.addrs, .n_addrs = 2 };
+	fx.rp[1] = (resolved_probe){ .sp = &fx.s->probes[1], .active = false,
+				     .reason = fx.reason };
+	fx.r = (resolved){ .sp = fx.s, .tg = &fx.t, .probes = fx.rp, .n_probes = 2,
+			   .n_active = 1 };
+}
+
+static void setup(void)
+{
+	fixture_build("t/test.yaml", spec_yaml);
+}
+
+static void teardown(void)
+{
+	spec_free(fx.s);
+	fx.s = NULL;
+}
+
+/* Generates with PID and WINDOW_NS; must succeed silently. */
+static program *generate(pid_t pid, uint64_t window_ns)
+{
+	gen_options o = { .pid = pid, .window_ns = window_ns };
+	char *out;
+	program *p;
+
+	capture_start();
+	p = gen_program(&fx.r, &o);
+	out = capture_end();
+	ck_assert_msg(p != NULL, "gen_program failed:\n%s", out);
+	ck_assert_msg(out[0] == '\0', "gen_program printed:\n%s", out);
+	free(out);
+	ck_assert_ptr_nonnull(p->text);
+	ck_assert_uint_eq(p->len, strlen(p->text));
+	return p;
+}
+
+/* Generates and expects a failure; returns the diagnostics (owned). */
+static char *generate_fail(void)
+{
+	gen_options o = { .pid = 0, .window_ns = 0 };
+	char *out;
+	program *p;
+
+	capture_start();
+	p = gen_program(&fx.r, &o);
+	out = capture_end();
+	ck_assert_msg(p == NULL, "gen_program should fail, gave:\n%s", p ? p->text : "");
+	ck_assert_uint_ge(diag_error_count(), 1);
+	return out;
+}
+
+/* Braces outside comment lines balance, and no placeholder is left. */
+static void check_shape(const char *text)
+{
+	int depth = 0;
+	int in_comment = 0, at_start = 1;
+
+	for (const char *c = text; *c; c++) {
+		if (at_start)
+			in_comment = c[0] == '/' && c[1] == '/';
+		at_start = *c == '\n';
+		if (in_comment)
+			continue;
+		if (*c == '{')
+			depth++;
+		else if (*c == '}')
+			ck_assert_msg(--depth >= 0, "unbalanced '}' in:\n%s", text);
+	}
+	ck_assert_msg(depth == 0, "unbalanced '{' in:\n%s", text);
+	ck_assert_lacks(text, "${");
+	ck_assert_msg(lines_starting(text, "##") == 0, "template comment left in:\n%s", text);
+}
+
+START_TEST(test_program_pid_window)
+{
+	program *p = generate(42, 1500000000ull);
+	const char *t = p->text;
+
+	check_shape(t);
+	ck_assert_msg(strncmp(t, "// Generated by bpfspec ", 24) == 0, "no header:\n%s", t);
+	ck_assert_contains(t, "// spec:   demo (t/test.yaml)\n");
+	ck_assert_contains(t, "// target: pid 42, /usr/bin/x\n");
+	ck_assert_contains(t, "//   timers       uv__run_timers in /usr/bin/x 0x1000 0x2000\n");
+	ck_assert_contains(t, "//   gone         skipped: missing_fn: not found\n");
+	ck_assert_contains(t, "BEGIN\n");
+	ck_assert_contains(t, "END\n");
+
+	ck_assert_contains(t, "uprobe:/usr/bin/x:0x1000,\nuprobe:/usr/bin/x:0x2000\n/pid == 42/\n");
+	ck_assert_contains(t, "uretprobe:/usr/bin/x:0x1000,\nuretprobe:/usr/bin/x:0x2000\n"
+			      "/pid == 42 && @start_timers[tid]/\n");
+	ck_assert_uint_eq(lines_starting(t, "uprobe:"), 2);
+	ck_assert_uint_eq(lines_starting(t, "uretprobe:"), 2);
+	ck_assert_uint_eq(count_of(t, "/pid == 42"), 2);
+
+	ck_assert_contains(t, "\t@b_timers[tid, $b] = count();\n");
+	ck_assert_contains(t, "@sum_timers[tid] = sum($ns);");
+
+	ck_assert_contains(t, "interval:ms:1500\n");
+	ck_assert_uint_eq(lines_starting(t, "interval:"), 1);
+	/* Maps printed at the window's end and at END, helpers cleared at END. */
+	ck_assert_uint_eq(count_of(t, "\tprint(@b_timers);\n"), 2);
+	ck_assert_uint_eq(count_of(t, "\tprint(@max_timers);\n"), 2);
+	ck_assert_uint_eq(count_of(t, "\tclear(@start_timers);\n"), 1);
+	/* The inactive probe only shows up in the header. */
+	ck_assert_uint_eq(count_of(t, "gone"), 1);
+	ck_assert_uint_eq(count_of(t, "missing_fn"), 1);
+	ck_assert_lacks(t, "_gone");
+
+	ck_assert_uint_eq(p->expected_attach, 1 + 2 * 2 + 1 + 1);
+	program_free(p);
+}
+END_TEST
+
+START_TEST(test_program_any_pid_no_window)
+{
+	program *p = generate(0, 0);
+	const char *t = p->text;
+
+	check_shape(t);
+	ck_assert_contains(t, "// target: any process running /usr/bin/x\n");
+	ck_assert_contains(t, "uprobe:/usr/bin/x:0x2000\n\n{\n");
+	ck_assert_contains(t, "uretprobe:/usr/bin/x:0x2000\n/@start_timers[tid]/\n");
+	ck_assert_lacks(t, "pid ==");
+	ck_assert_lacks(t, "interval:");
+	ck_assert_uint_eq(count_of(t, "\tprint(@b_timers);\n"), 1);
+	ck_assert_uint_eq(p->expected_attach, 1 + 2 * 2 + 1);
+	program_free(p);
+}
+END_TEST
+
+/* The interval is the window rounded up to whole milliseconds. */
+START_TEST(test_program_window_rounding)
+{
+	static const struct {
+		uint64_t ns;
+		const char *want;
+	} cases[] = {
+		{ 1, "interval:ms:1\n" },
+		{ 1000000, "interval:ms:1\n" },
+		{ 1000001, "interval:ms:2\n" },
+		{ 250000000, "interval:ms:250\n" },
+		{ 86400000000000ull, "interval:ms:86400000\n" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		program *p = generate(0, cases[i].ns);
+		ck_assert_contains(p->text, cases[i].want);
+		ck_assert_uint_eq(lines_starting(p->text, "interval:"), 1);
+		ck_assert_uint_eq(p->expected_attach, 7);
+		program_free(p);
+	}
+}
+END_TEST
+
+START_TEST(test_program_not_per_thread)
+{
+	fx.s->probes[0].per_thread = false;
+	program *p = generate(0, 0);
+	ck_assert_contains(p->text, "@b_timers[0, $b] = count();");
+	ck_assert_contains(p->text, "@max_timers[0] = max($ns);");
+	/* The start time is always per thread. */
+	ck_assert_contains(p->text, "@start_timers[tid] = nsecs;");
+	program_free(p);
+}
+END_TEST
+
+START_TEST(test_program_no_active_probe)
+{
+	fx.rp[0].active = false;
+	fx.rp[0].object = NULL;
+	fx.rp[0].addrs = NULL;
+	fx.rp[0].n_addrs = 0;
+	fx.rp[0].reason = fx.reason;
+	fx.r.n_active = 0;
+
+	program *p = generate(7, 0);
+	check_shape(p->text);
+	ck_assert_lacks(p->text, "uprobe:");
+	ck_assert_lacks(p->text, "print(@");
+	ck_assert_uint_eq(p->expected_attach, 2);
+	program_free(p);
+
+	p = generate(7, 1000000000ull);
+	check_shape(p->text);
+	ck_assert_uint_eq(p->expected_attach, 3);
+	program_free(p);
+}
+END_TEST
+
+/* Paths bpftrace cannot take in an attach point are refused. */
+START_TEST(test_program_bad_object)
+{
+	static const char *const bad[] = {
+		"/usr/bin/x y", "/usr/bin/x\"y", "/usr/bin/x\ny", "/usr/bin/x:1",
+		"/usr/bin/x\ty", "/usr/bin/x'y", "/usr/bin/x{y}", "/usr/bin/x;y",
+		"usr/bin/x", "", "/usr/bin/caf\xc3\xa9",
+	};
+
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		strcpy(fx.object, bad[i]);
+		char *out = generate_fail();
+		ck_assert_contains(out, "error: probe 'timers': object path '");
+		ck_assert_contains(out, "hint: ");
+		free(out);
+	}
+	/* What the grammar allows. */
+	strcpy(fx.object, "/opt/App-1.2/lib/libc++_x.so.6");
+	program *p = generate(0, 0);
+	ck_assert_contains(p->text, "uprobe:/opt/App-1.2/lib/libc++_x.so.6:0x1000,\n");
+	program_free(p);
+}
+END_TEST
+
+/* Checks that INJECTED never starts a line of TEXT and that every line
+ * holding it is a comment. */
+static void check_contained(const char *text, const char *injected)
+{
+	ck_assert_msg(lines_starting(text, injected) == 0, "\"%s\" starts a line in:\n%s",
+		      injected, text);
+	for (const char *line = text; line; ) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char *copy = strndup(line, len);
+		ck_assert_ptr_nonnull(copy);
+		if (strstr(copy, "INJECTED"))
+			ck_assert_msg(strncmp(copy, "//", 2) == 0, "not a comment: \"%s\"", copy);
+		free(copy);
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+START_TEST(test_program_comment_injection)
+{
+	static const char injected[] = "INJECTED BEGIN { system(\"id\"); }";
+	program *p;
+
+	/* A reason (from the spec's missing_reason, free text). */
+	snprintf(fx.reason, sizeof fx.reason, "gone\n%s\r\n%s\n", injected, injected);
+	p = generate(0, 0);
+	check_contained(p->text, injected);
+	ck_assert_contains(p->text, "// Generated by bpfspec");
+	ck_assert_contains(p->text, "skipped: gone?INJECTED");
+	program_free(p);
+
+	/* The executable's path (the traced object is a library here). */
+	snprintf(fx.exe, sizeof fx.exe, "/usr/bin/x\n%s", injected);
+	strcpy(fx.object, "/usr/lib/libx.so.1");
+	p = generate(3, 0);
+	check_contained(p->text, injected);
+	ck_assert_contains(p->text, "// target: pid 3, /usr/bin/x?INJECTED");
+	program_free(p);
+}
+END_TEST
+
+START_TEST(test_program_spec_path_injection)
+{
+	static const char injected[] = "INJECTED END { exit(); }";
+	char path[128];
+
+	teardown();
+	snprintf(path, sizeof path, "t/x\n%s\n.yaml", injected);
+	fixture_build(path, spec_yaml);
+	program *p = generate(0, 0);
+	check_contained(p->text, injected);
+	ck_assert_contains(p->text, "// spec:   demo (t/x?INJECTED");
+	program_free(p);
+}
+END_TEST
+
+START_TEST(test_program_free_null)
+{
+	program_free(NULL);
+}
+END_TEST
+
+static Suite *gen_suite(void)
+{
+	Suite *s = suite_create("gen");
+	TCase *tc = tcase_create("buckets");
+
+	tcase_add_test(tc, test_template_mirror);
+	tcase_add_test(tc, test_bucket_small_exhaustive);
+	tcase_add_test(tc, test_bucket_random_and_edges);
+	tcase_add_test(tc, test_bucket_tiling);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("program");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_program_pid_window);
+	tcase_add_test(tc, test_program_any_pid_no_window);
+	tcase_add_test(tc, test_program_window_rounding);
+	tcase_add_test(tc, test_program_not_per_thread);
+	tcase_add_test(tc, test_program_no_active_probe);
+	tcase_add_test(tc, test_program_bad_object);
+	tcase_add_test(tc, test_program_comment_injection);
+	tcase_add_test(tc, test_program_spec_path_injection);
+	tcase_add_test(tc, test_program_free_null);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(gen_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
