@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bpfout.h"
@@ -312,6 +313,8 @@ static void on_window(void *arg, const bpfout_window *w)
 	emit_report(ctx, w, false, NULL);
 }
 
+static uint64_t start_ns;
+
 static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 {
 	settings cfg = { .format = OUT_TEXT };
@@ -382,6 +385,7 @@ static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 		.on_window = on_window,
 		.ctx = &ctx,
 		.verbose = cfg.verbose,
+		.t0_ns = start_ns,
 	};
 	diag_verbose("running bpftrace on pid %d, window %.3f s", (int)t->pid, (double)window / 1e9);
 	if (runner_run(&ro, &rr) < 0) {
@@ -480,6 +484,9 @@ static int cmd_list(void)
 
 int main(int argc, char **argv)
 {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2)
 		return usage_error("%s: no command given", "missing argument");

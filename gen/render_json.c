@@ -92,5 +92,8 @@ int render_json(FILE *out, const report *rep)
 	json_decref(root);
 	if (rc == 0 && fputc('\n', out) == EOF)
 		rc = -1;
+	/* A full disk shows only when the buffer is written out. */
+	if (fflush(out) == EOF || ferror(out))
+		rc = -1;
 	return rc == 0 ? 0 : -1;
 }

@@ -25,7 +25,11 @@ uint64_t report_percentile(const report_stats *st, double q)
 			if (frac < 0)
 				frac = 0;
 			double v = (double)b->lo_ns + frac * (double)(b->hi_ns - b->lo_ns);
-			uint64_t r = (uint64_t)(v + 0.5);
+			/* Stay inside the bucket (hi_ns is exclusive); a double
+			 * of 2^64 or more does not convert to uint64_t. */
+			uint64_t r = v >= 0x1p64 ? UINT64_MAX : (uint64_t)(v + 0.5);
+			if (r >= b->hi_ns && b->hi_ns > b->lo_ns)
+				r = b->hi_ns - 1;
 			if (r < st->min_ns)
 				r = st->min_ns;
 			if (r > st->max_ns)
@@ -164,7 +168,8 @@ static int fill_latency(report_probe *p, const char *name, const bpfout_window *
 		p->st.min_ns = 0;
 	stats_finish(&p->st);
 	main_pid = pid;
-	qsort(p->groups, p->n_groups, sizeof *p->groups, group_order);
+	if (p->n_groups > 1)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(p->groups, p->n_groups, sizeof *p->groups, group_order);
 	return 0;
 }
 

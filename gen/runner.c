@@ -161,8 +161,9 @@ static void handle_stdout_line(run_state *st, const char *line, size_t len)
 	if (kind == BPFOUT_LINE_BEGIN && !st->t_attached) {
 		st->t_attached = now_ns();
 		st->res->attach_ns = st->t_attached - st->t_start;
-		diag_verbose("bpftrace attached %ld probes after %.3f s",
-			     bpfout_attached(st->o->out), (double)st->res->attach_ns / 1e9);
+		diag_verbose("bpftrace attached %ld probes %.3f s after it started, %.3f s after bpfspec did",
+			     bpfout_attached(st->o->out), (double)st->res->attach_ns / 1e9,
+			     st->o->t0_ns ? (double)(st->t_attached - st->o->t0_ns) / 1e9 : 0.0);
 		if (st->o->held && runner_release(st->o->held) < 0)
 			diag_warn("could not release the command (pid %d)", (int)st->o->held->pid);
 	} else if (kind == BPFOUT_LINE_WINDOW && st->o->window_ns > 0 && !st->res->window_done &&

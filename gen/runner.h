@@ -58,6 +58,7 @@ typedef struct runner_opts {
 					 * target exit) */
 	void *ctx;
 	bool verbose;
+	uint64_t t0_ns;		/* CLOCK_MONOTONIC when bpfspec started, for -v */
 } runner_opts;
 
 typedef struct runner_result {

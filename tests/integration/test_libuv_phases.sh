@@ -7,7 +7,9 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 
-node "$TOP/scripts/workloads/phases.js" --worker &
+# A higher priority keeps other work on this small machine from stretching
+# the busy-waits (the truth is wall time).
+nice -n -10 node "$TOP/scripts/workloads/phases.js" --worker &
 app=$!
 cleanup_pid "$app"
 sleep 1.5

@@ -1,0 +1,609 @@
+/* Unit tests for report: report_percentile on hand-made buckets, then
+ * report_build fed by the real bpfout parser with bpftrace JSON lines that
+ * follow gen.h's map naming (@b_NAME[key, bucket], @sum/min/max_NAME[key]):
+ * totals, per-thread groups (main thread first), percentiles inside the
+ * right bucket, a skipped probe, a run without data, and a recorded
+ * fixture that holds none of bpfspec's maps.  Run under valgrind
+ * (CK_FORK=no) for leaks. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpfout.h"
+#include "diag.h"
+#include "gen.h"
+#include "report.h"
+#include "resolve.h"
+#include "spec.h"
+#include "target.h"
+
+/* ---- report_percentile --------------------------------------------- */
+
+static report_stats stats_of(report_bucket *b, size_t n, uint64_t min, uint64_t max)
+{
+	report_stats st = { .buckets = b, .n_buckets = n, .min_ns = min, .max_ns = max };
+
+	for (size_t i = 0; i < n; i++)
+		st.count += b[i].count;
+	return st;
+}
+
+START_TEST(test_percentile_empty)
+{
+	report_stats st = { 0 };
+	report_bucket b[] = { { 10, 20, 0 } };
+
+	ck_assert_uint_eq(report_percentile(&st, 0.5), 0);
+	st = stats_of(b, 1, 0, 0);
+	ck_assert_uint_eq(st.count, 0);
+	ck_assert_uint_eq(report_percentile(&st, 0.5), 0);
+	ck_assert_uint_eq(report_percentile(&st, 0.99), 0);
+	/* A count without buckets (inconsistent input) gives 0, not a crash. */
+	st = (report_stats){ .count = 5, .min_ns = 3, .max_ns = 9 };
+	ck_assert_uint_eq(report_percentile(&st, 0.5), 0);
+}
+END_TEST
+
+START_TEST(test_percentile_single_bucket)
+{
+	report_bucket b[] = { { 1000, 1064, 10 } };
+	report_stats st = stats_of(b, 1, 1000, 1063);
+
+	ck_assert_uint_eq(report_percentile(&st, 0.0), 1000);
+	ck_assert_uint_eq(report_percentile(&st, 0.5), 1032);
+	ck_assert_uint_eq(report_percentile(&st, 0.25), 1016);
+	/* The bucket's exclusive end is clamped to the exact max. */
+	ck_assert_uint_eq(report_percentile(&st, 1.0), 1063);
+
+	/* One sample: every percentile is that sample (min == max). */
+	b[0].count = 1;
+	st = stats_of(b, 1, 1040, 1040);
+	ck_assert_uint_eq(report_percentile(&st, 0.5), 1040);
+	ck_assert_uint_eq(report_percentile(&st, 0.9), 1040);
+	ck_assert_uint_eq(report_percentile(&st, 0.99), 1040);
+}
+END_TEST
+
+START_TEST(test_percentile_interpolation)
+{
+	report_bucket b[] = { { 0, 100, 50 }, { 100, 200, 50 } };
+	report_stats st = stats_of(b, 2, 0, 200);
+
+	ck_assert_uint_eq(report_percentile(&st, 0.25), 50);
+	/* Rank 50 ends the first bucket: its last value, not the next
+	 * bucket's first (hi_ns is exclusive). */
+	ck_assert_uint_eq(report_percentile(&st, 0.50), 99);
+	ck_assert_uint_eq(report_percentile(&st, 0.75), 150);
+	ck_assert_uint_eq(report_percentile(&st, 0.90), 180);
+	ck_assert_uint_eq(report_percentile(&st, 0.99), 198);
+
+	/* Uneven counts: rank 0.9 * 10 = 9 falls 8/9 into the second bucket. */
+	report_bucket c[] = { { 1600, 1700, 1 }, { 3200, 3400, 9 } };
+	st = stats_of(c, 2, 1600, 3399);
+	ck_assert_uint_eq(report_percentile(&st, 0.10), 1699);
+	ck_assert_uint_eq(report_percentile(&st, 0.90), 3200 + 178);	/* 177.8 rounded */
+	ck_assert_uint_eq(report_percentile(&st, 0.50), 3200 + 89);	/* 4/9 of 200 */
+
+	/* Empty buckets in between are skipped. */
+	report_bucket d[] = { { 0, 10, 0 }, { 10, 20, 4 }, { 20, 30, 0 }, { 30, 40, 4 } };
+	st = stats_of(d, 4, 0, 40);
+	ck_assert_uint_eq(report_percentile(&st, 0.0), 10);
+	ck_assert_uint_eq(report_percentile(&st, 0.5), 19);
+	ck_assert_uint_eq(report_percentile(&st, 0.75), 35);
+}
+END_TEST
+
+START_TEST(test_percentile_clamping)
+{
+	report_bucket b[] = { { 1000, 2000, 10 } };
+	report_stats st = stats_of(b, 1, 1500, 1800);
+
+	ck_assert_uint_eq(report_percentile(&st, 0.10), 1500);	/* 1100 < min */
+	ck_assert_uint_eq(report_percentile(&st, 0.60), 1600);
+	ck_assert_uint_eq(report_percentile(&st, 0.90), 1800);	/* 1900 > max */
+
+	/* Percentiles never decrease with q. */
+	report_bucket c[] = { { 16, 17, 3 }, { 48, 50, 5 }, { 1024, 1088, 2 } };
+	st = stats_of(c, 3, 16, 1050);
+	uint64_t prev = 0;
+	for (int i = 0; i <= 100; i++) {
+		uint64_t v = report_percentile(&st, i / 100.0);
+		ck_assert_uint_ge(v, prev);
+		ck_assert_uint_ge(v, st.min_ns);
+		ck_assert_uint_le(v, st.max_ns);
+		prev = v;
+	}
+
+	/* Near the top of the range, still clamped and still exact enough. */
+	uint64_t lo = (uint64_t)1 << 62, w = (uint64_t)1 << 58;
+	report_bucket d[] = { { lo, lo + w, 1 } };
+	st = stats_of(d, 1, lo + 5, lo + 5);
+	ck_assert_uint_eq(report_percentile(&st, 0.5), lo + 5);
+
+	/* The last bucket ends at 2^64: its top converts without overflow. */
+	report_bucket e[] = { { (uint64_t)31 << 59, UINT64_MAX, 1 } };
+	st = stats_of(e, 1, (uint64_t)31 << 59, UINT64_MAX - 1);
+	ck_assert_uint_eq(report_percentile(&st, 1.0), UINT64_MAX - 1);
+	ck_assert_uint_eq(report_percentile(&st, 0.0), (uint64_t)31 << 59);
+}
+END_TEST
+
+/* Exact buckets (below 16 ns, one value each) give exact percentiles, and
+ * an estimate always lies in the bucket that holds its rank. */
+START_TEST(test_percentile_inside_bucket)
+{
+	report_bucket b[] = { { 5, 6, 2 }, { 48, 50, 1 } };
+	report_stats st = stats_of(b, 2, 5, 49);
+
+	ck_assert_uint_eq(report_percentile(&st, 0.5), 5);
+	ck_assert_uint_eq(report_percentile(&st, 0.66), 5);
+	ck_assert_uint_eq(report_percentile(&st, 0.9), 49);
+
+	for (uint64_t idx = 0; idx < 400; idx += 7) {
+		uint64_t lo, hi;
+		gen_bucket_bounds(idx, &lo, &hi);
+		report_bucket c[] = { { lo, hi, 3 } };
+		st = stats_of(c, 1, 0, UINT64_MAX);
+		for (int q = 0; q <= 100; q++) {
+			uint64_t v = report_percentile(&st, q / 100.0);
+			ck_assert_msg(v >= lo && v < hi, "q %d: %llu outside [%llu, %llu)", q,
+				      (unsigned long long)v, (unsigned long long)lo,
+				      (unsigned long long)hi);
+		}
+	}
+}
+END_TEST
+
+/* ---- report_build -------------------------------------------------- */
+
+static const char spec_yaml[] =
+	"name: demo\n"
+	"probes:\n"
+	"  - name: timers\n"
+	"    kind: latency\n"
+	"    function: uv__run_timers\n"
+	"    unit: us\n"
+	"  - name: poll\n"
+	"    kind: latency\n"
+	"    function: uv__io_poll\n"
+	"    per_thread: false\n"
+	"  - name: gone\n"
+	"    kind: latency\n"
+	"    function: missing_fn\n"
+	"    optional: true\n";
+
+typedef struct fixture {
+	spec *s;
+	char exe[64];
+	char *objects[1];
+	target t;
+	uint64_t addrs[2];
+	char reason[64];
+	resolved_probe rp[3];
+	resolved r;
+	bpfout *out;
+} fixture;
+
+static fixture fx;
+
+static void setup(void)
+{
+	char *diag = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&diag, &len);
+
+	memset(&fx, 0, sizeof fx);
+	diag_set_stream(f);
+	fx.s = spec_parse("t/demo.yaml", spec_yaml, strlen(spec_yaml));
+	diag_set_stream(NULL);
+	fclose(f);
+	ck_assert_msg(fx.s != NULL, "spec does not parse:\n%s", diag);
+	free(diag);
+
+	strcpy(fx.exe, "/usr/bin/x");
+	fx.objects[0] = fx.exe;
+	fx.t = (target){ .pid = 100, .exe = fx.exe, .objects = fx.objects, .n_objects = 1 };
+	fx.addrs[0] = 0x1000;
+	fx.addrs[1] = 0x2000;
+	strcpy(fx.reason, "missing_fn: not found (inlined)");
+	fx.rp[0] = (resolved_probe){ .sp = &fx.s->probes[0], .active = true,
+				     .object = fx.exe, .addrs = fx.addrs, .n_addrs = 1 };
+	fx.rp[1] = (resolved_probe){ .sp = &fx.s->probes[1], .active = true,
+				     .object = fx.exe, .addrs = fx.addrs + 1, .n_addrs = 1 };
+	fx.rp[2] = (resolved_probe){ .sp = &fx.s->probes[2], .active = false,
+				     .reason = fx.reason };
+	fx.r = (resolved){ .sp = fx.s, .tg = &fx.t, .probes = fx.rp, .n_probes = 3,
+			   .n_active = 2 };
+	fx.out = bpfout_new();
+	ck_assert_ptr_nonnull(fx.out);
+}
+
+static void teardown(void)
+{
+	bpfout_free(fx.out);
+	spec_free(fx.s);
+	memset(&fx, 0, sizeof fx);
+}
+
+static void feed(const char *line)
+{
+	bpfout_line k = bpfout_feed(fx.out, line, strlen(line));
+	ck_assert_msg(k != BPFOUT_LINE_SKIPPED && k != BPFOUT_LINE_MESSAGE,
+		      "line not understood: %s", line);
+}
+
+/* Bucket 300 is [28 << 17, 29 << 17) = [3670016, 3801088); bucket 301 is
+ * [3801088, 3932160).  Bucket 5 is [5, 6), bucket 40 is [48, 50). */
+static const char *const window_lines[] = {
+	"{\"type\": \"attached_probes\", \"data\": {\"probes\": 6}}",
+	"{\"type\": \"printf\", \"data\": \"bpfspec:begin 1000000000\\n\"}",
+	"{\"type\": \"printf\", \"data\": \"bpfspec:flush 2500000000\\n\"}",
+	/* tid 100 (main): 3 in bucket 300; tid 101: 1 in 300; tid 50: 2 in 301.
+	 * Entries that cannot come from the generated program are ignored. */
+	"{\"type\": \"map\", \"data\": {\"@b_timers\": {\"100,300\": 3, \"101,300\": 1, "
+	"\"50,301\": 2, \"100,-1\": 7, \"100\": 7, \"100,300,1\": 7, \"101,299\": 0}}}",
+	"{\"type\": \"map\", \"data\": {\"@sum_timers\": {\"100\": 11100000, \"101\": 3750000, "
+	"\"50\": 7700000}}}",
+	"{\"type\": \"map\", \"data\": {\"@min_timers\": {\"100\": 3680000, \"101\": 3750000, "
+	"\"50\": 3810000}}}",
+	"{\"type\": \"map\", \"data\": {\"@max_timers\": {\"100\": 3790000, \"101\": 3750000, "
+	"\"50\": 3890000}}}",
+	/* Not per thread: key 0. */
+	"{\"type\": \"map\", \"data\": {\"@b_poll\": {\"0,5\": 2, \"0,40\": 1}}}",
+	"{\"type\": \"map\", \"data\": {\"@sum_poll\": {\"0\": 59}}}",
+	"{\"type\": \"map\", \"data\": {\"@min_poll\": {\"0\": 5}}}",
+	"{\"type\": \"map\", \"data\": {\"@max_poll\": {\"0\": 49}}}",
+	"{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}",
+};
+
+static const bpfout_window *feed_window(void)
+{
+	for (size_t i = 0; i < sizeof window_lines / sizeof *window_lines; i++)
+		feed(window_lines[i]);
+	ck_assert_uint_eq(bpfout_window_count(fx.out), 1);
+	const bpfout_window *w = bpfout_window_at(fx.out, 0);
+	ck_assert_ptr_nonnull(w);
+	ck_assert(w->complete);
+	return w;
+}
+
+static report_run run_of(long pid)
+{
+	return (report_run){ .pid = pid, .duration_ns = 777, .attached_probes = 6,
+			     .expected_probes = 6 };
+}
+
+static void check_bucket(const report_stats *st, size_t i, uint64_t index, uint64_t count)
+{
+	uint64_t lo, hi;
+
+	gen_bucket_bounds(index, &lo, &hi);
+	ck_assert_uint_gt(st->n_buckets, i);
+	ck_assert_uint_eq(st->buckets[i].lo_ns, lo);
+	ck_assert_uint_eq(st->buckets[i].hi_ns, hi);
+	ck_assert_uint_eq(st->buckets[i].count, count);
+}
+
+/* P lies in bucket INDEX and in [min, max] of ST. */
+static void check_in_bucket(const report_stats *st, uint64_t p, uint64_t index)
+{
+	uint64_t lo, hi;
+
+	gen_bucket_bounds(index, &lo, &hi);
+	ck_assert_msg(p >= lo && p < hi, "%llu not in bucket %llu [%llu, %llu)",
+		      (unsigned long long)p, (unsigned long long)index,
+		      (unsigned long long)lo, (unsigned long long)hi);
+	ck_assert_uint_ge(p, st->min_ns);
+	ck_assert_uint_le(p, st->max_ns);
+}
+
+START_TEST(test_build_window)
+{
+	const bpfout_window *w = feed_window();
+	report_run run = run_of(100);
+	report *rep = report_build(&fx.r, w, &run);
+
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_str_eq(rep->spec_name, "demo");
+	ck_assert_str_eq(rep->spec_path, "t/demo.yaml");
+	ck_assert_str_eq(rep->binary, "/usr/bin/x");
+	ck_assert_int_eq(rep->pid, 100);
+	/* The markers give the duration, not run->duration_ns. */
+	ck_assert_uint_eq(rep->duration_ns, 1500000000ull);
+	ck_assert(!rep->partial);
+	ck_assert_ptr_null(rep->partial_reason);
+	ck_assert_int_eq(rep->attached_probes, 6);
+	ck_assert_int_eq(rep->expected_probes, 6);
+	ck_assert_uint_eq(rep->n_probes, 3);
+
+	/* timers: totals over every thread. */
+	const report_probe *p = &rep->probes[0];
+	ck_assert_str_eq(p->name, "timers");
+	ck_assert_str_eq(p->kind, "latency");
+	ck_assert_str_eq(p->function, "uv__run_timers");
+	ck_assert_str_eq(p->object, "/usr/bin/x");
+	ck_assert_str_eq(p->unit, "us");
+	ck_assert_uint_eq(p->unit_ns, 1000);
+	ck_assert(p->attached);
+	ck_assert_ptr_null(p->reason);
+	ck_assert_uint_eq(p->st.count, 6);
+	ck_assert_uint_eq(p->st.sum_ns, 11100000 + 3750000 + 7700000);
+	ck_assert_uint_eq(p->st.min_ns, 3680000);
+	ck_assert_uint_eq(p->st.max_ns, 3890000);
+	ck_assert_uint_eq(p->st.n_buckets, 2);
+	check_bucket(&p->st, 0, 300, 4);
+	check_bucket(&p->st, 1, 301, 2);
+	/* Rank 3 of 6 is 3/4 into bucket 300; ranks 5.4 and 5.94 are in
+	 * bucket 301 but above the exact max, so clamped to it. */
+	ck_assert_uint_eq(p->st.p50_ns, 3670016 + 98304);
+	check_in_bucket(&p->st, p->st.p50_ns, 300);
+	ck_assert_uint_eq(p->st.p90_ns, 3890000);
+	ck_assert_uint_eq(p->st.p99_ns, 3890000);
+	check_in_bucket(&p->st, p->st.p90_ns, 301);
+
+	/* Groups: main thread (tid == pid) first, then by tid. */
+	ck_assert_uint_eq(p->n_groups, 3);
+	ck_assert_int_eq(p->groups[0].tid, 100);
+	ck_assert_int_eq(p->groups[1].tid, 50);
+	ck_assert_int_eq(p->groups[2].tid, 101);
+
+	const report_stats *g = &p->groups[0].st;
+	ck_assert_uint_eq(g->count, 3);
+	ck_assert_uint_eq(g->sum_ns, 11100000);
+	ck_assert_uint_eq(g->min_ns, 3680000);
+	ck_assert_uint_eq(g->max_ns, 3790000);
+	ck_assert_uint_eq(g->n_buckets, 1);
+	check_bucket(g, 0, 300, 3);
+	ck_assert_uint_eq(g->p50_ns, 3670016 + 65536);
+	check_in_bucket(g, g->p50_ns, 300);
+	check_in_bucket(g, g->p90_ns, 300);
+	ck_assert_uint_le(g->p50_ns, g->p90_ns);
+	ck_assert_uint_le(g->p90_ns, g->p99_ns);
+
+	g = &p->groups[1].st;
+	ck_assert_uint_eq(g->count, 2);
+	ck_assert_uint_eq(g->sum_ns, 7700000);
+	ck_assert_uint_eq(g->min_ns, 3810000);
+	ck_assert_uint_eq(g->max_ns, 3890000);
+	check_bucket(g, 0, 301, 2);
+	check_in_bucket(g, g->p50_ns, 301);
+
+	/* One sample: the percentiles are that sample. */
+	g = &p->groups[2].st;
+	ck_assert_uint_eq(g->count, 1);
+	ck_assert_uint_eq(g->sum_ns, 3750000);
+	ck_assert_uint_eq(g->min_ns, 3750000);
+	ck_assert_uint_eq(g->max_ns, 3750000);
+	ck_assert_uint_eq(g->p50_ns, 3750000);
+	ck_assert_uint_eq(g->p99_ns, 3750000);
+
+	/* The groups add up to the probe. */
+	uint64_t count = 0, sum = 0;
+	for (size_t i = 0; i < p->n_groups; i++) {
+		count += p->groups[i].st.count;
+		sum += p->groups[i].st.sum_ns;
+	}
+	ck_assert_uint_eq(count, p->st.count);
+	ck_assert_uint_eq(sum, p->st.sum_ns);
+
+	/* poll: one group keyed 0. */
+	p = &rep->probes[1];
+	ck_assert_str_eq(p->name, "poll");
+	ck_assert_str_eq(p->unit, "us");	/* the default */
+	ck_assert_uint_eq(p->st.count, 3);
+	ck_assert_uint_eq(p->st.sum_ns, 59);
+	ck_assert_uint_eq(p->st.min_ns, 5);
+	ck_assert_uint_eq(p->st.max_ns, 49);
+	check_bucket(&p->st, 0, 5, 2);
+	check_bucket(&p->st, 1, 40, 1);
+	check_in_bucket(&p->st, p->st.p50_ns, 5);
+	check_in_bucket(&p->st, p->st.p99_ns, 40);
+	ck_assert_uint_eq(p->n_groups, 1);
+	ck_assert_int_eq(p->groups[0].tid, 0);
+	ck_assert_ptr_null(p->groups[0].thread);
+	ck_assert_uint_eq(p->groups[0].st.count, 3);
+
+	/* gone: listed, not attached, with its reason and no data. */
+	p = &rep->probes[2];
+	ck_assert_str_eq(p->name, "gone");
+	ck_assert_str_eq(p->function, "missing_fn");
+	ck_assert(!p->attached);
+	ck_assert_str_eq(p->reason, "missing_fn: not found (inlined)");
+	ck_assert_ptr_null(p->object);
+	ck_assert_uint_eq(p->st.count, 0);
+	ck_assert_uint_eq(p->n_groups, 0);
+	ck_assert_uint_eq(p->st.n_buckets, 0);
+
+	ck_assert_int_eq(report_add_warning(rep, "first"), 0);
+	ck_assert_int_eq(report_add_warning(rep, "second"), 0);
+	ck_assert_uint_eq(rep->n_warnings, 2);
+	ck_assert_str_eq(rep->warnings[1], "second");
+	report_free(rep);
+}
+END_TEST
+
+/* The report copies what it holds: it outlives spec, resolution, parser. */
+START_TEST(test_build_owns_strings)
+{
+	const bpfout_window *w = feed_window();
+	report_run run = run_of(100);
+	run.partial = true;
+	char why[] = "bpftrace was killed";
+	run.partial_reason = why;
+	report *rep = report_build(&fx.r, w, &run);
+
+	ck_assert_ptr_nonnull(rep);
+	teardown();
+	memset(why, 'X', sizeof why - 1);
+	ck_assert_str_eq(rep->spec_name, "demo");
+	ck_assert_str_eq(rep->binary, "/usr/bin/x");
+	ck_assert(rep->partial);
+	ck_assert_str_eq(rep->partial_reason, "bpftrace was killed");
+	ck_assert_str_eq(rep->probes[2].reason, "missing_fn: not found (inlined)");
+	ck_assert_str_eq(rep->probes[0].object, "/usr/bin/x");
+	ck_assert_uint_eq(rep->probes[0].st.count, 6);
+	report_free(rep);
+	report_free(NULL);
+}
+END_TEST
+
+/* A stop time inside the window ends it there; one outside is ignored. */
+START_TEST(test_build_stop)
+{
+	const bpfout_window *w = feed_window();
+	static const struct {
+		uint64_t stop_ns, want;
+	} cases[] = {
+		{ 0, 1500000000ull },
+		{ 2000000000ull, 1000000000ull },
+		{ 2500000000ull, 1500000000ull },
+		{ 3000000000ull, 1500000000ull },
+		{ 1000000000ull, 1500000000ull },
+		{ 500, 1500000000ull },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		report_run run = run_of(100);
+		run.stop_ns = cases[i].stop_ns;
+		report *rep = report_build(&fx.r, w, &run);
+		ck_assert_ptr_nonnull(rep);
+		ck_assert_msg(rep->duration_ns == cases[i].want, "stop %llu: duration %llu, want %llu",
+			      (unsigned long long)cases[i].stop_ns,
+			      (unsigned long long)rep->duration_ns,
+			      (unsigned long long)cases[i].want);
+		report_free(rep);
+	}
+}
+END_TEST
+
+/* No window at all (bpftrace died first): every probe is listed, empty. */
+START_TEST(test_build_no_data)
+{
+	report_run run = run_of(0);
+	report *rep = report_build(&fx.r, NULL, &run);
+
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_uint_eq(rep->duration_ns, 777);
+	ck_assert_uint_eq(rep->n_probes, 3);
+	for (size_t i = 0; i < 2; i++) {
+		ck_assert(rep->probes[i].attached);
+		ck_assert_uint_eq(rep->probes[i].st.count, 0);
+		ck_assert_uint_eq(rep->probes[i].st.min_ns, 0);
+		ck_assert_uint_eq(rep->probes[i].st.max_ns, 0);
+		ck_assert_uint_eq(rep->probes[i].st.p50_ns, 0);
+		ck_assert_uint_eq(rep->probes[i].n_groups, 0);
+	}
+	ck_assert(!rep->probes[2].attached);
+	report_free(rep);
+
+	/* An empty trailing window: same. */
+	rep = report_build(&fx.r, bpfout_trailing(fx.out), &run);
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_uint_eq(rep->duration_ns, 777);
+	ck_assert_uint_eq(rep->probes[0].st.count, 0);
+	report_free(rep);
+}
+END_TEST
+
+/* Thread names come from /proc for the traced pid: this process here. */
+START_TEST(test_build_thread_names)
+{
+	long me = (long)getpid();
+	char line[512], comm[64] = "";
+
+	snprintf(line, sizeof line,
+		 "{\"type\": \"map\", \"data\": {\"@b_timers\": {\"%ld,20\": 1, \"4000000000,20\": 2}}}",
+		 me);
+	feed(line);
+	report_run run = run_of(me);
+	report *rep = report_build(&fx.r, bpfout_trailing(fx.out), &run);
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_int_eq(target_thread_name((pid_t)me, (pid_t)me, comm, sizeof comm), 0);
+
+	const report_probe *p = &rep->probes[0];
+	ck_assert_uint_eq(p->n_groups, 2);
+	ck_assert_int_eq(p->groups[0].tid, me);
+	ck_assert_ptr_nonnull(p->groups[0].thread);
+	ck_assert_str_eq(p->groups[0].thread, comm);
+	ck_assert_int_eq(p->groups[1].tid, 4000000000L);
+	ck_assert_ptr_null(p->groups[1].thread);	/* no such thread */
+	/* No min/max maps printed: they stay 0 and the count is still exact. */
+	ck_assert_uint_eq(p->st.count, 3);
+	report_free(rep);
+}
+END_TEST
+
+/* A recorded 0.17 window (tests/fixtures) holds none of bpfspec's maps:
+ * the duration comes from its markers, the probes stay empty. */
+static FILE *open_fixture(const char *name)
+{
+	char path[4096];
+	const char *top = getenv("TOP");
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/tests/fixtures/%s", top ? top : ".", name);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s (run from the repo top or set TOP)", path);
+	return f;
+}
+
+START_TEST(test_build_foreign_fixture)
+{
+	FILE *f = open_fixture("bpftrace-0.17-windows.jsonl");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	while ((n = getline(&line, &cap, f)) >= 0)
+		bpfout_feed(fx.out, line, (size_t)n);
+	free(line);
+	fclose(f);
+	ck_assert_uint_eq(bpfout_window_count(fx.out), 3);
+
+	report_run run = run_of(3476);
+	report *rep = report_build(&fx.r, bpfout_window_at(fx.out, 0), &run);
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_uint_eq(rep->duration_ns, 271346405436ull - 270346158543ull);
+	ck_assert_uint_eq(rep->probes[0].st.count, 0);
+	ck_assert_uint_eq(rep->probes[0].n_groups, 0);
+	report_free(rep);
+}
+END_TEST
+
+static Suite *report_suite(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("percentile");
+
+	tcase_add_test(tc, test_percentile_empty);
+	tcase_add_test(tc, test_percentile_single_bucket);
+	tcase_add_test(tc, test_percentile_interpolation);
+	tcase_add_test(tc, test_percentile_clamping);
+	tcase_add_test(tc, test_percentile_inside_bucket);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("build");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_build_window);
+	tcase_add_test(tc, test_build_owns_strings);
+	tcase_add_test(tc, test_build_stop);
+	tcase_add_test(tc, test_build_no_data);
+	tcase_add_test(tc, test_build_thread_names);
+	tcase_add_test(tc, test_build_foreign_fixture);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(report_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
