@@ -137,8 +137,13 @@ static int settle_probe(const spec *s, const target *t, resolved_probe *rp, look
 		for (size_t g = 0; g < n; g++)
 			buf_printf(&b, "%s'%s'", g ? ", " : "", p->object ? p->object : s->objects[g]);
 		char *globs = buf_take(&b);
-		if (asprintf(&what, "no object matching %s is mapped into pid %d (%s)",
-			     globs ? globs : "?", (int)t->pid, t->exe) < 0)
+		int n_chars = t->pid > 0
+			? asprintf(&what, "no object matching %s is mapped into pid %d (%s)",
+				   globs ? globs : "?", (int)t->pid, t->exe)
+			: asprintf(&what, "no object matching %s: only %s itself is known before it "
+				   "runs (libraries are found in /proc/PID/maps: start the program and "
+				   "use -p PID)", globs ? globs : "?", t->exe);
+		if (n_chars < 0)
 			what = NULL;
 		free(globs);
 	} else if (asprintf(&what, "not in %s", where ? where : "?") < 0) {
@@ -157,7 +162,8 @@ static int settle_probe(const spec *s, const target *t, resolved_probe *rp, look
 	}
 	diag_error(l->n_objs ? "check the name with `nm -C FILE | grep NAME`, or mark the probe "
 			       "'optional: true' if some builds lack it"
-			     : "check the spec's 'objects' against /proc/PID/maps of the target",
+			     : t->pid > 0 ? "check the spec's 'objects' against /proc/PID/maps of the target"
+					  : "run the program first, then trace it with -p PID",
 		   "probe '%s': function '%s' %s", p->name, p->function, what ? what : "not found");
 	free(what);
 	return -1;
