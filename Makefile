@@ -24,7 +24,8 @@ Q := @
 endif
 
 SRCS := $(wildcard gen/*.c)
-OBJS := $(patsubst gen/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/embedded.o
+OBJS := $(patsubst gen/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/embedded.o \
+	$(BUILD)/obj/systab_data.o
 LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 TEMPLATES := $(sort $(wildcard templates/*.bt.in))
 SPECS := $(sort $(wildcard specs/*.yaml))
@@ -49,6 +50,15 @@ $(BUILD)/obj/%.o: gen/%.c | $(BUILD)/obj $(BUILD)/gen/embedded.h
 $(BUILD)/gen/embedded.c $(BUILD)/gen/embedded.h: scripts/embed.sh $(TEMPLATES) $(SPECS) | $(BUILD)/gen
 	@echo "  EMBED   $@"
 	$(Q)sh scripts/embed.sh $(BUILD)/gen/embedded $(TEMPLATES) $(SPECS)
+
+# Syscall and errno tables of the build machine's architecture.
+$(BUILD)/gen/systab_data.c: scripts/gen-systab.sh | $(BUILD)/gen
+	@echo "  GEN     $@"
+	$(Q)sh scripts/gen-systab.sh "$(CC)" $@
+
+$(BUILD)/obj/systab_data.o: $(BUILD)/gen/systab_data.c | $(BUILD)/obj
+	@echo "  CC      $@"
+	$(Q)$(CC) $(BASE_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/obj/embedded.o: $(BUILD)/gen/embedded.c | $(BUILD)/obj
 	@echo "  CC      $@"

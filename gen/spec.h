@@ -19,7 +19,15 @@
 
 typedef enum {
 	PROBE_LATENCY,		/* entry/return pair on a function */
+	PROBE_SYSCALLS,		/* latency of a set of syscalls, with errors */
+	PROBE_EVENTS,		/* one record per slow syscall */
 } probe_kind;
+
+/* Most syscalls one probe may name (beyond that, use `all`). */
+#define SPEC_MAX_SYSCALLS 64
+/* Default and largest number of event records a probe keeps. */
+#define SPEC_DEFAULT_EVENT_LIMIT 1000
+#define SPEC_MAX_EVENT_LIMIT 100000
 
 typedef enum {
 	UNIT_NS, UNIT_US, UNIT_MS, UNIT_S,
@@ -39,6 +47,18 @@ typedef struct spec_probe {
 	time_unit unit;		/* display unit; reports keep nanoseconds */
 	bool per_thread;	/* group by thread (default true) */
 	char *description;	/* NULL or free text (never reaches a script) */
+
+	/* syscalls and events: the syscalls, by number (systab.h), in the
+	 * order given, without repeats; all_syscalls = the word `all`
+	 * (syscalls kind only; n_syscalls is then 0). */
+	int *syscalls;
+	size_t n_syscalls;
+	bool all_syscalls;
+	diag_loc syscalls_loc;
+	/* events: calls at least this slow are recorded (default 0: all);
+	 * at most `limit` records are kept, the rest only counted. */
+	uint64_t threshold_ns;
+	unsigned limit;
 } spec_probe;
 
 typedef struct spec {
@@ -73,6 +93,6 @@ int spec_parse_duration(const char *text, uint64_t *ns);
 
 const char *spec_unit_name(time_unit u);	/* "ns", "us", "ms", "s" */
 uint64_t spec_unit_ns(time_unit u);		/* 1, 1000, ... */
-const char *spec_kind_name(probe_kind k);	/* "latency" */
+const char *spec_kind_name(probe_kind k);	/* "latency", "syscalls", "events" */
 
 #endif
