@@ -153,6 +153,9 @@ static void window_free(bpfout_window *w)
 	if (!w)
 		return;
 	window_clear_maps(w);
+	for (size_t i = 0; i < w->n_events; i++)
+		free(w->events[i]);
+	free(w->events);
 	free(w);
 }
 
@@ -760,6 +763,29 @@ static bpfout_line feed_marker(bpfout *p, const char *s, size_t len)
 	return BPFOUT_LINE_MESSAGE;
 }
 
+/* Keeps one event record in the open window. */
+static bpfout_line feed_event(bpfout *p, const char *s, size_t len)
+{
+	bpfout_window *w = p->cur;
+
+	if (len && s[len - 1] == '\n')
+		len--;
+	if (w->n_events >= BPFOUT_MAX_EVENTS) {
+		w->events_dropped++;
+		return BPFOUT_LINE_EVENT;
+	}
+	char **ev = grow(w->events, &w->cap_events, w->n_events + 1, sizeof *ev);
+	char *copy = ev ? strndup(s, len) : NULL;
+	if (ev)
+		w->events = ev;
+	if (!copy) {
+		w->events_dropped++;
+		return BPFOUT_LINE_EVENT;
+	}
+	w->events[w->n_events++] = copy;
+	return BPFOUT_LINE_EVENT;
+}
+
 static bpfout_line feed_printf(bpfout *p, const json_t *data)
 {
 	if (!json_is_string(data)) {
@@ -768,6 +794,8 @@ static bpfout_line feed_printf(bpfout *p, const json_t *data)
 	}
 	const char *s = json_string_value(data);
 	size_t len = json_string_length(data);
+	if (len >= 11 && memcmp(s, "bpfspec:ev ", 11) == 0)
+		return feed_event(p, s + 11, len - 11);
 	if (len >= 8 && memcmp(s, "bpfspec:", 8) == 0)
 		return feed_marker(p, s, len);
 	note(p, "printf: %.*s", chomp_len(s), s);

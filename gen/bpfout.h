@@ -9,6 +9,7 @@
  *   "bpfspec:begin NS"  window 0 starts at NS (bpftrace's nsecs)
  *   "bpfspec:flush NS"  the current window ends at NS; maps follow
  *   "bpfspec:end"       the maps of that flush are complete
+ *   "bpfspec:ev TEXT"   one event record, kept in the open window
  * Maps printed between flush and end belong to that window; the next window
  * starts at the previous flush's NS.  Maps printed anywhere else (bpftrace's
  * own exit-time dump) are collected in the "trailing" window, which is never
@@ -62,7 +63,15 @@ typedef struct bpfout_window {
 	bool complete;		/* "bpfspec:end" seen */
 	bpfout_map *maps;	/* a map printed twice keeps the last print */
 	size_t n_maps;
+	/* Event records: printf lines "bpfspec:ev TEXT" that arrived while
+	 * this window was open, TEXT kept verbatim (newline cut), at most
+	 * BPFOUT_MAX_EVENTS; the rest are only counted. */
+	char **events;
+	size_t n_events, cap_events;
+	uint64_t events_dropped;
 } bpfout_window;
+
+#define BPFOUT_MAX_EVENTS 100000
 
 /* What one fed line turned out to be. */
 typedef enum {
@@ -72,6 +81,7 @@ typedef enum {
 	BPFOUT_LINE_FLUSH,	/* bpfspec:flush marker */
 	BPFOUT_LINE_WINDOW,	/* bpfspec:end: a window became complete */
 	BPFOUT_LINE_DATA,	/* a map/hist/stats/value record */
+	BPFOUT_LINE_EVENT,	/* a bpfspec:ev record */
 	BPFOUT_LINE_LOST,	/* lost_events */
 	BPFOUT_LINE_MESSAGE,	/* anything else worth showing (noted) */
 	BPFOUT_LINE_SKIPPED,	/* unparseable; noted with the reason */

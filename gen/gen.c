@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "systab.h"
 #include "tmpl.h"
 #include "version.h"
 
@@ -100,121 +101,356 @@ static int render_into(buf *out, const char *name, vars *v)
 	return 0;
 }
 
-static const char *const latency_maps[] = { "b", "sum", "min", "max" };
+/* The parts of the program gen_program assembles. */
+typedef struct parts {
+	buf out;		/* the program so far */
+	buf prints;		/* print(@map) statements for every result map */
+	buf clears;		/* clear(@map) statements for result maps */
+	buf helpers;		/* clear(@map) statements for helper maps */
+	char *bucket;		/* rendered bucket.bt.in, without its last '\n' */
+	char pid_filter[64];	/* "/pid == N/" or "" */
+	char pid_test[64];	/* "pid == N && " or "" */
+	pid_t pid;
+	unsigned attach;	/* attach points added */
+} parts;
+
+static void add_maps(parts *pt, const char *name, const char *const *print,
+		     const char *const *clear_only, const char *const *helper)
+{
+	for (; print && *print; print++) {
+		buf_printf(&pt->prints, "\tprint(@%s_%s);\n", *print, name);
+		buf_printf(&pt->clears, "\tclear(@%s_%s);\n", *print, name);
+	}
+	for (; clear_only && *clear_only; clear_only++)
+		buf_printf(&pt->clears, "\tclear(@%s_%s);\n", *clear_only, name);
+	for (; helper && *helper; helper++)
+		buf_printf(&pt->helpers, "\tclear(@%s_%s);\n", *helper, name);
+}
+
+static int emit_latency(parts *pt, const resolved_probe *rp)
+{
+	static const char *const print[] = { "b", "sum", "min", "max", NULL };
+	static const char *const helper[] = { "start", NULL };
+
+	if (!path_is_plain(rp->object)) {
+		diag_error("bpftrace cannot name this file in a probe; copy or link it to a "
+			   "plain path (letters, digits, / . _ - +)",
+			   "probe '%s': object path '%s' has characters bpftrace cannot take",
+			   rp->sp->name, rp->object);
+		return -1;
+	}
+	buf entry = BUF_INIT, ret = BUF_INIT;
+	for (size_t k = 0; k < rp->n_addrs; k++) {
+		buf_printf(&entry, "%suprobe:%s:0x%llx", k ? ",\n" : "", rp->object,
+			   (unsigned long long)rp->addrs[k]);
+		buf_printf(&ret, "%suretprobe:%s:0x%llx", k ? ",\n" : "", rp->object,
+			   (unsigned long long)rp->addrs[k]);
+	}
+	char *e = buf_take(&entry), *rt = buf_take(&ret);
+	vars v = { .n = 0 };
+	vars_set(&v, "name", rp->sp->name);
+	vars_set(&v, "function", rp->sp->function);
+	vars_set(&v, "entry", e);
+	vars_set(&v, "return", rt);
+	vars_set(&v, "entry_filter", pt->pid_filter);
+	vars_set(&v, "pid_test", pt->pid_test);
+	vars_set(&v, "key", rp->sp->per_thread ? "tid" : "0");
+	vars_set(&v, "bucket", pt->bucket);
+	buf_putc(&pt->out, '\n');
+	int rc = render_into(&pt->out, "latency.bt.in", &v);
+	free(e);
+	free(rt);
+	pt->attach += 2 * (unsigned)rp->n_addrs;
+	add_maps(pt, rp->sp->name, print, NULL, helper);
+	return rc;
+}
+
+/* "/pid == N && (args->id == A || ...)/" for the probe's syscalls; "" when
+ * there is nothing to test.  Also the human list for comments. */
+static void syscall_filter(const parts *pt, const spec_probe *sp, buf *pred, buf *what)
+{
+	bool ids = !sp->all_syscalls && sp->n_syscalls > 0;
+	if (!ids && pt->pid <= 0)
+		return;
+	buf_putc(pred, '/');
+	if (pt->pid > 0)
+		buf_printf(pred, "pid == %d%s", (int)pt->pid, ids ? " && " : "");
+	if (ids) {
+		buf_putc(pred, '(');
+		for (size_t i = 0; i < sp->n_syscalls; i++)
+			buf_printf(pred, "%sargs->id == %d", i ? " || " : "", sp->syscalls[i]);
+		buf_putc(pred, ')');
+	}
+	buf_putc(pred, '/');
+	if (!ids) {
+		buf_puts(what, "every syscall");
+		return;
+	}
+	for (size_t i = 0; i < sp->n_syscalls; i++) {
+		const char *n = systab_syscall_name(sp->syscalls[i]);
+		buf_printf(what, "%s%s", i ? ", " : "", n ? n : "?");
+	}
+}
+
+static int emit_syscalls(parts *pt, const resolved_probe *rp)
+{
+	static const char *const print[] = { "b", "n", "sum", "min", "max", "err", NULL };
+	static const char *const helper[] = { "start", NULL };
+	buf pred = BUF_INIT, what = BUF_INIT;
+
+	syscall_filter(pt, rp->sp, &pred, &what);
+	char *p = buf_take(&pred), *w = buf_take(&what);
+	vars v = { .n = 0 };
+	vars_set(&v, "name", rp->sp->name);
+	vars_set(&v, "what", w);
+	vars_set(&v, "enter_pred", p);
+	vars_set(&v, "pid_test", pt->pid_test);
+	vars_set(&v, "key", rp->sp->per_thread ? "tid" : "0");
+	vars_set(&v, "bucket", pt->bucket);
+	buf_putc(&pt->out, '\n');
+	int rc = render_into(&pt->out, "syscalls.bt.in", &v);
+	free(p);
+	free(w);
+	pt->attach += 2;
+	add_maps(pt, rp->sp->name, print, NULL, helper);
+	return rc;
+}
+
+/* The argument worth showing for a syscall in an event record. */
+typedef struct useful_arg {
+	const char *syscall;
+	int index;		/* into args->args[] */
+	char kind;		/* 's' path string, 'r' sockaddr bytes, 'n' number */
+} useful_arg;
+
+static const useful_arg useful_args[] = {
+	{ "open", 0, 's' }, { "openat", 1, 's' }, { "openat2", 1, 's' }, { "creat", 0, 's' },
+	{ "stat", 0, 's' }, { "lstat", 0, 's' }, { "newfstatat", 1, 's' }, { "statx", 1, 's' },
+	{ "access", 0, 's' }, { "faccessat", 1, 's' }, { "faccessat2", 1, 's' },
+	{ "unlink", 0, 's' }, { "unlinkat", 1, 's' }, { "mkdir", 0, 's' }, { "mkdirat", 1, 's' },
+	{ "rename", 0, 's' }, { "renameat", 1, 's' }, { "renameat2", 1, 's' },
+	{ "readlink", 0, 's' }, { "readlinkat", 1, 's' }, { "execve", 0, 's' },
+	{ "chdir", 0, 's' }, { "truncate", 0, 's' },
+	{ "connect", 1, 'r' }, { "bind", 1, 'r' },
+	{ "mmap", 1, 'n' }, { "munmap", 1, 'n' }, { "madvise", 1, 'n' }, { "mprotect", 1, 'n' },
+	{ "mremap", 2, 'n' }, { "brk", 0, 'n' }, { "mlock", 1, 'n' },
+	{ "read", 2, 'n' }, { "write", 2, 'n' }, { "pread64", 2, 'n' }, { "pwrite64", 2, 'n' },
+	{ "readv", 2, 'n' }, { "writev", 2, 'n' }, { "recvfrom", 2, 'n' }, { "sendto", 2, 'n' },
+	{ "close", 0, 'n' }, { "fsync", 0, 'n' }, { "fdatasync", 0, 'n' },
+};
+
+static const useful_arg *useful_arg_of(int nr)
+{
+	const char *name = systab_syscall_name(nr);
+	for (size_t i = 0; name && i < sizeof useful_args / sizeof *useful_args; i++)
+		if (strcmp(useful_args[i].syscall, name) == 0)
+			return &useful_args[i];
+	return NULL;
+}
+
+/* Maximum bytes of a sockaddr shown: sockaddr_in6 is 28. */
+#define SOCKADDR_BYTES 28
+
+static void put_event_printf(buf *b, const char *name, char kind, const char *indent)
+{
+	buf_printf(b, "%sprintf(\"bpfspec:ev %s %%llu %%d %%ld %%llu %%ld ", indent, name);
+	switch (kind) {
+	case 's':
+		buf_puts(b, "s %s\\n\", nsecs, tid, args->id, $ns, args->ret, str(uptr($a)));\n");
+		break;
+	case 'r':
+		buf_printf(b, "r %%r\\n\", nsecs, tid, args->id, $ns, args->ret, "
+			   "buf(uptr((uint8 *)$a), %d));\n", SOCKADDR_BYTES);
+		break;
+	case 'n':
+		buf_puts(b, "n %llu\\n\", nsecs, tid, args->id, $ns, args->ret, $a);\n");
+		break;
+	default:
+		buf_puts(b, "- -\\n\", nsecs, tid, args->id, $ns, args->ret);\n");
+	}
+}
+
+static int emit_events(parts *pt, const resolved_probe *rp)
+{
+	static const char *const print[] = { "evcomm", "evdrop", NULL };
+	static const char *const clear_only[] = { "evn", NULL };
+	static const char *const helper[] = { "evstart", "evarg", NULL };
+	const spec_probe *sp = rp->sp;
+	buf pred = BUF_INIT, what = BUF_INIT, store = BUF_INIT, print_ev = BUF_INIT;
+	char kinds[SPEC_MAX_SYSCALLS];
+	bool mixed = false;
+
+	syscall_filter(pt, sp, &pred, &what);
+	buf_printf(&store, "\t@evarg_%s[tid] = 0;\n", sp->name);
+	for (size_t i = 0; i < sp->n_syscalls && i < SPEC_MAX_SYSCALLS; i++) {
+		const useful_arg *ua = useful_arg_of(sp->syscalls[i]);
+		kinds[i] = ua ? ua->kind : '-';
+		if (i && kinds[i] != kinds[0])
+			mixed = true;
+		if (ua)
+			buf_printf(&store, "\tif (args->id == %d) { @evarg_%s[tid] = args->args[%d]; }\n",
+				   sp->syscalls[i], sp->name, ua->index);
+	}
+	store.len--;	/* the template puts the list on its own lines */
+	store.data[store.len] = '\0';
+	if (!mixed) {
+		put_event_printf(&print_ev, sp->name, sp->n_syscalls ? kinds[0] : '-', "\t\t\t");
+	} else {
+		for (size_t i = 0; i < sp->n_syscalls && i < SPEC_MAX_SYSCALLS; i++) {
+			buf_printf(&print_ev, "\t\t\t%sif (args->id == %d) {\n", i ? "} else " : "",
+				   sp->syscalls[i]);
+			put_event_printf(&print_ev, sp->name, kinds[i], "\t\t\t\t");
+		}
+		buf_puts(&print_ev, "\t\t\t}\n");
+	}
+	print_ev.len--;
+	print_ev.data[print_ev.len] = '\0';
+	char threshold[32], limit[32];
+	snprintf(threshold, sizeof threshold, "%llu", (unsigned long long)sp->threshold_ns);
+	snprintf(limit, sizeof limit, "%u", sp->limit);
+	char *p = buf_take(&pred), *w = buf_take(&what), *st = buf_take(&store),
+	     *pe = buf_take(&print_ev);
+	vars v = { .n = 0 };
+	vars_set(&v, "name", sp->name);
+	vars_set(&v, "what", w);
+	vars_set(&v, "enter_pred", p);
+	vars_set(&v, "pid_test", pt->pid_test);
+	vars_set(&v, "store_arg", st);
+	vars_set(&v, "threshold", threshold);
+	vars_set(&v, "limit", limit);
+	vars_set(&v, "print_event", pe);
+	buf_putc(&pt->out, '\n');
+	int rc = render_into(&pt->out, "events.bt.in", &v);
+	free(p);
+	free(w);
+	free(st);
+	free(pe);
+	pt->attach += 2;
+	add_maps(pt, sp->name, print, clear_only, helper);
+	return rc;
+}
+
+
+/* Renders bucket.bt.in once; its text is inserted into every probe. */
+static char *render_bucket(void)
+{
+	vars none = { .n = 0 };
+	buf b = BUF_INIT;
+	if (render_into(&b, "bucket.bt.in", &none) < 0) {
+		buf_free(&b);
+		return NULL;
+	}
+	while (b.len && b.data[b.len - 1] == '\n')
+		b.data[--b.len] = '\0';
+	return buf_take(&b);
+}
+
+/* The header's "//   name  what" line for one probe. */
+static void describe_probe(buf *b, const resolved_probe *rp)
+{
+	const spec_probe *sp = rp->sp;
+	buf_printf(b, "//   %-12s ", sp->name);
+	if (!rp->active) {
+		buf_puts(b, "skipped: ");
+		put_comment_text(b, rp->reason);
+		return;
+	}
+	if (sp->kind == PROBE_LATENCY) {
+		put_comment_text(b, sp->function);
+		buf_puts(b, " in ");
+		put_comment_text(b, rp->object);
+		for (size_t k = 0; k < rp->n_addrs; k++)
+			buf_printf(b, " 0x%llx", (unsigned long long)rp->addrs[k]);
+		return;
+	}
+	buf_printf(b, "%s of ", spec_kind_name(sp->kind));
+	if (sp->all_syscalls)
+		buf_puts(b, "every syscall");
+	for (size_t k = 0; k < sp->n_syscalls; k++) {
+		const char *n = systab_syscall_name(sp->syscalls[k]);
+		buf_printf(b, "%s%s", k ? ", " : "", n ? n : "?");
+	}
+	if (sp->kind == PROBE_EVENTS)
+		buf_printf(b, " (at least %llu ns, %u records)",
+			   (unsigned long long)sp->threshold_ns, sp->limit);
+}
+
+/* Drops the last character of an owned string (a trailing '\n'). */
+static char *chop(char *s)
+{
+	if (s && *s)
+		s[strlen(s) - 1] = '\0';
+	return s;
+}
 
 program *gen_program(const resolved *r, const gen_options *o)
 {
 	const spec *s = r->sp;
 	const target *t = r->tg;
-	buf out = BUF_INIT, syms = BUF_INIT, prints = BUF_INIT, clears = BUF_INIT,
-	    helpers = BUF_INIT, tgt = BUF_INIT;
+	parts pt = { .out = BUF_INIT, .prints = BUF_INIT, .clears = BUF_INIT,
+		     .helpers = BUF_INIT, .pid = o->pid };
+	buf syms = BUF_INIT, tgt = BUF_INIT, sp = BUF_INIT;
 	program *prog = calloc(1, sizeof *prog);
 	int failed = 0;
-	char pid_filter[64] = "", pid_test[64] = "";
 
 	if (!prog) {
 		diag_error(NULL, "out of memory");
 		return NULL;
 	}
+	if (!(pt.bucket = render_bucket())) {
+		free(prog);
+		return NULL;
+	}
 	if (o->pid > 0) {
-		snprintf(pid_filter, sizeof pid_filter, "/pid == %d/", (int)o->pid);
-		snprintf(pid_test, sizeof pid_test, "pid == %d && ", (int)o->pid);
+		snprintf(pt.pid_filter, sizeof pt.pid_filter, "/pid == %d/", (int)o->pid);
+		snprintf(pt.pid_test, sizeof pt.pid_test, "pid == %d && ", (int)o->pid);
 		buf_printf(&tgt, "pid %d, ", (int)o->pid);
 	} else {
 		buf_puts(&tgt, "any process running ");
 	}
 	put_comment_text(&tgt, t->exe);
-
 	for (size_t i = 0; i < r->n_probes; i++) {
-		const resolved_probe *rp = &r->probes[i];
-		buf_puts(&syms, "//   ");
-		buf_printf(&syms, "%-12s ", rp->sp->name);
-		if (!rp->active) {
-			buf_puts(&syms, "skipped: ");
-			put_comment_text(&syms, rp->reason);
-		} else {
-			put_comment_text(&syms, rp->sp->function);
-			buf_puts(&syms, " in ");
-			put_comment_text(&syms, rp->object);
-			for (size_t k = 0; k < rp->n_addrs; k++)
-				buf_printf(&syms, " 0x%llx", (unsigned long long)rp->addrs[k]);
-		}
+		describe_probe(&syms, &r->probes[i]);
 		if (i + 1 < r->n_probes)
 			buf_putc(&syms, '\n');
 	}
+	put_comment_text(&sp, s->path);
 
-	char *spec_path = NULL, *target_text = NULL, *sym_text = NULL;
-	{
-		buf sp = BUF_INIT;
-		put_comment_text(&sp, s->path);
-		spec_path = buf_take(&sp);
-	}
-	target_text = buf_take(&tgt);
-	sym_text = buf_take(&syms);
+	char *spec_path = buf_take(&sp), *target_text = buf_take(&tgt), *sym_text = buf_take(&syms);
 	vars hv = { .n = 0 };
 	vars_set(&hv, "version", BPFSPEC_VERSION);
 	vars_set(&hv, "spec_name", s->name);
 	vars_set(&hv, "spec_path", spec_path);
 	vars_set(&hv, "target", target_text);
 	vars_set(&hv, "symbols", sym_text);
-	failed |= render_into(&out, "header.bt.in", &hv);
+	failed |= render_into(&pt.out, "header.bt.in", &hv);
 	free(spec_path);
 	free(target_text);
 	free(sym_text);
-	buf_putc(&out, '\n');
+	buf_putc(&pt.out, '\n');
 	vars none = { .n = 0 };
-	failed |= render_into(&out, "begin.bt.in", &none);
-	prog->expected_attach = 1;
+	failed |= render_into(&pt.out, "begin.bt.in", &none);
+	pt.attach = 1;
 
 	for (size_t i = 0; i < r->n_probes && !failed; i++) {
 		const resolved_probe *rp = &r->probes[i];
 		if (!rp->active)
 			continue;
-		if (!path_is_plain(rp->object)) {
-			diag_error("bpftrace cannot name this file in a probe; copy or link it to a "
-				   "plain path (letters, digits, / . _ - +)",
-				   "probe '%s': object path '%s' has characters bpftrace cannot take",
-				   rp->sp->name, rp->object);
-			failed = 1;
+		switch (rp->sp->kind) {
+		case PROBE_LATENCY:
+			failed |= emit_latency(&pt, rp);
+			break;
+		case PROBE_SYSCALLS:
+			failed |= emit_syscalls(&pt, rp);
+			break;
+		case PROBE_EVENTS:
+			failed |= emit_events(&pt, rp);
 			break;
 		}
-		buf entry = BUF_INIT, ret = BUF_INIT;
-		for (size_t k = 0; k < rp->n_addrs; k++) {
-			buf_printf(&entry, "%suprobe:%s:0x%llx", k ? ",\n" : "", rp->object,
-				   (unsigned long long)rp->addrs[k]);
-			buf_printf(&ret, "%suretprobe:%s:0x%llx", k ? ",\n" : "", rp->object,
-				   (unsigned long long)rp->addrs[k]);
-		}
-		char *e = buf_take(&entry), *rt = buf_take(&ret);
-		vars v = { .n = 0 };
-		vars_set(&v, "name", rp->sp->name);
-		vars_set(&v, "function", rp->sp->function);
-		vars_set(&v, "entry", e);
-		vars_set(&v, "return", rt);
-		vars_set(&v, "entry_filter", pid_filter);
-		vars_set(&v, "pid_test", pid_test);
-		vars_set(&v, "key", rp->sp->per_thread ? "tid" : "0");
-		buf_putc(&out, '\n');
-		failed |= render_into(&out, "latency.bt.in", &v);
-		free(e);
-		free(rt);
-		prog->expected_attach += 2 * (unsigned)rp->n_addrs;
-		for (size_t m = 0; m < sizeof latency_maps / sizeof *latency_maps; m++) {
-			buf_printf(&prints, "\tprint(@%s_%s);\n", latency_maps[m], rp->sp->name);
-			buf_printf(&clears, "\tclear(@%s_%s);\n", latency_maps[m], rp->sp->name);
-		}
-		buf_printf(&helpers, "\tclear(@start_%s);\n", rp->sp->name);
 	}
 
-	char *print_text = buf_take(&prints), *clear_text = buf_take(&clears),
-	     *helper_text = buf_take(&helpers);
-	/* The templates put each list on its own lines: drop the last '\n'. */
-	for (char *x = print_text; x; x = NULL)
-		if (*x) x[strlen(x) - 1] = '\0';
-	for (char *x = clear_text; x; x = NULL)
-		if (*x) x[strlen(x) - 1] = '\0';
-	for (char *x = helper_text; x; x = NULL)
-		if (*x) x[strlen(x) - 1] = '\0';
+	char *print_text = chop(buf_take(&pt.prints)), *clear_text = chop(buf_take(&pt.clears)),
+	     *helper_text = chop(buf_take(&pt.helpers));
 	if (!failed && o->window_ns > 0) {
 		char period[64];
 		uint64_t ms = (o->window_ns + 999999) / 1000000;
@@ -223,24 +459,26 @@ program *gen_program(const resolved *r, const gen_options *o)
 		vars_set(&v, "period", period);
 		vars_set(&v, "print_maps", print_text);
 		vars_set(&v, "clear_maps", clear_text);
-		buf_putc(&out, '\n');
-		failed |= render_into(&out, "window.bt.in", &v);
-		prog->expected_attach++;
+		buf_putc(&pt.out, '\n');
+		failed |= render_into(&pt.out, "window.bt.in", &v);
+		pt.attach++;
 	}
 	if (!failed) {
 		vars v = { .n = 0 };
 		vars_set(&v, "print_maps", print_text);
 		vars_set(&v, "clear_maps", clear_text);
 		vars_set(&v, "clear_helpers", helper_text);
-		buf_putc(&out, '\n');
-		failed |= render_into(&out, "end.bt.in", &v);
-		prog->expected_attach++;
+		buf_putc(&pt.out, '\n');
+		failed |= render_into(&pt.out, "end.bt.in", &v);
+		pt.attach++;
 	}
 	free(print_text);
 	free(clear_text);
 	free(helper_text);
-	prog->len = out.len;
-	prog->text = buf_take(&out);
+	free(pt.bucket);
+	prog->expected_attach = pt.attach;
+	prog->len = pt.out.len;
+	prog->text = buf_take(&pt.out);
 	if (failed || !prog->text) {
 		if (!failed)
 			diag_error(NULL, "out of memory");

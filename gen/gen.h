@@ -7,11 +7,14 @@
  * grammar), integers printed by bpfspec.  Comment text is reduced to
  * printable ASCII.
  *
- * Map naming contract, read back by report.c:
- *   @b_NAME[key, bucket]  count per log-linear bucket
- *   @sum_NAME[key] @min_NAME[key] @max_NAME[key]  in nanoseconds
- *   @start_NAME[tid]      helper, never printed
- * where key is the thread id (per_thread) or 0.
+ * Map naming contract, read back by report.c (key: the thread id when
+ * per_thread, else 0; all durations in nanoseconds):
+ *   latency:  @b_NAME[key, bucket] (count)  @sum_/@min_/@max_NAME[key]
+ *   syscalls: @b_NAME[nr, bucket] (count)   @n_/@sum_/@min_/@max_NAME[key, nr]
+ *             @err_NAME[nr, errno] (count)
+ *   events:   printf "bpfspec:ev NAME TIME TID NR NS RET KIND ARG" records,
+ *             @evcomm_NAME[tid] (thread name)  @evdrop_NAME (count over limit)
+ *   helpers, never printed: @start_NAME @evstart_NAME @evarg_NAME @evn_NAME
  *
  * Ownership: gen_program returns an owned program or NULL after a
  * diagnostic; program_free(NULL) is a no-op. */

@@ -366,6 +366,10 @@ static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 		goto done;
 	}
 
+	if (resolve_check_tracepoints(res) < 0) {
+		rc = EXIT_TARGET;
+		goto done;
+	}
 	out = bpfout_new();
 	if (!out) {
 		diag_error(NULL, "out of memory");

@@ -2,6 +2,7 @@
 #include "render.h"
 
 #include <jansson.h>
+#include <string.h>
 
 #include "version.h"
 
@@ -35,6 +36,74 @@ static void put_stats(json_t *obj, const report_stats *st)
 static json_t *jstr(const char *s)
 {
 	return s ? json_string(s) : json_null();
+}
+
+/* Per-thread entries without buckets or percentiles (syscalls probes). */
+static json_t *threads_json(const report_group *g, size_t n, long pid)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *jt = json_object();
+		json_object_set_new(jt, "tid", json_integer(g[i].tid));
+		json_object_set_new(jt, "thread", jstr(g[i].thread));
+		json_object_set_new(jt, "main_thread", json_boolean(pid > 0 && g[i].tid == pid));
+		json_object_set_new(jt, "count", jint(g[i].st.count));
+		json_object_set_new(jt, "sum_ns", jint(g[i].st.sum_ns));
+		json_object_set_new(jt, "min_ns", jint(g[i].st.min_ns));
+		json_object_set_new(jt, "max_ns", jint(g[i].st.max_ns));
+		json_object_set_new(jt, "mean_ns",
+				    jint(g[i].st.count ? g[i].st.sum_ns / g[i].st.count : 0));
+		json_array_append_new(arr, jt);
+	}
+	return arr;
+}
+
+static json_t *syscalls_json(const report_probe *p, long pid)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < p->n_syscalls; i++) {
+		const report_syscall *sc = &p->syscalls[i];
+		json_t *js = json_object();
+		json_object_set_new(js, "syscall", json_string(sc->name));
+		json_object_set_new(js, "nr", json_integer(sc->nr));
+		put_stats(js, &sc->st);
+		json_object_set_new(js, "error_count", jint(sc->error_count));
+		json_t *errs = json_object();
+		for (size_t e = 0; e < sc->n_errors; e++)
+			json_object_set_new(errs, sc->errors[e].name, jint(sc->errors[e].count));
+		json_object_set_new(js, "errors", errs);
+		json_object_set_new(js, "threads", threads_json(sc->threads, sc->n_threads, pid));
+		json_array_append_new(arr, js);
+	}
+	return arr;
+}
+
+static json_t *events_json(const report_probe *p)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < p->n_events; i++) {
+		const report_event *ev = &p->events[i];
+		json_t *je = json_object();
+		json_object_set_new(je, "t_ns", jint(ev->t_ns));
+		json_object_set_new(je, "tid", json_integer(ev->tid));
+		json_object_set_new(je, "thread", jstr(ev->thread));
+		json_object_set_new(je, "syscall", jstr(ev->syscall));
+		json_object_set_new(je, "latency_ns", jint(ev->latency_ns));
+		json_object_set_new(je, "ret", json_integer(ev->ret));
+		if (ev->error)
+			json_object_set_new(je, "error", json_string(ev->error));
+		if (ev->path) {
+			/* Paths are bytes: one that is not UTF-8 cannot be a JSON string. */
+			json_t *js = json_string(ev->path);
+			json_object_set_new(je, "path", js ? js : json_string("(not valid UTF-8)"));
+		}
+		if (ev->address)
+			json_object_set_new(je, "address", json_string(ev->address));
+		if (ev->has_length)
+			json_object_set_new(je, "length", jint(ev->length));
+		json_array_append_new(arr, je);
+	}
+	return arr;
 }
 
 int render_json(FILE *out, const report *rep)
@@ -80,6 +149,13 @@ int render_json(FILE *out, const report *rep)
 			json_array_append_new(groups, jg);
 		}
 		json_object_set_new(jp, "groups", groups);
+		if (strcmp(p->kind, "syscalls") == 0)
+			json_object_set_new(jp, "syscalls", syscalls_json(p, rep->pid));
+		if (strcmp(p->kind, "events") == 0) {
+			json_object_set_new(jp, "threshold_ns", jint(p->threshold_ns));
+			json_object_set_new(jp, "events_dropped", jint(p->events_dropped));
+			json_object_set_new(jp, "events", events_json(p));
+		}
 		json_array_append_new(probes, jp);
 	}
 	json_object_set_new(root, "probes", probes);

@@ -80,6 +80,85 @@ static void histogram(FILE *out, const report_probe *p)
 	}
 }
 
+static void syscall_table(FILE *out, const report_probe *p, long pid)
+{
+	fprintf(out, "\n%s: syscalls, slowest total first\n", p->name);
+	fprintf(out, "  %-18s %10s %11s %10s %10s %10s %10s  %s\n", "SYSCALL", "COUNT", "TOTAL",
+		"MEAN", "P50~", "P99~", "MAX", "ERRORS");
+	for (size_t i = 0; i < p->n_syscalls; i++) {
+		const report_syscall *sc = &p->syscalls[i];
+		char total[32], mean[32], p50[32], p99[32], max[32];
+		fmt_dur(total, sizeof total, sc->st.sum_ns, p->unit_ns, p->unit);
+		fmt_dur(mean, sizeof mean, sc->st.count ? sc->st.sum_ns / sc->st.count : 0,
+			p->unit_ns, p->unit);
+		fmt_dur(p50, sizeof p50, sc->st.p50_ns, p->unit_ns, p->unit);
+		fmt_dur(p99, sizeof p99, sc->st.p99_ns, p->unit_ns, p->unit);
+		fmt_dur(max, sizeof max, sc->st.max_ns, p->unit_ns, p->unit);
+		fprintf(out, "  %-18s %10llu %11s %10s %10s %10s %10s ", sc->name,
+			(unsigned long long)sc->st.count, total, mean, p50, p99, max);
+		for (size_t e = 0; e < sc->n_errors && e < 4; e++)
+			fprintf(out, " %s %llu", sc->errors[e].name,
+				(unsigned long long)sc->errors[e].count);
+		if (sc->n_errors > 4)
+			fprintf(out, " ...");
+		fputc('\n', out);
+	}
+	if (p->n_groups > 1) {
+		fprintf(out, "\n  %-8s %-16s %10s %11s %10s\n", "TID", "THREAD", "COUNT", "TOTAL", "MAX");
+		for (size_t g = 0; g < p->n_groups; g++) {
+			const report_group *gr = &p->groups[g];
+			char total[32], max[32];
+			fmt_dur(total, sizeof total, gr->st.sum_ns, p->unit_ns, p->unit);
+			fmt_dur(max, sizeof max, gr->st.max_ns, p->unit_ns, p->unit);
+			char name[40];
+			snprintf(name, sizeof name, "%s%s", gr->thread ? gr->thread : "?",
+				 pid > 0 && gr->tid == pid ? " (main)" : "");
+			fprintf(out, "  %-8ld %-16s %10llu %11s %10s\n", gr->tid, name,
+				(unsigned long long)gr->st.count, total, max);
+		}
+	}
+}
+
+/* Writes S with control characters shown as '?' (paths are bytes). */
+static void put_printable(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+}
+
+static void event_table(FILE *out, const report_probe *p)
+{
+	char thr[32];
+	fmt_dur(thr, sizeof thr, p->threshold_ns, p->unit_ns, p->unit);
+	fprintf(out, "\n%s: %zu calls of at least %s recorded", p->name, p->n_events, thr);
+	if (p->events_dropped)
+		fprintf(out, ", %llu more not recorded (over the limit)",
+			(unsigned long long)p->events_dropped);
+	fputc('\n', out);
+	if (!p->n_events)
+		return;
+	fprintf(out, "  %10s %-8s %-16s %-14s %10s %-14s %s\n", "TIME(s)", "TID", "THREAD",
+		"SYSCALL", "LATENCY", "RESULT", "ARGUMENT");
+	for (size_t i = 0; i < p->n_events; i++) {
+		const report_event *ev = &p->events[i];
+		char lat[32], res[48];
+		fmt_dur(lat, sizeof lat, ev->latency_ns, p->unit_ns, p->unit);
+		if (ev->error)
+			snprintf(res, sizeof res, "%lld %s", ev->ret, ev->error);
+		else
+			snprintf(res, sizeof res, "%lld", ev->ret);
+		fprintf(out, "  %10.6f %-8ld %-16s %-14s %10s %-14s ", (double)ev->t_ns / 1e9, ev->tid,
+			ev->thread ? ev->thread : "?", ev->syscall, lat, res);
+		if (ev->path)
+			put_printable(out, ev->path);
+		else if (ev->address)
+			fputs(ev->address, out);
+		else if (ev->has_length)
+			fprintf(out, "%llu", (unsigned long long)ev->length);
+		fputc('\n', out);
+	}
+}
+
 int render_text(FILE *out, const report *rep)
 {
 	char dur[32];
@@ -106,12 +185,27 @@ int render_text(FILE *out, const report *rep)
 			fprintf(out, "not attached: %s\n", p->reason ? p->reason : "unknown reason");
 			continue;
 		}
+		if (strcmp(p->kind, "events") == 0) {
+			char thr[32];
+			fmt_dur(thr, sizeof thr, p->threshold_ns, p->unit_ns, p->unit);
+			fprintf(out, "%10llu calls of at least %s (records below)\n",
+				(unsigned long long)p->st.count, thr);
+			continue;
+		}
 		stats_row(out, &p->st, p, rep->duration_ns);
 	}
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
+		if (p->attached && strcmp(p->kind, "events") == 0) {
+			event_table(out, p);
+			continue;
+		}
 		if (!p->attached || p->st.count == 0)
 			continue;
+		if (strcmp(p->kind, "syscalls") == 0) {
+			syscall_table(out, p, rep->pid);
+			continue;
+		}
 		fprintf(out, "\n%s: %s in %s\n", p->name, p->function, p->object);
 		histogram(out, p);
 		if (p->n_groups > 1) {

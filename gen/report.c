@@ -1,10 +1,15 @@
 /* report — see report.h. */
 #include "report.h"
 
+#include <arpa/inet.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <string.h>
 
 #include "gen.h"
+#include "systab.h"
 #include "target.h"
 
 static char *dup_or_null(const char *s)
@@ -173,6 +178,322 @@ static int fill_latency(report_probe *p, const char *name, const bpfout_window *
 	return 0;
 }
 
+/* ---- syscalls probes ------------------------------------------------ */
+
+static report_syscall *find_syscall(report_probe *p, long nr)
+{
+	for (size_t i = 0; i < p->n_syscalls; i++)
+		if (p->syscalls[i].nr == nr)
+			return &p->syscalls[i];
+	report_syscall *ns = realloc(p->syscalls, (p->n_syscalls + 1) * sizeof *ns);
+	if (!ns)
+		return NULL;
+	p->syscalls = ns;
+	report_syscall *sc = &ns[p->n_syscalls];
+	memset(sc, 0, sizeof *sc);
+	sc->nr = nr;
+	sc->st.min_ns = UINT64_MAX;
+	const char *name = systab_syscall_name(nr);
+	if (name)
+		sc->name = strdup(name);
+	else if (asprintf(&sc->name, "syscall_%ld", nr) < 0)
+		sc->name = NULL;
+	if (!sc->name)
+		return NULL;
+	p->n_syscalls++;
+	return sc;
+}
+
+static report_group *find_thread(report_group **arr, size_t *n, long tid)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*arr)[i].tid == tid)
+			return &(*arr)[i];
+	report_group *ng = realloc(*arr, (*n + 1) * sizeof *ng);
+	if (!ng)
+		return NULL;
+	*arr = ng;
+	memset(&ng[*n], 0, sizeof *ng);
+	ng[*n].tid = tid;
+	ng[*n].st.min_ns = UINT64_MAX;
+	return &ng[(*n)++];
+}
+
+static int errno_order(const void *a, const void *b)
+{
+	const report_errno *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return (x->number > y->number) - (x->number < y->number);
+}
+
+static int syscall_order(const void *a, const void *b)
+{
+	const report_syscall *x = a, *y = b;
+	if (x->st.sum_ns != y->st.sum_ns)
+		return x->st.sum_ns > y->st.sum_ns ? -1 : 1;
+	return (x->nr > y->nr) - (x->nr < y->nr);
+}
+
+/* Adds V (kind K: 0 count, 1 sum, 2 min, 3 max) to stats ST. */
+static void stats_merge(report_stats *st, int k, uint64_t v)
+{
+	switch (k) {
+	case 0: st->count += v; break;
+	case 1: st->sum_ns += v; break;
+	case 2: if (v < st->min_ns) st->min_ns = v; break;
+	default: if (v > st->max_ns) st->max_ns = v; break;
+	}
+}
+
+static int fill_syscalls(report_probe *p, const char *name, const bpfout_window *w, long pid)
+{
+	const bpfout_map *m;
+	static const char *const kinds[] = { "n", "sum", "min", "max" };
+
+	p->st.min_ns = UINT64_MAX;
+	if ((m = window_map(w, "b", name)))
+		for (size_t i = 0; i < m->n_entries; i++) {
+			const bpfout_entry *e = &m->entries[i];
+			if (e->n_ikeys != 2 || e->type != BPFOUT_VALUE_INT || e->value <= 0 ||
+			    e->ikeys[1] < 0)
+				continue;
+			report_syscall *sc = find_syscall(p, (long)e->ikeys[0]);
+			if (!sc || stats_add_bucket(&sc->st, (uint64_t)e->ikeys[1], (uint64_t)e->value) < 0 ||
+			    stats_add_bucket(&p->st, (uint64_t)e->ikeys[1], (uint64_t)e->value) < 0)
+				return -1;
+		}
+	for (int k = 0; k < 4; k++) {
+		if (!(m = window_map(w, kinds[k], name)))
+			continue;
+		for (size_t i = 0; i < m->n_entries; i++) {
+			const bpfout_entry *e = &m->entries[i];
+			if (e->n_ikeys != 2 || e->type != BPFOUT_VALUE_INT || e->value < 0)
+				continue;
+			uint64_t v = (uint64_t)e->value;
+			long tid = (long)e->ikeys[0];
+			report_syscall *sc = find_syscall(p, (long)e->ikeys[1]);
+			report_group *th = sc ? find_thread(&sc->threads, &sc->n_threads, tid) : NULL;
+			report_group *g = find_group(p, tid);
+			if (!th || !g)
+				return -1;
+			if (k == 0)
+				th->st.count = v;
+			else
+				stats_merge(&th->st, k, v);
+			stats_merge(&g->st, k, v);
+			if (k >= 1) {
+				stats_merge(&sc->st, k, v);
+				stats_merge(&p->st, k, v);
+			}
+		}
+	}
+	if ((m = window_map(w, "err", name)))
+		for (size_t i = 0; i < m->n_entries; i++) {
+			const bpfout_entry *e = &m->entries[i];
+			if (e->n_ikeys != 2 || e->type != BPFOUT_VALUE_INT || e->value <= 0)
+				continue;
+			report_syscall *sc = find_syscall(p, (long)e->ikeys[0]);
+			if (!sc)
+				return -1;
+			report_errno *ne = realloc(sc->errors, (sc->n_errors + 1) * sizeof *ne);
+			if (!ne)
+				return -1;
+			sc->errors = ne;
+			report_errno *er = &ne[sc->n_errors];
+			er->number = (long)e->ikeys[1];
+			er->count = (uint64_t)e->value;
+			const char *en = systab_errno_name(er->number);
+			er->name = en ? strdup(en) : NULL;
+			if (!er->name && asprintf(&er->name, "E%ld", er->number) < 0)
+				er->name = NULL;
+			if (!er->name)
+				return -1;
+			sc->n_errors++;
+			sc->error_count += er->count;
+		}
+	main_pid = pid;
+	for (size_t i = 0; i < p->n_syscalls; i++) {
+		report_syscall *sc = &p->syscalls[i];
+		if (sc->st.min_ns == UINT64_MAX)
+			sc->st.min_ns = 0;
+		stats_finish(&sc->st);
+		for (size_t t = 0; t < sc->n_threads; t++) {
+			report_group *th = &sc->threads[t];
+			if (th->st.min_ns == UINT64_MAX)
+				th->st.min_ns = 0;
+			if (pid > 0) {
+				char comm[64];
+				if (target_thread_name((pid_t)pid, (pid_t)th->tid, comm, sizeof comm) == 0)
+					th->thread = strdup(comm);
+			}
+		}
+		if (sc->n_threads > 1)
+			qsort(sc->threads, sc->n_threads, sizeof *sc->threads, group_order);
+		if (sc->n_errors > 1)
+			qsort(sc->errors, sc->n_errors, sizeof *sc->errors, errno_order);
+	}
+	for (size_t i = 0; i < p->n_groups; i++) {
+		report_group *g = &p->groups[i];
+		if (g->st.min_ns == UINT64_MAX)
+			g->st.min_ns = 0;
+		if (pid > 0) {
+			char comm[64];
+			if (target_thread_name((pid_t)pid, (pid_t)g->tid, comm, sizeof comm) == 0)
+				g->thread = strdup(comm);
+		}
+	}
+	if (p->st.min_ns == UINT64_MAX)
+		p->st.min_ns = 0;
+	uint64_t sum = p->st.sum_ns;
+	stats_finish(&p->st);	/* count from buckets */
+	p->st.sum_ns = sum;
+	if (p->n_groups > 1)
+		qsort(p->groups, p->n_groups, sizeof *p->groups, group_order);
+	if (p->n_syscalls > 1)
+		qsort(p->syscalls, p->n_syscalls, sizeof *p->syscalls, syscall_order);
+	return 0;
+}
+
+/* ---- events probes --------------------------------------------------- */
+
+/* Decodes bpftrace's %r text (printable bytes as-is, others as \xNN) into
+ * OUT; returns the number of bytes. */
+static size_t decode_raw(const char *s, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+	while (*s && n < max) {
+		unsigned v;
+		if (s[0] == '\\' && s[1] == 'x' && sscanf(s + 2, "%2x", &v) == 1) {
+			out[n++] = (uint8_t)v;
+			s += 4;
+		} else {
+			out[n++] = (uint8_t)*s++;
+		}
+	}
+	return n;
+}
+
+/* "1.2.3.4:80" or "[::1]:80" from raw sockaddr bytes; NULL for other
+ * families (e.g. AF_UNIX: shown as "unix"). */
+static char *format_sockaddr(const char *raw)
+{
+	uint8_t b[32];
+	size_t n = decode_raw(raw, b, sizeof b);
+	char host[INET6_ADDRSTRLEN], *out = NULL;
+	if (n < 2)
+		return NULL;
+	unsigned family = b[0] | (unsigned)b[1] << 8;
+	if (family == AF_INET && n >= 8) {
+		unsigned port = (unsigned)b[2] << 8 | b[3];
+		if (!inet_ntop(AF_INET, b + 4, host, sizeof host) ||
+		    asprintf(&out, "%s:%u", host, port) < 0)
+			return NULL;
+		return out;
+	}
+	if (family == AF_INET6 && n >= 24) {
+		unsigned port = (unsigned)b[2] << 8 | b[3];
+		if (!inet_ntop(AF_INET6, b + 8, host, sizeof host) ||
+		    asprintf(&out, "[%s]:%u", host, port) < 0)
+			return NULL;
+		return out;
+	}
+	if (family == AF_UNIX)
+		return strdup("unix");
+	if (asprintf(&out, "family %u", family) < 0)
+		return NULL;
+	return out;
+}
+
+/* Parses "NAME TIME TID NR NS RET KIND ARG" for probe NAME into EV.
+ * Returns 1 when the record is this probe's, 0 when not, -1 when
+ * malformed or out of memory. */
+static int parse_event(const char *rec, const char *name, uint64_t begin, report_event *ev)
+{
+	size_t nl = strlen(name);
+	if (strncmp(rec, name, nl) != 0 || rec[nl] != ' ')
+		return 0;
+	unsigned long long ts, lat;
+	long tid, nr;
+	long long ret;
+	char kind;
+	int used = 0;
+	if (sscanf(rec + nl + 1, "%llu %ld %ld %llu %lld %c %n", &ts, &tid, &nr, &lat, &ret, &kind,
+		   &used) != 6 || used == 0)
+		return -1;
+	const char *arg = rec + nl + 1 + used;
+	memset(ev, 0, sizeof *ev);
+	ev->t_ns = ts > begin ? ts - begin : 0;
+	ev->tid = tid;
+	ev->latency_ns = lat;
+	ev->ret = ret;
+	const char *sn = systab_syscall_name(nr);
+	ev->syscall = sn ? strdup(sn) : NULL;
+	if (!ev->syscall && asprintf(&ev->syscall, "syscall_%ld", nr) < 0)
+		return -1;
+	if (ret < 0 && ret > -4096) {
+		const char *en = systab_errno_name((long)-ret);
+		ev->error = en ? strdup(en) : NULL;
+		if (!ev->error && asprintf(&ev->error, "E%lld", -ret) < 0)
+			ev->error = NULL;
+	}
+	if (kind == 's') {
+		ev->path = strdup(arg);
+	} else if (kind == 'r') {
+		ev->address = format_sockaddr(arg);
+	} else if (kind == 'n') {
+		ev->has_length = true;
+		ev->length = strtoull(arg, NULL, 10);
+	}
+	return 1;
+}
+
+static int fill_events(report_probe *p, const spec_probe *sp, const bpfout_window *w, long pid)
+{
+	const bpfout_map *m;
+
+	p->threshold_ns = sp->threshold_ns;
+	if (!w)
+		return 0;
+	for (size_t i = 0; i < w->n_events; i++) {
+		report_event ev;
+		int r = parse_event(w->events[i], sp->name, w->begin_ns, &ev);
+		if (r <= 0)
+			continue;
+		report_event *ne = realloc(p->events, (p->n_events + 1) * sizeof *ne);
+		if (!ne) {
+			free(ev.syscall);
+			free(ev.error);
+			free(ev.path);
+			free(ev.address);
+			return -1;
+		}
+		p->events = ne;
+		ne[p->n_events++] = ev;
+	}
+	p->events_dropped = w->events_dropped;
+	if ((m = window_map(w, "evdrop", sp->name)))
+		for (size_t i = 0; i < m->n_entries; i++)
+			if (m->entries[i].type == BPFOUT_VALUE_INT && m->entries[i].value > 0)
+				p->events_dropped += (uint64_t)m->entries[i].value;
+	m = window_map(w, "evcomm", sp->name);
+	for (size_t i = 0; i < p->n_events; i++) {
+		report_event *ev = &p->events[i];
+		char key[32];
+		snprintf(key, sizeof key, "%ld", ev->tid);
+		const bpfout_entry *e = m ? bpfout_map_entry(m, key) : NULL;
+		if (e && e->type == BPFOUT_VALUE_STRING && e->str)
+			ev->thread = strdup(e->str);
+		else if (pid > 0) {
+			char comm[64];
+			if (target_thread_name((pid_t)pid, (pid_t)ev->tid, comm, sizeof comm) == 0)
+				ev->thread = strdup(comm);
+		}
+	}
+	p->st.count = p->n_events + p->events_dropped;
+	return 0;
+}
+
 report *report_build(const resolved *r, const bpfout_window *w, const report_run *run)
 {
 	report *rep = calloc(1, sizeof *rep);
@@ -215,7 +536,14 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 			report_free(rep);
 			return NULL;
 		}
-		if (rp->active && fill_latency(p, rp->sp->name, w, run->pid) < 0) {
+		int rc = 0;
+		if (rp->active && rp->sp->kind == PROBE_LATENCY)
+			rc = fill_latency(p, rp->sp->name, w, run->pid);
+		else if (rp->active && rp->sp->kind == PROBE_SYSCALLS)
+			rc = fill_syscalls(p, rp->sp->name, w, run->pid);
+		else if (rp->active && rp->sp->kind == PROBE_EVENTS)
+			rc = fill_events(p, rp->sp, w, run->pid);
+		if (rc < 0) {
 			report_free(rep);
 			return NULL;
 		}
@@ -253,6 +581,27 @@ void report_free(report *rep)
 			free(p->groups[g].st.buckets);
 		}
 		free(p->groups);
+		for (size_t k = 0; k < p->n_syscalls; k++) {
+			report_syscall *sc = &p->syscalls[k];
+			free(sc->name);
+			free(sc->st.buckets);
+			for (size_t e = 0; e < sc->n_errors; e++)
+				free(sc->errors[e].name);
+			free(sc->errors);
+			for (size_t t = 0; t < sc->n_threads; t++)
+				free(sc->threads[t].thread);
+			free(sc->threads);
+		}
+		free(p->syscalls);
+		for (size_t k = 0; k < p->n_events; k++) {
+			report_event *ev = &p->events[k];
+			free(ev->thread);
+			free(ev->syscall);
+			free(ev->error);
+			free(ev->path);
+			free(ev->address);
+		}
+		free(p->events);
 	}
 	free(rep->probes);
 	for (size_t i = 0; i < rep->n_warnings; i++)

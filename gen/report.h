@@ -2,7 +2,8 @@
  *
  * report_build reads one window of parsed bpftrace output through the
  * map naming contract of gen.h and computes, per probe and per thread
- * group: count, sum, min, max (exact, from the kernel) and p50/p90/p99
+ * group (and per syscall for syscalls probes): count, sum, min, max
+ * (exact, from the kernel) and p50/p90/p99
  * (estimates: linear interpolation inside the log-linear bucket that
  * holds the rank, clamped to [min, max]; buckets are at most 1/16 of
  * their lower bound wide, so the estimate is within 6.25%).
@@ -43,6 +44,41 @@ typedef struct report_group {
 	report_stats st;
 } report_group;
 
+typedef struct report_errno {
+	char *name;		/* "ENOENT", or "E123" when unknown */
+	long number;
+	uint64_t count;
+} report_errno;
+
+/* One syscall of a syscalls probe.  Per-thread entries carry count, sum,
+ * min and max but no buckets (the kernel keeps histograms per syscall
+ * only, so that the map stays small whatever the number of threads). */
+typedef struct report_syscall {
+	char *name;		/* "openat", or "syscall_N" when unknown */
+	long nr;
+	report_stats st;
+	report_errno *errors;	/* by count, largest first */
+	size_t n_errors;
+	uint64_t error_count;	/* calls that returned an error */
+	report_group *threads;	/* main thread first, then by tid */
+	size_t n_threads;
+} report_syscall;
+
+/* One record of an events probe. */
+typedef struct report_event {
+	uint64_t t_ns;		/* since the window began */
+	long tid;
+	char *thread;		/* NULL when unknown */
+	char *syscall;
+	uint64_t latency_ns;
+	long long ret;
+	char *error;		/* errno name when ret < 0, else NULL */
+	char *path;		/* path argument, or NULL */
+	char *address;		/* "127.0.0.1:80", "[::1]:80", or NULL */
+	bool has_length;
+	uint64_t length;	/* size/length argument when has_length */
+} report_event;
+
 typedef struct report_probe {
 	char *name;
 	char *kind;		/* "latency" */
@@ -55,6 +91,14 @@ typedef struct report_probe {
 	report_stats st;	/* all groups together */
 	report_group *groups;	/* main thread (tid == pid) first, then by tid */
 	size_t n_groups;
+	/* syscalls probes: per syscall, slowest total first */
+	report_syscall *syscalls;
+	size_t n_syscalls;
+	/* events probes */
+	uint64_t threshold_ns;
+	report_event *events;	/* in time order */
+	size_t n_events;
+	uint64_t events_dropped;	/* slow calls not recorded (over the limit) */
 } report_probe;
 
 typedef struct report {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "diag.h"
@@ -191,7 +192,8 @@ resolved *resolve_spec(const spec *s, const target *t)
 	for (size_t i = 0; i < s->n_probes; i++) {
 		r->probes[i].sp = &s->probes[i];
 		lk[i].found_in = -1;
-		lk[i].n_objs = candidate_objects(s, &s->probes[i], t, lk[i].objs, 64);
+		if (s->probes[i].kind == PROBE_LATENCY)
+			lk[i].n_objs = candidate_objects(s, &s->probes[i], t, lk[i].objs, 64);
 	}
 	/* Objects in the order the spec searches them; each is read once. */
 	const char *searched[256];
@@ -207,7 +209,11 @@ resolved *resolve_spec(const spec *s, const target *t)
 			search_object(lk[i].objs[k], r, lk);
 		}
 	for (size_t i = 0; i < s->n_probes; i++) {
-		if (settle_probe(s, t, &r->probes[i], &lk[i]) < 0)
+		if (s->probes[i].kind != PROBE_LATENCY) {
+			/* Tracepoints: nothing to look up in the target. */
+			r->probes[i].active = true;
+			r->n_active++;
+		} else if (settle_probe(s, t, &r->probes[i], &lk[i]) < 0)
 			failed = 1;
 		else if (r->probes[i].active)
 			r->n_active++;
@@ -226,6 +232,23 @@ resolved *resolve_spec(const spec *s, const target *t)
 		return NULL;
 	}
 	return r;
+}
+
+int resolve_check_tracepoints(const resolved *r)
+{
+	bool needed = false;
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (r->probes[i].active && r->probes[i].sp->kind != PROBE_LATENCY)
+			needed = true;
+	if (!needed)
+		return 0;
+	if (access("/sys/kernel/tracing/events/raw_syscalls/sys_enter", F_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter", F_OK) == 0)
+		return 0;
+	diag_error("mount it (as root): mount -t tracefs nodev /sys/kernel/tracing",
+		   "syscall tracepoints are unavailable: tracefs is not mounted "
+		   "(no /sys/kernel/tracing/events/raw_syscalls)");
+	return -1;
 }
 
 void resolved_free(resolved *r)

@@ -1,6 +1,8 @@
 /* resolve — finds where each probe of a spec attaches in a target.
  *
- * For every latency probe, the function is looked up (symtab) in the
+ * Syscalls and events probes use tracepoints: they need no lookup and are
+ * always active.  For every latency probe, the function is looked up
+ * (symtab) in the
  * objects the spec names, in order: "main" is the executable, any other
  * entry a glob over the basenames of the target's mapped objects.  The
  * first object that defines the symbol wins.  A missing optional symbol
@@ -38,6 +40,11 @@ typedef struct resolved {
 } resolved;
 
 resolved *resolve_spec(const spec *s, const target *t);
+/* Syscall probes need the raw_syscalls tracepoints, which need tracefs.
+ * Returns 0 when they are there (or not needed), -1 after a diagnostic
+ * that says how to mount it. */
+int resolve_check_tracepoints(const resolved *r);
+
 void resolved_free(resolved *r);
 
 #endif

@@ -17,12 +17,14 @@
 #include <yaml.h>
 
 #include "spec.h"
+#include "systab.h"
 
 #define SPEC_MAX_BYTES (1024 * 1024)
 #define SPEC_MAX_PROBES 64
 #define SPEC_MAX_OBJECTS 32
 #define SPEC_MAX_ERRORS 50	/* more are counted, not shown */
-#define SPEC_DEPTH 3		/* top mapping > probes list > probe mapping */
+/* top mapping > probes list > probe mapping > syscalls list */
+#define SPEC_DEPTH 4
 #define YAML_MAX_DEPTH 64	/* deeper than this, reading stops */
 #define DESCRIPTION_MAX 1000
 #define REASON_MAX 200
@@ -30,6 +32,9 @@
 #define SPEC_NAME_MAX 64
 #define FUNCTION_MAX 256
 #define OBJECT_MAX 128
+#define SYSCALL_NAME_MAX 64
+#define EVENTS_MAX_SYSCALLS 16	/* an events probe names a few calls */
+#define SYSCALL_GUESS_DISTANCE 2	/* "did you mean" at most this far off */
 #define DAY_NS (86400ULL * 1000000000ULL)
 #define SHOW_BUF 64		/* user text quoted in messages is cut to fit */
 
@@ -37,7 +42,7 @@
 
 static const char *const unit_names[] = { "ns", "us", "ms", "s", NULL };
 static const uint64_t unit_mults[] = { 1, 1000, 1000000, 1000000000 };
-static const char *const kind_names[] = { "latency", NULL };
+static const char *const kind_names[] = { "latency", "syscalls", "events", NULL };
 
 const char *spec_unit_name(time_unit u)
 {
@@ -51,7 +56,7 @@ uint64_t spec_unit_ns(time_unit u)
 
 const char *spec_kind_name(probe_kind k)
 {
-	return (unsigned)k < 1 ? kind_names[k] : "?";
+	return (unsigned)k < 3 ? kind_names[k] : "?";
 }
 
 /* ---- durations ---- */
@@ -177,6 +182,17 @@ static bool function_ok(const char *s, size_t len)
 		return false;
 	for (size_t i = 1; i < len; i++)
 		if (!is_lower(s[i]) && !is_upper(s[i]) && !is_digit(s[i]) && !in_set(s[i], "_.$"))
+			return false;
+	return true;
+}
+
+/* [a-z0-9_]{1,64}: checked before a name is looked up or shown. */
+static bool syscall_name_ok(const char *s, size_t len)
+{
+	if (len < 1 || len > SYSCALL_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!is_lower(s[i]) && !is_digit(s[i]) && s[i] != '_')
 			return false;
 	return true;
 }
@@ -659,17 +675,28 @@ static const char *const top_examples[] = {
 };
 
 enum {
-	P_NAME, P_KIND, P_FUNCTION, P_OBJECT, P_OPTIONAL, P_MISSING_REASON, P_UNIT,
-	P_PER_THREAD, P_DESCRIPTION, N_PROBE,
+	P_NAME, P_KIND, P_FUNCTION, P_OBJECT, P_OPTIONAL, P_MISSING_REASON, P_SYSCALLS,
+	P_THRESHOLD, P_LIMIT, P_UNIT, P_PER_THREAD, P_DESCRIPTION, N_PROBE,
 };
 static const char *const probe_keys[] = {
-	"name", "kind", "function", "object", "optional", "missing_reason", "unit",
-	"per_thread", "description", NULL,
+	"name", "kind", "function", "object", "optional", "missing_reason", "syscalls",
+	"threshold", "limit", "unit", "per_thread", "description", NULL,
 };
 static const char *const probe_examples[] = {
 	"name: timers", "kind: latency", "function: uv__run_timers", "object: \"libuv.so*\"",
-	"optional: true", "missing_reason: inlined by the compiler", "unit: ms",
-	"per_thread: false", "description: Time spent running timers",
+	"optional: true", "missing_reason: inlined by the compiler", "syscalls: [openat, read]",
+	"threshold: 1ms", "limit: 1000", "unit: ms", "per_thread: false",
+	"description: Time spent running timers",
+};
+
+/* The kinds each probe key applies to. */
+#define K_LATENCY (1u << PROBE_LATENCY)
+#define K_SYSCALLS (1u << PROBE_SYSCALLS)
+#define K_EVENTS (1u << PROBE_EVENTS)
+#define K_ALL (K_LATENCY | K_SYSCALLS | K_EVENTS)
+static const unsigned probe_key_kinds[] = {
+	K_ALL, K_ALL, K_LATENCY, K_LATENCY, K_LATENCY, K_LATENCY, K_SYSCALLS | K_EVENTS,
+	K_EVENTS, K_EVENTS, K_ALL, K_ALL, K_ALL,
 };
 
 static diag_loc node_loc(const loader *ld, const node *n)
@@ -948,29 +975,53 @@ static bool check_object(loader *ld, const node *v, const char *what, char **out
 	return false;
 }
 
-static void check_duration(loader *ld, spec *s, const node *k, const node *v)
+/* How messages about one duration field read. */
+typedef struct duration_field {
+	const char *name;	/* "duration" */
+	const char *examples;	/* "500ms, 10s or 1.5m" */
+	const char *zero;	/* what 0 does: "trace until stopped" */
+	const char *zero_is;	/* "means until stopped" */
+} duration_field;
+
+static const duration_field duration_top = {
+	"duration", "500ms, 10s or 1.5m", "trace until stopped", "means until stopped",
+};
+static const duration_field duration_threshold = {
+	"threshold", "100us, 1ms or 1.5s", "record every call", "records every call",
+};
+
+/* Checks the duration value V of key K (F says which field; WHAT names it
+ * as want_scalar does; WHERE is "" or " in probe 'x'").  Returns true and
+ * sets *NS, or false after reporting. */
+static bool check_duration_value(loader *ld, const node *k, const node *v,
+				 const duration_field *f, const char *what, const char *where,
+				 const char *example, uint64_t *ns)
 {
-	char buf[SHOW_BUF];
-	uint64_t ns;
+	char buf[SHOW_BUF], hint[256];
 	int rc;
 
-	if (!want_scalar(ld, k, v, "'duration'", top_examples[TOP_DURATION], false))
-		return;
-	rc = memchr(v->value, '\0', v->len) ? -1 : parse_duration(v->value, &ns);
-	if (rc == 0) {
-		s->duration_ns = ns;
-	} else if (rc == -2) {
-		report(ld, DIAG_ERROR, node_loc(ld, v),
-		       "the longest duration is 24h; use 0 to trace until stopped",
-		       "duration '%s' is longer than a day", show(buf, v->value, v->len));
+	if (!want_scalar(ld, k, v, what, example, false))
+		return false;
+	rc = memchr(v->value, '\0', v->len) ? -1 : parse_duration(v->value, ns);
+	if (rc == 0)
+		return true;
+	if (rc == -2) {
+		snprintf(hint, sizeof(hint), "the longest %s is 24h; use 0 to %s", f->name, f->zero);
+		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "%s '%s'%s is longer than a day",
+		       f->name, show(buf, v->value, v->len), where);
+	} else if (v->value[0] == '-') {
+		snprintf(hint, sizeof(hint), "a %s cannot be negative; use 0 to %s", f->name,
+			 f->zero);
+		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "invalid %s '%s'%s", f->name,
+		       show(buf, v->value, v->len), where);
 	} else {
-		report(ld, DIAG_ERROR, node_loc(ld, v),
-		       v->value[0] == '-'
-			       ? "a duration cannot be negative; use 0 to trace until stopped"
-			       : "write a number and a unit with no space, e.g. 500ms, 10s or 1.5m "
-				 "(units: ns, us, ms, s, m, h); 0 means until stopped",
-		       "invalid duration '%s'", show(buf, v->value, v->len));
+		snprintf(hint, sizeof(hint),
+			 "write a number and a unit with no space, e.g. %s (units: ns, us, ms, s, "
+			 "m, h); 0 %s", f->examples, f->zero_is);
+		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "invalid %s '%s'%s", f->name,
+		       show(buf, v->value, v->len), where);
 	}
+	return false;
 }
 
 static void check_objects(loader *ld, spec *s, const node *k, const node *v)
@@ -1072,15 +1123,295 @@ static void check_probe_name(loader *ld, spec *s, spec_probe *p, const node *v)
 	p->name_loc = node_loc(ld, v);
 }
 
+/* The kind a probe's mapping names, when it names a valid one (the first
+ * 'kind' key counts, as for any duplicate key); else -1. */
+static int probe_kind_in(const node *map)
+{
+	for (size_t i = 0; i + 1 < map->n_kids; i += 2) {
+		if (!node_is(map->kids[i], "kind"))
+			continue;
+		for (int j = 0; kind_names[j]; j++)
+			if (node_is(map->kids[i + 1], kind_names[j]))
+				return j;
+		return -1;
+	}
+	return -1;
+}
+
+static const char *kind_article(int kind)
+{
+	return kind == PROBE_EVENTS ? "an" : "a";
+}
+
+/* Reports key K (index KEY) of a probe of kind KIND, which it does not
+ * apply to. */
+static void report_misplaced_key(loader *ld, const node *k, int key, int kind,
+				 const char *where)
+{
+	const char *name = probe_keys[key], *kname = kind_names[kind];
+	char hint[256];
+
+	if (key == P_FUNCTION)
+		snprintf(hint, sizeof(hint),
+			 "remove it: %s %s probe measures the syscalls in its 'syscalls' list; "
+			 "to time a function, add a separate probe with 'kind: latency'",
+			 kind_article(kind), kname);
+	else if (key == P_SYSCALLS)
+		snprintf(hint, sizeof(hint),
+			 "remove it: a latency probe times its 'function'; to measure syscalls, "
+			 "add a separate probe with 'kind: syscalls' or 'kind: events'");
+	else if (key == P_THRESHOLD || key == P_LIMIT)
+		snprintf(hint, sizeof(hint),
+			 "remove it: '%s' belongs to events probes, which record each call at "
+			 "least 'threshold' long; use 'kind: events' for that",
+			 name);
+	else
+		snprintf(hint, sizeof(hint),
+			 "remove it: '%s' is about a latency probe's function, and %s %s probe "
+			 "has none",
+			 name, kind_article(kind), kname);
+	report(ld, DIAG_ERROR, node_loc(ld, k), hint, "'%s' %s does not apply to %s %s probe",
+	       name, where, kind_article(kind), kname);
+}
+
+/* Where the syscall tables of this machine can be read. */
+#define SYSCALL_LISTS "`ausyscall --dump` or `bpftrace -l 'tracepoint:syscalls:sys_enter_*'` " \
+	"lists them"
+
+/* The syscall closest to NAME (at most SYSCALL_GUESS_DISTANCE edits), or NULL. */
+static const char *syscall_guess(const char *name)
+{
+	size_t best = SYSCALL_GUESS_DISTANCE + 1;
+	const char *guess = NULL;
+
+	for (size_t i = 0; i < systab_n_syscalls; i++) {
+		size_t d = edit_distance(name, systab_syscalls[i].name);
+		if (d < best) {
+			best = d;
+			guess = systab_syscalls[i].name;
+		}
+	}
+	return guess;
+}
+
+/* Checks item O of a 'syscalls' list in a probe of kind KIND (-1 when
+ * not known).  Returns the syscall's number, or -1 after reporting. */
+static int check_syscall_name(loader *ld, const node *o, int kind, const char *where)
+{
+	char buf[SHOW_BUF], hint[256], lower[SYSCALL_NAME_MAX + 1];
+	const char *guess, *sys;
+	int nr;
+
+	if (!syscall_name_ok(o->value, o->len)) {
+		const char *h = "a syscall name is lowercase letters, digits and '_', as in "
+				"'openat' (at most 64 characters)";
+		if (o->len <= SYSCALL_NAME_MAX && !memchr(o->value, '\0', o->len)) {
+			for (size_t i = 0; i <= o->len; i++)
+				lower[i] = is_upper(o->value[i]) ? (char)(o->value[i] - 'A' + 'a')
+								 : o->value[i];
+			if (systab_syscall_nr(lower) >= 0) {
+				snprintf(hint, sizeof(hint),
+					 "did you mean '%s'? syscall names are lowercase", lower);
+				h = hint;
+			}
+		}
+		report(ld, DIAG_ERROR, node_loc(ld, o), h, "invalid syscall name '%s' %s",
+		       show(buf, o->value, o->len), where);
+		return -1;
+	}
+	nr = systab_syscall_nr(o->value);
+	if (nr >= 0)
+		return nr;
+
+	if (strcmp(o->value, "all") == 0) {
+		if (kind == PROBE_EVENTS)
+			snprintf(hint, sizeof(hint),
+				 "events need named syscalls; list the ones to record, e.g. "
+				 "'syscalls: [openat, connect]'");
+		else
+			snprintf(hint, sizeof(hint),
+				 "to measure every syscall, write 'syscalls: all', with no brackets "
+				 "or quotes");
+	} else if ((sys = strstr(o->value, "sys_")) && systab_syscall_nr(sys + 4) >= 0) {
+		snprintf(hint, sizeof(hint),
+			 "did you mean '%s'? give the syscall's name without the '%.*s' prefix",
+			 sys + 4, (int)(sys + 4 - o->value), o->value);
+	} else if ((guess = syscall_guess(o->value))) {
+		snprintf(hint, sizeof(hint), "did you mean '%s'? " SYSCALL_LISTS, guess);
+	} else {
+		snprintf(hint, sizeof(hint), "check the spelling; " SYSCALL_LISTS);
+	}
+	report(ld, DIAG_ERROR, node_loc(ld, o), hint, "unknown syscall '%s' on this architecture",
+	       o->value);
+	return -1;
+}
+
+/* Checks the value V of key K ('syscalls') of probe P, of kind KIND (-1
+ * when not known): a list of syscall names, or (syscalls kind only) the
+ * plain word all.  WHERE is "in probe 'x'". */
+static void check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const node *v,
+			   const char *where)
+{
+	size_t max = kind == PROBE_EVENTS ? EVENTS_MAX_SYSCALLS : SPEC_MAX_SYSCALLS;
+	const node *first[SPEC_MAX_SYSCALLS];
+	const char *example = kind == PROBE_EVENTS ? "syscalls: [openat, connect]"
+						   : "syscalls: [openat, read]";
+	char hint[256];
+
+	if (v->type == NODE_BAD)
+		return;
+	if (is_null(v) || (v->type == NODE_SEQ && v->n_kids == 0)) {
+		snprintf(hint, sizeof(hint), "list the syscalls to %s, as in '%s'%s",
+			 kind == PROBE_EVENTS ? "record" : "measure", example,
+			 kind == PROBE_EVENTS ? "" : ", or write 'syscalls: all'");
+		report(ld, DIAG_ERROR, node_loc(ld, is_null(v) ? k : v), hint,
+		       "'syscalls' %s %s", where, is_null(v) ? "has no value" : "is empty");
+		return;
+	}
+	if (v->type == NODE_SCALAR && v->plain && node_is(v, "all")) {
+		if (kind == PROBE_EVENTS) {
+			report(ld, DIAG_ERROR, node_loc(ld, v),
+			       "list the syscalls to record, as in 'syscalls: [openat, connect]' "
+			       "(at most 16); to measure every syscall, use a probe with "
+			       "'kind: syscalls'",
+			       "'syscalls: all' %s: events need named syscalls", where);
+			return;
+		}
+		p->all_syscalls = true;
+		p->syscalls_loc = node_loc(ld, v);
+		return;
+	}
+	if (v->type != NODE_SEQ) {
+		if (v->type == NODE_SCALAR && node_is(v, "all") && kind != PROBE_EVENTS)
+			snprintf(hint, sizeof(hint),
+				 "write all without quotes to measure every syscall, or a list as "
+				 "in '%s'", example);
+		else
+			snprintf(hint, sizeof(hint), "write a list, even of one syscall, as in "
+				 "'syscalls: [openat]'%s",
+				 kind == PROBE_EVENTS ? "" : "; 'syscalls: all' measures every syscall");
+		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "'syscalls' %s must be a list, not %s",
+		       where, type_name(v));
+		return;
+	}
+	if (v->n_kids > max) {
+		if (kind == PROBE_EVENTS)
+			snprintf(hint, sizeof(hint),
+				 "an events probe names at most %d syscalls; record the few whose "
+				 "slow calls matter, and measure the rest with a syscalls probe",
+				 EVENTS_MAX_SYSCALLS);
+		else
+			snprintf(hint, sizeof(hint),
+				 "a probe names at most %d syscalls; write 'syscalls: all' to measure "
+				 "every syscall", SPEC_MAX_SYSCALLS);
+		report(ld, DIAG_ERROR, node_loc(ld, v->kids[max]), hint,
+		       "too many syscalls (%zu) %s", v->n_kids, where);
+		return;
+	}
+	p->syscalls = calloc(v->n_kids, sizeof(*p->syscalls));
+	if (!p->syscalls) {
+		no_memory(ld);
+		return;
+	}
+	for (size_t i = 0; i < v->n_kids; i++) {
+		const node *o = v->kids[i];
+		size_t j;
+		int nr;
+
+		if (o->type == NODE_BAD)
+			continue;
+		if (is_null(o) || o->type != NODE_SCALAR) {
+			snprintf(hint, sizeof(hint), "%s, as in '%s'",
+				 is_null(o) ? "remove the empty item, or write a syscall name"
+					    : "list syscall names separated by commas",
+				 example);
+			report(ld, DIAG_ERROR, node_loc(ld, o), hint, "syscall %zu %s %s", i + 1,
+			       where, is_null(o) ? "is empty" : o->type == NODE_SEQ
+							      ? "must be a name, not a list"
+							      : "must be a name, not a mapping");
+			continue;
+		}
+		nr = check_syscall_name(ld, o, kind, where);
+		if (nr < 0)
+			continue;
+		for (j = 0; j < p->n_syscalls; j++)
+			if (p->syscalls[j] == nr)
+				break;
+		if (j < p->n_syscalls) {
+			report(ld, DIAG_ERROR, node_loc(ld, o), "remove one of them",
+			       "syscall '%s' is listed twice %s", o->value, where);
+			report(ld, DIAG_NOTE, node_loc(ld, first[j]), NULL,
+			       "'%s' was first listed here", first[j]->value);
+			continue;
+		}
+		first[p->n_syscalls] = o;
+		p->syscalls[p->n_syscalls++] = nr;
+	}
+	p->syscalls_loc = node_loc(ld, v);
+}
+
+/* Checks V, the 'limit' of an events probe: a whole number of records,
+ * 1..SPEC_MAX_EVENT_LIMIT, digits only.  Returns true and sets *OUT. */
+static bool check_limit(loader *ld, const node *v, const char *where, unsigned *out)
+{
+	char buf[SHOW_BUF], hint[256];
+	unsigned long long n = 0;
+	size_t i;
+
+	for (i = 0; i < v->len && is_digit(v->value[i]); i++)
+		if (n <= SPEC_MAX_EVENT_LIMIT)
+			n = n * 10 + (unsigned)(v->value[i] - '0');
+	if (i < v->len || v->len == 0) {
+		snprintf(hint, sizeof(hint),
+			 "%swrite a whole number of records from 1 to %d, digits only, as in "
+			 "'limit: 1000'",
+			 v->value[0] == '-' ? "a limit cannot be negative; " : "",
+			 SPEC_MAX_EVENT_LIMIT);
+		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "invalid limit '%s' %s",
+		       show(buf, v->value, v->len), where);
+		return false;
+	}
+	if (n == 0) {
+		snprintf(hint, sizeof(hint),
+			 "keep at least 1 record, or remove the line for the default (%d); "
+			 "'threshold' chooses which calls are recorded",
+			 SPEC_DEFAULT_EVENT_LIMIT);
+		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "'limit' %s must be at least 1",
+		       where);
+		return false;
+	}
+	if (v->value[0] == '0') {
+		report(ld, DIAG_ERROR, node_loc(ld, v),
+		       "write the number without leading zeros (YAML tools may read them as "
+		       "octal)",
+		       "invalid limit '%s' %s", show(buf, v->value, v->len), where);
+		return false;
+	}
+	if (n > SPEC_MAX_EVENT_LIMIT) {
+		snprintf(hint, sizeof(hint),
+			 "keep at most %d records; raise 'threshold' so that fewer calls are "
+			 "recorded (the rest are still counted)",
+			 SPEC_MAX_EVENT_LIMIT);
+		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "limit '%s' %s is above %d",
+		       show(buf, v->value, v->len), where, SPEC_MAX_EVENT_LIMIT);
+		return false;
+	}
+	*out = (unsigned)n;
+	return true;
+}
+
 static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 {
 	spec_probe *p = &s->probes[s->n_probes++];
 	const node *seen[N_PROBE] = { 0 };
 	bool optional_ok = true;
-	char label[64], where[80], what[128], buf[SHOW_BUF], hint[256];
+	int kind = probe_kind_in(map);
+	char label[64], where[80], suffix[88], what[128], buf[SHOW_BUF], hint[256];
 
 	p->unit = UNIT_US;
 	p->per_thread = true;
+	if (kind == PROBE_EVENTS)
+		p->limit = SPEC_DEFAULT_EVENT_LIMIT;
 	probe_label(map, index, label, sizeof(label));
 	snprintf(where, sizeof(where), "in %s", label);
 
@@ -1089,6 +1420,15 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 		int key = check_key(ld, k, probe_keys, seen, where);
 		if (key < 0)
 			continue;
+		/* Keys of other kinds: reported once the kind is known. */
+		if (kind >= 0 && !(probe_key_kinds[key] & (1u << kind))) {
+			report_misplaced_key(ld, k, key, kind, where);
+			continue;
+		}
+		if (key == P_SYSCALLS) {
+			check_syscalls(ld, p, kind, k, v, where);
+			continue;
+		}
 		snprintf(what, sizeof(what), "'%s' in %s", probe_keys[key], label);
 		if (!want_scalar(ld, k, v, what, probe_examples[key],
 				 key == P_NAME || key == P_KIND || key == P_FUNCTION)) {
@@ -1101,8 +1441,8 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 			check_probe_name(ld, s, p, v);
 			break;
 		case P_KIND:
-			if (node_is(v, "latency")) {
-				p->kind = PROBE_LATENCY;
+			if (kind >= 0) {
+				p->kind = (probe_kind)kind;
 				p->kind_loc = node_loc(ld, v);
 				break;
 			}
@@ -1137,6 +1477,14 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 		case P_MISSING_REASON:
 			check_text(ld, k, v, what, probe_examples[key], REASON_MAX, &p->missing_reason);
 			break;
+		case P_THRESHOLD:
+			snprintf(suffix, sizeof(suffix), " %s", where);
+			check_duration_value(ld, k, v, &duration_threshold, what, suffix,
+					     probe_examples[key], &p->threshold_ns);
+			break;
+		case P_LIMIT:
+			check_limit(ld, v, where, &p->limit);
+			break;
 		case P_UNIT: {
 			size_t u;
 			for (u = 0; u < 4; u++)
@@ -1167,13 +1515,27 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 		       "digits or '_')",
 		       "%s has no 'name'", label);
 	if (!seen[P_KIND])
-		report(ld, DIAG_ERROR, map_loc(ld, map), "add 'kind: latency' (the only kind so far)",
+		report(ld, DIAG_ERROR, map_loc(ld, map),
+		       seen[P_FUNCTION] ? "add 'kind: latency' to time the function"
+		       : seen[P_SYSCALLS]
+			       ? "add 'kind: syscalls' (latency and errors per syscall) or "
+				 "'kind: events' (a record per slow call)"
+			       : "add 'kind: latency' (time a function), 'kind: syscalls' (latency "
+				 "and errors per syscall) or 'kind: events' (a record per slow call)",
 		       "%s has no 'kind'", label);
-	if (!seen[P_FUNCTION])
+	if (kind == PROBE_LATENCY && !seen[P_FUNCTION])
 		report(ld, DIAG_ERROR, map_loc(ld, map),
 		       "add the function to time, e.g. 'function: uv__run_timers'",
 		       "%s has no 'function'", label);
-	if (seen[P_MISSING_REASON] && !p->optional && optional_ok)
+	if ((kind == PROBE_SYSCALLS || kind == PROBE_EVENTS) && !seen[P_SYSCALLS])
+		report(ld, DIAG_ERROR, map_loc(ld, map),
+		       kind == PROBE_EVENTS
+			       ? "add the syscalls to record, e.g. 'syscalls: [openat, connect]'"
+			       : "add the syscalls to measure, e.g. 'syscalls: [openat, read]', or "
+				 "'syscalls: all'",
+		       "%s has no 'syscalls'", label);
+	if (seen[P_MISSING_REASON] && !p->optional && optional_ok &&
+	    (kind < 0 || kind == PROBE_LATENCY))
 		report(ld, DIAG_ERROR, node_loc(ld, seen[P_MISSING_REASON]),
 		       "missing_reason explains why an optional probe may be absent; add "
 		       "'optional: true' or remove missing_reason",
@@ -1294,7 +1656,8 @@ static void check_top(loader *ld, spec *s, const node *root)
 			check_objects(ld, s, k, v);
 			break;
 		case TOP_DURATION:
-			check_duration(ld, s, k, v);
+			check_duration_value(ld, k, v, &duration_top, "'duration'", "",
+					     top_examples[key], &s->duration_ns);
 			break;
 		case TOP_PROBES:
 			probes_key = k;
@@ -1330,6 +1693,7 @@ void spec_free(spec *s)
 		free(p->object);
 		free(p->missing_reason);
 		free(p->description);
+		free(p->syscalls);
 	}
 	free(s->probes);
 	for (size_t i = 0; i < s->n_objects; i++)

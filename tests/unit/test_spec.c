@@ -397,7 +397,8 @@ static const struct {
 	    "    5 |     fucntion: g\n"
 	    "      |     ^~~~~~~~\n",
 	    "hint: did you mean 'function'? valid keys are: name, kind, function, object, "
-	    "optional, missing_reason, unit, per_thread, description\n" } },
+	    "optional, missing_reason, syscalls, threshold, limit, unit, per_thread, "
+	    "description\n" } },
 	{ "probe:\n  - a\n",
 	  { ":1:1: error: unknown key 'probe' at the top level",
 	    "did you mean 'probes'? valid keys are: name, description, objects, duration, probes",
@@ -417,8 +418,11 @@ static const struct {
 	{ "probes:\n  - name: timers\n    kind: latency\n",
 	  { ":2:5: error: probe 'timers' has no 'function'", "hint: add the function" } },
 	{ "probes:\n  - kind: latency\n    function: f\n", { ":2:5: error: probe 1 has no 'name'" } },
-	{ "probes:\n  - name: t\n    function: f\n", { "error: probe 't' has no 'kind'", "add 'kind: latency'" } },
-	{ "probes:\n  - {}\n", { ":2:5: error: probe 1 has no 'name'", "probe 1 has no 'kind'", "probe 1 has no 'function'" } },
+	/* without a kind, what else is required is unknown (see test_kind_rules) */
+	{ "probes:\n  - {}\n", { ":2:5: error: probe 1 has no 'name'", "probe 1 has no 'kind'",
+				"hint: add 'kind: latency' (time a function), 'kind: syscalls' (latency and errors per syscall) or 'kind: events' (a record per slow call)\n" } },
+	{ "probes:\n  - name: t\n    function: f\n", { "probe 't' has no 'kind'", "hint: add 'kind: latency' to time the function\n" } },
+	{ "probes:\n  - name: t\n    syscalls: [read]\n", { "probe 't' has no 'kind'", "hint: add 'kind: syscalls' (latency and errors per syscall) or 'kind: events'" } },
 	{ "name: x\n", { ":1:1: error: the spec has no 'probes'" } },
 	/* empty values */
 	{ PROBE_OK "    unit:\n", { ":5:5: error: 'unit' in probe 'timers' has no value", "or remove the line" } },
@@ -435,9 +439,9 @@ static const struct {
 	{ "objects: [main, main]\n" PROBE_OK, { ":1:17: error: object 'main' is listed twice" } },
 	/* kinds, units, booleans */
 	{ "probes:\n  - name: t\n    kind: latancy\n    function: f\n",
-	  { ":3:11: error: unknown probe kind 'latancy' in probe 't'", "did you mean 'latency'? valid kinds are: latency" } },
+	  { ":3:11: error: unknown probe kind 'latancy' in probe 't'", "did you mean 'latency'? valid kinds are: latency, syscalls, events\n" } },
 	{ "probes:\n  - name: t\n    kind: counter\n    function: f\n",
-	  { "unknown probe kind 'counter'", "hint: valid kinds are: latency\n" } },
+	  { "unknown probe kind 'counter'", "hint: valid kinds are: latency, syscalls, events\n" } },
 	{ PROBE_OK "    unit: msec\n", { "error: unknown unit 'msec' in probe 'timers'", "did you mean 'ms'? valid units are: ns, us, ms, s" } },
 	{ PROBE_OK "    unit: MS\n", { "unknown unit 'MS'" } },
 	{ PROBE_OK "    optional: yes\n", { "'optional' in probe 'timers' must be true or false, not 'yes'", "yes, no, on, off and 1 are not accepted" } },
