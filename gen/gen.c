@@ -451,12 +451,24 @@ program *gen_program(const resolved *r, const gen_options *o)
 
 	char *print_text = chop(buf_take(&pt.prints)), *clear_text = chop(buf_take(&pt.clears)),
 	     *helper_text = chop(buf_take(&pt.helpers));
-	if (!failed && o->window_ns > 0) {
-		char period[64];
-		uint64_t ms = (o->window_ns + 999999) / 1000000;
-		snprintf(period, sizeof period, "ms:%llu", (unsigned long long)ms);
+	if (!failed && o->trigger_path && !path_is_plain(o->trigger_path)) {
+		diag_error("install bpfspec under a plain path (letters, digits, / . _ - +)",
+			   "bpfspec's own path '%s' has characters bpftrace cannot take", o->trigger_path);
+		failed = 1;
+	}
+	if (!failed && (o->trigger_path || o->window_ns > 0)) {
+		char probe[4200], filter[64] = "";
+		if (o->trigger_path) {
+			snprintf(probe, sizeof probe, "uprobe:%s:0x%llx", o->trigger_path,
+				 (unsigned long long)o->trigger_addr);
+			snprintf(filter, sizeof filter, "/pid == %d/", (int)o->trigger_pid);
+		} else {
+			snprintf(probe, sizeof probe, "interval:ms:%llu",
+				 (unsigned long long)((o->window_ns + 999999) / 1000000));
+		}
 		vars v = { .n = 0 };
-		vars_set(&v, "period", period);
+		vars_set(&v, "window_probe", probe);
+		vars_set(&v, "window_filter", filter);
 		vars_set(&v, "print_maps", print_text);
 		vars_set(&v, "clear_maps", clear_text);
 		buf_putc(&pt.out, '\n');

@@ -29,7 +29,14 @@
 
 typedef struct gen_options {
 	pid_t pid;		/* only this process is traced; 0 = any process */
-	uint64_t window_ns;	/* > 0: the program ends itself after this long */
+	uint64_t window_ns;	/* > 0: the program ends itself after this long
+				 * (ignored when a trigger is given) */
+	/* When set, the window ends when process trigger_pid calls the
+	 * function at trigger_addr in trigger_path (bpfspec's own
+	 * bpfspec_window_end): bpfspec then decides when a window ends. */
+	const char *trigger_path;
+	uint64_t trigger_addr;
+	pid_t trigger_pid;
 } gen_options;
 
 typedef struct program {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "bpfout.h"
 #include "diag.h"
@@ -21,6 +22,7 @@
 #include "resolve.h"
 #include "runner.h"
 #include "spec.h"
+#include "symtab.h"
 #include "target.h"
 #include "version.h"
 
@@ -257,6 +259,8 @@ static int parse_options(int argc, char **argv, settings *cfg, bool allow_binary
 	return EXIT_OK;
 }
 
+static uint64_t start_ns;	/* CLOCK_MONOTONIC at start, for -v timings */
+
 /* Run context shared with the window callback. */
 typedef struct run_ctx {
 	const settings *cfg;
@@ -264,20 +268,49 @@ typedef struct run_ctx {
 	const program *prog;
 	bpfout *out;
 	bool printed;
-	int write_failed;
+	bool partial;		/* the report printed was partial */
+	bool write_failed;
 	pid_t pid;
+	uint64_t window_ns;
 	runner_result *rr;
 } run_ctx;
 
-static int emit_report(run_ctx *ctx, const bpfout_window *w, bool partial, const char *why)
+/* Whether the run so far makes the report partial, and why (in WHY). */
+static bool run_is_partial(const run_ctx *ctx, char *why, size_t len)
 {
+	const runner_result *rr = ctx->rr;
+	if (rr->forced) {
+		snprintf(why, len, "interrupted twice: bpftrace was killed");
+		return true;
+	}
+	if (rr->stop == RUNNER_STOP_TARGET && !ctx->cfg->cmd && ctx->window_ns > 0) {
+		snprintf(why, len, "target pid %d exited %.2f s into a %.2f s window", (int)ctx->pid,
+			 (double)(rr->stop_mono_ns - rr->begin_mono_ns) / 1e9,
+			 (double)ctx->window_ns / 1e9);
+		return true;
+	}
+	if (rr->stop == RUNNER_STOP_NONE || rr->stop == RUNNER_STOP_TRACER) {
+		if (rr->term_signal)
+			snprintf(why, len, "bpftrace was killed by %s", strsignal(rr->term_signal));
+		else
+			snprintf(why, len, "bpftrace stopped on its own (exit status %d)", rr->exit_code);
+		return true;
+	}
+	return false;
+}
+
+static int emit_report(run_ctx *ctx, const bpfout_window *w)
+{
+	char why[256] = "";
+	bool partial = run_is_partial(ctx, why, sizeof why);
 	report_run info = {
 		.pid = ctx->pid,
 		.partial = partial,
-		.partial_reason = why,
+		.partial_reason = partial ? why : NULL,
 		.attached_probes = bpfout_attached(ctx->out),
 		.expected_probes = ctx->prog->expected_attach,
 		.lost_events = bpfout_lost_events(ctx->out),
+		.begin_ns = ctx->rr->begin_mono_ns,
 		.stop_ns = ctx->rr->stop_mono_ns,
 	};
 	report *rep = report_build(ctx->res, w, &info);
@@ -300,20 +333,38 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, bool partial, const
 	if (rc < 0) {
 		diag_error("check the disk or the pipe stdout goes to",
 			   "cannot write the report: %s", strerror(errno));
-		ctx->write_failed = 1;
+		ctx->write_failed = true;
 	}
 	report_free(rep);
 	ctx->printed = true;
+	ctx->partial = partial;
 	return rc;
 }
 
 static void on_window(void *arg, const bpfout_window *w)
 {
-	run_ctx *ctx = arg;
-	emit_report(ctx, w, false, NULL);
+	emit_report(arg, w);
 }
 
-static uint64_t start_ns;
+/* Where bpfspec's own window trigger lives, for the program's uprobe.
+ * Returns 0 and fills PATH (size LEN) and *ADDR, or -1 (the program then
+ * falls back to bpftrace's SIGINT path). */
+static int find_trigger(char *path, size_t len, uint64_t *addr)
+{
+	char err[256];
+	ssize_t n = readlink("/proc/self/exe", path, len - 1);
+	if (n <= 0)
+		return -1;
+	path[n] = '\0';
+	symtab_query q = { .name = RUNNER_TRIGGER_SYMBOL };
+	if (symtab_resolve(path, &q, 1, NULL, err, sizeof err) < 0 || q.n_matches != 1) {
+		symtab_query_free(&q, 1);
+		return -1;
+	}
+	*addr = q.matches[0].addr;
+	symtab_query_free(&q, 1);
+	return 0;
+}
 
 static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 {
@@ -326,6 +377,8 @@ static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 	bpfout *out = NULL;
 	held_command held = { .release_fd = -1 };
 	char *cmd_path = NULL;
+	char self[PATH_MAX];
+	uint64_t trigger_addr = 0;
 
 	if (rc != EXIT_OK)
 		goto done;
@@ -349,12 +402,24 @@ static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 	}
 	if (!(res = resolve_spec(s, t)))
 		goto done;
+	if (!gen_only && resolve_check_tracepoints(res) < 0)
+		goto done;
+	bool has_trigger = !gen_only && find_trigger(self, sizeof self, &trigger_addr) == 0;
+	if (!gen_only && !has_trigger)
+		diag_verbose("bpfspec's own symbol table is unavailable: windows end through "
+			     "SIGINT, after bpftrace detaches");
 	if (cfg.cmd) {
 		if (runner_hold_command(cmd_path, cfg.cmd, &held) < 0)
 			goto done;
 		t->pid = held.pid;
 	}
-	gen_options go = { .pid = t->pid, .window_ns = window };
+	gen_options go = {
+		.pid = t->pid,
+		.window_ns = window,
+		.trigger_path = has_trigger ? self : NULL,
+		.trigger_addr = trigger_addr,
+		.trigger_pid = getpid(),
+	};
 	if (!(prog = gen_program(res, &go))) {
 		rc = EXIT_SPEC;
 		goto done;
@@ -366,10 +431,6 @@ static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 		goto done;
 	}
 
-	if (resolve_check_tracepoints(res) < 0) {
-		rc = EXIT_TARGET;
-		goto done;
-	}
 	out = bpfout_new();
 	if (!out) {
 		diag_error(NULL, "out of memory");
@@ -378,17 +439,19 @@ static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 	}
 	const char *bpftrace = getenv("BPFSPEC_BPFTRACE");
 	runner_result rr;
-	run_ctx ctx = { .cfg = &cfg, .res = res, .prog = prog, .out = out, .pid = t->pid, .rr = &rr };
+	memset(&rr, 0, sizeof rr);
+	run_ctx ctx = { .cfg = &cfg, .res = res, .prog = prog, .out = out, .pid = t->pid,
+			.window_ns = window, .rr = &rr };
 	runner_opts ro = {
 		.bpftrace = bpftrace && *bpftrace ? bpftrace : "bpftrace",
 		.prog = prog,
+		.has_trigger = has_trigger,
 		.pid = t->pid,
 		.held = cfg.cmd ? &held : NULL,
 		.window_ns = window,
 		.out = out,
 		.on_window = on_window,
 		.ctx = &ctx,
-		.verbose = cfg.verbose,
 		.t0_ns = start_ns,
 	};
 	diag_verbose("running bpftrace on pid %d, window %.3f s", (int)t->pid, (double)window / 1e9);
@@ -398,49 +461,46 @@ static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 	}
 	if (cfg.cmd && !held.reaped)
 		runner_abandon(&held);	/* the window ended before the command did */
+	if (cfg.cmd && held.reaped && WIFEXITED(held.status) && WEXITSTATUS(held.status) == 127)
+		diag_warn("the command exited with status 127: it may not have run at all");
 
-	rc = EXIT_OK;
-	if (!ctx.printed) {
-		const bpfout_window *w = bpfout_window_count(out) ? bpfout_window_at(out, 0) : NULL;
-		bool partial = false;
-		char why[256] = "";
-		if (rr.forced) {
-			partial = true;
-			snprintf(why, sizeof why, "interrupted twice: bpftrace was killed");
-		} else if (rr.target_exited && !cfg.cmd && window > 0) {
-			partial = true;
-			snprintf(why, sizeof why, "target pid %d exited %.2f s into a %.2f s window",
-				 (int)t->pid, (double)rr.elapsed_ns / 1e9, (double)window / 1e9);
-		} else if (!w && rr.started) {
-			partial = true;
-			snprintf(why, sizeof why, "bpftrace ended without printing its results (%s)",
-				 rr.term_signal ? strsignal(rr.term_signal) : "exit status");
-		}
-		if (!w)
-			w = bpfout_trailing(out);
-		bool have_data = bpfout_attached(out) >= 0;
-		if (!have_data) {
-			diag_error(rr.error_lines ? "the lines above are bpftrace's own; run `bpfspec gen` "
-						    "with the same arguments to see the program"
+	if (!rr.begun) {
+		if (rr.interrupted) {
+			diag_error(NULL, "interrupted before the probes were attached: no report");
+			rc = EXIT_FORCED;
+		} else {
+			char how[64];
+			if (rr.term_signal)
+				snprintf(how, sizeof how, "killed by %s", strsignal(rr.term_signal));
+			else
+				snprintf(how, sizeof how, "exit status %d", rr.exit_code);
+			diag_error(rr.error_lines ? "the lines above are bpftrace's own; `bpfspec gen` "
+						    "with the same arguments shows the program"
 						  : "run again with -v for details",
-				   "bpftrace failed before attaching any probe (exit status %d)",
-				   rr.exit_code);
+				   "bpftrace failed before attaching its probes (%s)", how);
 			rc = EXIT_TRACER;
+		}
+		goto done;
+	}
+	if (!ctx.printed) {
+		/* No window completed: report what was printed (bpftrace died). */
+		const bpfout_window *w = bpfout_window_count(out) ? bpfout_window_at(out, 0)
+								  : bpfout_trailing(out);
+		if (emit_report(&ctx, w) < 0) {
+			rc = EXIT_OUTPUT;
 			goto done;
 		}
-		if (emit_report(&ctx, w, partial, partial ? why : NULL) < 0)
-			rc = EXIT_OUTPUT;
-		else if (rr.forced)
-			rc = EXIT_FORCED;
-		else if (partial && rr.target_exited)
-			rc = EXIT_PARTIAL;
-		else if (partial)
-			rc = EXIT_TRACER;
-	} else if (ctx.write_failed) {
-		rc = EXIT_OUTPUT;
-	} else if (rr.forced) {
-		rc = EXIT_FORCED;
 	}
+	if (ctx.write_failed)
+		rc = EXIT_OUTPUT;
+	else if (rr.forced)
+		rc = EXIT_FORCED;
+	else if (ctx.partial && rr.stop == RUNNER_STOP_TARGET)
+		rc = EXIT_PARTIAL;
+	else if (ctx.partial)
+		rc = EXIT_TRACER;
+	else
+		rc = EXIT_OK;
 done:
 	if (held.pid > 0 && !held.reaped)
 		runner_abandon(&held);

@@ -448,7 +448,8 @@ static int parse_event(const char *rec, const char *name, uint64_t begin, report
 	return 1;
 }
 
-static int fill_events(report_probe *p, const spec_probe *sp, const bpfout_window *w, long pid)
+static int fill_events(report_probe *p, const spec_probe *sp, const bpfout_window *w, long pid,
+		       uint64_t begin)
 {
 	const bpfout_map *m;
 
@@ -457,7 +458,7 @@ static int fill_events(report_probe *p, const spec_probe *sp, const bpfout_windo
 		return 0;
 	for (size_t i = 0; i < w->n_events; i++) {
 		report_event ev;
-		int r = parse_event(w->events[i], sp->name, w->begin_ns, &ev);
+		int r = parse_event(w->events[i], sp->name, begin, &ev);
 		if (r <= 0)
 			continue;
 		report_event *ne = realloc(p->events, (p->n_events + 1) * sizeof *ne);
@@ -504,11 +505,16 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 	rep->pid = run->pid;
 	rep->binary = dup_or_null(r->tg->exe);
 	rep->duration_ns = run->duration_ns;
-	if (w && w->begin_ns && w->end_ns > w->begin_ns) {
+	uint64_t begin = w ? w->begin_ns : 0;
+	if (run->begin_ns && w && (!w->end_ns || run->begin_ns < w->end_ns))
+		begin = run->begin_ns;
+	if (w && begin && w->end_ns > begin) {
 		uint64_t end = w->end_ns;
-		if (run->stop_ns > w->begin_ns && run->stop_ns < end)
+		if (run->stop_ns > begin && run->stop_ns < end)
 			end = run->stop_ns;
-		rep->duration_ns = end - w->begin_ns;
+		rep->duration_ns = end - begin;
+	} else if (w && begin && !w->end_ns && run->stop_ns > begin) {
+		rep->duration_ns = run->stop_ns - begin;	/* never flushed */
 	}
 	rep->partial = run->partial;
 	rep->partial_reason = dup_or_null(run->partial_reason);
@@ -542,7 +548,7 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 		else if (rp->active && rp->sp->kind == PROBE_SYSCALLS)
 			rc = fill_syscalls(p, rp->sp->name, w, run->pid);
 		else if (rp->active && rp->sp->kind == PROBE_EVENTS)
-			rc = fill_events(p, rp->sp, w, run->pid);
+			rc = fill_events(p, rp->sp, w, run->pid, begin);
 		if (rc < 0) {
 			report_free(rep);
 			return NULL;

@@ -122,6 +122,9 @@ typedef struct report {
 typedef struct report_run {
 	long pid;
 	uint64_t duration_ns;	/* used when the window has no markers */
+	uint64_t begin_ns;	/* bpftrace clock (nsecs) when every probe was
+				 * attached: overrides the BEGIN marker, which
+				 * bpftrace 0.17 prints before attaching; 0 = none */
 	uint64_t stop_ns;	/* bpftrace clock (nsecs) when the run was told to
 				 * stop or the target exited: ends the window
 				 * there, not after bpftrace's detach; 0 = none */

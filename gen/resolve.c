@@ -67,8 +67,9 @@ typedef struct lookup {
 	buf searched;		/* description of the objects that lacked it */
 } lookup;
 
-/* Looks every pending function up in OBJ in one pass over its tables. */
-static void search_object(const char *obj, resolved *r, lookup *lk)
+/* Looks up, in one pass over OBJ's tables, the function of every pending
+ * probe whose candidate number ROUND is OBJ. */
+static void search_object(const char *obj, size_t round, resolved *r, lookup *lk)
 {
 	symtab_query q[256];
 	size_t idx[256];
@@ -77,14 +78,10 @@ static void search_object(const char *obj, resolved *r, lookup *lk)
 	char err[256];
 
 	for (size_t i = 0; i < r->n_probes && nq < 256; i++) {
-		if (lk[i].found_in >= 0)
+		if (lk[i].found_in >= 0 || round >= lk[i].n_objs || lk[i].objs[round] != obj)
 			continue;
-		for (size_t k = 0; k < lk[i].n_objs; k++)
-			if (lk[i].objs[k] == obj) {
-				q[nq] = (symtab_query){ .name = r->probes[i].sp->function };
-				idx[nq++] = i;
-				break;
-			}
+		q[nq] = (symtab_query){ .name = r->probes[i].sp->function };
+		idx[nq++] = i;
 	}
 	if (nq == 0)
 		return;
@@ -109,9 +106,7 @@ static void search_object(const char *obj, resolved *r, lookup *lk)
 		for (size_t k = 0; k < q[j].n_matches; k++)
 			l->addrs[k] = q[j].matches[k].addr;
 		l->n_addrs = q[j].n_matches;
-		for (size_t k = 0; k < l->n_objs; k++)
-			if (l->objs[k] == obj)
-				l->found_in = (int)k;
+		l->found_in = (int)round;
 	}
 	symtab_query_free(q, nq);
 }
@@ -196,18 +191,26 @@ resolved *resolve_spec(const spec *s, const target *t)
 			lk[i].n_objs = candidate_objects(s, &s->probes[i], t, lk[i].objs, 64);
 	}
 	/* Objects in the order the spec searches them; each is read once. */
-	const char *searched[256];
-	size_t n_searched = 0;
-	for (size_t i = 0; i < s->n_probes; i++)
-		for (size_t k = 0; k < lk[i].n_objs; k++) {
-			size_t j;
-			for (j = 0; j < n_searched && searched[j] != lk[i].objs[k]; j++)
-				;
-			if (j < n_searched || n_searched == 256)
+	/* Round K searches every probe's K-th candidate object: a probe
+	 * always takes the first object in its own order that defines the
+	 * function.  Within a round each object is read once. */
+	for (size_t round = 0; round < 64; round++) {
+		const char *done[64];
+		size_t n_done = 0;
+		for (size_t i = 0; i < s->n_probes; i++) {
+			if (lk[i].found_in >= 0 || round >= lk[i].n_objs)
 				continue;
-			searched[n_searched++] = lk[i].objs[k];
-			search_object(lk[i].objs[k], r, lk);
+			const char *obj = lk[i].objs[round];
+			size_t j;
+			for (j = 0; j < n_done && done[j] != obj; j++)
+				;
+			if (j < n_done)
+				continue;
+			if (n_done < 64)
+				done[n_done++] = obj;
+			search_object(obj, round, r, lk);
 		}
+	}
 	for (size_t i = 0; i < s->n_probes; i++) {
 		if (s->probes[i].kind != PROBE_LATENCY) {
 			/* Tracepoints: nothing to look up in the target. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -19,8 +20,6 @@
 
 #define SCRIPT_FD 3
 #define SCRIPT_NAME "/dev/fd/3"
-/* Grace after a window should have ended before bpfspec stops bpftrace. */
-#define WINDOW_GRACE_NS (30ull * 1000000000ull)
 #define LINE_MAX_BYTES (16u << 20)
 
 static uint64_t now_ns(void)
@@ -96,21 +95,50 @@ int runner_release(held_command *h)
 	return n == 1 ? 0 : -1;
 }
 
+/* Waits up to MS milliseconds for PID to end; reaps it.  Returns 0 when
+ * it was reaped. */
+static int reap_within(pid_t pid, int *status, int ms)
+{
+	for (int waited = 0;; waited += 20) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+		if (r == pid || (r < 0 && errno == ECHILD))
+			return 0;
+		if (waited >= ms)
+			return -1;
+		struct timespec ts = { 0, 20 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
 void runner_abandon(held_command *h)
 {
-	if (h->pid <= 0)
+	if (h->pid <= 0 || h->reaped)
 		return;
 	if (h->release_fd >= 0) {
+		/* Never released: it exits without running the command. */
 		close(h->release_fd);
 		h->release_fd = -1;
-	} else if (!h->reaped) {
-		kill(h->pid, SIGTERM);
+		if (reap_within(h->pid, &h->status, 3000) == 0) {
+			h->reaped = true;
+			return;
+		}
 	}
-	if (!h->reaped) {
+	kill(h->pid, SIGTERM);
+	kill(h->pid, SIGCONT);
+	if (reap_within(h->pid, &h->status, 3000) < 0) {
+		diag_warn("command (pid %d) ignored SIGTERM for 3 s: killing it", (int)h->pid);
+		kill(h->pid, SIGKILL);
 		while (waitpid(h->pid, &h->status, 0) < 0 && errno == EINTR)
 			;
-		h->reaped = true;
 	}
+	h->reaped = true;
+}
+
+/* noinline and with a side effect the compiler must keep, so that the
+ * function exists at its own address for the program's uprobe. */
+__attribute__((noinline)) void runner_window_end(void)
+{
+	__asm__ volatile("" ::: "memory");
 }
 
 /* Writes the program into a sealed memfd. Returns the fd or -1. */
@@ -148,27 +176,58 @@ typedef struct run_state {
 	const runner_opts *o;
 	runner_result *res;
 	pid_t bpf_pid;
-	uint64_t t_start, t_attached;
-	bool in_error_context;	/* following lines belong to an ERROR */
+	uint64_t t_start;
+	uint64_t trigger_deadline;	/* fall back to SIGINT after this */
+	bool triggered;
+	bool sent_int;
 } run_state;
+
+/* Ends the window the quickest way available.  CAUSE is recorded if it
+ * is the first. */
+static void request_stop(run_state *st, runner_stop cause)
+{
+	runner_result *res = st->res;
+	if (res->stop == RUNNER_STOP_NONE) {
+		res->stop = cause;
+		res->stop_mono_ns = now_ns();
+	}
+	if (res->window_done)
+		return;
+	if (st->o->has_trigger && res->begun && !st->triggered) {
+		diag_verbose("ending the window through the program's trigger");
+		runner_window_end();
+		st->triggered = true;
+		st->trigger_deadline = now_ns() + 3000000000ull;
+		return;
+	}
+	if (!st->sent_int && st->bpf_pid > 0) {
+		diag_verbose("stopping bpftrace with SIGINT");
+		kill(st->bpf_pid, SIGINT);
+		st->sent_int = true;
+	}
+}
 
 static void handle_stdout_line(run_state *st, const char *line, size_t len)
 {
+	runner_result *res = st->res;
 	bpfout_line kind = bpfout_feed(st->o->out, line, len);
-	/* bpftrace says "attached_probes" before it attaches them; the
-	 * program's BEGIN runs once they all are: that is when the window
-	 * starts and when a held command may run. */
-	if (kind == BPFOUT_LINE_BEGIN && !st->t_attached) {
-		st->t_attached = now_ns();
-		st->res->attach_ns = st->t_attached - st->t_start;
-		diag_verbose("bpftrace attached %ld probes %.3f s after it started, %.3f s after bpfspec did",
-			     bpfout_attached(st->o->out), (double)st->res->attach_ns / 1e9,
-			     st->o->t0_ns ? (double)(st->t_attached - st->o->t0_ns) / 1e9 : 0.0);
+	/* bpftrace 0.17 runs BEGIN before it attaches the other probes but
+	 * reads the program's output only once all are attached: reading the
+	 * BEGIN line is the moment the window starts. */
+	if (kind == BPFOUT_LINE_BEGIN && !res->begun) {
+		res->begun = true;
+		res->begin_mono_ns = now_ns();
+		res->attach_ns = res->begin_mono_ns - st->t_start;
+		diag_verbose("bpftrace attached %ld probes %.3f s after it started, %.3f s after "
+			     "bpfspec did", bpfout_attached(st->o->out), (double)res->attach_ns / 1e9,
+			     st->o->t0_ns ? (double)(res->begin_mono_ns - st->o->t0_ns) / 1e9 : 0.0);
 		if (st->o->held && runner_release(st->o->held) < 0)
 			diag_warn("could not release the command (pid %d)", (int)st->o->held->pid);
-	} else if (kind == BPFOUT_LINE_WINDOW && st->o->window_ns > 0 && !st->res->window_done &&
-		   !st->res->stop_mono_ns) {
-		st->res->window_done = true;
+		/* A stop that came while bpftrace was attaching. */
+		if (res->stop != RUNNER_STOP_NONE)
+			request_stop(st, res->stop);
+	} else if (kind == BPFOUT_LINE_WINDOW && !res->window_done) {
+		res->window_done = true;
 		if (st->o->on_window)
 			st->o->on_window(st->o->ctx, bpfout_window_at(st->o->out, 0));
 	}
@@ -259,17 +318,23 @@ static int pump(run_state *st, line_reader *r, bool is_stdout)
 }
 
 static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err_w,
-			 int report_w, sigset_t *unused)
+			 int report_w, pid_t parent)
 {
-	(void)unused;
 	char *argv[] = { (char *)o->bpftrace, "-f", "json", SCRIPT_NAME, NULL };
 	int devnull;
 
 	child_reset_signals();
 	setpgid(0, 0);
+	/* Die with bpfspec: an orphaned bpftrace would keep its probes. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
 	devnull = open("/dev/null", O_RDONLY);
-	if (devnull >= 0)
+	if (devnull >= 0) {
 		dup2(devnull, STDIN_FILENO);
+		if (devnull > STDERR_FILENO)
+			close(devnull);
+	}
 	dup2(out_w, STDOUT_FILENO);
 	dup2(err_w, STDERR_FILENO);
 	if (script_fd != SCRIPT_FD) {
@@ -289,6 +354,28 @@ static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err
 	_exit(127);
 }
 
+/* Adds SIG to MASK.  SIGHUP is left alone when the caller ignores it
+ * (nohup); SIGINT and SIGTERM always stop a run, even in a background job
+ * of a script, whose shell starts it with SIGINT ignored. */
+static void add_stop_signal(sigset_t *mask, int sig)
+{
+	struct sigaction sa;
+	if (sig == SIGHUP && sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+		return;
+	sigaddset(mask, sig);
+}
+
+static void reap_bpftrace(run_state *st, int status)
+{
+	st->res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	st->res->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	st->bpf_pid = 0;
+}
+
+/* Before the probes are attached nothing bounds bpftrace's start-up; a
+ * few hundred tracepoints take tens of seconds, this is far beyond. */
+#define ATTACH_TIMEOUT_NS (600ull * 1000000000ull)
+
 int runner_run(const runner_opts *o, runner_result *res)
 {
 	run_state st = { .o = o, .res = res };
@@ -301,9 +388,9 @@ int runner_run(const runner_opts *o, runner_result *res)
 	memset(res, 0, sizeof *res);
 	res->exit_code = -1;
 	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
+	add_stop_signal(&mask, SIGINT);
+	add_stop_signal(&mask, SIGTERM);
+	add_stop_signal(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if ((script_fd = program_memfd(o->prog)) < 0)
@@ -314,13 +401,15 @@ int runner_run(const runner_opts *o, runner_result *res)
 		goto out;
 	}
 	st.t_start = now_ns();
+	pid_t parent = getpid();
 	st.bpf_pid = fork();
 	if (st.bpf_pid < 0) {
+		st.bpf_pid = 0;
 		diag_error(NULL, "cannot fork: %s", strerror(errno));
 		goto out;
 	}
 	if (st.bpf_pid == 0)
-		exec_bpftrace(o, script_fd, out_pipe[1], err_pipe[1], exec_pipe[1], &old);
+		exec_bpftrace(o, script_fd, out_pipe[1], err_pipe[1], exec_pipe[1], parent);
 	setpgid(st.bpf_pid, st.bpf_pid);
 	close(out_pipe[1]);
 	close(err_pipe[1]);
@@ -333,7 +422,9 @@ int runner_run(const runner_opts *o, runner_result *res)
 			n = read(exec_pipe[0], &e, sizeof e);
 		while (n < 0 && errno == EINTR);
 		if (n == (ssize_t)sizeof e) {
-			waitpid(st.bpf_pid, NULL, 0);
+			int status;
+			waitpid(st.bpf_pid, &status, 0);
+			st.bpf_pid = 0;
 			if (e == ENOENT)
 				diag_error("install it (apt-get install bpftrace) or point BPFSPEC_BPFTRACE "
 					   "at it", "bpftrace not found: '%s' is not in PATH", o->bpftrace);
@@ -351,39 +442,51 @@ int runner_run(const runner_opts *o, runner_result *res)
 	if (o->pid > 0)
 		tgt_pidfd = pidfd_open_compat(o->pid);
 
-	bool bpf_reaped = false, sent_int = false;
-	uint64_t int_deadline = 0;
-	while (rout.fd >= 0 || rerr.fd >= 0 || !bpf_reaped) {
+	uint64_t kill_deadline = 0;
+	while (rout.fd >= 0 || rerr.fd >= 0 || st.bpf_pid > 0) {
 		struct pollfd pf[5];
-		int idx_out = -1, idx_err = -1, idx_sig = -1, idx_bpf = -1, idx_tgt = -1, n = 0;
+		int idx_out = -1, idx_err = -1, idx_bpf = -1, idx_tgt = -1, n = 0;
 		if (rout.fd >= 0) { pf[n] = (struct pollfd){ rout.fd, POLLIN, 0 }; idx_out = n++; }
 		if (rerr.fd >= 0) { pf[n] = (struct pollfd){ rerr.fd, POLLIN, 0 }; idx_err = n++; }
-		pf[n] = (struct pollfd){ sfd, POLLIN, 0 };
-		idx_sig = n++;
-		if (!bpf_reaped && bpf_pidfd >= 0) { pf[n] = (struct pollfd){ bpf_pidfd, POLLIN, 0 }; idx_bpf = n++; }
+		int idx_sig = n;
+		pf[n++] = (struct pollfd){ sfd, POLLIN, 0 };
+		if (st.bpf_pid > 0 && bpf_pidfd >= 0) { pf[n] = (struct pollfd){ bpf_pidfd, POLLIN, 0 }; idx_bpf = n++; }
 		if (tgt_pidfd >= 0) { pf[n] = (struct pollfd){ tgt_pidfd, POLLIN, 0 }; idx_tgt = n++; }
 
-		/* A window that should have ended long ago: stop bpftrace. */
-		int timeout_ms = 1000;
-		if (o->window_ns && st.t_attached && !res->window_done && !sent_int &&
-		    now_ns() > st.t_attached + o->window_ns + WINDOW_GRACE_NS) {
-			diag_warn("bpftrace did not end its window in time; stopping it");
+		uint64_t now = now_ns();
+		if (o->window_ns && res->begun && res->stop == RUNNER_STOP_NONE &&
+		    now >= res->begin_mono_ns + o->window_ns)
+			request_stop(&st, RUNNER_STOP_DURATION);
+		if (st.triggered && !res->window_done && !st.sent_int && now > st.trigger_deadline) {
+			diag_warn("the program did not answer its window trigger; stopping bpftrace");
+			st.triggered = false;
 			kill(st.bpf_pid, SIGINT);
-			sent_int = true;
+			st.sent_int = true;
 		}
-		if (int_deadline && now_ns() > int_deadline && !bpf_reaped) {
+		if (!res->begun && !st.sent_int && now > st.t_start + ATTACH_TIMEOUT_NS) {
+			diag_warn("bpftrace has not attached its probes after %llu s; stopping it",
+				  ATTACH_TIMEOUT_NS / 1000000000ull);
+			request_stop(&st, RUNNER_STOP_SIGNAL);
+		}
+		if (st.sent_int && !kill_deadline)
+			kill_deadline = now + ATTACH_TIMEOUT_NS;
+		if (kill_deadline && now > kill_deadline && st.bpf_pid > 0) {
+			diag_warn("bpftrace did not stop; killing it");
 			kill(st.bpf_pid, SIGKILL);
-			int_deadline = 0;
+			kill_deadline = UINT64_MAX;
 		}
-		if (bpf_pidfd < 0 && !bpf_reaped) {
-			/* No pidfd: poll for the exit. */
+		int timeout_ms = 200;
+		if (bpf_pidfd < 0 && st.bpf_pid > 0) {
 			int status;
-			if (waitpid(st.bpf_pid, &status, WNOHANG) == st.bpf_pid) {
-				bpf_reaped = true;
-				res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-				res->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-			}
-			timeout_ms = 100;
+			if (waitpid(st.bpf_pid, &status, WNOHANG) == st.bpf_pid)
+				reap_bpftrace(&st, status);
+			timeout_ms = 50;
+		}
+		if (o->window_ns && res->begun && res->stop == RUNNER_STOP_NONE) {
+			uint64_t end = res->begin_mono_ns + o->window_ns;
+			uint64_t left_ms = end > now ? (end - now + 999999) / 1000000 : 0;
+			if (left_ms < (uint64_t)timeout_ms)
+				timeout_ms = (int)left_ms;
 		}
 		int pr = poll(pf, (nfds_t)n, timeout_ms);
 		if (pr < 0 && errno != EINTR) {
@@ -401,23 +504,17 @@ int runner_run(const runner_opts *o, runner_result *res)
 			while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
 				if (!res->interrupted) {
 					res->interrupted = true;
-					if (!res->stop_mono_ns)
-						res->stop_mono_ns = now_ns();
-					diag_verbose("signal %u: stopping bpftrace", si.ssi_signo);
-					if (!bpf_reaped)
-						kill(st.bpf_pid, SIGINT);
-					sent_int = true;
+					diag_verbose("signal %u: ending the window", si.ssi_signo);
+					request_stop(&st, RUNNER_STOP_SIGNAL);
 				} else if (!res->forced) {
 					res->forced = true;
-					if (!bpf_reaped)
+					if (st.bpf_pid > 0)
 						kill(st.bpf_pid, SIGKILL);
 				}
 			}
 		}
 		if (idx_tgt >= 0 && pf[idx_tgt].revents) {
 			res->target_exited = true;
-			if (!res->stop_mono_ns)
-				res->stop_mono_ns = now_ns();
 			close(tgt_pidfd);
 			tgt_pidfd = -1;
 			if (o->held && o->held->pid == o->pid && !o->held->reaped) {
@@ -425,39 +522,33 @@ int runner_run(const runner_opts *o, runner_result *res)
 				o->held->reaped = true;
 			}
 			diag_verbose("target pid %d exited", (int)o->pid);
-			/* bpftrace notices by itself; make sure it does. */
-			if (!sent_int && !bpf_reaped) {
-				kill(st.bpf_pid, SIGINT);
-				sent_int = true;
-			}
+			request_stop(&st, RUNNER_STOP_TARGET);
 		}
 		if (idx_bpf >= 0 && pf[idx_bpf].revents) {
 			int status;
 			if (waitpid(st.bpf_pid, &status, WNOHANG) == st.bpf_pid) {
-				bpf_reaped = true;
-				res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-				res->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+				reap_bpftrace(&st, status);
 				close(bpf_pidfd);
 				bpf_pidfd = -1;
 			}
 		}
-		if (sent_int && !int_deadline && !res->forced)
-			int_deadline = now_ns() + 600ull * 1000000000ull;
 	}
 	if (tgt_pidfd >= 0) {
-		/* bpftrace may end first when the target exits: look again. */
+		/* bpftrace may have ended first: look at the target again. */
 		struct pollfd pf = { tgt_pidfd, POLLIN, 0 };
-		if (poll(&pf, 1, 0) > 0 && pf.revents) {
+		if (poll(&pf, 1, 0) > 0 && pf.revents)
 			res->target_exited = true;
-			if (!res->stop_mono_ns)
-				res->stop_mono_ns = now_ns();
-		}
 	}
-	if (st.t_attached)
-		res->elapsed_ns = (res->stop_mono_ns ? res->stop_mono_ns : now_ns()) - st.t_attached;
+	if (res->stop == RUNNER_STOP_NONE) {
+		res->stop = res->target_exited ? RUNNER_STOP_TARGET : RUNNER_STOP_TRACER;
+		res->stop_mono_ns = now_ns();
+	}
+	if (res->begun)
+		res->elapsed_ns = res->stop_mono_ns > res->begin_mono_ns
+				  ? res->stop_mono_ns - res->begin_mono_ns : 0;
 	rc = 0;
 out:
-	if (rc < 0 && st.bpf_pid > 0) {
+	if (st.bpf_pid > 0) {
 		kill(st.bpf_pid, SIGKILL);
 		waitpid(st.bpf_pid, NULL, 0);
 	}
@@ -473,9 +564,18 @@ out:
 	free(rout.data);
 	free(rerr.data);
 	if (script_fd >= 0) close(script_fd);
-	if (sfd >= 0) close(sfd);
 	if (bpf_pidfd >= 0) close(bpf_pidfd);
 	if (tgt_pidfd >= 0) close(tgt_pidfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* A stop signal that arrived stays blocked (and is discarded at exit)
+	 * so it cannot kill bpfspec before the report is written. */
+	if (sfd >= 0) {
+		struct signalfd_siginfo si;
+		bool any = res->interrupted;
+		while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+			any = true;
+		close(sfd);
+		if (!any)
+			sigprocmask(SIG_SETMASK, &old, NULL);
+	}
 	return rc;
 }

@@ -4,16 +4,28 @@
  * bpftrace is started with fork/execve and an argv array (never a shell),
  * as `bpftrace -f json /dev/fd/3`, the program being passed through a
  * sealed memfd (no file on disk, nothing another user can read or swap).
- * It runs in its own process group: a terminal's Ctrl-C reaches bpfspec,
- * which forwards one SIGINT (bpftrace detaches, runs END, prints maps);
- * a second Ctrl-C or SIGTERM kills bpftrace outright (the kernel detaches
- * its probes when its file descriptors close).  stderr is classified:
- * the harmless RLIMIT_MEMLOCK line is dropped, other lines are shown
- * prefixed with "bpftrace: ", with the program's name replaced by
- * "<generated program>" so that `bpfspec gen` shows the line meant.
+ * It runs in its own process group and dies with bpfspec
+ * (PR_SET_PDEATHSIG), so no probe outlives the run.
  *
- * Ownership: runner_result_free releases what runner_run stored; the
- * options are borrowed. */
+ * When the window ends — the duration has passed since the probes were
+ * attached, Ctrl-C or SIGTERM arrived, or the target exited — bpfspec
+ * calls runner_window_end(), a function of its own that the program
+ * probes (see gen_options.trigger_*): the program prints its maps at once,
+ * before bpftrace spends ~0.1 s per probe detaching, and exits.  If the
+ * program cannot be triggered (bpftrace still attaching, no trigger in the
+ * program), bpftrace gets SIGINT instead (it detaches, runs END, which
+ * prints the maps).  A second Ctrl-C or SIGTERM kills bpftrace outright;
+ * the kernel detaches its probes when its file descriptors close.
+ *
+ * The window starts when the program's BEGIN line is read: bpftrace 0.17
+ * runs BEGIN before attaching the other probes, but reads its output only
+ * once every probe is attached.
+ *
+ * stderr is classified: the harmless RLIMIT_MEMLOCK line is dropped,
+ * other lines are shown prefixed with "bpftrace: ", with the program's
+ * name replaced by "<generated program>".
+ *
+ * Ownership: options are borrowed; the result holds no pointers. */
 #ifndef BPFSPEC_RUNNER_H
 #define BPFSPEC_RUNNER_H
 
@@ -25,8 +37,7 @@
 #include "gen.h"
 
 /* A command started by bpfspec and held before execve until the probes
- * are attached (-c): released when the program's BEGIN probe runs, which
- * bpftrace does only after attaching every probe. */
+ * are attached (-c). */
 typedef struct held_command {
 	pid_t pid;		/* 0 when none */
 	int release_fd;		/* write end of the pipe the child waits on */
@@ -41,44 +52,63 @@ int runner_hold_command(const char *path, char *const argv[], held_command *h);
 /* Lets the held child run (it execs).  Returns 0 or -1. */
 int runner_release(held_command *h);
 
-/* Makes a held child exit without running the command, and reaps it. */
+/* Ends the held child: never released → it exits without running the
+ * command; running → SIGTERM, then SIGKILL after 3 s.  Always reaps. */
 void runner_abandon(held_command *h);
+
+/* The function the generated program probes to end a window.  Calling it
+ * from bpfspec's own process is what ends the window. */
+void runner_window_end(void);
+
+/* Name of that function in bpfspec's symbol table. */
+#define RUNNER_TRIGGER_SYMBOL "runner_window_end"
 
 typedef void (*runner_window_fn)(void *ctx, const bpfout_window *w);
 
 typedef struct runner_opts {
 	const char *bpftrace;	/* program name (PATH search) or path */
 	const program *prog;
+	bool has_trigger;	/* the program probes runner_window_end() */
 	pid_t pid;		/* traced process, watched for exit */
 	held_command *held;	/* -c: released once probes attach; or NULL */
-	uint64_t window_ns;	/* > 0: the program ends its window itself */
+	uint64_t window_ns;	/* > 0: end the window after this long */
 	bpfout *out;		/* receives every stdout line */
-	runner_window_fn on_window;	/* called when the program's own window
-					 * completes before any stop (signal,
-					 * target exit) */
+	runner_window_fn on_window;	/* called at the first complete window */
 	void *ctx;
-	bool verbose;
 	uint64_t t0_ns;		/* CLOCK_MONOTONIC when bpfspec started, for -v */
 } runner_opts;
+
+typedef enum {
+	RUNNER_STOP_NONE,
+	RUNNER_STOP_DURATION,	/* the window's duration passed */
+	RUNNER_STOP_SIGNAL,	/* SIGINT/SIGTERM/SIGHUP */
+	RUNNER_STOP_TARGET,	/* the traced process exited */
+	RUNNER_STOP_TRACER,	/* bpftrace ended by itself */
+} runner_stop;
 
 typedef struct runner_result {
 	bool started;		/* bpftrace was executed */
 	int exit_code;		/* bpftrace's exit code; -1 if killed by a signal */
 	int term_signal;	/* the signal that killed it, or 0 */
-	bool interrupted;	/* SIGINT/SIGTERM received once (forwarded) */
+	runner_stop stop;	/* what ended the window first */
+	bool interrupted;	/* a stop signal was received */
 	bool forced;		/* received twice: bpftrace was killed */
 	bool target_exited;	/* the traced process ended during the run */
-	bool window_done;	/* on_window was called */
+	bool window_done;	/* a window completed (on_window was called) */
+	bool begun;		/* the program's BEGIN line was read */
 	unsigned error_lines;	/* stderr lines that said ERROR */
-	uint64_t attach_ns;	/* start to attached_probes, 0 if never */
-	uint64_t elapsed_ns;	/* attached_probes to the end of the run */
-	uint64_t stop_mono_ns;	/* CLOCK_MONOTONIC (bpftrace's nsecs) of the first
-				 * stop: signal or target exit; 0 if none */
+	uint64_t attach_ns;	/* bpftrace start to probes attached, 0 if never */
+	uint64_t begin_mono_ns;	/* CLOCK_MONOTONIC when the window began */
+	uint64_t stop_mono_ns;	/* CLOCK_MONOTONIC of the stop, 0 if none */
+	uint64_t elapsed_ns;	/* window start to stop (or run end) */
 	char first_error[512];	/* the first ERROR line, cleaned */
 } runner_result;
 
 /* Runs bpftrace to completion.  Returns 0 when it ran (whatever its exit
- * status; see RES), -1 when it could not be started (diagnosed). */
+ * status; see RES), -1 when it could not be started (diagnosed).  Signals
+ * SIGINT, SIGTERM and SIGHUP (unless ignored by the caller) stay blocked
+ * on return when one arrived, so that a late one cannot kill bpfspec
+ * before the report is written. */
 int runner_run(const runner_opts *o, runner_result *res);
 
 /* Exit status meaning "interrupted twice". */

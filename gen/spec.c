@@ -1162,9 +1162,10 @@ static void report_misplaced_key(loader *ld, const node *k, int key, int kind,
 			 "add a separate probe with 'kind: syscalls' or 'kind: events'");
 	else if (key == P_THRESHOLD || key == P_LIMIT)
 		snprintf(hint, sizeof(hint),
-			 "remove it: '%s' belongs to events probes, which record each call at "
-			 "least 'threshold' long; use 'kind: events' for that",
-			 name);
+			 "remove it: '%s' belongs to events probes, %s; to record single slow "
+			 "calls, add a separate probe with 'kind: events'",
+			 name, key == P_THRESHOLD ? "which record each call at least that long"
+						  : "where it caps the records kept");
 	else
 		snprintf(hint, sizeof(hint),
 			 "remove it: '%s' is about a latency probe's function, and %s %s probe "
@@ -1376,7 +1377,7 @@ static bool check_limit(loader *ld, const node *v, const char *where, unsigned *
 			 "keep at least 1 record, or remove the line for the default (%d); "
 			 "'threshold' chooses which calls are recorded",
 			 SPEC_DEFAULT_EVENT_LIMIT);
-		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "'limit' %s must be at least 1",
+		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "'limit' %s must be at least 1, not 0",
 		       where);
 		return false;
 	}
@@ -1392,8 +1393,8 @@ static bool check_limit(loader *ld, const node *v, const char *where, unsigned *
 			 "keep at most %d records; raise 'threshold' so that fewer calls are "
 			 "recorded (the rest are still counted)",
 			 SPEC_MAX_EVENT_LIMIT);
-		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "limit '%s' %s is above %d",
-		       show(buf, v->value, v->len), where, SPEC_MAX_EVENT_LIMIT);
+		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "'limit' %s must be at most %d, not %s",
+		       where, SPEC_MAX_EVENT_LIMIT, show(buf, v->value, v->len));
 		return false;
 	}
 	*out = (unsigned)n;

@@ -337,6 +337,22 @@ static int read_maps(target *t, const char *exe_link, bool via_root)
 	return rc;
 }
 
+/* The thread group id of PID from /proc/PID/status; -1 when unknown. */
+static long read_tgid(pid_t pid)
+{
+	char path[64], line[256];
+	long tgid = -1;
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 target *target_from_pid(pid_t pid)
 {
 	char dir[64], exe_path[64], hint[64];
@@ -358,6 +374,15 @@ target *target_from_pid(pid_t pid)
 		else
 			diag_error(hint, "cannot look at %s: %s", dir,
 				   strerror(errno));
+		return NULL;
+	}
+	/* /proc/TID exists for every thread, but the program filters on the
+	 * process id (bpftrace's pid is the thread group id). */
+	long tgid = read_tgid(pid);
+	if (tgid > 0 && tgid != pid) {
+		char thint[96];
+		snprintf(thint, sizeof thint, "trace the process instead: -p %ld", tgid);
+		diag_error(thint, "pid %d is a thread of process %ld, not a process", (int)pid, tgid);
 		return NULL;
 	}
 	snprintf(exe_path, sizeof(exe_path), "/proc/%d/exe", (int)pid);

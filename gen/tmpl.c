@@ -69,6 +69,12 @@ char *tmpl_render(const char *name, const char *text, tmpl_lookup_fn lookup,
 			}
 			buf_puts(&out, val);
 			p = q + 1;
+			/* A line that was only an empty placeholder disappears. */
+			if (!*val && *p == '\n' && (out.len == 0 || out.data[out.len - 1] == '\n')) {
+				p++;
+				line++;
+				at_line_start = 1;
+			}
 			continue;
 		}
 		if (*p == '\n') {

@@ -5,7 +5,8 @@
  * an unknown name, an unterminated "${" or a malformed name is an error
  * (templates are part of the program, so this is a bpfspec bug, reported
  * with the template's name and line).  Lines whose first two characters
- * are "##" are template comments and are dropped.
+ * are "##" are template comments and are dropped, and so is a line that
+ * holds nothing but a placeholder whose value is empty.
  *
  * Ownership: tmpl_render returns an owned NUL-terminated string or NULL;
  * values returned by the callback are borrowed for the duration of the

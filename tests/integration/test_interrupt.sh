@@ -2,7 +2,8 @@
 # Ctrl-C (SIGINT) and SIGTERM during an open-ended run: bpftrace is
 # stopped, the final report is printed, the exit status is 0, and no
 # bpftrace process is left behind.  SIGINT twice: bpftrace is killed
-# at once and the exit status is 130.
+# at once and the exit status is 130.  bpfspec SIGKILLed: bpftrace dies
+# with it.
 . "$(dirname "$0")/../lib.sh"
 need_root
 
@@ -12,9 +13,9 @@ cleanup_pid "$app"
 sleep 1
 
 for sig in INT TERM; do
-	"$BPFSPEC" run libuv-phases -p "$app" -d 0 -o json -v >"$TMP/report.json" 2>"$TMP/stderr" &
+	"$BPFSPEC" run libuv-phases -p "$app" -d 0 -o json -v >"$TMP/report.json" 2>"$TMP/stderr-$sig" &
 	run=$!
-	for _ in $(seq 100); do grep -q "attached" "$TMP/stderr" 2>/dev/null && break; sleep 0.1; done
+	for _ in $(seq 100); do grep -q "attached" "$TMP/stderr-$sig" 2>/dev/null && break; sleep 0.1; done
 	sleep 2
 	kill -"$sig" "$run"
 	set +e
@@ -22,7 +23,7 @@ for sig in INT TERM; do
 	rc=$?
 	set -e
 	echo "measured: SIG$sig once: exit status $rc"
-	[ "$rc" -eq 0 ] || { cat "$TMP/stderr"; fail "SIG$sig: exit status $rc"; }
+	[ "$rc" -eq 0 ] || { cat "$TMP/stderr-$sig"; fail "SIG$sig: exit status $rc"; }
 	[ "$(jqr "$TMP/report.json" .partial)" = false ] || fail "SIG$sig: report marked partial"
 	within "SIG$sig window (s)" "$(jqr "$TMP/report.json" .duration_ns | awk '{print $1/1e9}')" 2.5 0.5
 	n=$(jqr "$TMP/report.json" '.probes[] | select(.name == "timers") | .count')
@@ -31,9 +32,10 @@ for sig in INT TERM; do
 done
 
 # Twice: prompt exit, nothing left.
-"$BPFSPEC" run libuv-phases -p "$app" -d 0 -o json -v >"$TMP/report.json" 2>"$TMP/stderr" &
+"$BPFSPEC" run libuv-phases -p "$app" -d 0 -o json -v >"$TMP/report.json" 2>"$TMP/stderr1" &
 run=$!
-for _ in $(seq 100); do grep -q "attached" "$TMP/stderr" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 100); do grep -q "attached" "$TMP/stderr1" 2>/dev/null && break; sleep 0.1; done
+tracer=$(pgrep -P "$run" -x bpftrace) || fail "no bpftrace child of bpfspec"
 kill -INT "$run"
 sleep 0.05
 kill -INT "$run"
@@ -42,8 +44,18 @@ wait "$run"
 rc=$?
 set -e
 echo "measured: SIGINT twice: exit status $rc"
-[ "$rc" -eq 130 ] || { cat "$TMP/stderr"; fail "SIGINT twice: exit status $rc, expected 130"; }
-sleep 0.5
-if pgrep -x bpftrace >/dev/null; then
-	pgrep -a bpftrace | grep -q "/dev/fd/3" && fail "a bpftrace started by bpfspec is still running"
-fi
+[ "$rc" -eq 130 ] || { cat "$TMP/stderr1"; fail "SIGINT twice: exit status $rc, expected 130"; }
+# bpfspec reaped it: the pid is gone (not even a zombie).
+if kill -0 "$tracer" 2>/dev/null; then fail "bpftrace (pid $tracer) outlived bpfspec"; fi
+
+# bpfspec killed outright: its bpftrace dies with it (no probe is left
+# attached by an orphan).
+"$BPFSPEC" run libuv-phases -p "$app" -d 0 -o json -v >"$TMP/report.json" 2>"$TMP/stderr2" &
+run=$!
+for _ in $(seq 100); do grep -q "attached" "$TMP/stderr2" 2>/dev/null && break; sleep 0.1; done
+tracer=$(pgrep -P "$run" -x bpftrace) || fail "no bpftrace child of bpfspec"
+kill -KILL "$run"
+wait "$run" 2>/dev/null || true
+for _ in $(seq 50); do kill -0 "$tracer" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$tracer" 2>/dev/null; then fail "bpftrace (pid $tracer) survived a SIGKILLed bpfspec"; fi
+echo "measured: SIGKILL of bpfspec: its bpftrace ended too"

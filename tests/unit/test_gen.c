@@ -85,7 +85,7 @@ static uint64_t rng_next(void)
 
 /* ---- bucket arithmetic --------------------------------------------- */
 
-/* The bucket index computed the way templates/latency.bt.in does it, line
+/* The bucket index computed the way templates/bucket.bt.in does it, line
  * by line (bpftrace integers are 64-bit; the shifts and masks are the
  * same in C).  template_lines[] holds the template's text for each step:
  * test_template_mirror checks that the template still says exactly that. */
@@ -100,7 +100,6 @@ static const char *const template_lines[] = {
 	"\tif ($v >= 0x2) { $e = $e + 1; }\n",
 	"\t$b = $ns;\n",
 	"\tif ($e >= 4) { $b = ($e - 3) * 16 + (($ns >> ($e - 4)) & 15); }\n",
-	"\t@b_${name}[${key}, $b] = count();\n",
 };
 
 static uint64_t template_index(uint64_t ns)
@@ -120,7 +119,7 @@ static uint64_t template_index(uint64_t ns)
 
 START_TEST(test_template_mirror)
 {
-	const char *t = tmpl_get("latency.bt.in");
+	const char *t = tmpl_get("bucket.bt.in");
 	const char *at;
 
 	ck_assert_ptr_nonnull(t);
@@ -129,7 +128,7 @@ START_TEST(test_template_mirror)
 	for (size_t i = 0; i < sizeof template_lines / sizeof *template_lines; i++) {
 		const char *hit = strstr(at, template_lines[i]);
 		ck_assert_msg(hit != NULL,
-			      "templates/latency.bt.in no longer contains (after the previous "
+			      "templates/bucket.bt.in no longer contains (after the previous "
 			      "step) \"%s\": update template_index() in this test to match",
 			      template_lines[i]);
 		ck_assert_uint_eq(count_of(t, template_lines[i]), 1);
@@ -139,7 +138,10 @@ START_TEST(test_template_mirror)
 	ck_assert_uint_eq(count_of(t, "$b ="), 2);
 	ck_assert_uint_eq(count_of(t, "$e ="), 7 + 1);	/* + the comment */
 	ck_assert_uint_eq(count_of(t, "$v ="), 6);
-	ck_assert_uint_eq(count_of(t, "$ns ="), 1);
+	ck_assert_uint_eq(count_of(t, "$ns ="), 0);	/* $ns is the input */
+	/* Every histogram template takes the fragment as it is. */
+	ck_assert_uint_eq(count_of(tmpl_get("latency.bt.in"), "\n${bucket}\n"), 1);
+	ck_assert_uint_eq(count_of(tmpl_get("syscalls.bt.in"), "\n${bucket}\n"), 1);
 }
 END_TEST
 
@@ -408,6 +410,34 @@ START_TEST(test_program_pid_window)
 }
 END_TEST
 
+/* With a trigger, bpfspec's own function ends the window, whatever the
+ * duration, and only bpfspec's process can fire it. */
+START_TEST(test_program_trigger_window)
+{
+	gen_options o = { .pid = 42, .window_ns = 1500000000ull,
+			  .trigger_path = "/usr/local/bin/bpfspec", .trigger_addr = 0x4321,
+			  .trigger_pid = 777 };
+	capture_start();
+	program *p = gen_program(&fx.r, &o);
+	free(capture_end());
+	ck_assert_ptr_nonnull(p);
+	ck_assert_contains(p->text, "\nuprobe:/usr/local/bin/bpfspec:0x4321\n/pid == 777/\n{\n"
+				    "\tprintf(\"bpfspec:flush %llu\\n\", nsecs);\n");
+	ck_assert_lacks(p->text, "interval:");
+	ck_assert_uint_eq(p->expected_attach, 1 + 2 * 2 + 1 + 1);
+	program_free(p);
+
+	/* A trigger path bpftrace cannot take is refused, not emitted. */
+	o.trigger_path = "/tmp/a b/bpfspec";
+	capture_start();
+	p = gen_program(&fx.r, &o);
+	char *err = capture_end();
+	ck_assert_ptr_null(p);
+	ck_assert_contains(err, "characters bpftrace cannot take");
+	free(err);
+}
+END_TEST
+
 START_TEST(test_program_any_pid_no_window)
 {
 	program *p = generate(0, 0);
@@ -415,7 +445,7 @@ START_TEST(test_program_any_pid_no_window)
 
 	check_shape(t);
 	ck_assert_contains(t, "// target: any process running /usr/bin/x\n");
-	ck_assert_contains(t, "uprobe:/usr/bin/x:0x2000\n\n{\n");
+	ck_assert_contains(t, "uprobe:/usr/bin/x:0x2000\n{\n");
 	ck_assert_contains(t, "uretprobe:/usr/bin/x:0x2000\n/@start_timers[tid]/\n");
 	ck_assert_lacks(t, "pid ==");
 	ck_assert_lacks(t, "interval:");
@@ -586,6 +616,7 @@ static Suite *gen_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_program_pid_window);
 	tcase_add_test(tc, test_program_any_pid_no_window);
+	tcase_add_test(tc, test_program_trigger_window);
 	tcase_add_test(tc, test_program_window_rounding);
 	tcase_add_test(tc, test_program_not_per_thread);
 	tcase_add_test(tc, test_program_no_active_probe);

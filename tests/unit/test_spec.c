@@ -13,6 +13,7 @@
 
 #include "diag.h"
 #include "spec.h"
+#include "systab.h"
 
 /* ---- helpers ------------------------------------------------------- */
 
@@ -308,6 +309,195 @@ START_TEST(test_names_and_limits)
 }
 END_TEST
 
+/* ---- syscalls and events probes ----------------------------------- */
+
+static const char syscalls_spec[] =
+	"name: sys\n"
+	"probes:\n"
+	"  - name: io\n"
+	"    kind: syscalls\n"
+	"    syscalls: [openat, read, write, close]\n"
+	"    unit: ms\n"
+	"    per_thread: false\n"
+	"    description: File I/O\n"
+	"  - name: slow_opens\n"
+	"    threshold: 1.5ms\n"	/* before the kind: still an events key */
+	"    kind: events\n"
+	"    syscalls:\n"
+	"      - connect\n"
+	"      - \"openat\"\n"
+	"    limit: 200\n"
+	"  - name: every\n"
+	"    kind: syscalls\n"
+	"    syscalls: all\n"
+	"  - {name: ev, kind: \"events\", syscalls: [read]}\n"
+	"  - {name: ev2, kind: events, syscalls: [write], threshold: \"0\", limit: \"100000\"}\n"
+	"  - {name: ev3, kind: events, syscalls: [write], limit: 1}\n"
+	"  - {name: lat, kind: latency, function: f}\n";
+
+/* The syscall's number on this architecture, which must have it. */
+static int nr_of(const char *name)
+{
+	int nr = systab_syscall_nr(name);
+
+	ck_assert_msg(nr >= 0, "no syscall '%s' on this architecture", name);
+	return nr;
+}
+
+START_TEST(test_syscall_probes)
+{
+	char *out;
+	spec *s = parse(syscalls_spec, &out);
+	spec_probe *p;
+
+	ck_assert_msg(s != NULL, "unexpected failure:\n%s", out);
+	ck_assert_str_eq(out, "");
+	ck_assert_uint_eq(s->n_probes, 7);
+
+	p = &s->probes[0];
+	ck_assert_int_eq(p->kind, PROBE_SYSCALLS);
+	ck_assert_uint_eq(p->kind_loc.line, 4);
+	ck_assert_uint_eq(p->n_syscalls, 4);
+	ck_assert_int_eq(p->syscalls[0], nr_of("openat"));
+	ck_assert_int_eq(p->syscalls[1], nr_of("read"));
+	ck_assert_int_eq(p->syscalls[2], nr_of("write"));
+	ck_assert_int_eq(p->syscalls[3], nr_of("close"));
+	ck_assert(!p->all_syscalls);
+	ck_assert_uint_eq(p->syscalls_loc.line, 5);
+	ck_assert_uint_eq(p->syscalls_loc.col, 15);
+	ck_assert_uint_eq(p->syscalls_loc.span, 28);
+	ck_assert_ptr_null(p->function);
+	ck_assert_ptr_null(p->object);
+	ck_assert(!p->optional);
+	ck_assert_int_eq(p->unit, UNIT_MS);
+	ck_assert(!p->per_thread);
+	ck_assert_str_eq(p->description, "File I/O");
+	ck_assert_uint_eq(p->threshold_ns, 0);
+
+	p = &s->probes[1];
+	ck_assert_str_eq(p->name, "slow_opens");
+	ck_assert_int_eq(p->kind, PROBE_EVENTS);
+	ck_assert_uint_eq(p->n_syscalls, 2);
+	ck_assert_int_eq(p->syscalls[0], nr_of("connect"));
+	ck_assert_int_eq(p->syscalls[1], nr_of("openat"));
+	ck_assert_uint_eq(p->syscalls_loc.line, 13);
+	ck_assert_uint_eq(p->syscalls_loc.col, 7);
+	ck_assert_uint_eq(p->threshold_ns, 1500000);
+	ck_assert_uint_eq(p->limit, 200);
+	ck_assert_int_eq(p->unit, UNIT_US);
+	ck_assert(p->per_thread);
+
+	p = &s->probes[2];
+	ck_assert_int_eq(p->kind, PROBE_SYSCALLS);
+	ck_assert(p->all_syscalls);
+	ck_assert_uint_eq(p->n_syscalls, 0);
+	ck_assert_uint_eq(p->syscalls_loc.line, 18);
+	ck_assert_uint_eq(p->syscalls_loc.col, 15);
+	ck_assert_uint_eq(p->syscalls_loc.span, 3);
+
+	/* Defaults of an events probe. */
+	p = &s->probes[3];
+	ck_assert_int_eq(p->kind, PROBE_EVENTS);
+	ck_assert_uint_eq(p->threshold_ns, 0);
+	ck_assert_uint_eq(p->limit, SPEC_DEFAULT_EVENT_LIMIT);
+	ck_assert_uint_eq(p->n_syscalls, 1);
+	ck_assert_int_eq(p->syscalls[0], nr_of("read"));
+
+	/* Quoted values read like plain ones; the limits' edges. */
+	ck_assert_uint_eq(s->probes[4].threshold_ns, 0);
+	ck_assert_uint_eq(s->probes[4].limit, SPEC_MAX_EVENT_LIMIT);
+	ck_assert_uint_eq(s->probes[5].limit, 1);
+
+	/* A latency probe has none of it. */
+	p = &s->probes[6];
+	ck_assert_int_eq(p->kind, PROBE_LATENCY);
+	ck_assert_ptr_null(p->syscalls);
+	ck_assert_uint_eq(p->n_syscalls, 0);
+	ck_assert(!p->all_syscalls);
+	ck_assert_uint_eq(p->limit, 0);
+	spec_free(s);
+	free(out);
+}
+END_TEST
+
+/* Lists of the most syscalls a probe may name, and one more. */
+START_TEST(test_syscall_limits)
+{
+	static const struct { const char *kind; size_t max; const char *hint; } kinds[] = {
+		{ "syscalls", SPEC_MAX_SYSCALLS, "hint: a probe names at most 64 syscalls; write 'syscalls: all' to measure every syscall\n" },
+		{ "events", 16, "hint: an events probe names at most 16 syscalls; record the few whose slow calls matter" },
+	};
+
+	ck_assert_uint_ge(systab_n_syscalls, SPEC_MAX_SYSCALLS + 1);
+	for (size_t k = 0; k < 2; k++) {
+		char *text = malloc(64 + (SPEC_MAX_SYSCALLS + 1) * 40), *out;
+		size_t o = (size_t)sprintf(text, "probes:\n  - name: p\n    kind: %s\n    syscalls:\n",
+					   kinds[k].kind);
+		spec *s;
+
+		for (size_t i = 0; i < kinds[k].max; i++)
+			o += (size_t)sprintf(text + o, "      - %s\n", systab_syscalls[i].name);
+		s = parse(text, &out);
+		ck_assert_msg(s != NULL, "%s: %s", kinds[k].kind, out);
+		ck_assert_uint_eq(s->probes[0].n_syscalls, kinds[k].max);
+		for (size_t i = 0; i < kinds[k].max; i++)
+			ck_assert_int_eq(s->probes[0].syscalls[i], systab_syscalls[i].nr);
+		spec_free(s);
+		free(out);
+
+		sprintf(text + o, "      - %s\n", systab_syscalls[kinds[k].max].name);
+		out = parse_fail(text);
+		char want[64];
+		snprintf(want, sizeof(want), ":%zu:9: error: too many syscalls (%zu) in probe 'p'",
+			 kinds[k].max + 5, kinds[k].max + 1);
+		ck_assert_contains(out, want);
+		ck_assert_contains(out, kinds[k].hint);
+		ck_assert_uint_eq(count_of(out, ": error: "), 1);
+		free(out);
+		free(text);
+	}
+}
+END_TEST
+
+/* What a probe's kind decides: which keys are misplaced and which are
+ * required; with no valid kind, only the kind is reported. */
+START_TEST(test_kind_rules)
+{
+	static const struct { const char *text; const char *absent; } cases[] = {
+		/* no 'function' needed for the new kinds */
+		{ SYS "    syscalls: [read]\n    unit: ms\n    optional: true\n", "has no 'function'" },
+		{ EV "    syscalls: [read]\n    optional: true\n", "has no 'function'" },
+		/* a misplaced missing_reason is one error, not two */
+		{ EV "    syscalls: [read]\n    missing_reason: x\n", "needs 'optional: true'" },
+		/* an unknown or missing kind: neither 'function' nor 'syscalls' is required */
+		{ "probes:\n  - name: t\n    kind: sycalls\n    syscalls: [read]\n", "has no" },
+		{ "probes:\n  - name: t\n    kind: latancy\n", "has no 'function'" },
+		{ "probes:\n  - name: t\n    syscalls: [read]\n", "has no 'syscalls'" },
+		{ "probes:\n  - {kind: x}\n", "has no 'function'" },
+		/* nor are keys of other kinds reported */
+		{ "probes:\n  - name: t\n    kind: sycalls\n    syscalls: all\n    function: f\n    limit: 5\n",
+		  "does not apply" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out = parse_fail(cases[i].text);
+		ck_assert_msg(strstr(out, cases[i].absent) == NULL,
+			      "case %zu: unexpected \"%s\" in:\n%s", i, cases[i].absent, out);
+		ck_assert_msg(count_of(out, ": error: ") == (i == 6 ? 2 : 1), "case %zu:\n%s", i, out);
+		free(out);
+	}
+
+	/* An unknown kind still has its values checked. */
+	char *out = parse_fail("probes:\n  - name: t\n    kind: sycalls\n    syscalls: [opneat]\n"
+			       "    limit: 0\n");
+	ck_assert_contains(out, "unknown probe kind 'sycalls'");
+	ck_assert_contains(out, "did you mean 'syscalls'?");
+	ck_assert_contains(out, "unknown syscall 'opneat'");
+	ck_assert_contains(out, "'limit' in probe 't' must be at least 1");
+	free(out);
+}
+END_TEST
+
 /* ---- durations ----------------------------------------------------- */
 
 START_TEST(test_durations)
@@ -383,6 +573,9 @@ START_TEST(test_names_of_enums)
 	ck_assert_uint_eq(spec_unit_ns(UNIT_MS), 1000000);
 	ck_assert_uint_eq(spec_unit_ns(UNIT_S), 1000000000);
 	ck_assert_str_eq(spec_kind_name(PROBE_LATENCY), "latency");
+	ck_assert_str_eq(spec_kind_name(PROBE_SYSCALLS), "syscalls");
+	ck_assert_str_eq(spec_kind_name(PROBE_EVENTS), "events");
+	ck_assert_str_eq(spec_kind_name((probe_kind)3), "?");
 	spec_free(NULL);
 }
 END_TEST
@@ -522,8 +715,10 @@ static const struct {
 	{ PROBE_OK "    syscalls: [read]\n",
 	  { ":5:5: error: 'syscalls' in probe 'timers' does not apply to a latency probe",
 	    "hint: remove it: a latency probe times its 'function'; to measure syscalls, add a separate probe with 'kind: syscalls' or 'kind: events'\n" } },
-	{ PROBE_OK "    threshold: 1ms\n", { ":5:5: error: 'threshold' in probe 'timers' does not apply to a latency probe", "use 'kind: events'" } },
-	{ PROBE_OK "    limit: 10\n", { "'limit' in probe 'timers' does not apply to a latency probe" } },
+	{ PROBE_OK "    threshold: 1ms\n", { ":5:5: error: 'threshold' in probe 'timers' does not apply to a latency probe", "add a separate probe with 'kind: events'" } },
+	{ PROBE_OK "    limit: 10\n",
+	  { "'limit' in probe 'timers' does not apply to a latency probe",
+	    "hint: remove it: 'limit' belongs to events probes, where it caps the records kept; to record single slow calls, add a separate probe with 'kind: events'\n" } },
 	{ SYS "    syscalls: all\n    limit: 10\n", { ":5:5: error: 'limit' in probe 'io' does not apply to a syscalls probe" } },
 	{ SYS "    syscalls: all\n    threshold: 1ms\n", { "'threshold' in probe 'io' does not apply to a syscalls probe", "hint: remove it: 'threshold' belongs to events probes" } },
 	/* the kind applies to keys before it too */
@@ -614,15 +809,15 @@ static const struct {
 	{ EV "    syscalls: [read]\n    limit: \" 100\"\n", { "invalid limit ' 100'" } },
 	{ EV "    syscalls: [read]\n    limit: \"\"\n", { "invalid limit '' in probe 'slow'" } },
 	{ EV "    syscalls: [read]\n    limit: 0\n",
-	  { ":5:12: error: 'limit' in probe 'slow' must be at least 1",
+	  { ":5:12: error: 'limit' in probe 'slow' must be at least 1, not 0\n",
 	    "hint: keep at least 1 record, or remove the line for the default (1000)" } },
 	{ EV "    syscalls: [read]\n    limit: 000\n", { "must be at least 1" } },
 	{ EV "    syscalls: [read]\n    limit: 0100\n",
 	  { "invalid limit '0100' in probe 'slow'", "hint: write the number without leading zeros" } },
 	{ EV "    syscalls: [read]\n    limit: 100001\n",
-	  { ":5:12: error: limit '100001' in probe 'slow' is above 100000",
+	  { ":5:12: error: 'limit' in probe 'slow' must be at most 100000, not 100001\n",
 	    "hint: keep at most 100000 records; raise 'threshold' so that fewer calls are recorded" } },
-	{ EV "    syscalls: [read]\n    limit: 99999999999999999999999999\n", { "limit '99999999999999999999999999' in probe 'slow' is above 100000" } },
+	{ EV "    syscalls: [read]\n    limit: 99999999999999999999999999\n", { "'limit' in probe 'slow' must be at most 100000, not 99999999999999999999999999\n" } },
 	{ EV "    syscalls: [read]\n    limit:\n", { "'limit' in probe 'slow' has no value" } },
 	{ EV "    syscalls: [read]\n    limit: [1]\n", { "'limit' in probe 'slow' must be a single value, not a list" } },
 };
@@ -1019,6 +1214,9 @@ static Suite *spec_suite(void)
 	tcase_add_test(tc, test_spellings);
 	tcase_add_test(tc, test_text_fields);
 	tcase_add_test(tc, test_names_and_limits);
+	tcase_add_test(tc, test_syscall_probes);
+	tcase_add_test(tc, test_syscall_limits);
+	tcase_add_test(tc, test_kind_rules);
 	tcase_add_test(tc, test_durations);
 	tcase_add_test(tc, test_names_of_enums);
 	tcase_add_loop_test(tc, test_error_cases, 0, (int)(sizeof(bad) / sizeof(bad[0])));
