@@ -248,8 +248,9 @@ static const useful_arg *useful_arg_of(int nr)
 	return NULL;
 }
 
-/* Maximum bytes of a sockaddr shown: sockaddr_in6 is 28. */
-#define SOCKADDR_BYTES 28
+/* Bytes of a sockaddr copied into a record: sockaddr_in6 is 28 bytes,
+ * sockaddr_un 110 (a 108-byte path). */
+#define SOCKADDR_BYTES 110
 
 static void put_event_printf(buf *b, const char *name, char kind, const char *indent)
 {

@@ -96,6 +96,8 @@ static json_t *events_json(const report_probe *p)
 			/* Paths are bytes: one that is not UTF-8 cannot be a JSON string. */
 			json_t *js = json_string(ev->path);
 			json_object_set_new(je, "path", js ? js : json_string("(not valid UTF-8)"));
+			if (ev->path_truncated)
+				json_object_set_new(je, "path_truncated", json_true());
 		}
 		if (ev->address)
 			json_object_set_new(je, "address", json_string(ev->address));
@@ -137,9 +139,19 @@ int render_json(FILE *out, const report *rep)
 		json_object_set_new(jp, "attached", json_boolean(p->attached));
 		if (!p->attached)
 			json_object_set_new(jp, "reason", jstr(p->reason));
-		put_stats(jp, &p->st);
+		bool is_latency = strcmp(p->kind, "latency") == 0;
+		bool is_syscalls = strcmp(p->kind, "syscalls") == 0;
+		if (is_latency || is_syscalls)
+			put_stats(jp, &p->st);
+		else
+			json_object_set_new(jp, "count", jint(p->st.count));
 		json_t *groups = json_array();
-		for (size_t g = 0; g < p->n_groups; g++) {
+		if (is_syscalls) {
+			/* No per-thread histograms for syscalls: totals only. */
+			json_decref(groups);
+			groups = threads_json(p->groups, p->n_groups, rep->pid);
+		}
+		for (size_t g = 0; is_latency && g < p->n_groups; g++) {
 			json_t *jg = json_object();
 			json_object_set_new(jg, "tid", json_integer(p->groups[g].tid));
 			json_object_set_new(jg, "thread", jstr(p->groups[g].thread));

@@ -27,6 +27,19 @@ static void fmt_dur(char *out, size_t len, uint64_t ns, uint64_t unit_ns, const 
 		snprintf(out, len, "%.3f%s", v, unit);
 }
 
+/* Formats NS with the unit that suits its size: 512ns, 1.05us, 40.3ms. */
+static void fmt_auto(char *out, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(out, len, "%lluns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		fmt_dur(out, len, ns, 1000, "us");
+	else if (ns < 1000000000)
+		fmt_dur(out, len, ns, 1000000, "ms");
+	else
+		fmt_dur(out, len, ns, 1000000000, "s");
+}
+
 static void stats_row(FILE *out, const report_stats *st, const report_probe *p,
 		      uint64_t window_ns)
 {
@@ -64,13 +77,13 @@ static void histogram(FILE *out, const report_probe *p)
 	}
 	if (first < 0)
 		return;
-	fprintf(out, "  %-25s : %-8s %s\n", p->unit, "count", "distribution");
+	fprintf(out, "  %-25s : %-8s %s\n", "duration", "count", "distribution");
 	for (int r = first; r <= last; r++) {
 		uint64_t lo = r == 0 ? 0 : (uint64_t)1 << (r - 1);
 		uint64_t hi = r == 0 ? 1 : (r == 64 ? UINT64_MAX : ((uint64_t)1 << r));
 		char a[32], b[32], range[80], bar[BAR_WIDTH + 1];
-		fmt_dur(a, sizeof a, lo, p->unit_ns, "");
-		fmt_dur(b, sizeof b, hi, p->unit_ns, "");
+		fmt_auto(a, sizeof a, lo);
+		fmt_auto(b, sizeof b, hi);
 		snprintf(range, sizeof range, "%s -> %s", a, b);
 		int n = peak ? (int)((rows[r] * BAR_WIDTH + peak - 1) / peak) : 0;
 		memset(bar, '*', (size_t)n);

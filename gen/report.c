@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <string.h>
 
+#include "buf.h"
 #include "gen.h"
 #include "systab.h"
 #include "target.h"
@@ -357,6 +358,9 @@ static int fill_syscalls(report_probe *p, const char *name, const bpfout_window 
 
 /* ---- events probes --------------------------------------------------- */
 
+/* Bytes of a sockaddr a record carries (gen.c: GEN_SOCKADDR_BYTES). */
+#define SOCKADDR_SHOWN 128
+
 /* Decodes bpftrace's %r text (printable bytes as-is, others as \xNN) into
  * OUT; returns the number of bytes. */
 static size_t decode_raw(const char *s, uint8_t *out, size_t max)
@@ -378,7 +382,7 @@ static size_t decode_raw(const char *s, uint8_t *out, size_t max)
  * families (e.g. AF_UNIX: shown as "unix"). */
 static char *format_sockaddr(const char *raw)
 {
-	uint8_t b[32];
+	uint8_t b[SOCKADDR_SHOWN];
 	size_t n = decode_raw(raw, b, sizeof b);
 	char host[INET6_ADDRSTRLEN], *out = NULL;
 	if (n < 2)
@@ -393,13 +397,32 @@ static char *format_sockaddr(const char *raw)
 	}
 	if (family == AF_INET6 && n >= 24) {
 		unsigned port = (unsigned)b[2] << 8 | b[3];
+		unsigned scope = n >= 28 ? (unsigned)b[24] | (unsigned)b[25] << 8 |
+						   (unsigned)b[26] << 16 | (unsigned)b[27] << 24 : 0;
+		char sc[16] = "";
+		if (scope)
+			snprintf(sc, sizeof sc, "%%%u", scope);
 		if (!inet_ntop(AF_INET6, b + 8, host, sizeof host) ||
-		    asprintf(&out, "[%s]:%u", host, port) < 0)
+		    asprintf(&out, "[%s%s]:%u", host, sc, port) < 0)
 			return NULL;
 		return out;
 	}
-	if (family == AF_UNIX)
-		return strdup("unix");
+	if (family == AF_UNIX) {
+		/* sun_path: a file path, or "@name" for the abstract namespace. */
+		const uint8_t *p = b + 2;
+		size_t len = n - 2;
+		if (len == 0)
+			return strdup("unix:(unnamed)");
+		bool abstract = p[0] == '\0';
+		size_t i = abstract ? 1 : 0, end = i;
+		while (end < len && (abstract || p[end] != '\0'))
+			end++;
+		buf b2 = BUF_INIT;
+		buf_puts(&b2, abstract ? "unix:@" : "unix:");
+		for (; i < end; i++)
+			buf_putc(&b2, p[i] >= 0x20 && p[i] < 0x7f ? (char)p[i] : '?');
+		return buf_take(&b2);
+	}
 	if (asprintf(&out, "family %u", family) < 0)
 		return NULL;
 	return out;
@@ -439,6 +462,7 @@ static int parse_event(const char *rec, const char *name, uint64_t begin, report
 	}
 	if (kind == 's') {
 		ev->path = strdup(arg);
+		ev->path_truncated = strlen(arg) >= REPORT_PATH_MAX;
 	} else if (kind == 'r') {
 		ev->address = format_sockaddr(arg);
 	} else if (kind == 'n') {

@@ -25,6 +25,10 @@
 #define REPORT_PERCENTILE_METHOD \
 	"linear interpolation within log-linear buckets (16 per power of two), clamped to [min, max]"
 
+/* Longest path an event record carries: the program runs with
+ * BPFTRACE_STRLEN=200, and a string that fills it was probably cut. */
+#define REPORT_PATH_MAX 199
+
 typedef struct report_bucket {
 	uint64_t lo_ns;		/* inclusive */
 	uint64_t hi_ns;		/* exclusive */
@@ -74,6 +78,7 @@ typedef struct report_event {
 	long long ret;
 	char *error;		/* errno name when ret < 0, else NULL */
 	char *path;		/* path argument, or NULL */
+	bool path_truncated;	/* longer than bpftrace could copy (REPORT_PATH_MAX) */
 	char *address;		/* "127.0.0.1:80", "[::1]:80", or NULL */
 	bool has_length;
 	uint64_t length;	/* size/length argument when has_length */

@@ -347,6 +347,9 @@ static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err
 	 * first name, 0.20+ the second; unknown names are ignored. */
 	setenv("BPFTRACE_MAP_KEYS_MAX", "16384", 0);
 	setenv("BPFTRACE_MAX_MAP_KEYS", "16384", 0);
+	/* Paths in event records: 200 bytes is 0.17's largest string. */
+	setenv("BPFTRACE_STRLEN", "200", 0);
+	setenv("BPFTRACE_MAX_STRLEN", "200", 0);
 	execvp(o->bpftrace, argv);
 	int e = errno;
 	ssize_t w = write(report_w, &e, sizeof e);

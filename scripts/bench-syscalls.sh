@@ -16,10 +16,12 @@
 #     syscalls probe: bpftrace with the two raw_syscalls tracepoints, with
 #     sys_enter_X/sys_exit_X for 4 syscalls (openat, read, write, close),
 #     and with sys_enter_*/sys_exit_* (every syscall, ~720 tracepoints).
-#     Each program prints a line in BEGIN (bpftrace runs it once every
-#     probe is attached) and exits from an interval probe 100 ms later;
-#     the line times give attach (start to BEGIN), detach (exit to the
-#     end of the process) and total.  The every-syscall run takes most of
+#     Each program prints a line in BEGIN (bpftrace 0.17 reads the
+#     program's output only once every probe is attached, so the line
+#     arrives when attaching is done) and exits from an interval probe
+#     100 ms later (bpftrace then detaches every probe before it ends);
+#     the arrival times give attach (start to the BEGIN line), detach (the
+#     exit line to the end of the process) and total.  The every-syscall run takes most of
 #     a minute (detaching), so it runs ALL_ROUNDS times (default 1).
 #
 # Usage: scripts/bench-syscalls.sh      (N=1000000 ROUNDS=5 ATTACH_ROUNDS=3
@@ -173,7 +175,7 @@ if [ -n "${per_call[perf]:-}" ]; then
 		'BEGIN { printf "%.4f", (b - u) / (p - u) }')"
 fi
 echo
-echo "(b) bpftrace attach/detach (BEGIN at attach, exit 100 ms later), medians"
+echo "(b) bpftrace attach/detach (BEGIN line read at attach, exit 100 ms later), medians"
 printf '%-34s %7s %9s %9s %9s %7s\n' probes attached "attach s" "detach s" "total s" runs
 for v in "${variants[@]}"; do
 	printf '%-34s %7s %9.3f %9.3f %9.3f %7s\n' "${plabel[$v]}" "${a_probes[$v]}" \

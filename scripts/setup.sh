@@ -5,7 +5,7 @@
 set -eu
 
 packages="build-essential pkg-config bpftrace libelf-dev libyaml-dev libjansson-dev check
-valgrind jq nodejs"
+valgrind jq strace nodejs"
 missing=""
 for p in $packages; do
 	# nodejs: any node on PATH will do (the NodeSource build included).
