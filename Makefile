@@ -10,7 +10,9 @@ PKGS := yaml-0.1 libelf jansson
 
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
-BASE_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -Igen -I$(BUILD)/gen
+# -iquote: project headers by "name.h" only, so gen/check.h never hides
+# the Check framework's <check.h>.
+BASE_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -iquote gen -iquote $(BUILD)/gen
 DEP_CFLAGS := -MMD -MP
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lyaml -lelf -ljansson)
@@ -32,7 +34,7 @@ SPECS := $(sort $(wildcard specs/*.yaml))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps check check-unit check-golden check-integration check-asan \
+.PHONY: all deps check check-unit check-golden check-integration check-asan asan-build \
 	check-valgrind demo install uninstall clean
 
 all: $(BUILD)/bpfspec
@@ -76,10 +78,12 @@ $(BUILD)/obj $(BUILD)/gen $(BUILD)/tests:
 deps:
 	$(Q)sh scripts/setup.sh
 
+# One run, one summary line: unit, golden and integration tests, then the
+# unit and golden tests again under AddressSanitizer + UBSan.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
-	$(Q)$(MAKE) --no-print-directory check-asan
-	$(Q)BUILD=$(BUILD) bash tests/run.sh all
+	$(Q)$(MAKE) --no-print-directory asan-build
+	$(Q)BUILD=$(BUILD) bash tests/run.sh all asan
 
 check-unit: all $(UNIT_BINS)
 	$(Q)BUILD=$(BUILD) bash tests/run.sh unit
@@ -92,10 +96,12 @@ check-integration: all
 
 # The unit and golden tests again, built with AddressSanitizer + UBSan.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-check-asan:
+asan-build:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" \
 		$(BUILD)/asan/bpfspec $(patsubst $(BUILD)/%,$(BUILD)/asan/%,$(UNIT_BINS))
-	$(Q)BUILD=$(BUILD)/asan bash tests/run.sh unit golden
+
+check-asan: asan-build
+	$(Q)BUILD=$(BUILD) bash tests/run.sh asan
 
 check-valgrind: all $(UNIT_BINS)
 	$(Q)BUILD=$(BUILD) VALGRIND=1 bash tests/run.sh unit

@@ -470,8 +470,10 @@ program *gen_program(const resolved *r, const gen_options *o)
 		vars v = { .n = 0 };
 		vars_set(&v, "window_probe", probe);
 		vars_set(&v, "window_filter", filter);
+		vars_set(&v, "exit_stmt", o->trigger_path ? "\tif (arg0 != 0) { exit(); }"
+							  : "\texit();");
 		vars_set(&v, "print_maps", print_text);
-		vars_set(&v, "clear_maps", clear_text);
+		vars_set(&v, "clear_maps", o->cumulative ? "" : clear_text);
 		buf_putc(&pt.out, '\n');
 		failed |= render_into(&pt.out, "window.bt.in", &v);
 		pt.attach++;

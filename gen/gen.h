@@ -21,6 +21,7 @@
 #ifndef BPFSPEC_GEN_H
 #define BPFSPEC_GEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -37,6 +38,7 @@ typedef struct gen_options {
 	const char *trigger_path;
 	uint64_t trigger_addr;
 	pid_t trigger_pid;
+	bool cumulative;	/* interval flushes keep the maps (-i --cumulative) */
 } gen_options;
 
 typedef struct program {

@@ -2,6 +2,7 @@
  * pipeline: spec → target → resolve → gen → runner/bpfout → report →
  * render.  No stage logic lives here. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -9,14 +10,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/wait.h>
 
 #include "bpfout.h"
+#include "check.h"
 #include "diag.h"
+#include "diff.h"
 #include "embedded.h"
 #include "gen.h"
+#include "oneliner.h"
+#include "output.h"
 #include "render.h"
 #include "report.h"
 #include "resolve.h"
@@ -26,10 +31,10 @@
 #include "target.h"
 #include "version.h"
 
-/* Exit statuses (documented in README.md and bpfspec --help). */
+/* Exit statuses (documented in README.md, bpfspec(1) and --help). */
 enum {
 	EXIT_OK = 0,
-	EXIT_CHECK_FAILED = 1,	/* reserved for runbook checks */
+	EXIT_CHECK_FAILED = 1,	/* a --fail-if or spec check held */
 	EXIT_USAGE = 2,
 	EXIT_SPEC = 3,
 	EXIT_TARGET = 4,
@@ -39,54 +44,88 @@ enum {
 	EXIT_FORCED = RUNNER_FORCED_EXIT,
 };
 
-typedef enum { OUT_TEXT, OUT_JSON } out_format;
+typedef enum { OUT_TEXT, OUT_JSON, OUT_PROM } out_format;
+typedef enum { MODE_RUN, MODE_GEN, MODE_LATENCY, MODE_SYSCALLS, MODE_DIFF } run_mode;
+
+#define MAX_CHECKS 64
 
 typedef struct settings {
-	const char *spec_arg;
+	run_mode mode;
+	const char *spec_arg;	/* run, gen: the spec */
+	char **args;		/* latency: functions; syscalls: list; diff: files */
+	size_t n_args;
 	pid_t pid;
 	const char *binary;
 	char **cmd;		/* owned argv for -c, NULL-terminated */
 	uint64_t duration_ns;
 	bool duration_set;
+	uint64_t interval_ns;
+	unsigned interval_count;
+	bool cumulative;
 	out_format format;
+	const char *output_path;	/* --output FILE */
+	const char *fail_if[MAX_CHECKS];
+	size_t n_fail_if;
+	bool emit_spec;
+	bool emit_program;
 	bool verbose;
 } settings;
+
+static uint64_t start_ns;	/* CLOCK_MONOTONIC at start, for -v timings */
 
 static const char usage_text[] =
 	"usage: bpfspec COMMAND [OPTIONS]\n"
 	"\n"
 	"Commands:\n"
-	"  run SPEC (-p PID | -c CMD | -- CMD ARG...) [-d DURATION] [-o text|json] [-v]\n"
+	"  run SPEC TARGET [-d D] [-i S [-n N]] [-o F] [--output FILE] [--fail-if C]...\n"
 	"        trace a process with SPEC and print a report\n"
-	"  gen SPEC (-p PID | --binary PATH) [-d DURATION]\n"
+	"  latency TARGET FUNC...        one-liner: entry-to-return latency of functions\n"
+	"  syscalls TARGET [NAME,...]    one-liner: syscall latency and errors (all by default)\n"
+	"  gen SPEC (-p PID | --binary PATH) [-d D]\n"
 	"        print the bpftrace program SPEC becomes, without running it\n"
-	"  check SPEC...\n"
-	"        validate specs; errors name the file, line and column\n"
-	"  list  list the bundled specs\n"
+	"  check SPEC...                 validate specs (errors name file, line, column)\n"
+	"  diff BEFORE.json AFTER.json [-o text|json] [--fail-if C]...\n"
+	"        compare two JSON reports probe by probe\n"
+	"  list                          the bundled specs\n"
 	"\n"
-	"SPEC is a YAML file, or the name of a bundled spec (see `bpfspec list`).\n"
+	"TARGET is -p PID (a running process and all its threads), -c 'CMD ARGS'\n"
+	"(split on spaces, no shell) or -- CMD ARG... (exact); a command is held\n"
+	"until the probes are attached and the run ends when it exits.  SPEC is a\n"
+	"YAML file or the name of a bundled spec (`bpfspec list`).\n"
 	"\n"
 	"Options:\n"
-	"  -p, --pid PID          trace this running process (and all its threads)\n"
-	"  -c, --command CMD      start CMD (split on spaces, no shell) held until the\n"
-	"                         probes are attached; the run ends when it exits\n"
-	"  -d, --duration D       window length: 10 (seconds), 500ms, 10s, 2m; 0 = until\n"
-	"                         Ctrl-C or target exit; default: the spec's duration\n"
-	"  -o, --output-format F  text (default) or json (schema: docs/report.md)\n"
+	"  -d, --duration D       window: 10 (seconds), 500ms, 10s, 2m; 0 = until Ctrl-C\n"
+	"                         or the target exits; default: the spec's duration\n"
+	"  -i, --interval S       a report every S (same syntax as -d), per interval\n"
+	"  -n, --count N          stop after N intervals\n"
+	"      --cumulative       with -i: each report covers the run so far\n"
+	"  -o, --output-format F  text (default), json (one object; one line per\n"
+	"                         interval with -i) or prom (Prometheus text format)\n"
+	"      --output FILE      write the report to FILE, replaced atomically\n"
+	"      --fail-if COND     exit with status 1 when COND holds, e.g.\n"
+	"                         'poll.p99 > 100ms', 'syscalls.openat.errors.ENOENT > 0',\n"
+	"                         with diff: 'poll.p99 > +20%'  (repeatable)\n"
+	"      --emit-spec        (latency, syscalls) print the spec as YAML and stop\n"
+	"      --emit-program     (latency, syscalls) print the bpftrace program and stop\n"
 	"      --binary PATH      (gen) resolve symbols in PATH; the program then traces\n"
 	"                         every process running it\n"
 	"  -v, --verbose          say what happens at each stage\n"
 	"  -h, --help             this help;  -V, --version  the version\n"
 	"\n"
-	"Exit status: 0 ok; 2 usage; 3 invalid spec; 4 target problem (pid, binary,\n"
-	"symbol); 5 bpftrace failed; 6 output could not be written; 7 partial report\n"
-	"(the target exited before the window ended); 130 interrupted twice.\n"
+	"Exit status: 0 ok; 1 a check failed; 2 usage; 3 invalid spec; 4 target\n"
+	"problem (pid, binary, symbol, tracefs); 5 bpftrace failed; 6 output could not\n"
+	"be written; 7 partial report (the target exited before the window ended);\n"
+	"130 interrupted before a report (or twice).\n"
 	"\n"
 	"Examples:\n"
 	"  bpfspec run libuv-phases -p $(pgrep -n node) -d 10s\n"
 	"  bpfspec run libuv-phases -d 5s -o json -- node app.js\n"
-	"  bpfspec gen specs/libuv-phases.yaml --binary /usr/bin/node\n"
-	"  bpfspec check specs/*.yaml\n";
+	"  bpfspec latency -p $(pgrep -n node) uv__io_poll uv__run_timers -d 5\n"
+	"  bpfspec syscalls -p $(pgrep -n node) openat,read -i 1 -n 10 -o json\n"
+	"  bpfspec run file-io -p 1234 --fail-if 'file.openat.errors.ENOENT > 0'\n"
+	"  bpfspec run libuv-phases -p 1234 -o prom --output /var/lib/node_exporter/bpfspec.prom\n"
+	"  bpfspec diff before.json after.json --fail-if 'poll.p99 > +20%'\n"
+	"  bpfspec gen specs/libuv-phases.yaml --binary /usr/bin/node\n";
 
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
@@ -113,7 +152,6 @@ static spec *load_spec(const char *arg)
 	}
 	return spec_load(arg);
 }
-
 static char **split_command(const char *s)
 {
 	size_t cap = 8, n = 0;
@@ -156,7 +194,7 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
-/* -d takes bare seconds (bcc habit) or a spec duration. */
+/* -d and -i take bare seconds (bcc habit) or a spec duration. */
 static int parse_cli_duration(const char *s, uint64_t *ns)
 {
 	char buf[64];
@@ -168,20 +206,29 @@ static int parse_cli_duration(const char *s, uint64_t *ns)
 	return spec_parse_duration(s, ns);
 }
 
-static int parse_options(int argc, char **argv, settings *cfg, bool allow_binary)
+enum { OPT_BINARY = 256, OPT_CUMULATIVE, OPT_OUTPUT, OPT_FAIL_IF, OPT_EMIT_SPEC, OPT_EMIT_PROGRAM };
+
+static int parse_options(int argc, char **argv, settings *cfg)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "command", required_argument, NULL, 'c' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "cumulative", no_argument, NULL, OPT_CUMULATIVE },
 		{ "output-format", required_argument, NULL, 'o' },
-		{ "binary", required_argument, NULL, 'B' },
+		{ "output", required_argument, NULL, OPT_OUTPUT },
+		{ "fail-if", required_argument, NULL, OPT_FAIL_IF },
+		{ "emit-spec", no_argument, NULL, OPT_EMIT_SPEC },
+		{ "emit-program", no_argument, NULL, OPT_EMIT_PROGRAM },
+		{ "binary", required_argument, NULL, OPT_BINARY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	/* Options may follow SPEC; everything after "--" is the command. */
+	/* Options may follow positional arguments; after "--" comes the command. */
 	int n_opts = argc;
 	for (int k = 1; k < argc; k++)
 		if (strcmp(argv[k], "--") == 0) {
@@ -189,7 +236,7 @@ static int parse_options(int argc, char **argv, settings *cfg, bool allow_binary
 			break;
 		}
 	optind = 1;
-	while ((c = getopt_long(n_opts, argv, "p:c:d:o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(n_opts, argv, "p:c:d:i:n:o:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_pid(optarg, &cfg->pid) < 0)
@@ -207,17 +254,50 @@ static int parse_options(int argc, char **argv, settings *cfg, bool allow_binary
 						   "(at most 1 day)", optarg);
 			cfg->duration_set = true;
 			break;
+		case 'i':
+			if (parse_cli_duration(optarg, &cfg->interval_ns) < 0 ||
+			    cfg->interval_ns < 10000000ull)
+				return usage_error("invalid interval '%s': use e.g. 1, 500ms, 10s "
+						   "(10ms to 1 day)", optarg);
+			break;
+		case 'n': {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || v == 0 || v > 1000000 || optarg[0] == '-')
+				return usage_error("invalid count '%s': expected 1 to 1000000", optarg);
+			cfg->interval_count = (unsigned)v;
+			break;
+		}
+		case OPT_CUMULATIVE:
+			cfg->cumulative = true;
+			break;
 		case 'o':
 			if (strcmp(optarg, "text") == 0)
 				cfg->format = OUT_TEXT;
 			else if (strcmp(optarg, "json") == 0)
 				cfg->format = OUT_JSON;
+			else if (strcmp(optarg, "prom") == 0)
+				cfg->format = OUT_PROM;
 			else
-				return usage_error("unknown output format '%s': use text or json", optarg);
+				return usage_error("unknown output format '%s': use text, json or prom",
+						   optarg);
 			break;
-		case 'B':
-			if (!allow_binary)
-				return usage_error("%s: --binary is only for `bpfspec gen`", "option");
+		case OPT_OUTPUT:
+			cfg->output_path = optarg;
+			break;
+		case OPT_FAIL_IF:
+			if (cfg->n_fail_if == MAX_CHECKS)
+				return usage_error("at most %d --fail-if conditions", MAX_CHECKS);
+			cfg->fail_if[cfg->n_fail_if++] = optarg;
+			break;
+		case OPT_EMIT_SPEC:
+			cfg->emit_spec = true;
+			break;
+		case OPT_EMIT_PROGRAM:
+			cfg->emit_program = true;
+			break;
+		case OPT_BINARY:
 			cfg->binary = optarg;
 			break;
 		case 'v':
@@ -231,14 +311,10 @@ static int parse_options(int argc, char **argv, settings *cfg, bool allow_binary
 			return EXIT_USAGE;
 		}
 	}
-	int i = optind;
-	if (i < n_opts)
-		cfg->spec_arg = argv[i++];
-	if (i < n_opts)
-		return usage_error("unexpected argument '%s'", argv[i]);
+	cfg->args = argv + optind;
+	cfg->n_args = (size_t)(n_opts - optind);
 	if (n_opts < argc) {
-		i = n_opts;
-		i++;
+		int i = n_opts + 1;
 		if (i >= argc)
 			return usage_error("%s: nothing after '--'", "command");
 		free_argv(cfg->cmd);
@@ -246,39 +322,157 @@ static int parse_options(int argc, char **argv, settings *cfg, bool allow_binary
 		if (!cfg->cmd)
 			return EXIT_USAGE;
 		for (int k = 0; i < argc; k++, i++)
-			cfg->cmd[k] = strdup(argv[i]);
+			if (!(cfg->cmd[k] = strdup(argv[i])))
+				return EXIT_USAGE;
 	}
-	if (!cfg->spec_arg)
-		return usage_error("%s: no SPEC given", "missing argument");
+
+	/* What each command takes. */
+	switch (cfg->mode) {
+	case MODE_RUN:
+	case MODE_GEN:
+		if (cfg->n_args == 0)
+			return usage_error("%s: no SPEC given", "missing argument");
+		if (cfg->n_args > 1)
+			return usage_error("unexpected argument '%s'", cfg->args[1]);
+		cfg->spec_arg = cfg->args[0];
+		break;
+	case MODE_LATENCY:
+		if (cfg->n_args == 0)
+			return usage_error("%s: name at least one FUNC", "missing argument");
+		break;
+	case MODE_SYSCALLS:
+		if (cfg->n_args > 1)
+			return usage_error("unexpected argument '%s': give syscalls as one "
+					   "comma-separated list", cfg->args[1]);
+		break;
+	case MODE_DIFF:
+		if (cfg->n_args != 2)
+			return usage_error("%s: diff takes BEFORE.json AFTER.json", "arguments");
+		return EXIT_OK;
+	}
+	if (cfg->binary && cfg->mode != MODE_GEN)
+		return usage_error("%s", "--binary is only for `bpfspec gen`");
+	bool printing = cfg->mode == MODE_GEN || cfg->emit_spec;
 	int targets = (cfg->pid > 0) + (cfg->cmd != NULL) + (cfg->binary != NULL);
-	if (targets != 1)
-		return usage_error("%s", allow_binary ? "give exactly one of -p PID, --binary PATH"
-						      : "give exactly one of -p PID, -c CMD or -- CMD");
-	if (allow_binary && cfg->cmd)
-		return usage_error("%s: gen takes -p PID or --binary PATH", "-c");
+	if (cfg->mode == MODE_GEN && cfg->cmd)
+		return usage_error("%s", "gen takes -p PID or --binary PATH");
+	if (!printing && targets != 1)
+		return usage_error("%s", "give exactly one of -p PID, -c CMD or -- CMD");
+	if (printing && targets > 1)
+		return usage_error("%s", "give one of -p PID or --binary PATH");
+	if (cfg->mode == MODE_GEN && targets == 0)
+		return usage_error("%s", "gen needs -p PID or --binary PATH to resolve symbols");
+	if (cfg->interval_count && !cfg->interval_ns)
+		return usage_error("%s", "-n counts intervals: give -i too");
+	if (cfg->format == OUT_PROM && cfg->interval_ns && !cfg->output_path)
+		return usage_error("%s", "-o prom with -i needs --output FILE (rewritten every "
+				   "interval): one stream cannot hold several scrapes");
+	if (cfg->cumulative && !cfg->interval_ns)
+		return usage_error("%s", "--cumulative applies to -i intervals");
+	if ((cfg->emit_spec || cfg->emit_program) &&
+	    cfg->mode != MODE_LATENCY && cfg->mode != MODE_SYSCALLS)
+		return usage_error("%s", "--emit-spec and --emit-program are for latency and syscalls");
 	return EXIT_OK;
 }
 
-static uint64_t start_ns;	/* CLOCK_MONOTONIC at start, for -v timings */
+/* ---- checks ------------------------------------------------------------ */
 
-/* Run context shared with the window callback. */
+typedef struct check_set {
+	check *items[2 * MAX_CHECKS];
+	size_t n;
+} check_set;
+
+static void check_set_free(check_set *cs)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		check_free(cs->items[i]);
+	cs->n = 0;
+}
+
+/* Parses the command line's --fail-if conditions (before any tracing).
+ * Returns 0, or EXIT_USAGE after a message pointing into the condition. */
+static int parse_cli_checks(const settings *cfg, check_set *cs, bool allow_relative)
+{
+	char err[256];
+	for (size_t i = 0; i < cfg->n_fail_if; i++) {
+		check *c = check_parse(cfg->fail_if[i], err, sizeof err);
+		if (!c)
+			return usage_error("--fail-if '%s': %s", cfg->fail_if[i], err);
+		if (check_is_relative(c) && !allow_relative) {
+			check_free(c);
+			return usage_error("--fail-if '%s': a relative change (+N%%) needs two "
+					   "reports: use it with `bpfspec diff`", cfg->fail_if[i]);
+		}
+		cs->items[cs->n++] = c;
+	}
+	return EXIT_OK;
+}
+
+/* Adds the spec's own checks (already validated by the loader). */
+static int add_spec_checks(const spec *s, check_set *cs)
+{
+	char err[256];
+	for (size_t i = 0; i < s->n_checks && cs->n < 2 * MAX_CHECKS; i++) {
+		check *c = check_parse(s->checks[i], err, sizeof err);
+		if (!c) {
+			diag_error(NULL, "%s: check '%s': %s", s->path, s->checks[i], err);
+			return -1;
+		}
+		cs->items[cs->n++] = c;
+	}
+	return 0;
+}
+
+/* Evaluates every check; prints each failing one.  BEFORE non-NULL:
+ * diff mode.  Returns the number that failed, or -1 when one could not be
+ * evaluated (also printed: a check that names nothing is a mistake). */
+static int run_checks(const check_set *cs, const report *before, const report *after,
+		      const char *label)
+{
+	int failed = 0, broken = 0;
+	for (size_t i = 0; i < cs->n; i++) {
+		char why[512];
+		int r = before ? check_eval_diff(cs->items[i], before, after, why, sizeof why)
+			       : check_eval(cs->items[i], after, why, sizeof why);
+		if (r == 1) {
+			fprintf(stderr, "bpfspec: check failed%s: %s\n", label, why);
+			failed++;
+		} else if (r < 0) {
+			fprintf(stderr, "bpfspec: error: check '%s' cannot be evaluated: %s\n",
+				check_text(cs->items[i]), why);
+			broken++;
+		} else {
+			diag_verbose("check passed%s: %s", label, why);
+		}
+	}
+	return broken ? -1 : failed;
+}
+
+/* ---- a run ------------------------------------------------------------- */
+
 typedef struct run_ctx {
 	const settings *cfg;
 	const resolved *res;
 	const program *prog;
+	const check_set *checks;
 	bpfout *out;
 	bool printed;
-	bool partial;		/* the report printed was partial */
+	bool partial;		/* the last report printed was partial */
 	bool write_failed;
+	int checks_failed;	/* checks that held, over every report */
+	bool checks_broken;
 	pid_t pid;
 	uint64_t window_ns;
+	uint64_t prev_end_ns;	/* end of the previous interval (bpftrace clock) */
 	runner_result *rr;
 } run_ctx;
 
 /* Whether the run so far makes the report partial, and why (in WHY). */
-static bool run_is_partial(const run_ctx *ctx, char *why, size_t len)
+static bool run_is_partial(const run_ctx *ctx, bool final, char *why, size_t len)
 {
 	const runner_result *rr = ctx->rr;
+	if (!final)
+		return false;
 	if (rr->forced) {
 		snprintf(why, len, "interrupted twice: bpftrace was killed");
 		return true;
@@ -299,10 +493,25 @@ static bool run_is_partial(const run_ctx *ctx, char *why, size_t len)
 	return false;
 }
 
-static int emit_report(run_ctx *ctx, const bpfout_window *w)
+static int render_report(const settings *cfg, const report *rep, FILE *f)
+{
+	switch (cfg->format) {
+	case OUT_JSON:
+		return cfg->interval_ns ? render_json_line(f, rep) : render_json(f, rep);
+	case OUT_PROM:
+		return render_prom(f, rep);
+	default:
+		return render_text(f, rep);
+	}
+}
+
+static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool final)
 {
 	char why[256] = "";
-	bool partial = run_is_partial(ctx, why, sizeof why);
+	bool partial = run_is_partial(ctx, final, why, sizeof why);
+	uint64_t begin = ctx->rr->begin_mono_ns;
+	if (index > 0 && !ctx->cfg->cumulative && ctx->prev_end_ns)
+		begin = ctx->prev_end_ns;
 	report_run info = {
 		.pid = ctx->pid,
 		.partial = partial,
@@ -310,9 +519,11 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w)
 		.attached_probes = bpfout_attached(ctx->out),
 		.expected_probes = ctx->prog->expected_attach,
 		.lost_events = bpfout_lost_events(ctx->out),
-		.begin_ns = ctx->rr->begin_mono_ns,
-		.stop_ns = ctx->rr->stop_mono_ns,
+		.begin_ns = begin,
+		.stop_ns = final ? ctx->rr->stop_mono_ns : 0,
 	};
+	if (w && w->end_ns)
+		ctx->prev_end_ns = w->end_ns;
 	report *rep = report_build(ctx->res, w, &info);
 	if (!rep) {
 		diag_error(NULL, "out of memory building the report");
@@ -323,17 +534,42 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w)
 		snprintf(msg, sizeof msg, "only %ld of %ld probes attached: some figures are missing",
 			 info.attached_probes, info.expected_probes);
 		report_add_warning(rep, msg);
-		diag_warn("%s", msg);
+		if (!ctx->printed)
+			diag_warn("%s", msg);
 	}
 	for (size_t i = 0; i < bpfout_note_count(ctx->out); i++)
 		report_add_warning(rep, bpfout_note_at(ctx->out, i));
-	int rc = ctx->cfg->format == OUT_JSON ? render_json(stdout, rep) : render_text(stdout, rep);
-	if (rc == 0 && fflush(stdout) != 0)
-		rc = -1;
-	if (rc < 0) {
-		diag_error("check the disk or the pipe stdout goes to",
-			   "cannot write the report: %s", strerror(errno));
+	int rc = -1;
+	output *o = output_open(ctx->cfg->output_path);
+	if (o) {
+		FILE *f = output_stream(o);
+		if (ctx->cfg->interval_ns && ctx->cfg->format == OUT_TEXT && !ctx->cfg->output_path) {
+			time_t now = time(NULL);
+			struct tm tmv;
+			char stamp[32];
+			strftime(stamp, sizeof stamp, "%H:%M:%S", localtime_r(&now, &tmv));
+			fprintf(f, "%s--- %s interval %zu%s ---\n", index ? "\n" : "", stamp, index + 1,
+				final ? " (last)" : "");
+		}
+		if (render_report(ctx->cfg, rep, f) == 0) {
+			rc = output_commit(o);
+		} else {
+			diag_error("check the disk or the pipe the report goes to",
+				   "cannot write the report: %s", strerror(errno));
+			output_abort(o);
+		}
+	}
+	if (rc < 0)
 		ctx->write_failed = true;
+	if (ctx->checks->n) {
+		char label[48] = "";
+		if (ctx->cfg->interval_ns)
+			snprintf(label, sizeof label, " (interval %zu)", index + 1);
+		int r = run_checks(ctx->checks, NULL, rep, label);
+		if (r < 0)
+			ctx->checks_broken = true;
+		else
+			ctx->checks_failed += r;
 	}
 	report_free(rep);
 	ctx->printed = true;
@@ -341,14 +577,14 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w)
 	return rc;
 }
 
-static void on_window(void *arg, const bpfout_window *w)
+static void on_window(void *arg, const bpfout_window *w, size_t index, bool final)
 {
-	emit_report(arg, w);
+	emit_report(arg, w, index, final);
 }
 
 /* Where bpfspec's own window trigger lives, for the program's uprobe.
  * Returns 0 and fills PATH (size LEN) and *ADDR, or -1 (the program then
- * falls back to bpftrace's SIGINT path). */
+ * ends its window through bpftrace's SIGINT path). */
 static int find_trigger(char *path, size_t len, uint64_t *addr)
 {
 	char err[256];
@@ -366,10 +602,37 @@ static int find_trigger(char *path, size_t len, uint64_t *addr)
 	return 0;
 }
 
-static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
+/* The spec a command runs: a file or bundled spec, or a one-liner's. */
+static spec *spec_for(const settings *cfg)
 {
-	settings cfg = { .format = OUT_TEXT };
-	int rc = parse_options(argc, argv, &cfg, gen_only);
+	char *yaml = NULL;
+	const char *name = NULL;
+	uint64_t d = cfg->duration_set ? cfg->duration_ns : 0;
+	if (cfg->mode == MODE_LATENCY) {
+		yaml = oneliner_latency(cfg->args, cfg->n_args, d);
+		name = "<latency one-liner>";
+	} else if (cfg->mode == MODE_SYSCALLS) {
+		yaml = oneliner_syscalls(cfg->n_args ? cfg->args[0] : NULL, d);
+		name = "<syscalls one-liner>";
+	} else {
+		return load_spec(cfg->spec_arg);
+	}
+	if (!yaml) {
+		diag_error(NULL, "out of memory");
+		return NULL;
+	}
+	spec *s = spec_parse(name, yaml, strlen(yaml));
+	if (s && cfg->emit_spec) {
+		fputs(yaml, stdout);
+		fflush(stdout);
+	}
+	free(yaml);
+	return s;
+}
+
+static int cmd_trace(settings *cfg)
+{
+	int rc;
 	spec *s = NULL;
 	target *t = NULL;
 	resolved *res = NULL;
@@ -379,26 +642,40 @@ static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 	char *cmd_path = NULL;
 	char self[PATH_MAX];
 	uint64_t trigger_addr = 0;
+	check_set checks = { .n = 0 };
+	bool gen_only = cfg->mode == MODE_GEN || cfg->emit_program;
 
-	if (rc != EXIT_OK)
+	/* Everything that can be checked is checked before tracing starts. */
+	if ((rc = parse_cli_checks(cfg, &checks, false)) != EXIT_OK)
 		goto done;
-	if (!(s = load_spec(cfg.spec_arg))) {
-		rc = EXIT_SPEC;
+	rc = EXIT_SPEC;
+	if (!(s = spec_for(cfg)))
+		goto done;
+	if (cfg->emit_spec) {
+		rc = ferror(stdout) ? EXIT_OUTPUT : EXIT_OK;
 		goto done;
 	}
-	uint64_t window = cfg.duration_set ? cfg.duration_ns : s->duration_ns;
+	if (add_spec_checks(s, &checks) < 0)
+		goto done;
+	uint64_t window = cfg->duration_set ? cfg->duration_ns : s->duration_ns;
+	if (cfg->interval_ns && !cfg->duration_set)
+		window = 0;	/* -i without -d: until -n, Ctrl-C or target exit */
 	rc = EXIT_TARGET;
-	if (cfg.pid > 0) {
-		if (!(t = target_from_pid(cfg.pid)))
+	if (cfg->pid > 0) {
+		if (!(t = target_from_pid(cfg->pid)))
 			goto done;
-	} else if (cfg.binary) {
-		if (!(t = target_from_path(cfg.binary)))
+	} else if (cfg->binary) {
+		if (!(t = target_from_path(cfg->binary)))
 			goto done;
-	} else {
-		if (!(cmd_path = target_find_executable(cfg.cmd[0])))
+	} else if (cfg->cmd) {
+		if (!(cmd_path = target_find_executable(cfg->cmd[0])))
 			goto done;
 		if (!(t = target_from_path(cmd_path)))
 			goto done;
+	} else {
+		diag_error("give -p PID or --binary PATH", "no target to resolve symbols in");
+		rc = EXIT_USAGE;
+		goto done;
 	}
 	if (!(res = resolve_spec(s, t)))
 		goto done;
@@ -408,17 +685,24 @@ static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 	if (!gen_only && !has_trigger)
 		diag_verbose("bpfspec's own symbol table is unavailable: windows end through "
 			     "SIGINT, after bpftrace detaches");
-	if (cfg.cmd) {
-		if (runner_hold_command(cmd_path, cfg.cmd, &held) < 0)
+	if (cfg->interval_ns && !gen_only && !has_trigger) {
+		diag_error("reinstall bpfspec unstripped (make install keeps its symbols)",
+			   "-i needs bpfspec's own symbol %s, which this binary lacks",
+			   RUNNER_TRIGGER_SYMBOL);
+		goto done;
+	}
+	if (cfg->cmd && !gen_only) {
+		if (runner_hold_command(cmd_path, cfg->cmd, &held) < 0)
 			goto done;
 		t->pid = held.pid;
 	}
 	gen_options go = {
 		.pid = t->pid,
-		.window_ns = window,
+		.window_ns = cfg->interval_ns && gen_only ? cfg->interval_ns : window,
 		.trigger_path = has_trigger ? self : NULL,
 		.trigger_addr = trigger_addr,
 		.trigger_pid = getpid(),
+		.cumulative = cfg->cumulative,
 	};
 	if (!(prog = gen_program(res, &go))) {
 		rc = EXIT_SPEC;
@@ -440,28 +724,33 @@ static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 	const char *bpftrace = getenv("BPFSPEC_BPFTRACE");
 	runner_result rr;
 	memset(&rr, 0, sizeof rr);
-	run_ctx ctx = { .cfg = &cfg, .res = res, .prog = prog, .out = out, .pid = t->pid,
-			.window_ns = window, .rr = &rr };
+	run_ctx ctx = { .cfg = cfg, .res = res, .prog = prog, .checks = &checks, .out = out,
+			.pid = t->pid, .window_ns = window, .rr = &rr };
 	runner_opts ro = {
 		.bpftrace = bpftrace && *bpftrace ? bpftrace : "bpftrace",
 		.prog = prog,
 		.has_trigger = has_trigger,
 		.pid = t->pid,
-		.held = cfg.cmd ? &held : NULL,
+		.held = cfg->cmd ? &held : NULL,
 		.window_ns = window,
+		.interval_ns = cfg->interval_ns,
+		.interval_count = cfg->interval_count,
 		.out = out,
 		.on_window = on_window,
 		.ctx = &ctx,
 		.t0_ns = start_ns,
+		/* Not with intervals: their reports go to the terminal as well. */
+		.progress = isatty(STDERR_FILENO) && !cfg->verbose && !cfg->interval_ns &&
+			    (window == 0 || window >= 2000000000ull),
 	};
 	diag_verbose("running bpftrace on pid %d, window %.3f s", (int)t->pid, (double)window / 1e9);
 	if (runner_run(&ro, &rr) < 0) {
 		rc = EXIT_TRACER;
 		goto done;
 	}
-	if (cfg.cmd && !held.reaped)
+	if (cfg->cmd && !held.reaped)
 		runner_abandon(&held);	/* the window ended before the command did */
-	if (cfg.cmd && held.reaped && WIFEXITED(held.status) && WEXITSTATUS(held.status) == 127)
+	if (cfg->cmd && held.reaped && WIFEXITED(held.status) && WEXITSTATUS(held.status) == 127)
 		diag_warn("the command exited with status 127: it may not have run at all");
 
 	if (!rr.begun) {
@@ -482,14 +771,13 @@ static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 		}
 		goto done;
 	}
-	if (!ctx.printed) {
-		/* No window completed: report what was printed (bpftrace died). */
-		const bpfout_window *w = bpfout_window_count(out) ? bpfout_window_at(out, 0)
-								  : bpfout_trailing(out);
-		if (emit_report(&ctx, w) < 0) {
-			rc = EXIT_OUTPUT;
-			goto done;
-		}
+	if (!rr.window_done) {
+		/* The final window never completed (bpftrace died): report what
+		 * was printed since the last complete window. */
+		const bpfout_window *w = bpfout_trailing(out);
+		if (!ctx.printed && bpfout_window_count(out))
+			w = bpfout_window_at(out, 0);
+		emit_report(&ctx, w, rr.windows, true);
 	}
 	if (ctx.write_failed)
 		rc = EXIT_OUTPUT;
@@ -499,18 +787,55 @@ static int cmd_run_or_gen(int argc, char **argv, bool gen_only)
 		rc = EXIT_PARTIAL;
 	else if (ctx.partial)
 		rc = EXIT_TRACER;
+	else if (ctx.checks_broken)
+		rc = EXIT_USAGE;
+	else if (ctx.checks_failed)
+		rc = EXIT_CHECK_FAILED;
 	else
 		rc = EXIT_OK;
 done:
 	if (held.pid > 0 && !held.reaped)
 		runner_abandon(&held);
+	check_set_free(&checks);
 	bpfout_free(out);
 	program_free(prog);
 	resolved_free(res);
 	target_free(t);
 	spec_free(s);
 	free(cmd_path);
-	free_argv(cfg.cmd);
+	return rc;
+}
+
+static int cmd_diff(settings *cfg)
+{
+	check_set checks = { .n = 0 };
+	int rc = parse_cli_checks(cfg, &checks, true);
+	report *before = NULL, *after = NULL;
+	if (rc != EXIT_OK)
+		goto done;
+	rc = EXIT_SPEC;
+	if (!(before = report_load_json(cfg->args[0])) || !(after = report_load_json(cfg->args[1])))
+		goto done;
+	rc = EXIT_OK;
+	output *o = output_open(cfg->output_path);
+	if (!o || diff_render(output_stream(o), before, after,
+			      cfg->format == OUT_JSON ? DIFF_JSON : DIFF_TEXT) < 0) {
+		if (o)
+			output_abort(o);
+		diag_error(NULL, "cannot write the comparison: %s", strerror(errno));
+		rc = EXIT_OUTPUT;
+		goto done;
+	}
+	if (output_commit(o) < 0) {
+		rc = EXIT_OUTPUT;
+		goto done;
+	}
+	int r = run_checks(&checks, before, after, "");
+	rc = r < 0 ? EXIT_USAGE : r > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
+done:
+	check_set_free(&checks);
+	report_free(before);
+	report_free(after);
 	return rc;
 }
 
@@ -548,10 +873,19 @@ static int cmd_list(void)
 
 int main(int argc, char **argv)
 {
+	static const struct { const char *name; run_mode mode; } commands[] = {
+		{ "run", MODE_RUN }, { "gen", MODE_GEN }, { "latency", MODE_LATENCY },
+		{ "syscalls", MODE_SYSCALLS }, { "diff", MODE_DIFF },
+	};
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	signal(SIGPIPE, SIG_IGN);
+	/* Standard streams must exist, or a file opened later would take
+	 * their place (a memfd read as stdout, for instance). */
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
+			return EXIT_OUTPUT;
 	if (argc < 2)
 		return usage_error("%s: no command given", "missing argument");
 	const char *cmd = argv[1];
@@ -563,13 +897,19 @@ int main(int argc, char **argv)
 		printf("bpfspec %s (report schema %d)\n", BPFSPEC_VERSION, BPFSPEC_REPORT_SCHEMA);
 		return EXIT_OK;
 	}
-	if (strcmp(cmd, "run") == 0)
-		return cmd_run_or_gen(argc - 1, argv + 1, false);
-	if (strcmp(cmd, "gen") == 0)
-		return cmd_run_or_gen(argc - 1, argv + 1, true);
 	if (strcmp(cmd, "check") == 0)
 		return cmd_check(argc - 1, argv + 1);
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list();
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+		if (strcmp(cmd, commands[i].name) != 0)
+			continue;
+		settings cfg = { .mode = commands[i].mode, .format = OUT_TEXT };
+		int rc = parse_options(argc - 1, argv + 1, &cfg);
+		if (rc == EXIT_OK)
+			rc = cfg.mode == MODE_DIFF ? cmd_diff(&cfg) : cmd_trace(&cfg);
+		free_argv(cfg.cmd);
+		return rc;
+	}
 	return usage_error("unknown command '%s'", cmd);
 }

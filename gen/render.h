@@ -1,10 +1,11 @@
-/* render — writes a report for people (text) or programs (JSON).
+/* render — writes a report for people (text), programs (JSON) or
+ * Prometheus (text exposition format 0.0.4).
  *
  * JSON is the contract runbooks rely on (schema version 1, see
  * docs/report.md): fields are only ever added, never renamed; all
  * durations are integer nanoseconds.
  *
- * Both functions return 0, or -1 when writing to OUT failed (the caller
+ * Every function returns 0, or -1 when writing to OUT failed (the caller
  * reports it: a full disk or a closed pipe must not pass silently). */
 #ifndef BPFSPEC_RENDER_H
 #define BPFSPEC_RENDER_H
@@ -15,5 +16,15 @@
 
 int render_text(FILE *out, const report *rep);
 int render_json(FILE *out, const report *rep);
+
+/* The same JSON on one line (NDJSON, for -i intervals). */
+int render_json_line(FILE *out, const report *rep);
+
+/* Writes REP as Prometheus metrics (format 0.0.4, for node_exporter's
+ * textfile collector or a Pushgateway): families bpfspec_*, every value
+ * the window's, histograms in seconds on fixed power-of-two buckets, other
+ * counts as gauges, label values escaped, no timestamps (docs/report.md,
+ * "Prometheus").  Returns 0, or -1 when writing to OUT failed. */
+int render_prom(FILE *out, const report *rep);
 
 #endif

@@ -108,7 +108,19 @@ static json_t *events_json(const report_probe *p)
 	return arr;
 }
 
+static int render_json_flags(FILE *out, const report *rep, size_t flags);
+
 int render_json(FILE *out, const report *rep)
+{
+	return render_json_flags(out, rep, JSON_INDENT(2));
+}
+
+int render_json_line(FILE *out, const report *rep)
+{
+	return render_json_flags(out, rep, JSON_COMPACT);
+}
+
+static int render_json_flags(FILE *out, const report *rep, size_t flags)
 {
 	json_t *root = json_object();
 	json_object_set_new(root, "schema", json_integer(BPFSPEC_REPORT_SCHEMA));
@@ -176,7 +188,7 @@ int render_json(FILE *out, const report *rep)
 		json_array_append_new(warnings, json_string(rep->warnings[i]));
 	json_object_set_new(root, "warnings", warnings);
 
-	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = json_dumpf(root, out, flags | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	if (rc == 0 && fputc('\n', out) == EOF)
 		rc = -1;

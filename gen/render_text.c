@@ -15,6 +15,12 @@
 static void fmt_dur(char *out, size_t len, uint64_t ns, uint64_t unit_ns, const char *unit)
 {
 	double v = (double)ns / (double)unit_ns;
+	/* Past 99999 of a unit, the next one up reads better. */
+	if (v >= 100000 && unit_ns < 1000000000ull && unit && *unit) {
+		const char *up = unit_ns == 1 ? "us" : unit_ns == 1000 ? "ms" : "s";
+		fmt_dur(out, len, ns, unit_ns * 1000, up);
+		return;
+	}
 	if (v == 0)
 		snprintf(out, len, "0%s", unit);
 	else if (v >= 1000)

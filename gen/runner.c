@@ -136,9 +136,9 @@ void runner_abandon(held_command *h)
 
 /* noinline and with a side effect the compiler must keep, so that the
  * function exists at its own address for the program's uprobe. */
-__attribute__((noinline)) void runner_window_end(void)
+__attribute__((noinline)) void runner_window_end(int final)
 {
-	__asm__ volatile("" ::: "memory");
+	__asm__ volatile("" : : "r"(final) : "memory");
 }
 
 /* Writes the program into a sealed memfd. Returns the fd or -1. */
@@ -178,8 +178,13 @@ typedef struct run_state {
 	pid_t bpf_pid;
 	uint64_t t_start;
 	uint64_t trigger_deadline;	/* fall back to SIGINT after this */
-	bool triggered;
+	bool triggered;		/* the final trigger was sent */
 	bool sent_int;
+	size_t flushes;		/* windows asked for through the trigger */
+	size_t final_index;	/* window number of the final flush */
+	uint64_t next_tick;	/* CLOCK_MONOTONIC of the next interval end */
+	uint64_t next_progress;	/* when to redraw the countdown */
+	unsigned ticks;		/* intervals ended */
 } run_state;
 
 /* Ends the window the quickest way available.  CAUSE is recorded if it
@@ -195,7 +200,8 @@ static void request_stop(run_state *st, runner_stop cause)
 		return;
 	if (st->o->has_trigger && res->begun && !st->triggered) {
 		diag_verbose("ending the window through the program's trigger");
-		runner_window_end();
+		st->final_index = st->flushes++;
+		runner_window_end(1);
 		st->triggered = true;
 		st->trigger_deadline = now_ns() + 3000000000ull;
 		return;
@@ -227,9 +233,18 @@ static void handle_stdout_line(run_state *st, const char *line, size_t len)
 		if (res->stop != RUNNER_STOP_NONE)
 			request_stop(st, res->stop);
 	} else if (kind == BPFOUT_LINE_WINDOW && !res->window_done) {
-		res->window_done = true;
+		size_t idx = bpfout_window_count(st->o->out) - 1;
+		bool final;
+		if (idx < st->flushes)
+			final = st->triggered && idx == st->final_index;
+		else if (st->sent_int)
+			final = true;	/* END's flush after SIGINT */
+		else
+			return;		/* a flush nobody asked for: not a window */
+		res->window_done = final;
+		res->windows++;
 		if (st->o->on_window)
-			st->o->on_window(st->o->ctx, bpfout_window_at(st->o->out, 0));
+			st->o->on_window(st->o->ctx, bpfout_window_at(st->o->out, idx), idx, final);
 	}
 }
 
@@ -375,6 +390,17 @@ static void reap_bpftrace(run_state *st, int status)
 	st->bpf_pid = 0;
 }
 
+/* Redraws the countdown line: "bpfspec: 3 s of 10 s, Ctrl-C ends it". */
+static void show_progress(const runner_opts *o, const runner_result *res, uint64_t now)
+{
+	unsigned long el = (unsigned long)((now - res->begin_mono_ns) / 1000000000ull);
+	if (o->window_ns)
+		fprintf(stderr, "\r\033[Kbpfspec: tracing, %lu s of %lu s (Ctrl-C ends it now)", el,
+			(unsigned long)(o->window_ns / 1000000000ull));
+	else
+		fprintf(stderr, "\r\033[Kbpfspec: tracing for %lu s (Ctrl-C ends it)", el);
+}
+
 /* Before the probes are attached nothing bounds bpftrace's start-up; a
  * few hundred tracepoints take tens of seconds, this is far beyond. */
 #define ATTACH_TIMEOUT_NS (600ull * 1000000000ull)
@@ -457,6 +483,20 @@ int runner_run(const runner_opts *o, runner_result *res)
 		if (tgt_pidfd >= 0) { pf[n] = (struct pollfd){ tgt_pidfd, POLLIN, 0 }; idx_tgt = n++; }
 
 		uint64_t now = now_ns();
+		if (o->interval_ns && res->begun && res->stop == RUNNER_STOP_NONE && o->has_trigger) {
+			if (!st.next_tick)
+				st.next_tick = res->begin_mono_ns + o->interval_ns;
+			if (now >= st.next_tick) {
+				st.ticks++;
+				st.next_tick += o->interval_ns;
+				if (o->interval_count && st.ticks >= o->interval_count) {
+					request_stop(&st, RUNNER_STOP_DURATION);
+				} else {
+					st.flushes++;
+					runner_window_end(0);
+				}
+			}
+		}
 		if (o->window_ns && res->begun && res->stop == RUNNER_STOP_NONE &&
 		    now >= res->begin_mono_ns + o->window_ns)
 			request_stop(&st, RUNNER_STOP_DURATION);
@@ -478,6 +518,15 @@ int runner_run(const runner_opts *o, runner_result *res)
 			kill(st.bpf_pid, SIGKILL);
 			kill_deadline = UINT64_MAX;
 		}
+		if (o->progress && res->begun && res->stop == RUNNER_STOP_NONE &&
+		    now >= st.next_progress) {
+			show_progress(o, res, now);
+			st.next_progress = now + 1000000000ull;
+		}
+		if (o->progress && st.next_progress && res->stop != RUNNER_STOP_NONE) {
+			fputs("\r\033[K", stderr);	/* the report takes the line */
+			st.next_progress = UINT64_MAX;
+		}
 		int timeout_ms = 200;
 		if (bpf_pidfd < 0 && st.bpf_pid > 0) {
 			int status;
@@ -485,8 +534,10 @@ int runner_run(const runner_opts *o, runner_result *res)
 				reap_bpftrace(&st, status);
 			timeout_ms = 50;
 		}
-		if (o->window_ns && res->begun && res->stop == RUNNER_STOP_NONE) {
-			uint64_t end = res->begin_mono_ns + o->window_ns;
+		if ((o->window_ns || st.next_tick) && res->begun && res->stop == RUNNER_STOP_NONE) {
+			uint64_t end = o->window_ns ? res->begin_mono_ns + o->window_ns : UINT64_MAX;
+			if (st.next_tick && st.next_tick < end)
+				end = st.next_tick;
 			uint64_t left_ms = end > now ? (end - now + 999999) / 1000000 : 0;
 			if (left_ms < (uint64_t)timeout_ms)
 				timeout_ms = (int)left_ms;

@@ -57,13 +57,16 @@ int runner_release(held_command *h);
 void runner_abandon(held_command *h);
 
 /* The function the generated program probes to end a window.  Calling it
- * from bpfspec's own process is what ends the window. */
-void runner_window_end(void);
+ * from bpfspec's own process is what ends the window: FINAL 0 ends one
+ * interval (-i), FINAL 1 the last window, after which bpftrace exits. */
+void runner_window_end(int final);
 
 /* Name of that function in bpfspec's symbol table. */
 #define RUNNER_TRIGGER_SYMBOL "runner_window_end"
 
-typedef void (*runner_window_fn)(void *ctx, const bpfout_window *w);
+/* Called for each window the program completes: W is window number
+ * INDEX (0-based) of the run; FINAL is true for the last one. */
+typedef void (*runner_window_fn)(void *ctx, const bpfout_window *w, size_t index, bool final);
 
 typedef struct runner_opts {
 	const char *bpftrace;	/* program name (PATH search) or path */
@@ -71,11 +74,14 @@ typedef struct runner_opts {
 	bool has_trigger;	/* the program probes runner_window_end() */
 	pid_t pid;		/* traced process, watched for exit */
 	held_command *held;	/* -c: released once probes attach; or NULL */
-	uint64_t window_ns;	/* > 0: end the window after this long */
+	uint64_t window_ns;	/* > 0: end the run after this long */
+	uint64_t interval_ns;	/* > 0: end an interval this often (-i) */
+	unsigned interval_count;	/* > 0: stop after this many intervals (-n) */
 	bpfout *out;		/* receives every stdout line */
-	runner_window_fn on_window;	/* called at the first complete window */
+	runner_window_fn on_window;	/* called at every complete window */
 	void *ctx;
 	uint64_t t0_ns;		/* CLOCK_MONOTONIC when bpfspec started, for -v */
+	bool progress;		/* a one-line countdown on stderr (a terminal) */
 } runner_opts;
 
 typedef enum {
@@ -94,7 +100,8 @@ typedef struct runner_result {
 	bool interrupted;	/* a stop signal was received */
 	bool forced;		/* received twice: bpftrace was killed */
 	bool target_exited;	/* the traced process ended during the run */
-	bool window_done;	/* a window completed (on_window was called) */
+	bool window_done;	/* the final window completed */
+	size_t windows;		/* windows reported through on_window */
 	bool begun;		/* the program's BEGIN line was read */
 	unsigned error_lines;	/* stderr lines that said ERROR */
 	uint64_t attach_ns;	/* bpftrace start to probes attached, 0 if never */

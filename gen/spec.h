@@ -28,6 +28,8 @@ typedef enum {
 /* Default and largest number of event records a probe keeps. */
 #define SPEC_DEFAULT_EVENT_LIMIT 1000
 #define SPEC_MAX_EVENT_LIMIT 100000
+/* Most checks (runbook conditions, check.h) one spec may hold. */
+#define SPEC_MAX_CHECKS 64
 
 typedef enum {
 	UNIT_NS, UNIT_US, UNIT_MS, UNIT_S,
@@ -74,6 +76,12 @@ typedef struct spec {
 	uint64_t duration_ns;	/* default window; 0 = until stopped */
 	spec_probe *probes;
 	size_t n_probes;	/* >= 1 */
+	/* Checks, as written: each parses with check_parse, is absolute (no
+	 * "+20%") and reads a probe of this spec in a way its kind allows.
+	 * check_locs[i] is where checks[i] is written.  n_checks may be 0. */
+	char **checks;
+	diag_loc *check_locs;
+	size_t n_checks;
 	diag_src src;		/* the spec's text, for later diagnostics */
 } spec;
 

@@ -4,8 +4,12 @@
 # Safe to run again; does nothing that is already done.
 set -eu
 
+# prometheus: for promtool only (tests/integration/test_prom.sh checks -o prom
+# with it); about 19 MB to download, 96 MB installed, server included.
+# python3-jsonschema, python3-yaml: scripts/validate-json-schema.py (run with
+# /usr/bin/python3) checks specs and reports against docs/*.schema.json.
 packages="build-essential pkg-config bpftrace libelf-dev libyaml-dev libjansson-dev check
-valgrind jq strace nodejs"
+valgrind jq strace nodejs prometheus python3-jsonschema python3-yaml"
 missing=""
 for p in $packages; do
 	# nodejs: any node on PATH will do (the NodeSource build included).

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# run.sh [unit] [golden] [integration] [all] — runs test groups and ends
-# with one summary line "N passed, N failed".  BUILD names the build dir.
+# run.sh [unit] [golden] [integration] [asan] [all] — runs test groups and
+# ends with one summary line "N passed, N failed".  BUILD names the build
+# dir; "asan" runs the unit and golden tests of the sanitizer build in
+# $BUILD/asan (make asan-build).
 # VALGRIND=1 runs the unit tests under valgrind (leaks are failures).
 set -u
 export LC_ALL=C
@@ -12,6 +14,7 @@ export BPFSPEC=$BUILD/bpfspec
 export TOP=$top
 passed=0
 failed=0
+prefix=
 failed_names=()
 
 # record NAME STATUS — STATUS 0 is a pass.
@@ -39,7 +42,7 @@ run_unit() {
 		fi
 		rc=$?
 		[ "$rc" -eq 0 ] || printf '%s\n' "$out" | sed 's/^/    /'
-		record "unit/$(basename "$bin")${VALGRIND:+ (valgrind)}" "$rc"
+		record "${prefix}unit/$(basename "$bin")${VALGRIND:+ (valgrind)}" "$rc"
 	done
 }
 
@@ -50,8 +53,8 @@ run_golden() {
 		# Each golden driver prints "ok NAME" / "FAIL NAME" lines itself.
 		while IFS= read -r line; do
 			case $line in
-			"ok "*) record "golden/${line#ok }" 0 ;;
-			"FAIL "*) record "golden/${line#FAIL }" 1 ;;
+			"ok "*) record "${prefix}golden/${line#ok }" 0 ;;
+			"FAIL "*) record "${prefix}golden/${line#FAIL }" 1 ;;
 			*) echo "    $line" ;;
 			esac
 		done < <(bash "$t" 2>&1)
@@ -77,6 +80,16 @@ for group in "$@"; do
 	golden) run_golden ;;
 	integration) run_integration ;;
 	all) run_unit; run_golden; run_integration ;;
+	asan)
+		saved=$BUILD
+		BUILD=$saved/asan BPFSPEC=$saved/asan/bpfspec
+		export BUILD BPFSPEC
+		prefix=asan/
+		run_unit
+		run_golden
+		prefix=
+		BUILD=$saved BPFSPEC=$saved/bpfspec
+		;;
 	*) echo "run.sh: unknown group '$group'" >&2; exit 2 ;;
 	esac
 done

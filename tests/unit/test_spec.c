@@ -174,6 +174,9 @@ START_TEST(test_defaults)
 	ck_assert(!s->probes[0].optional);
 	ck_assert(s->probes[0].per_thread);
 	ck_assert_int_eq(s->probes[0].unit, UNIT_US);
+	ck_assert_uint_eq(s->n_checks, 0);
+	ck_assert_ptr_null(s->checks);
+	ck_assert_ptr_null(s->check_locs);
 	spec_free(s);
 	free(out);
 
@@ -820,6 +823,70 @@ static const struct {
 	{ EV "    syscalls: [read]\n    limit: 99999999999999999999999999\n", { "'limit' in probe 'slow' must be at most 100000, not 99999999999999999999999999\n" } },
 	{ EV "    syscalls: [read]\n    limit:\n", { "'limit' in probe 'slow' has no value" } },
 	{ EV "    syscalls: [read]\n    limit: [1]\n", { "'limit' in probe 'slow' must be a single value, not a list" } },
+	/* checks: the value */
+	{ PROBE_OK "checks:\n", { ":5:1: error: 'checks' has no value", "hint: list conditions that fail the run" } },
+	{ PROBE_OK "checks: []\n", { ":5:9: error: 'checks' is empty" } },
+	{ PROBE_OK "checks: timers.p99 > 1ms\n",
+	  { ":5:9: error: 'checks' must be a list, not a single value", "hint: write a list, even of one check" } },
+	{ PROBE_OK "checks: {a: b}\n", { "'checks' must be a list, not a mapping" } },
+	{ PROBE_OK "checks:\n  - timers.p99 > 1ms\n  -\n", { ":7:4: error: check 2 is empty" } },
+	{ PROBE_OK "checks: [[timers.p99 > 1ms]]\n", { ":5:10: error: check 1 must be a condition, not a list" } },
+	{ PROBE_OK "checks: [{a: b}]\n", { "error: check 1 must be a condition, not a mapping" } },
+	{ PROBE_OK "checks: [\"timers.p99 > 1ms\\0\"]\n", { ":5:10: error: check 1 contains a NUL character" } },
+	/* checks: parse errors at their column, plain or quoted */
+	{ PROBE_OK "checks:\n  - timers.p95 > 100ms\n",
+	  { "t/test.yaml:6:12: error: invalid check: unknown statistic 'p95': use count, sum, min, "
+	    "max, mean, p50, p90, p99, errors, errors.ENAME or lost\n"
+	    "    6 |   - timers.p95 > 100ms\n"
+	    "      |            ^~~\n"
+	    "hint: see docs/spec.md#checks\n" } },
+	{ PROBE_OK "checks: [\"timers.p99 > 100 ms\"]\n",
+	  { ":5:27: error: invalid check: remove the space between the number and its unit" } },
+	{ PROBE_OK "checks: ['timers.p99 = 1ms']\n",
+	  { ":5:22: error: invalid check: '=' is not an operator: write '==' to compare" } },
+	{ PROBE_OK "checks:\n  - timers.p99 >\n",
+	  { ":6:17: error: invalid check: expected a value after '>', such as 100ms or +20%" } },
+	{ PROBE_OK "checks: [\"tim\u00e9rs.p99 > 1ms\"]\n",
+	  { ":5:14: error: invalid check: expected '.' and a statistic after probe 'tim', as in "
+	    "'tim.p99', not a non-ASCII character" } },
+	/* ... or at the item, with the column in the message, when the
+	 * text is not the source as is (escapes, folded lines, blocks) */
+	{ PROBE_OK "checks: [\"timers.p99\\t> 1 sec\"]\n",
+	  { ":5:10: error: invalid check (at column 16 of its text): unexpected text after the value '1'",
+	    "      |          ^~~~~~~~~~~~~~~~~~~~~\n" } },
+	{ PROBE_OK "checks:\n  - timers.p99\n    > 1 sec\n",
+	  { ":6:5: error: invalid check (at column 16 of its text)" } },
+	{ PROBE_OK "checks:\n  - >-\n    timers.p99\n    > 1 sec\n",
+	  { ":6:5: error: invalid check (at column 16 of its text)" } },
+	{ PROBE_OK "checks: ['it''s.p99 > 1']\n",
+	  { ":5:10: error: invalid check (at column 3 of its text): expected '.' and a statistic after "
+	    "probe 'it', as in 'it.p99', not '''" } },
+	/* checks: relative changes, duplicates */
+	{ PROBE_OK "checks: [timers.p99 > +20%]\n",
+	  { ":5:23: error: check 'timers.p99 > +20%' is a relative change, which a spec cannot check",
+	    "relative changes compare two reports (a diff); see docs/spec.md#checks" } },
+	{ PROBE_OK "checks: [timers.count < -5%]\n", { ":5:25: error: check 'timers.count < -5%' is a relative change" } },
+	{ PROBE_OK "checks:\n  - timers.p99 > 1ms\n  - timers.p99 > 1ms\n",
+	  { ":7:5: error: check 'timers.p99 > 1ms' is listed twice", ":6:5: note: it was first listed here" } },
+	/* checks: what they read must be in the spec */
+	{ PROBE_OK "checks: [timer.p99 > 1ms]\n",
+	  { ":5:10: error: check refers to probe 'timer', which this spec does not define",
+	    "hint: did you mean 'timers'? valid probes are: timers\n" } },
+	{ "checks: [\"zzz.count > 0\"]\n" PROBE_OK,
+	  { ":1:11: error: check refers to probe 'zzz', which this spec does not define" } },
+	{ PROBE_OK "checks: [timers.errors > 0]\n",
+	  { ":5:17: error: check reads the errors of probe 'timers', a latency probe, which does not count errors" } },
+	{ PROBE_OK "checks: [timers.read.p99 > 0]\n",
+	  { ":5:17: error: check reads syscall 'read' of probe 'timers', a latency probe, which has no syscalls" } },
+	{ EV "    syscalls: [read]\nchecks: [slow.p99 > 1ms]\n",
+	  { ":5:15: error: check reads 'p99' of probe 'slow', an events probe, which can be checked on its count and lost only" } },
+	{ EV "    syscalls: [read]\nchecks: [slow.read.count > 1]\n",
+	  { "check reads 'read.count' of probe 'slow', an events probe" } },
+	{ "probes:\n  - name: io\n    kind: syscalls\n    syscalls: [openat, read]\nchecks: [io.write.count > 0]\n",
+	  { ":5:13: error: check refers to syscall 'write', which probe 'io' does not measure",
+	    "hint: add it to the probe's 'syscalls', or check one it measures: openat, read\n" } },
+	{ "probes:\n  - name: io\n    kind: syscalls\n    syscalls: [openat]\nchecks: [io.nosuchcall.count > 0]\n",
+	  { "check refers to syscall 'nosuchcall', which probe 'io' does not measure" } },
 };
 
 START_TEST(test_error_cases)
@@ -848,6 +915,104 @@ START_TEST(test_nul_byte)
 	ck_assert_contains(out, "t/test.yaml:1:8: error: the spec contains a NUL byte\n"
 				"    1 | name: a?b\n"
 				"      |        ^\n");
+	free(out);
+}
+END_TEST
+
+/* Checks load as written, in order, with their locations, before or
+ * after the probes they read. */
+START_TEST(test_checks)
+{
+	static const char text[] =
+		"checks:\n"
+		"  - timers.p99 > 100ms\n"
+		"  - \"io.errors.ENOENT >= 10\"\n"
+		"  - 'io.openat.p99>5ms'\n"
+		"  - all.futex.count > 1000\n"
+		"  - slow.count > 0\n"
+		"  - slow.lost != 0\n"
+		"  - timers.lost > 0\n"
+		"  - >-\n"
+		"    timers.mean\n"
+		"    < 1.5us\n"
+		"probes:\n"
+		"  - name: timers\n"
+		"    kind: latency\n"
+		"    function: f\n"
+		"  - name: io\n"
+		"    kind: syscalls\n"
+		"    syscalls: [openat, read]\n"
+		"  - name: all\n"
+		"    kind: syscalls\n"
+		"    syscalls: all\n"
+		"  - name: slow\n"
+		"    kind: events\n"
+		"    syscalls: [connect]\n";
+	static const struct {
+		const char *text;
+		unsigned line, col, span;
+	} want[] = {
+		{ "timers.p99 > 100ms", 2, 5, 18 },
+		{ "io.errors.ENOENT >= 10", 3, 5, 24 },
+		{ "io.openat.p99>5ms", 4, 5, 19 },
+		{ "all.futex.count > 1000", 5, 5, 22 },
+		{ "slow.count > 0", 6, 5, 14 },
+		{ "slow.lost != 0", 7, 5, 14 },
+		{ "timers.lost > 0", 8, 5, 15 },
+		{ "timers.mean < 1.5us", 9, 5, 2 },
+	};
+	char *out;
+	spec *s = parse(text, &out);
+
+	ck_assert_msg(s != NULL, "unexpected failure:\n%s", out);
+	ck_assert_str_eq(out, "");
+	ck_assert_uint_eq(s->n_checks, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < s->n_checks; i++) {
+		ck_assert_str_eq(s->checks[i], want[i].text);
+		ck_assert_uint_eq(s->check_locs[i].line, want[i].line);
+		ck_assert_uint_eq(s->check_locs[i].col, want[i].col);
+		ck_assert_uint_eq(s->check_locs[i].span, want[i].span);
+	}
+	spec_free(s);
+	free(out);
+}
+END_TEST
+
+/* 64 checks load, 65 do not. */
+START_TEST(test_checks_limit)
+{
+	char text[4096], *out;
+	size_t o = (size_t)snprintf(text, sizeof(text), PROBE_OK "checks:\n");
+	spec *s;
+
+	for (int i = 0; i < SPEC_MAX_CHECKS; i++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "  - timers.count > %d\n", i);
+	s = parse(text, &out);
+	ck_assert_msg(s != NULL, "unexpected failure:\n%s", out);
+	ck_assert_uint_eq(s->n_checks, SPEC_MAX_CHECKS);
+	spec_free(s);
+	free(out);
+	snprintf(text + o, sizeof(text) - o, "  - timers.count > 64\n");
+	out = parse_fail(text);
+	ck_assert_contains(out, ":70:5: error: too many checks (65)\n");
+	ck_assert_contains(out, "hint: a spec has at most 64 checks");
+	free(out);
+}
+END_TEST
+
+/* A probe that failed to load is not reported again by the checks that
+ * read it. */
+START_TEST(test_checks_after_bad_probe)
+{
+	char *out = parse_fail("probes:\n"
+			       "  - name: Timers\n"
+			       "    kind: latency\n"
+			       "    function: f\n"
+			       "checks: [timers.p99 > 1ms, timers.p95 > 1ms]\n");
+
+	ck_assert_contains(out, "invalid probe name 'Timers'");
+	ck_assert_contains(out, ":5:35: error: invalid check: unknown statistic 'p95'");
+	ck_assert_uint_eq(count_of(out, ": error: "), 2);
 	free(out);
 }
 END_TEST
@@ -1221,6 +1386,9 @@ static Suite *spec_suite(void)
 	tcase_add_test(tc, test_names_of_enums);
 	tcase_add_loop_test(tc, test_error_cases, 0, (int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_test(tc, test_nul_byte);
+	tcase_add_test(tc, test_checks);
+	tcase_add_test(tc, test_checks_limit);
+	tcase_add_test(tc, test_checks_after_bad_probe);
 	tcase_add_test(tc, test_all_errors_reported);
 	tcase_add_test(tc, test_error_cap);
 	tcase_add_test(tc, test_mangled);
