@@ -829,9 +829,13 @@ static int stats_value(const check *c, const report_stats *st, const char *what,
 		break;
 	}
 	if (st->count == 0) {
-		say(why, len, "%s recorded no calls: its %s is undefined", what,
-		    stat_names[c->stat]);
-		return -1;
+		/* No calls: nothing was slow.  A runbook's "p99 > 100ms" passes,
+		 * it does not break the run. */
+		(void)what;
+		(void)why;
+		(void)len;
+		*out = value_of(0);
+		return 0;
 	}
 	switch (c->stat) {
 	case ST_MIN: *out = value_of(st->min_ns); break;
@@ -903,9 +907,9 @@ static int path_value(const check *c, const report *rep, value *out, char *why,
 			if (p->syscalls[i].name && strcmp(p->syscalls[i].name, c->syscall) == 0)
 				sc = &p->syscalls[i];
 		if (!sc) {
-			say(why, len, "syscall '%s' is not in probe '%s' of the report (no calls "
-			    "were recorded)", c->syscall, c->probe);
-			return -1;
+			/* Never called in the window: every statistic is 0. */
+			*out = value_of(0);
+			return 0;
 		}
 		if (c->stat == ST_ERRORS) {
 			*out = value_of(syscall_errors(sc, c->errno_name));

@@ -11,7 +11,9 @@
  *   value     := number [unit]      unit: ns us ms s (durations; default ns)
  *              | ("+"|"-") number "%"   relative change, only with diffs
  * probe, syscall: [a-z][a-z0-9_]*; ERRNO: E[A-Z0-9]*.
- * A condition that holds is a failure ("--fail-if").
+ * A condition that holds is a failure ("--fail-if").  A probe or syscall
+ * with no calls in the window reads 0 for every statistic (nothing was
+ * slow, nothing failed).
  *
  * Ownership: check_parse returns an owned check or NULL (message in ERR);
  * check_free(NULL) is a no-op. */

@@ -483,6 +483,9 @@ int runner_run(const runner_opts *o, runner_result *res)
 		if (tgt_pidfd >= 0) { pf[n] = (struct pollfd){ tgt_pidfd, POLLIN, 0 }; idx_tgt = n++; }
 
 		uint64_t now = now_ns();
+		if (o->window_ns && res->begun && res->stop == RUNNER_STOP_NONE &&
+		    now >= res->begin_mono_ns + o->window_ns)
+			request_stop(&st, RUNNER_STOP_DURATION);
 		if (o->interval_ns && res->begun && res->stop == RUNNER_STOP_NONE && o->has_trigger) {
 			if (!st.next_tick)
 				st.next_tick = res->begin_mono_ns + o->interval_ns;
@@ -497,9 +500,6 @@ int runner_run(const runner_opts *o, runner_result *res)
 				}
 			}
 		}
-		if (o->window_ns && res->begun && res->stop == RUNNER_STOP_NONE &&
-		    now >= res->begin_mono_ns + o->window_ns)
-			request_stop(&st, RUNNER_STOP_DURATION);
 		if (st.triggered && !res->window_done && !st.sent_int && now > st.trigger_deadline) {
 			diag_warn("the program did not answer its window trigger; stopping bpftrace");
 			st.triggered = false;

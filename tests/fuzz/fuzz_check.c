@@ -8,7 +8,9 @@
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE \
  *     -iquote gen -iquote build/gen tests/fuzz/fuzz_check.c gen/check.c gen/diag.c \
  *     gen/systab.c build/gen/systab_data.c -o build/fuzz_check
- *   build/fuzz_check -max_total_time=60 tests/fuzz/corpus/check */
+ *   build/fuzz_check -max_total_time=60 -max_len=512 -dict=tests/fuzz/check.dict \
+ *     -artifact_prefix=build/ build/fuzz_check_corpus tests/fuzz/corpus/check
+ * (mkdir build/fuzz_check_corpus first: new inputs go there, not into the seeds). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
