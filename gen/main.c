@@ -464,6 +464,7 @@ typedef struct run_ctx {
 	pid_t pid;
 	uint64_t window_ns;
 	uint64_t prev_end_ns;	/* end of the previous interval (bpftrace clock) */
+	const char *bpftrace_version;
 	runner_result *rr;
 } run_ctx;
 
@@ -514,6 +515,7 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 		begin = ctx->prev_end_ns;
 	report_run info = {
 		.pid = ctx->pid,
+		.bpftrace_version = ctx->bpftrace_version,
 		.partial = partial,
 		.partial_reason = partial ? why : NULL,
 		.attached_probes = bpfout_attached(ctx->out),
@@ -722,14 +724,24 @@ static int cmd_trace(settings *cfg)
 		goto done;
 	}
 	const char *bpftrace = getenv("BPFSPEC_BPFTRACE");
+	if (!bpftrace || !*bpftrace)
+		bpftrace = "bpftrace";
+	char bt_version[32];
+	int bt_major, bt_minor;
+	if (runner_bpftrace_version(bpftrace, bt_version, sizeof bt_version, &bt_major,
+				    &bt_minor) == 0)
+		diag_verbose("bpftrace %s", bt_version);
 	runner_result rr;
 	memset(&rr, 0, sizeof rr);
 	run_ctx ctx = { .cfg = cfg, .res = res, .prog = prog, .checks = &checks, .out = out,
-			.pid = t->pid, .window_ns = window, .rr = &rr };
+			.pid = t->pid, .window_ns = window, .rr = &rr,
+			.bpftrace_version = bt_version[0] ? bt_version : NULL };
 	runner_opts ro = {
-		.bpftrace = bpftrace && *bpftrace ? bpftrace : "bpftrace",
+		.bpftrace = bpftrace,
 		.prog = prog,
 		.has_trigger = has_trigger,
+		.version_major = bt_major,
+		.version_minor = bt_minor,
 		.pid = t->pid,
 		.held = cfg->cmd ? &held : NULL,
 		.window_ns = window,

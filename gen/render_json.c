@@ -131,6 +131,8 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 	json_object_set_new(t, "pid", json_integer(rep->pid));
 	json_object_set_new(t, "binary", jstr(rep->binary));
 	json_object_set_new(root, "target", t);
+	if (rep->bpftrace_version)
+		json_object_set_new(root, "bpftrace_version", json_string(rep->bpftrace_version));
 	json_object_set_new(root, "duration_ns", jint(rep->duration_ns));
 	json_object_set_new(root, "partial", json_boolean(rep->partial));
 	if (rep->partial)

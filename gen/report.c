@@ -528,6 +528,7 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 	rep->spec_path = dup_or_null(r->sp->path);
 	rep->pid = run->pid;
 	rep->binary = dup_or_null(r->tg->exe);
+	rep->bpftrace_version = dup_or_null(run->bpftrace_version);
 	rep->duration_ns = run->duration_ns;
 	uint64_t begin = w ? w->begin_ns : 0;
 	if (run->begin_ns && w && (!w->end_ns || run->begin_ns < w->end_ns))
@@ -640,6 +641,7 @@ void report_free(report *rep)
 	free(rep->spec_name);
 	free(rep->spec_path);
 	free(rep->binary);
+	free(rep->bpftrace_version);
 	free(rep->partial_reason);
 	free(rep);
 }

@@ -111,6 +111,7 @@ typedef struct report {
 	char *spec_path;
 	long pid;		/* 0: no single process */
 	char *binary;
+	char *bpftrace_version;	/* "0.17.0", or NULL when unknown */
 	uint64_t duration_ns;
 	bool partial;
 	char *partial_reason;	/* NULL unless partial */
@@ -126,6 +127,7 @@ typedef struct report {
 /* Facts about the run that the output does not carry. */
 typedef struct report_run {
 	long pid;
+	const char *bpftrace_version;	/* NULL when unknown */
 	uint64_t duration_ns;	/* used when the window has no markers */
 	uint64_t begin_ns;	/* bpftrace clock (nsecs) when every probe was
 				 * attached: overrides the BEGIN marker, which

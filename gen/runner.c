@@ -358,13 +358,20 @@ static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err
 		int fl = fcntl(SCRIPT_FD, F_GETFD);
 		fcntl(SCRIPT_FD, F_SETFD, fl & ~FD_CLOEXEC);
 	}
-	/* Map keys: enough room for every thread's buckets.  0.17 reads the
-	 * first name, 0.20+ the second; unknown names are ignored. */
-	setenv("BPFTRACE_MAP_KEYS_MAX", "16384", 0);
-	setenv("BPFTRACE_MAX_MAP_KEYS", "16384", 0);
-	/* Paths in event records: 200 bytes is 0.17's largest string. */
-	setenv("BPFTRACE_STRLEN", "200", 0);
-	setenv("BPFTRACE_MAX_STRLEN", "200", 0);
+	/* Map keys: room for every thread's buckets; paths in event records:
+	 * 200 bytes, 0.17's largest string.  0.20 renamed both settings and
+	 * 0.24 dropped the old names: use the ones this bpftrace reads (both
+	 * when its version is unknown). */
+	bool renamed = o->version_major > 0 || o->version_minor >= 20;
+	bool unknown = o->version_major == 0 && o->version_minor == 0;
+	if (!renamed || unknown) {
+		setenv("BPFTRACE_MAP_KEYS_MAX", "16384", 0);
+		setenv("BPFTRACE_STRLEN", "200", 0);
+	}
+	if (renamed || unknown) {
+		setenv("BPFTRACE_MAX_MAP_KEYS", "16384", 0);
+		setenv("BPFTRACE_MAX_STRLEN", "200", 0);
+	}
 	execvp(o->bpftrace, argv);
 	int e = errno;
 	ssize_t w = write(report_w, &e, sizeof e);
@@ -388,6 +395,58 @@ static void reap_bpftrace(run_state *st, int status)
 	st->res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	st->res->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	st->bpf_pid = 0;
+}
+
+int runner_bpftrace_version(const char *bpftrace, char *version, size_t len, int *major,
+			    int *minor)
+{
+	int fds[2];
+	char out[256];
+	size_t n = 0;
+
+	version[0] = '\0';
+	*major = *minor = 0;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		char *argv[] = { (char *)bpftrace, "--version", NULL };
+		child_reset_signals();
+		dup2(fds[1], STDOUT_FILENO);
+		int devnull = open("/dev/null", O_WRONLY);
+		if (devnull >= 0)
+			dup2(devnull, STDERR_FILENO);
+		execvp(bpftrace, argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	for (;;) {
+		ssize_t r = read(fds[0], out + n, sizeof out - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (n == sizeof out - 1)
+			break;
+	}
+	out[n] = '\0';
+	close(fds[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	/* "bpftrace v0.17.0" (some builds add a suffix: "v0.20.1-dirty"). */
+	const char *v = strstr(out, " v");
+	int patch = 0;
+	if (!v || sscanf(v + 2, "%d.%d.%d", major, minor, &patch) < 2)
+		return -1;
+	snprintf(version, len, "%d.%d.%d", *major, *minor, patch);
+	return 0;
 }
 
 /* Redraws the countdown line: "bpfspec: 3 s of 10 s, Ctrl-C ends it". */

@@ -82,7 +82,15 @@ typedef struct runner_opts {
 	void *ctx;
 	uint64_t t0_ns;		/* CLOCK_MONOTONIC when bpfspec started, for -v */
 	bool progress;		/* a one-line countdown on stderr (a terminal) */
+	int version_major;	/* bpftrace's version, for its settings' names */
+	int version_minor;
 } runner_opts;
+
+/* Runs `BPFTRACE --version` (no shell) and stores "0.17.0" in VERSION
+ * (size LEN) and the numbers in *MAJOR, *MINOR.  Returns 0, or -1 when it
+ * could not be run or said something else (VERSION is then ""). */
+int runner_bpftrace_version(const char *bpftrace, char *version, size_t len, int *major,
+			    int *minor);
 
 typedef enum {
 	RUNNER_STOP_NONE,
