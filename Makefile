@@ -79,11 +79,12 @@ deps:
 	$(Q)sh scripts/setup.sh
 
 # One run, one summary line: unit, golden and integration tests, then the
-# unit and golden tests again under AddressSanitizer + UBSan.
+# unit and golden tests again under AddressSanitizer + UBSan, and the unit
+# tests under valgrind (leaks are failures).
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)$(MAKE) --no-print-directory asan-build
-	$(Q)BUILD=$(BUILD) bash tests/run.sh all asan
+	$(Q)BUILD=$(BUILD) bash tests/run.sh all asan valgrind
 
 check-unit: all $(UNIT_BINS)
 	$(Q)BUILD=$(BUILD) bash tests/run.sh unit
@@ -104,7 +105,7 @@ check-asan: asan-build
 	$(Q)BUILD=$(BUILD) bash tests/run.sh asan
 
 check-valgrind: all $(UNIT_BINS)
-	$(Q)BUILD=$(BUILD) VALGRIND=1 bash tests/run.sh unit
+	$(Q)BUILD=$(BUILD) bash tests/run.sh valgrind
 
 demo: deps all
 	$(Q)bash scripts/demo.sh $(BUILD)/bpfspec

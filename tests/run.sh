@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh [unit] [golden] [integration] [asan] [all] — runs test groups and
+# run.sh [unit] [golden] [integration] [asan] [valgrind] [all] — runs test groups and
 # ends with one summary line "N passed, N failed".  BUILD names the build
 # dir; "asan" runs the unit and golden tests of the sanitizer build in
 # $BUILD/asan (make asan-build).
@@ -80,6 +80,11 @@ for group in "$@"; do
 	golden) run_golden ;;
 	integration) run_integration ;;
 	all) run_unit; run_golden; run_integration ;;
+	valgrind)
+		VALGRIND=1
+		run_unit
+		unset VALGRIND
+		;;
 	asan)
 		saved=$BUILD
 		BUILD=$saved/asan BPFSPEC=$saved/asan/bpfspec
