@@ -35,7 +35,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 .PHONY: all deps check check-unit check-golden check-integration check-asan asan-build \
-	check-valgrind demo install uninstall clean
+	check-valgrind demo install uninstall clean fuzz
 
 all: $(BUILD)/bpfspec
 
@@ -110,12 +110,24 @@ check-valgrind: all $(UNIT_BINS)
 demo: deps all
 	$(Q)bash scripts/demo.sh $(BUILD)/bpfspec
 
+# Templates and bundled specs are inside the binary; its symbols stay (the
+# window trigger is a uprobe on one of its functions).
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 $(BUILD)/bpfspec $(DESTDIR)$(PREFIX)/bin/bpfspec
+	install -m 0644 docs/bpfspec.1 $(DESTDIR)$(PREFIX)/share/man/man1/bpfspec.1
+	install -m 0644 completion/bpfspec.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bpfspec
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/bpfspec
+	rm -f $(DESTDIR)$(PREFIX)/bin/bpfspec $(DESTDIR)$(PREFIX)/share/man/man1/bpfspec.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bpfspec
+
+# libFuzzer harnesses (clang): 60 s each, or FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+fuzz: all
+	$(Q)BUILD=$(BUILD) bash tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD)

@@ -36,6 +36,7 @@ expect 4 "function 'no_such_function_here' not in /usr/bin/node" \
 node "$TOP/scripts/workloads/phases.js" --seconds 5 &
 app=$!
 cleanup_pid "$app"
+sleep 1	# until the forked shell has become node
 BPFSPEC_BPFTRACE=/nonexistent/bpftrace expect 5 "apt-get install bpftrace" \
 	"$BPFSPEC" run libuv-phases -p "$app" -d 1s
 

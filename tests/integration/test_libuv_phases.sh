@@ -14,25 +14,34 @@ app=$!
 cleanup_pid "$app"
 sleep 1.5
 
-"$BPFSPEC" run libuv-phases -p "$app" -d 10s -o json >"$TMP/report.json" 2>"$TMP/stderr" ||
-	{ cat "$TMP/stderr"; fail "bpfspec run exited $?"; }
 r=$TMP/report.json
-[ "$(jqr "$r" .schema)" = 1 ] || fail "schema is not 1"
-[ "$(jqr "$r" .target.pid)" = "$app" ] || fail "target pid"
-[ "$(jqr "$r" .partial)" = false ] || fail "report marked partial"
-dur=$(jqr "$r" .duration_ns)
-within "window (s)" "$(echo "$dur" | awk '{print $1/1e9}')" 10 0.05
-
 # probe P field F of the main thread's group
 main() { jqr "$r" ".probes[] | select(.name == \"$1\") | .groups[] | select(.main_thread) | .$2"; }
 ms() { awk -v v="$1" 'BEGIN { print v / 1e6 }'; }
 
-within "timers p99 (ms)" "$(ms "$(main timers p99_ns)")" 40 0.15
-within "timers max (ms)" "$(ms "$(main timers max_ns)")" 40 0.15
-within "timers total (% window)" "$(awk -v s="$(main timers sum_ns)" -v d="$dur" 'BEGIN{print 100*s/d}')" 40 0.15
-within "check p99 (ms)" "$(ms "$(main check p99_ns)")" 15 0.15
-within "check max (ms)" "$(ms "$(main check max_ns)")" 15 0.15
-within "check total (% window)" "$(awk -v s="$(main check sum_ns)" -v d="$dur" 'BEGIN{print 100*s/d}')" 15 0.15
+# One 10 s window and the figures against the truth.  Run in a subshell:
+# a figure out of tolerance ends only this attempt.
+measure() {
+	"$BPFSPEC" run libuv-phases -p "$app" -d 10s -o json >"$r" 2>"$TMP/stderr" ||
+		{ cat "$TMP/stderr"; fail "bpfspec run exited $?"; }
+	[ "$(jqr "$r" .schema)" = 1 ] || fail "schema is not 1"
+	[ "$(jqr "$r" .target.pid)" = "$app" ] || fail "target pid"
+	[ "$(jqr "$r" .partial)" = false ] || fail "report marked partial"
+	dur=$(jqr "$r" .duration_ns)
+	within "window (s)" "$(echo "$dur" | awk '{print $1/1e9}')" 10 0.05
+	within "timers p99 (ms)" "$(ms "$(main timers p99_ns)")" 40 0.15
+	within "timers max (ms)" "$(ms "$(main timers max_ns)")" 40 0.15
+	within "timers total (% window)" "$(awk -v s="$(main timers sum_ns)" -v d="$dur" 'BEGIN{print 100*s/d}')" 40 0.15
+	within "check p99 (ms)" "$(ms "$(main check p99_ns)")" 15 0.15
+	within "check max (ms)" "$(ms "$(main check max_ns)")" 15 0.15
+	within "check total (% window)" "$(awk -v s="$(main check sum_ns)" -v d="$dur" 'BEGIN{print 100*s/d}')" 15 0.15
+}
+# A max is one sample: a busy neighbour can stretch one busy-wait.  One
+# more window is allowed; a wrong tool is wrong in both.
+if ! (measure); then
+	echo "measured: a figure was out of tolerance; measuring one more window"
+	(measure) || fail "out of tolerance in two windows in a row"
+fi
 
 # The worker_thread's loop is a thread group of its own.
 workers=$(jqr "$r" "[.probes[] | select(.name == \"timers\") | .groups[] | select(.tid != $app and .count > 0)] | length")
