@@ -89,7 +89,7 @@ _bpfspec() {
 
 	if [ -z "$cmd" ]; then
 		if [ "$COMP_CWORD" -eq 1 ] || [ "${cur#-}" = "$cur" ]; then
-			_bpfspec_reply < <(compgen -W "run latency syscalls gen check diff list -h --help -V --version" -- "$cur")
+			_bpfspec_reply < <(compgen -W "run latency syscalls count gen check diff list -h --help -V --version" -- "$cur")
 		fi
 		return 0
 	fi
@@ -127,7 +127,7 @@ _bpfspec() {
 
 	case $cmd in
 	run) opts=$opts_run ;;
-	latency | syscalls) opts="$opts_run --emit-spec --emit-program" ;;
+	latency | syscalls | count) opts="$opts_run --emit-spec --emit-program" ;;
 	gen) opts="-p --pid --binary -d --duration -v --verbose -h --help" ;;
 	diff) opts="-o --output-format --output --fail-if -v --verbose -h --help" ;;
 	check | list) opts= ;;
@@ -163,8 +163,8 @@ _bpfspec() {
 			_bpfspec_reply < <(_bpfspec_files "$cur" .json | sort -u)
 			return 0
 		fi ;;
-	latency | syscalls)
-		# FUNC... and NAME,...: free text.
+	latency | syscalls | count)
+		# FUNC..., NAME,... and PROBE...: free text.
 		[ -n "$cur" ] && return 0 ;;
 	esac
 	[ -z "$cur" ] && _bpfspec_reply < <(compgen -W "$opts" -- "")

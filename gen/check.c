@@ -877,10 +877,12 @@ static int path_value(const check *c, const report *rep, value *out, char *why,
 			say(why, len, "probe '%s' was not attached", c->probe);
 		return -1;
 	}
-	if (kind_is(p, "events")) {
+	if (kind_is(p, "events") || kind_is(p, "count")) {
 		if (c->syscall || c->stat != ST_COUNT) {
-			say(why, len, "probe '%s' is an events probe: only its count of slow calls "
-			    "(%s.count) and lost can be checked, not %.*s", c->probe, c->probe,
+			say(why, len, "probe '%s' is %s probe: only its count of %s (%s.count) and "
+			    "lost can be checked, not %.*s", c->probe,
+			    kind_is(p, "count") ? "a count" : "an events",
+			    kind_is(p, "count") ? "hits" : "slow calls", c->probe,
 			    (int)c->path_len, c->text);
 			return -1;
 		}

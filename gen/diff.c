@@ -383,9 +383,11 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	bool is_latency = strcmp(p->kind, "latency") == 0;
 	bool is_syscalls = strcmp(p->kind, "syscalls") == 0;
 	bool is_events = strcmp(p->kind, "events") == 0;
-	if (!is_latency && !is_syscalls && !is_events) {
+	bool is_count = strcmp(p->kind, "count") == 0;
+	if (!is_latency && !is_syscalls && !is_events && !is_count) {
 		path_key(path, base, "kind");
-		return ld_fail(l, path, "unknown kind '%s' (latency, syscalls or events)", p->kind);
+		return ld_fail(l, path, "unknown kind '%s' (latency, syscalls, events or count)",
+			       p->kind);
 	}
 	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
 		if (strcmp(p->unit, units[i].name) == 0)
@@ -396,10 +398,11 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	}
 	if (!p->attached && get_str(l, obj, base, "reason", &p->reason, true, true) < 0)
 		return -1;
-	if (is_events) {
+	if (is_events || is_count) {
 		if (get_u64(l, obj, base, "count", &p->st.count) < 0)
 			return -1;
-		/* render_json writes an empty groups array for events probes. */
+		/* render_json writes an empty groups array for events probes,
+		 * and counts alone for count probes: a diff reads the total. */
 		if (!get_arr(l, obj, base, "groups"))
 			return -1;
 	} else if (load_stats(l, obj, base, &p->st, true) < 0 ||
@@ -690,7 +693,7 @@ static side probe_side(const report *rep, const report_probe *p)
 	s.present = true;
 	s.attached = p->attached;
 	s.reason = p->reason;
-	s.has_stats = strcmp(p->kind, "events") != 0;
+	s.has_stats = strcmp(p->kind, "events") != 0 && strcmp(p->kind, "count") != 0;
 	s.has_errors = strcmp(p->kind, "syscalls") == 0;
 	s.count = p->st.count;
 	s.p50 = p->st.p50_ns;

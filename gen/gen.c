@@ -331,6 +331,51 @@ static int emit_events(parts *pt, const resolved_probe *rp)
 	return rc;
 }
 
+/* A count probe: the spec's probe point as written (it passed the
+ * grammar of its form), or, on OBJECT main, the target's executable:
+ * uprobes by address (as latency probes), usdt by path. */
+static int emit_count(parts *pt, const resolved_probe *rp)
+{
+	static const char *const print[] = { "c", NULL };
+	const spec_probe *sp = rp->sp;
+	buf at = BUF_INIT, what = BUF_INIT;
+	unsigned n = 1;
+
+	if (rp->object && !path_is_plain(rp->object)) {
+		diag_error("bpftrace cannot name this file in a probe; copy or link it to a "
+			   "plain path (letters, digits, / . _ - +)",
+			   "probe '%s': object path '%s' has characters bpftrace cannot take",
+			   sp->name, rp->object);
+		return -1;
+	}
+	if (rp->object && rp->n_addrs) {
+		const char *type = sp->point == POINT_URETPROBE ? "uretprobe" : "uprobe";
+		for (size_t k = 0; k < rp->n_addrs; k++)
+			buf_printf(&at, "%s%s:%s:0x%llx", k ? ",\n" : "", type, rp->object,
+				   (unsigned long long)rp->addrs[k]);
+		n = (unsigned)rp->n_addrs;
+	} else if (rp->object && sp->point == POINT_USDT) {
+		/* usdt:main:PROVIDER:NAME */
+		buf_printf(&at, "usdt:%s:%s", rp->object, strchr(sp->probe + 5, ':') + 1);
+	} else {
+		buf_puts(&at, sp->probe);
+	}
+	put_comment_text(&what, sp->probe);
+	char *a = buf_take(&at), *w = buf_take(&what);
+	vars v = { .n = 0 };
+	vars_set(&v, "name", sp->name);
+	vars_set(&v, "what", w);
+	vars_set(&v, "attach", a);
+	vars_set(&v, "filter", pt->pid_filter);
+	vars_set(&v, "key", sp->per_thread ? "tid" : "0");
+	buf_putc(&pt->out, '\n');
+	int rc = render_into(&pt->out, "count.bt.in", &v);
+	free(a);
+	free(w);
+	pt->attach += n;
+	add_maps(pt, sp->name, print, NULL, NULL);
+	return rc;
+}
 
 /* Renders bucket.bt.in once; its text is inserted into every probe. */
 static char *render_bucket(void)
@@ -354,6 +399,17 @@ static void describe_probe(buf *b, const resolved_probe *rp)
 	if (!rp->active) {
 		buf_puts(b, "skipped: ");
 		put_comment_text(b, rp->reason);
+		return;
+	}
+	if (sp->kind == PROBE_COUNT) {
+		buf_puts(b, "count of ");
+		put_comment_text(b, sp->probe);
+		if (rp->object) {
+			buf_puts(b, " in ");
+			put_comment_text(b, rp->object);
+		}
+		for (size_t k = 0; k < rp->n_addrs; k++)
+			buf_printf(b, " 0x%llx", (unsigned long long)rp->addrs[k]);
 		return;
 	}
 	if (sp->kind == PROBE_LATENCY) {
@@ -446,6 +502,9 @@ program *gen_program(const resolved *r, const gen_options *o)
 			break;
 		case PROBE_EVENTS:
 			failed |= emit_events(&pt, rp);
+			break;
+		case PROBE_COUNT:
+			failed |= emit_count(&pt, rp);
 			break;
 		}
 	}

@@ -14,6 +14,7 @@
  *             @err_NAME[nr, errno] (count)
  *   events:   printf "bpfspec:ev NAME TIME TID NR NS RET KIND ARG" records,
  *             @evcomm_NAME[tid] (thread name)  @evdrop_NAME (count over limit)
+ *   count:    @c_NAME[key] (count)
  *   helpers, never printed: @start_NAME @evstart_NAME @evarg_NAME @evn_NAME
  *
  * Ownership: gen_program returns an owned program or NULL after a

@@ -45,14 +45,15 @@ enum {
 };
 
 typedef enum { OUT_TEXT, OUT_JSON, OUT_PROM } out_format;
-typedef enum { MODE_RUN, MODE_GEN, MODE_LATENCY, MODE_SYSCALLS, MODE_DIFF } run_mode;
+typedef enum { MODE_RUN, MODE_GEN, MODE_LATENCY, MODE_SYSCALLS, MODE_COUNT, MODE_DIFF } run_mode;
 
 #define MAX_CHECKS 64
 
 typedef struct settings {
 	run_mode mode;
 	const char *spec_arg;	/* run, gen: the spec */
-	char **args;		/* latency: functions; syscalls: list; diff: files */
+	char **args;		/* latency: functions; syscalls: list; count: probe
+				 * points; diff: files */
 	size_t n_args;
 	pid_t pid;
 	const char *binary;
@@ -81,6 +82,10 @@ static const char usage_text[] =
 	"        trace a process with SPEC and print a report\n"
 	"  latency TARGET FUNC...        one-liner: entry-to-return latency of functions\n"
 	"  syscalls TARGET [NAME,...]    one-liner: syscall latency and errors (all by default)\n"
+	"  count TARGET PROBE...         one-liner: how often probe points fire, per thread;\n"
+	"        PROBE: tracepoint:CAT:NAME, uprobe:main:FUNC (or an absolute path for main),\n"
+	"        uretprobe:..., usdt:OBJ:PROVIDER:NAME, kprobe:FUNC, software:EVENT:PERIOD,\n"
+	"        profile:hz:N\n"
 	"  gen SPEC (-p PID | --binary PATH) [-d D]\n"
 	"        print the bpftrace program SPEC becomes, without running it\n"
 	"  check SPEC...                 validate specs (errors name file, line, column)\n"
@@ -105,8 +110,9 @@ static const char usage_text[] =
 	"      --fail-if COND     exit with status 1 when COND holds, e.g.\n"
 	"                         'poll.p99 > 100ms', 'syscalls.openat.errors.ENOENT > 0',\n"
 	"                         with diff: 'poll.p99 > +20%'  (repeatable)\n"
-	"      --emit-spec        (latency, syscalls) print the spec as YAML and stop\n"
-	"      --emit-program     (latency, syscalls) print the bpftrace program and stop\n"
+	"      --emit-spec        (latency, syscalls, count) print the spec as YAML and stop\n"
+	"      --emit-program     (latency, syscalls, count) print the bpftrace program\n"
+	"                         and stop\n"
 	"      --binary PATH      (gen) resolve symbols in PATH; the program then traces\n"
 	"                         every process running it\n"
 	"  -v, --verbose          say what happens at each stage\n"
@@ -122,6 +128,7 @@ static const char usage_text[] =
 	"  bpfspec run libuv-phases -d 5s -o json -- node app.js\n"
 	"  bpfspec latency -p $(pgrep -n node) uv__io_poll uv__run_timers -d 5\n"
 	"  bpfspec syscalls -p $(pgrep -n node) openat,read -i 1 -n 10 -o json\n"
+	"  bpfspec count -p $(pgrep -n node) tracepoint:sched:sched_switch -d 5\n"
 	"  bpfspec run file-io -p 1234 --fail-if 'file.openat.errors.ENOENT > 0'\n"
 	"  bpfspec run libuv-phases -p 1234 -o prom --output /var/lib/node_exporter/bpfspec.prom\n"
 	"  bpfspec diff before.json after.json --fail-if 'poll.p99 > +20%'\n"
@@ -340,6 +347,11 @@ static int parse_options(int argc, char **argv, settings *cfg)
 		if (cfg->n_args == 0)
 			return usage_error("%s: name at least one FUNC", "missing argument");
 		break;
+	case MODE_COUNT:
+		if (cfg->n_args == 0)
+			return usage_error("%s: name at least one PROBE, e.g. "
+					   "tracepoint:sched:sched_switch", "missing argument");
+		break;
 	case MODE_SYSCALLS:
 		if (cfg->n_args > 1)
 			return usage_error("unexpected argument '%s': give syscalls as one "
@@ -370,8 +382,9 @@ static int parse_options(int argc, char **argv, settings *cfg)
 	if (cfg->cumulative && !cfg->interval_ns)
 		return usage_error("%s", "--cumulative applies to -i intervals");
 	if ((cfg->emit_spec || cfg->emit_program) &&
-	    cfg->mode != MODE_LATENCY && cfg->mode != MODE_SYSCALLS)
-		return usage_error("%s", "--emit-spec and --emit-program are for latency and syscalls");
+	    cfg->mode != MODE_LATENCY && cfg->mode != MODE_SYSCALLS && cfg->mode != MODE_COUNT)
+		return usage_error("%s", "--emit-spec and --emit-program are for latency, syscalls "
+				   "and count");
 	return EXIT_OK;
 }
 
@@ -616,6 +629,9 @@ static spec *spec_for(const settings *cfg)
 	} else if (cfg->mode == MODE_SYSCALLS) {
 		yaml = oneliner_syscalls(cfg->n_args ? cfg->args[0] : NULL, d);
 		name = "<syscalls one-liner>";
+	} else if (cfg->mode == MODE_COUNT) {
+		yaml = oneliner_count(cfg->args, cfg->n_args, d);
+		name = "<count one-liner>";
 	} else {
 		return load_spec(cfg->spec_arg);
 	}
@@ -887,7 +903,7 @@ int main(int argc, char **argv)
 {
 	static const struct { const char *name; run_mode mode; } commands[] = {
 		{ "run", MODE_RUN }, { "gen", MODE_GEN }, { "latency", MODE_LATENCY },
-		{ "syscalls", MODE_SYSCALLS }, { "diff", MODE_DIFF },
+		{ "syscalls", MODE_SYSCALLS }, { "count", MODE_COUNT }, { "diff", MODE_DIFF },
 	};
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -94,6 +94,36 @@ char *oneliner_latency(char *const *funcs, size_t n_funcs, uint64_t duration_ns)
 	return buf_take(&b);
 }
 
+char *oneliner_count(char *const *points, size_t n_points, uint64_t duration_ns)
+{
+	buf b = BUF_INIT;
+	char names[64][33];
+
+	buf_puts(&b, "# Written by `bpfspec count`: how often each probe point fires, per\n"
+		     "# thread.\n"
+		     "name: count\n");
+	put_duration(&b, duration_ns);
+	buf_puts(&b, "probes:\n");
+	for (size_t i = 0; i < n_points && i < 64; i++) {
+		const char *pt = points[i], *last = strrchr(pt, ':');
+		char base[80];
+		last = last ? last + 1 : pt;
+		if (strncmp(pt, "profile:", 8) == 0)
+			snprintf(base, sizeof base, "profile");
+		else if (strncmp(pt, "software:", 9) == 0)
+			snprintf(base, sizeof base, "%.*s", (int)strcspn(pt + 9, ":"), pt + 9);
+		else
+			snprintf(base, sizeof base, "%s", last);
+		probe_name(names[i], sizeof names[i], base, names, i);
+		buf_printf(&b, "  - name: %s\n    kind: count\n    probe: ", names[i]);
+		put_quoted(&b, pt);
+		buf_putc(&b, '\n');
+	}
+	if (n_points > 64)
+		buf_puts(&b, "# (only the first 64 probe points)\n");
+	return buf_take(&b);
+}
+
 char *oneliner_syscalls(const char *list, uint64_t duration_ns)
 {
 	buf b = BUF_INIT;

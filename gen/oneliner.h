@@ -1,6 +1,7 @@
 /* oneliner — the specs behind the one-liner commands.
  *
- * `bpfspec latency FUNC...` and `bpfspec syscalls [NAME,...]` write a
+ * `bpfspec latency FUNC...`, `bpfspec syscalls [NAME,...]` and
+ * `bpfspec count PROBE...` write a
  * spec as YAML text and hand it to the same loader as a spec file, so a
  * one-liner is validated exactly like a spec and `--emit-spec` prints a
  * file the user can keep and grow.  Values are written as double-quoted
@@ -23,5 +24,10 @@ char *oneliner_latency(char *const *funcs, size_t n_funcs, uint64_t duration_ns)
 /* One syscalls probe: LIST is "openat,read,..." or NULL/"all" for every
  * syscall. */
 char *oneliner_syscalls(const char *list, uint64_t duration_ns);
+
+/* A count probe per probe point (quoted as given: the loader checks the
+ * grammar), named after the point: its last part ("sched_switch"), the
+ * event of a software point, "profile" for profile points; unique. */
+char *oneliner_count(char *const *points, size_t n_points, uint64_t duration_ns);
 
 #endif

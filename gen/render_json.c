@@ -147,6 +147,8 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 		json_t *jp = json_object();
 		json_object_set_new(jp, "name", json_string(p->name));
 		json_object_set_new(jp, "kind", json_string(p->kind));
+		if (p->probe)
+			json_object_set_new(jp, "probe", json_string(p->probe));
 		json_object_set_new(jp, "function", jstr(p->function));
 		json_object_set_new(jp, "object", jstr(p->object));
 		json_object_set_new(jp, "unit", json_string(p->unit));
@@ -172,6 +174,16 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 			json_object_set_new(jg, "main_thread",
 					    json_boolean(rep->pid > 0 && p->groups[g].tid == rep->pid));
 			put_stats(jg, &p->groups[g].st);
+			json_array_append_new(groups, jg);
+		}
+		for (size_t g = 0; strcmp(p->kind, "count") == 0 && g < p->n_groups; g++) {
+			/* Hits only: a count probe measures no durations. */
+			json_t *jg = json_object();
+			json_object_set_new(jg, "tid", json_integer(p->groups[g].tid));
+			json_object_set_new(jg, "thread", jstr(p->groups[g].thread));
+			json_object_set_new(jg, "main_thread",
+					    json_boolean(rep->pid > 0 && p->groups[g].tid == rep->pid));
+			json_object_set_new(jg, "count", jint(p->groups[g].st.count));
 			json_array_append_new(groups, jg);
 		}
 		json_object_set_new(jp, "groups", groups);

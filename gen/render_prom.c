@@ -231,6 +231,12 @@ int render_prom(FILE *out, const report *rep)
 			  false };
 	family dropped = { "bpfspec_events_dropped", "gauge",
 			   "Slow calls not recorded in the window (over the probe's limit).", false };
+	family hits = { "bpfspec_probe_hits", "gauge",
+			"Hits of a count probe's probe point in the window, all threads together.",
+			false };
+	family thread_hits = { "bpfspec_thread_probe_hits", "gauge",
+			       "Hits of a count probe's probe point by the thread in the window.",
+			       false };
 	char v[32], pid[24];
 
 	snprintf(pid, sizeof pid, "%ld", rep->pid);
@@ -289,6 +295,34 @@ int render_prom(FILE *out, const report *rep)
 			fmt_u64(v, sizeof v, pass == 0 ? p->st.count : p->events_dropped);
 			put_sample(out, pass == 0 ? &events : &dropped, "", ls, 2, v);
 		}
+
+	for (size_t i = 0; i < rep->n_probes; i++) {
+		const report_probe *p = &rep->probes[i];
+		if (!p->attached || !kind_is(p, "count"))
+			continue;
+		label ls[] = { { "spec", rep->spec_name }, { "probe", p->name } };
+		fmt_u64(v, sizeof v, p->st.count);
+		put_sample(out, &hits, "", ls, 2, v);
+	}
+	for (size_t i = 0; i < rep->n_probes; i++) {
+		const report_probe *p = &rep->probes[i];
+		if (!p->attached || !kind_is(p, "count"))
+			continue;
+		for (size_t g = 0; g < p->n_groups; g++) {
+			const report_group *gr = &p->groups[g];
+			char tid[24];
+			if (gr->tid == 0)	/* the probe is not per thread */
+				continue;
+			snprintf(tid, sizeof tid, "%ld", gr->tid);
+			label ls[] = {
+				{ "spec", rep->spec_name }, { "probe", p->name },
+				{ "tid", tid }, { "thread", gr->thread },
+				{ "main", rep->pid > 0 && gr->tid == rep->pid ? "true" : "false" },
+			};
+			fmt_u64(v, sizeof v, gr->st.count);
+			put_sample(out, &thread_hits, "", ls, 5, v);
+		}
+	}
 
 	/* A full disk shows only when the buffer is written out. */
 	if (fflush(out) == EOF || ferror(out))

@@ -178,6 +178,24 @@ static void event_table(FILE *out, const report_probe *p)
 	}
 }
 
+/* A count probe's hits per thread, when there are several threads. */
+static void count_table(FILE *out, const report_probe *p, long pid)
+{
+	if (p->n_groups < 2)
+		return;
+	fprintf(out, "\n%s: hits of ", p->name);
+	put_printable(out, p->probe ? p->probe : "?");
+	fprintf(out, " per thread\n  %-8s %-16s %10s\n", "TID", "THREAD", "COUNT");
+	for (size_t g = 0; g < p->n_groups; g++) {
+		const report_group *gr = &p->groups[g];
+		char name[40];
+		snprintf(name, sizeof name, "%s%s", gr->thread ? gr->thread : "?",
+			 pid > 0 && gr->tid == pid ? " (main)" : "");
+		fprintf(out, "  %-8ld %-16s %10llu\n", gr->tid, name,
+			(unsigned long long)gr->st.count);
+	}
+}
+
 int render_text(FILE *out, const report *rep)
 {
 	char dur[32];
@@ -204,6 +222,12 @@ int render_text(FILE *out, const report *rep)
 			fprintf(out, "not attached: %s\n", p->reason ? p->reason : "unknown reason");
 			continue;
 		}
+		if (strcmp(p->kind, "count") == 0) {
+			fprintf(out, "%10llu hits of ", (unsigned long long)p->st.count);
+			put_printable(out, p->probe ? p->probe : "?");
+			fputc('\n', out);
+			continue;
+		}
 		if (strcmp(p->kind, "events") == 0) {
 			char thr[32];
 			fmt_dur(thr, sizeof thr, p->threshold_ns, p->unit_ns, p->unit);
@@ -221,6 +245,10 @@ int render_text(FILE *out, const report *rep)
 		}
 		if (!p->attached || p->st.count == 0)
 			continue;
+		if (strcmp(p->kind, "count") == 0) {
+			count_table(out, p, rep->pid);
+			continue;
+		}
 		if (strcmp(p->kind, "syscalls") == 0) {
 			syscall_table(out, p, rep->pid);
 			continue;

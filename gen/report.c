@@ -179,6 +179,38 @@ static int fill_latency(report_probe *p, const char *name, const bpfout_window *
 	return 0;
 }
 
+/* ---- count probes ---------------------------------------------------- */
+
+/* @c_NAME[key] = hits: groups carry only a count. */
+static int fill_count(report_probe *p, const char *name, const bpfout_window *w, long pid)
+{
+	const bpfout_map *m = window_map(w, "c", name);
+
+	for (size_t i = 0; m && i < m->n_entries; i++) {
+		const bpfout_entry *e = &m->entries[i];
+		if (e->n_ikeys != 1 || e->type != BPFOUT_VALUE_INT || e->value < 0)
+			continue;
+		report_group *g = find_group(p, (long)e->ikeys[0]);
+		if (!g)
+			return -1;
+		g->st.count += (uint64_t)e->value;
+		p->st.count += (uint64_t)e->value;
+	}
+	for (size_t i = 0; i < p->n_groups; i++) {
+		report_group *g = &p->groups[i];
+		g->st.min_ns = 0;
+		if (pid > 0 && g->tid > 0) {
+			char comm[64];
+			if (target_thread_name((pid_t)pid, (pid_t)g->tid, comm, sizeof comm) == 0)
+				g->thread = strdup(comm);
+		}
+	}
+	main_pid = pid;
+	if (p->n_groups > 1)
+		qsort(p->groups, p->n_groups, sizeof *p->groups, group_order);
+	return 0;
+}
+
 /* ---- syscalls probes ------------------------------------------------ */
 
 static report_syscall *find_syscall(report_probe *p, long nr)
@@ -558,6 +590,7 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 		p->name = strdup(rp->sp->name);
 		p->kind = strdup(spec_kind_name(rp->sp->kind));
 		p->function = dup_or_null(rp->sp->function);
+		p->probe = dup_or_null(rp->sp->probe);
 		p->object = dup_or_null(rp->active ? rp->object : NULL);
 		p->unit = strdup(spec_unit_name(rp->sp->unit));
 		p->unit_ns = spec_unit_ns(rp->sp->unit);
@@ -574,6 +607,8 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 			rc = fill_syscalls(p, rp->sp->name, w, run->pid);
 		else if (rp->active && rp->sp->kind == PROBE_EVENTS)
 			rc = fill_events(p, rp->sp, w, run->pid, begin);
+		else if (rp->active && rp->sp->kind == PROBE_COUNT)
+			rc = fill_count(p, rp->sp->name, w, run->pid);
 		if (rc < 0) {
 			report_free(rep);
 			return NULL;
@@ -603,6 +638,7 @@ void report_free(report *rep)
 		free(p->name);
 		free(p->kind);
 		free(p->function);
+		free(p->probe);
 		free(p->object);
 		free(p->unit);
 		free(p->reason);

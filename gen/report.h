@@ -86,14 +86,15 @@ typedef struct report_event {
 
 typedef struct report_probe {
 	char *name;
-	char *kind;		/* "latency" */
+	char *kind;		/* "latency", "syscalls", "events", "count" */
+	char *probe;		/* count: the probe point; else NULL */
 	char *function;
 	char *object;		/* NULL when not attached */
 	char *unit;		/* display unit: "ns", "us", "ms", "s" */
 	uint64_t unit_ns;
 	bool attached;
 	char *reason;		/* why not attached, or NULL */
-	report_stats st;	/* all groups together */
+	report_stats st;	/* all groups together (count probes: only count) */
 	report_group *groups;	/* main thread (tid == pid) first, then by tid */
 	size_t n_groups;
 	/* syscalls probes: per syscall, slowest total first */

@@ -11,6 +11,15 @@
 #include "diag.h"
 #include "symtab.h"
 
+/* The probe's function is looked up in the target: latency probes, and
+ * count probes on uprobe:main:SYMBOL or uretprobe:main:SYMBOL. */
+static bool needs_lookup(const spec_probe *p)
+{
+	return p->kind == PROBE_LATENCY ||
+	       (p->kind == PROBE_COUNT && p->object && p->function &&
+		(p->point == POINT_UPROBE || p->point == POINT_URETPROBE));
+}
+
 /* The objects of T that a probe searches, in order, without repeats.
  * Returns the number stored in OUT (capacity MAX). */
 static size_t candidate_objects(const spec *s, const spec_probe *p,
@@ -187,7 +196,7 @@ resolved *resolve_spec(const spec *s, const target *t)
 	for (size_t i = 0; i < s->n_probes; i++) {
 		r->probes[i].sp = &s->probes[i];
 		lk[i].found_in = -1;
-		if (s->probes[i].kind == PROBE_LATENCY)
+		if (needs_lookup(&s->probes[i]))
 			lk[i].n_objs = candidate_objects(s, &s->probes[i], t, lk[i].objs, 64);
 	}
 	/* Objects in the order the spec searches them; each is read once. */
@@ -212,9 +221,12 @@ resolved *resolve_spec(const spec *s, const target *t)
 		}
 	}
 	for (size_t i = 0; i < s->n_probes; i++) {
-		if (s->probes[i].kind != PROBE_LATENCY) {
-			/* Tracepoints: nothing to look up in the target. */
+		if (!needs_lookup(&s->probes[i])) {
+			/* Tracepoints and the like: nothing to look up in the
+			 * target; usdt:main names the target's executable. */
 			r->probes[i].active = true;
+			if (s->probes[i].kind == PROBE_COUNT && s->probes[i].object)
+				r->probes[i].object = t->exe;
 			r->n_active++;
 		} else if (settle_probe(s, t, &r->probes[i], &lk[i]) < 0)
 			failed = 1;
@@ -237,21 +249,88 @@ resolved *resolve_spec(const spec *s, const target *t)
 	return r;
 }
 
+/* Where tracefs is mounted (its events directory there), or NULL. */
+static const char *tracefs_root(void)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[128];
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/events", roots[i]);
+		if (access(path, F_OK) == 0)
+			return roots[i];
+	}
+	return NULL;
+}
+
+/* The probe uses the tracepoint CAT:NAME (written into CAT and NAME). */
+static bool tracepoint_of(const spec_probe *sp, char *cat, char *name, size_t size)
+{
+	if (sp->kind != PROBE_COUNT || sp->point != POINT_TRACEPOINT)
+		return false;
+	const char *c = sp->probe + strlen("tracepoint:"), *n = strchr(c, ':');
+	snprintf(cat, size, "%.*s", (int)(n - c), c);
+	snprintf(name, size, "%s", n + 1);
+	return true;
+}
+
+static bool kprobes_available(void)
+{
+	return access("/sys/bus/event_source/devices/kprobe", F_OK) == 0 ||
+	       access("/sys/kernel/tracing/kprobe_events", F_OK) == 0 ||
+	       access("/sys/kernel/debug/tracing/kprobe_events", F_OK) == 0;
+}
+
 int resolve_check_tracepoints(const resolved *r)
 {
-	bool needed = false;
-	for (size_t i = 0; i < r->n_probes; i++)
-		if (r->probes[i].active && r->probes[i].sp->kind != PROBE_LATENCY)
+	bool needed = false, syscalls = false;
+	const char *root = NULL;
+	char cat[80], name[80], path[256];
+	int rc = 0;
+
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const spec_probe *sp = r->probes[i].sp;
+		if (!r->probes[i].active)
+			continue;
+		if (sp->kind == PROBE_SYSCALLS || sp->kind == PROBE_EVENTS)
+			needed = syscalls = true;
+		if (tracepoint_of(sp, cat, name, sizeof cat))
 			needed = true;
+		if (sp->kind == PROBE_COUNT && sp->point == POINT_KPROBE && !kprobes_available()) {
+			diag_error("count a tracepoint instead (`bpftrace -l 'tracepoint:*'` lists "
+				   "them), or run on a kernel built with CONFIG_KPROBES",
+				   "probe '%s': kprobes are not available on this kernel "
+				   "(CONFIG_KPROBES is off): no /sys/bus/event_source/devices/kprobe "
+				   "or kprobe_events", sp->name);
+			rc = -1;
+		}
+	}
 	if (!needed)
-		return 0;
-	if (access("/sys/kernel/tracing/events/raw_syscalls/sys_enter", F_OK) == 0 ||
-	    access("/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter", F_OK) == 0)
-		return 0;
-	diag_error("mount it (as root): mount -t tracefs nodev /sys/kernel/tracing",
-		   "syscall tracepoints are unavailable: tracefs is not mounted "
-		   "(no /sys/kernel/tracing/events/raw_syscalls)");
-	return -1;
+		return rc;
+	if (!(root = tracefs_root()) ||
+	    (syscalls && (snprintf(path, sizeof path, "%s/events/raw_syscalls/sys_enter", root),
+			  access(path, F_OK) != 0))) {
+		diag_error("mount it (as root): mount -t tracefs nodev /sys/kernel/tracing",
+			   "%s tracepoints are unavailable: tracefs is not mounted "
+			   "(no /sys/kernel/tracing/events%s)", syscalls ? "syscall" : "kernel",
+			   syscalls ? "/raw_syscalls" : "");
+		return -1;
+	}
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const spec_probe *sp = r->probes[i].sp;
+		if (!r->probes[i].active || !tracepoint_of(sp, cat, name, sizeof cat))
+			continue;
+		snprintf(path, sizeof path, "%s/events/%s/%s", root, cat, name);
+		if (access(path, F_OK) == 0)
+			continue;
+		char hint[200];
+		snprintf(hint, sizeof hint, "check the name: `bpftrace -l 'tracepoint:%s:*'` lists "
+			 "the tracepoints of that category", cat);
+		diag_error(hint, "probe '%s': tracepoint '%s' does not exist on this kernel (no %s)",
+			   sp->name, sp->probe, path);
+		rc = -1;
+	}
+	return rc;
 }
 
 void resolved_free(resolved *r)

@@ -40,7 +40,8 @@ typedef struct resolved {
 } resolved;
 
 resolved *resolve_spec(const spec *s, const target *t);
-/* Syscall probes need the raw_syscalls tracepoints, which need tracefs.
+/* Syscall probes need the raw_syscalls tracepoints, which need tracefs;
+ * count probes need their tracepoint to exist, and kprobe ones kprobes.
  * Returns 0 when they are there (or not needed), -1 after a diagnostic
  * that says how to mount it. */
 int resolve_check_tracepoints(const resolved *r);

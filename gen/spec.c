@@ -41,6 +41,8 @@
 #define SPEC_NAME_MAX 64
 #define FUNCTION_MAX 256
 #define OBJECT_MAX 128
+#define POINT_MAX 1024	/* a count probe's probe point, in bytes */
+#define POINT_WORD_MAX 64	/* tracepoint, usdt words */
 #define SYSCALL_NAME_MAX 64
 #define EVENTS_MAX_SYSCALLS 16	/* an events probe names a few calls */
 #define SYSCALL_GUESS_DISTANCE 2	/* "did you mean" at most this far off */
@@ -51,7 +53,7 @@
 
 static const char *const unit_names[] = { "ns", "us", "ms", "s", NULL };
 static const uint64_t unit_mults[] = { 1, 1000, 1000000, 1000000000 };
-static const char *const kind_names[] = { "latency", "syscalls", "events", NULL };
+static const char *const kind_names[] = { "latency", "syscalls", "events", "count", NULL };
 
 const char *spec_unit_name(time_unit u)
 {
@@ -65,7 +67,7 @@ uint64_t spec_unit_ns(time_unit u)
 
 const char *spec_kind_name(probe_kind k)
 {
-	return (unsigned)k < 3 ? kind_names[k] : "?";
+	return (unsigned)k < 4 ? kind_names[k] : "?";
 }
 
 /* ---- durations ---- */
@@ -216,6 +218,176 @@ static bool object_ok(const char *s, size_t len)
 		    !in_set(s[i], "_.+*?[]-"))
 			return false;
 	return true;
+}
+
+/* ---- count probe points ---- */
+
+static const char *const software_events[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
+	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
+	"bpf-output", NULL,
+};
+
+/* [a-z0-9_]{1,64} (LOWER) or [A-Za-z0-9_]{1,64} */
+static bool point_word_ok(const char *s, size_t len, bool lower)
+{
+	if (len < 1 || len > POINT_WORD_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!is_lower(s[i]) && !is_digit(s[i]) && s[i] != '_' && (lower || !is_upper(s[i])))
+			return false;
+	return true;
+}
+
+/* "main", or a plain absolute path: "/" then [A-Za-z0-9/._+-]. */
+static bool point_object_ok(const char *s, size_t len)
+{
+	if (len == 4 && memcmp(s, "main", 4) == 0)
+		return true;
+	if (len < 2 || s[0] != '/')
+		return false;
+	for (size_t i = 1; i < len; i++)
+		if (!is_lower(s[i]) && !is_upper(s[i]) && !is_digit(s[i]) && !in_set(s[i], "/._+-"))
+			return false;
+	return true;
+}
+
+/* Digits, no leading zero, from 1 to MAX. */
+static bool point_number_ok(const char *s, size_t len, uint64_t max)
+{
+	uint64_t v = 0;
+
+	if (len < 1 || len > 10 || s[0] == '0')
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (!is_digit(s[i]))
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	return v >= 1 && v <= max;
+}
+
+static const char *show(char *buf, const char *s, size_t len);
+
+int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
+{
+	static const struct { const char *name; point_type type; size_t fields; } forms[] = {
+		{ "tracepoint", POINT_TRACEPOINT, 3 }, { "uprobe", POINT_UPROBE, 3 },
+		{ "uretprobe", POINT_URETPROBE, 3 }, { "usdt", POINT_USDT, 4 },
+		{ "kprobe", POINT_KPROBE, 2 }, { "software", POINT_SOFTWARE, 3 },
+		{ "profile", POINT_PROFILE, 3 },
+	};
+	const char *f[5];
+	size_t fl[5], n = 0, len = strlen(text), k;
+	char buf[SHOW_BUF];
+	const char *p = text;
+
+	if (len == 0) {
+		snprintf(why, size, "it is empty");
+		return -1;
+	}
+	if (len > POINT_MAX) {
+		snprintf(why, size, "it is longer than %d bytes", POINT_MAX);
+		return -1;
+	}
+	for (;;) {
+		const char *c = strchr(p, ':');
+		if (n == 5) {
+			snprintf(why, size, "it has too many ':'-separated parts");
+			return -1;
+		}
+		f[n] = p;
+		fl[n++] = c ? (size_t)(c - p) : strlen(p);
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	for (k = 0; k < sizeof forms / sizeof *forms; k++)
+		if (strlen(forms[k].name) == fl[0] && memcmp(forms[k].name, f[0], fl[0]) == 0)
+			break;
+	if (k == sizeof forms / sizeof *forms) {
+		snprintf(why, size, "unknown probe type '%s'", show(buf, f[0], fl[0]));
+		return -1;
+	}
+	if (n != forms[k].fields) {
+		static const char *const shapes[] = {
+			"tracepoint:CATEGORY:NAME", "uprobe:OBJECT:SYMBOL", "uretprobe:OBJECT:SYMBOL",
+			"usdt:OBJECT:PROVIDER:NAME", "kprobe:SYMBOL", "software:EVENT:PERIOD",
+			"profile:hz:N",
+		};
+		snprintf(why, size, "a %s probe point is written %s", forms[k].name,
+			 shapes[forms[k].type]);
+		return -1;
+	}
+	switch (forms[k].type) {
+	case POINT_TRACEPOINT:
+		for (size_t i = 1; i < 3; i++)
+			if (!point_word_ok(f[i], fl[i], true)) {
+				snprintf(why, size, "tracepoint %s '%s' is not 1-64 of a-z 0-9 _",
+					 i == 1 ? "category" : "name", show(buf, f[i], fl[i]));
+				return -1;
+			}
+		break;
+	case POINT_UPROBE:
+	case POINT_URETPROBE:
+	case POINT_USDT:
+		if (!point_object_ok(f[1], fl[1])) {
+			snprintf(why, size, "object '%s' is neither 'main' nor a plain absolute "
+				 "path (/ then letters, digits, / . _ + -)", show(buf, f[1], fl[1]));
+			return -1;
+		}
+		if (forms[k].type == POINT_USDT) {
+			for (size_t i = 2; i < 4; i++)
+				if (!point_word_ok(f[i], fl[i], false)) {
+					snprintf(why, size, "usdt %s '%s' is not 1-64 of A-Z a-z 0-9 _",
+						 i == 2 ? "provider" : "name", show(buf, f[i], fl[i]));
+					return -1;
+				}
+		} else if (!function_ok(f[2], fl[2])) {
+			snprintf(why, size, "symbol '%s' is not a function name", show(buf, f[2], fl[2]));
+			return -1;
+		}
+		break;
+	case POINT_KPROBE:
+		if (!function_ok(f[1], fl[1])) {
+			snprintf(why, size, "symbol '%s' is not a function name", show(buf, f[1], fl[1]));
+			return -1;
+		}
+		break;
+	case POINT_SOFTWARE: {
+		size_t e;
+		for (e = 0; software_events[e]; e++)
+			if (strlen(software_events[e]) == fl[1] &&
+			    memcmp(software_events[e], f[1], fl[1]) == 0)
+				break;
+		if (!software_events[e]) {
+			snprintf(why, size, "unknown software event '%s' (cpu-clock, task-clock, "
+				 "page-faults, context-switches, cpu-migrations, minor-faults, "
+				 "major-faults, alignment-faults, emulation-faults, dummy, bpf-output)",
+				 show(buf, f[1], fl[1]));
+			return -1;
+		}
+		if (!point_number_ok(f[2], fl[2], 1000000000)) {
+			snprintf(why, size, "period '%s' is not a whole number from 1 to 1000000000",
+				 show(buf, f[2], fl[2]));
+			return -1;
+		}
+		break;
+	}
+	case POINT_PROFILE:
+		if (fl[1] != 2 || memcmp(f[1], "hz", 2) != 0) {
+			snprintf(why, size, "profile takes 'hz', not '%s'", show(buf, f[1], fl[1]));
+			return -1;
+		}
+		if (!point_number_ok(f[2], fl[2], 10000)) {
+			snprintf(why, size, "frequency '%s' is not a whole number from 1 to 10000",
+				 show(buf, f[2], fl[2]));
+			return -1;
+		}
+		break;
+	}
+	*type = forms[k].type;
+	return 0;
 }
 
 /* ---- the loader's diagnostics ---- */
@@ -686,16 +858,16 @@ static const char *const top_examples[] = {
 
 enum {
 	P_NAME, P_KIND, P_FUNCTION, P_OBJECT, P_OPTIONAL, P_MISSING_REASON, P_SYSCALLS,
-	P_THRESHOLD, P_LIMIT, P_UNIT, P_PER_THREAD, P_DESCRIPTION, N_PROBE,
+	P_PROBE, P_THRESHOLD, P_LIMIT, P_UNIT, P_PER_THREAD, P_DESCRIPTION, N_PROBE,
 };
 static const char *const probe_keys[] = {
 	"name", "kind", "function", "object", "optional", "missing_reason", "syscalls",
-	"threshold", "limit", "unit", "per_thread", "description", NULL,
+	"probe", "threshold", "limit", "unit", "per_thread", "description", NULL,
 };
 static const char *const probe_examples[] = {
 	"name: timers", "kind: latency", "function: uv__run_timers", "object: \"libuv.so*\"",
 	"optional: true", "missing_reason: inlined by the compiler", "syscalls: [openat, read]",
-	"threshold: 1ms", "limit: 1000", "unit: ms", "per_thread: false",
+	"probe: \"tracepoint:sched:sched_switch\"", "threshold: 1ms", "limit: 1000", "unit: ms", "per_thread: false",
 	"description: Time spent running timers",
 };
 
@@ -703,11 +875,18 @@ static const char *const probe_examples[] = {
 #define K_LATENCY (1u << PROBE_LATENCY)
 #define K_SYSCALLS (1u << PROBE_SYSCALLS)
 #define K_EVENTS (1u << PROBE_EVENTS)
-#define K_ALL (K_LATENCY | K_SYSCALLS | K_EVENTS)
+#define K_COUNT (1u << PROBE_COUNT)
+#define K_ALL (K_LATENCY | K_SYSCALLS | K_EVENTS | K_COUNT)
 static const unsigned probe_key_kinds[] = {
 	K_ALL, K_ALL, K_LATENCY, K_LATENCY, K_LATENCY, K_LATENCY, K_SYSCALLS | K_EVENTS,
-	K_EVENTS, K_EVENTS, K_ALL, K_ALL, K_ALL,
+	K_COUNT, K_EVENTS, K_EVENTS, K_LATENCY | K_SYSCALLS | K_EVENTS, K_ALL, K_ALL,
 };
+
+/* The forms a count probe's 'probe' may take, for hints. */
+#define POINT_FORMS "a probe point is one of tracepoint:CATEGORY:NAME, uprobe:OBJECT:SYMBOL, " \
+	"uretprobe:OBJECT:SYMBOL, usdt:OBJECT:PROVIDER:NAME, kprobe:SYMBOL, " \
+	"software:EVENT:PERIOD, profile:hz:N (OBJECT: main or an absolute path); see " \
+	"docs/spec.md#count-probes"
 
 static diag_loc node_loc(const loader *ld, const node *n)
 {
@@ -1161,7 +1340,23 @@ static void report_misplaced_key(loader *ld, const node *k, int key, int kind,
 	const char *name = probe_keys[key], *kname = kind_names[kind];
 	char hint[256];
 
-	if (key == P_FUNCTION)
+	if (key == P_PROBE)
+		snprintf(hint, sizeof(hint),
+			 "remove it: 'probe' is the probe point a count probe counts hits of; "
+			 "to count hits, add a separate probe with 'kind: count'");
+	else if (kind == PROBE_COUNT && key == P_FUNCTION)
+		snprintf(hint, sizeof(hint),
+			 "remove it: a count probe names its function in 'probe', as in "
+			 "'probe: \"uprobe:main:FUNCTION\"'");
+	else if (kind == PROBE_COUNT && key == P_SYSCALLS)
+		snprintf(hint, sizeof(hint),
+			 "remove it: a count probe names a syscall in 'probe', as in "
+			 "'probe: \"tracepoint:syscalls:sys_enter_openat\"'");
+	else if (kind == PROBE_COUNT)
+		snprintf(hint, sizeof(hint),
+			 "remove it: a count probe only counts the hits of its 'probe'; '%s' "
+			 "does not apply to it", name);
+	else if (key == P_FUNCTION)
 		snprintf(hint, sizeof(hint),
 			 "remove it: %s %s probe measures the syscalls in its 'syscalls' list; "
 			 "to time a function, add a separate probe with 'kind: latency'",
@@ -1411,6 +1606,40 @@ static bool check_limit(loader *ld, const node *v, const char *where, unsigned *
 	return true;
 }
 
+/* Checks V, the 'probe' of a count probe P: one of the forms of
+ * spec_parse_point.  On OBJECT main, sets P's object (and function). */
+static void check_point(loader *ld, spec_probe *p, const node *v, const char *where)
+{
+	char buf[SHOW_BUF], why[512];
+	point_type type;
+
+	if (memchr(v->value, '\0', v->len)) {
+		report(ld, DIAG_ERROR, node_loc(ld, v), POINT_FORMS,
+		       "invalid probe point '%s' %s: it contains a NUL character",
+		       show(buf, v->value, v->len), where);
+		return;
+	}
+	if (spec_parse_point(v->value, &type, why, sizeof(why)) < 0) {
+		report(ld, DIAG_ERROR, node_loc(ld, v), POINT_FORMS, "invalid probe point '%s' %s: %s",
+		       show(buf, v->value, v->len), where, why);
+		return;
+	}
+	p->probe = dup_value(v);
+	if (!p->probe) {
+		no_memory(ld);
+		return;
+	}
+	p->point = type;
+	p->probe_loc = node_loc(ld, v);
+	if (type == POINT_UPROBE || type == POINT_URETPROBE || type == POINT_USDT) {
+		const char *obj = strchr(p->probe, ':') + 1, *end = strchr(obj, ':');
+		if (type != POINT_USDT && !(p->function = strdup(end + 1)))
+			no_memory(ld);
+		if (end - obj == 4 && memcmp(obj, "main", 4) == 0 && !(p->object = strdup("main")))
+			no_memory(ld);
+	}
+}
+
 static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 {
 	spec_probe *p = &s->probes[s->n_probes++];
@@ -1442,7 +1671,8 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 		}
 		snprintf(what, sizeof(what), "'%s' in %s", probe_keys[key], label);
 		if (!want_scalar(ld, k, v, what, probe_examples[key],
-				 key == P_NAME || key == P_KIND || key == P_FUNCTION)) {
+				 key == P_NAME || key == P_KIND || key == P_FUNCTION ||
+				 key == P_PROBE)) {
 			if (key == P_OPTIONAL)
 				optional_ok = false;
 			continue;
@@ -1476,6 +1706,9 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 				       : "a function is a symbol name: a letter or '_', then letters, "
 					 "digits, '_', '.' or '$' (at most 256 characters)",
 			       "invalid function name '%s' %s", show(buf, v->value, v->len), where);
+			break;
+		case P_PROBE:
+			check_point(ld, p, v, where);
 			break;
 		case P_OBJECT:
 			snprintf(what, sizeof(what), " %s", where);
@@ -1528,16 +1761,23 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 	if (!seen[P_KIND])
 		report(ld, DIAG_ERROR, map_loc(ld, map),
 		       seen[P_FUNCTION] ? "add 'kind: latency' to time the function"
+		       : seen[P_PROBE] ? "add 'kind: count' to count the hits of the probe point"
 		       : seen[P_SYSCALLS]
 			       ? "add 'kind: syscalls' (latency and errors per syscall) or "
 				 "'kind: events' (a record per slow call)"
 			       : "add 'kind: latency' (time a function), 'kind: syscalls' (latency "
-				 "and errors per syscall) or 'kind: events' (a record per slow call)",
+				 "and errors per syscall), 'kind: events' (a record per slow call) or "
+				 "'kind: count' (hits of a probe point)",
 		       "%s has no 'kind'", label);
 	if (kind == PROBE_LATENCY && !seen[P_FUNCTION])
 		report(ld, DIAG_ERROR, map_loc(ld, map),
 		       "add the function to time, e.g. 'function: uv__run_timers'",
 		       "%s has no 'function'", label);
+	if (kind == PROBE_COUNT && !seen[P_PROBE])
+		report(ld, DIAG_ERROR, map_loc(ld, map),
+		       "add the probe point to count, e.g. 'probe: \"tracepoint:sched:sched_switch\"'; "
+		       POINT_FORMS,
+		       "%s has no 'probe'", label);
 	if ((kind == PROBE_SYSCALLS || kind == PROBE_EVENTS) && !seen[P_SYSCALLS])
 		report(ld, DIAG_ERROR, map_loc(ld, map),
 		       kind == PROBE_EVENTS
@@ -1732,6 +1972,21 @@ static bool check_fits_probe(loader *ld, const node *v, const char *text, const 
 			       "has count, sum, min, max, mean, p50, p90, p99 (and lost)",
 			       "check reads the errors of probe '%s', a latency probe, which does not "
 			       "count errors", p->name);
+			return false;
+		}
+		return true;
+	case PROBE_COUNT:
+		if (cp->syscall[0] || (strcmp(cp->stat, "count") != 0 &&
+				       strcmp(cp->stat, "lost") != 0)) {
+			snprintf(hint, sizeof(hint),
+				 "a count probe counts the hits of its probe point: check how many "
+				 "there were, e.g. '%s.count > 0'", p->name);
+			report(ld, DIAG_ERROR,
+			       check_loc(ld, v, cp->syscall[0] ? cp->syscall_col : cp->stat_col), hint,
+			       "check reads '%.*s' of probe '%s', a count probe, which can be "
+			       "checked on its count and lost only",
+			       (int)(cp->len - cols_of_stat_start(cp)), text + cols_of_stat_start(cp),
+			       p->name);
 			return false;
 		}
 		return true;
@@ -2016,6 +2271,7 @@ void spec_free(spec *s)
 		free(p->missing_reason);
 		free(p->description);
 		free(p->syscalls);
+		free(p->probe);
 	}
 	free(s->probes);
 	for (size_t i = 0; i < s->n_checks; i++)

@@ -21,7 +21,19 @@ typedef enum {
 	PROBE_LATENCY,		/* entry/return pair on a function */
 	PROBE_SYSCALLS,		/* latency of a set of syscalls, with errors */
 	PROBE_EVENTS,		/* one record per slow syscall */
+	PROBE_COUNT,		/* hits of one probe point */
 } probe_kind;
+
+/* The forms of a count probe's probe point (docs/spec.md). */
+typedef enum {
+	POINT_TRACEPOINT,	/* tracepoint:CATEGORY:NAME */
+	POINT_UPROBE,		/* uprobe:OBJECT:SYMBOL */
+	POINT_URETPROBE,	/* uretprobe:OBJECT:SYMBOL */
+	POINT_USDT,		/* usdt:OBJECT:PROVIDER:NAME */
+	POINT_KPROBE,		/* kprobe:SYMBOL */
+	POINT_SOFTWARE,		/* software:EVENT:PERIOD */
+	POINT_PROFILE,		/* profile:hz:N */
+} point_type;
 
 /* Most syscalls one probe may name (beyond that, use `all`). */
 #define SPEC_MAX_SYSCALLS 64
@@ -61,6 +73,14 @@ typedef struct spec_probe {
 	 * at most `limit` records are kept, the rest only counted. */
 	uint64_t threshold_ns;
 	unsigned limit;
+
+	/* count: the probe point as written (it passed the grammar of its
+	 * form), and its form.  uprobe/uretprobe/usdt on OBJECT `main` also
+	 * set object to "main" (and uprobe/uretprobe function to SYMBOL), so
+	 * that the symbol is resolved in the target's executable. */
+	char *probe;
+	diag_loc probe_loc;
+	point_type point;
 } spec_probe;
 
 typedef struct spec {
@@ -101,6 +121,10 @@ int spec_parse_duration(const char *text, uint64_t *ns);
 
 const char *spec_unit_name(time_unit u);	/* "ns", "us", "ms", "s" */
 uint64_t spec_unit_ns(time_unit u);		/* 1, 1000, ... */
-const char *spec_kind_name(probe_kind k);	/* "latency", "syscalls", "events" */
+const char *spec_kind_name(probe_kind k);	/* "latency", "syscalls", "events", "count" */
+
+/* Checks a count probe point against the grammar of its form.  Returns 0
+ * and sets *TYPE, or -1 and writes why into WHY (SIZE bytes). */
+int spec_parse_point(const char *text, point_type *type, char *why, size_t size);
 
 #endif

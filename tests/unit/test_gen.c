@@ -594,6 +594,87 @@ START_TEST(test_program_spec_path_injection)
 }
 END_TEST
 
+/* ---- count probes -------------------------------------------------- */
+
+static const char count_yaml[] =
+	"name: counts\n"
+	"probes:\n"
+	"  - {name: sw, kind: count, probe: \"tracepoint:sched:sched_switch\"}\n"
+	"  - {name: fn, kind: count, probe: \"uprobe:main:uv__run_timers\"}\n"
+	"  - {name: fnret, kind: count, probe: \"uretprobe:main:uv__run_timers\", per_thread: false}\n"
+	"  - {name: lib, kind: count, probe: \"uprobe:/usr/lib/libuv.so.1:uv_run\"}\n"
+	"  - {name: gc, kind: count, probe: \"usdt:main:node:gc__start\"}\n"
+	"  - {name: gc2, kind: count, probe: \"usdt:/usr/bin/node:node:gc__done\"}\n"
+	"  - {name: opens, kind: count, probe: \"kprobe:do_sys_openat2\"}\n"
+	"  - {name: faults, kind: count, probe: \"software:page-faults:100\"}\n"
+	"  - {name: prof, kind: count, probe: \"profile:hz:99\"}\n";
+
+/* Each form of probe point becomes its attach point, with the pid
+ * filter, and @c_NAME[tid] (or [0]); OBJECT main names the executable. */
+START_TEST(test_program_count)
+{
+	char exe[] = "/usr/bin/x", *objs[] = { exe }, *out;
+	uint64_t addrs[2] = { 0x1000, 0x2000 };
+	resolved_probe rp[9];
+	spec *s;
+
+	capture_start();
+	s = spec_parse("t/count.yaml", count_yaml, strlen(count_yaml));
+	out = capture_end();
+	ck_assert_msg(s != NULL, "spec does not parse:\n%s", out);
+	free(out);
+	ck_assert_uint_eq(s->n_probes, 9);
+	target t = { .pid = 0, .exe = exe, .objects = objs, .n_objects = 1 };
+	for (size_t i = 0; i < 9; i++)
+		rp[i] = (resolved_probe){ .sp = &s->probes[i], .active = true };
+	rp[1].object = rp[2].object = exe;
+	rp[1].addrs = rp[2].addrs = addrs;
+	rp[1].n_addrs = 2;
+	rp[2].n_addrs = 1;
+	rp[4].object = exe;
+	resolved r = { .sp = s, .tg = &t, .probes = rp, .n_probes = 9, .n_active = 9 };
+	gen_options o = { .pid = 42 };
+
+	capture_start();
+	program *p = gen_program(&r, &o);
+	out = capture_end();
+	ck_assert_msg(p != NULL, "gen_program failed:\n%s", out);
+	free(out);
+	check_shape(p->text);
+	ck_assert_contains(p->text, "\ntracepoint:sched:sched_switch\n/pid == 42/\n{\n"
+				    "\t@c_sw[tid] = count();\n}\n");
+	ck_assert_contains(p->text, "\nuprobe:/usr/bin/x:0x1000,\nuprobe:/usr/bin/x:0x2000\n"
+				    "/pid == 42/\n{\n\t@c_fn[tid] = count();\n}\n");
+	ck_assert_contains(p->text, "\nuretprobe:/usr/bin/x:0x1000\n/pid == 42/\n{\n"
+				    "\t@c_fnret[0] = count();\n}\n");
+	ck_assert_contains(p->text, "\nuprobe:/usr/lib/libuv.so.1:uv_run\n/pid == 42/\n");
+	ck_assert_contains(p->text, "\nusdt:/usr/bin/x:node:gc__start\n/pid == 42/\n");
+	ck_assert_contains(p->text, "\nusdt:/usr/bin/node:node:gc__done\n/pid == 42/\n");
+	ck_assert_contains(p->text, "\nkprobe:do_sys_openat2\n/pid == 42/\n");
+	ck_assert_contains(p->text, "\nsoftware:page-faults:100\n/pid == 42/\n");
+	ck_assert_contains(p->text, "\nprofile:hz:99\n/pid == 42/\n");
+	ck_assert_contains(p->text, "//   fn           count of uprobe:main:uv__run_timers in "
+				    "/usr/bin/x 0x1000 0x2000\n");
+	ck_assert_contains(p->text, "\tprint(@c_prof);\n");
+	ck_assert_contains(p->text, "\tclear(@c_sw);\n");
+	/* BEGIN, END, one per attach point (the uprobe on main: two). */
+	ck_assert_uint_eq(p->expected_attach, 2 + 10);
+	program_free(p);
+
+	/* Without a pid: no filter. */
+	o.pid = 0;
+	capture_start();
+	p = gen_program(&r, &o);
+	out = capture_end();
+	free(out);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_lacks(p->text, "pid ==");
+	ck_assert_contains(p->text, "\ntracepoint:sched:sched_switch\n{\n");
+	program_free(p);
+	spec_free(s);
+}
+END_TEST
+
 START_TEST(test_program_free_null)
 {
 	program_free(NULL);
@@ -623,6 +704,7 @@ static Suite *gen_suite(void)
 	tcase_add_test(tc, test_program_bad_object);
 	tcase_add_test(tc, test_program_comment_injection);
 	tcase_add_test(tc, test_program_spec_path_injection);
+	tcase_add_test(tc, test_program_count);
 	tcase_add_test(tc, test_program_free_null);
 	suite_add_tcase(s, tc);
 	return s;

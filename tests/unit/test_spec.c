@@ -578,7 +578,8 @@ START_TEST(test_names_of_enums)
 	ck_assert_str_eq(spec_kind_name(PROBE_LATENCY), "latency");
 	ck_assert_str_eq(spec_kind_name(PROBE_SYSCALLS), "syscalls");
 	ck_assert_str_eq(spec_kind_name(PROBE_EVENTS), "events");
-	ck_assert_str_eq(spec_kind_name((probe_kind)3), "?");
+	ck_assert_str_eq(spec_kind_name(PROBE_COUNT), "count");
+	ck_assert_str_eq(spec_kind_name((probe_kind)4), "?");
 	spec_free(NULL);
 }
 END_TEST
@@ -596,7 +597,7 @@ static const struct {
 	    "    5 |     fucntion: g\n"
 	    "      |     ^~~~~~~~\n",
 	    "hint: did you mean 'function'? valid keys are: name, kind, function, object, "
-	    "optional, missing_reason, syscalls, threshold, limit, unit, per_thread, "
+	    "optional, missing_reason, syscalls, probe, threshold, limit, unit, per_thread, "
 	    "description\n" } },
 	{ "probe:\n  - a\n",
 	  { ":1:1: error: unknown key 'probe' at the top level",
@@ -619,7 +620,7 @@ static const struct {
 	{ "probes:\n  - kind: latency\n    function: f\n", { ":2:5: error: probe 1 has no 'name'" } },
 	/* without a kind, what else is required is unknown (see test_kind_rules) */
 	{ "probes:\n  - {}\n", { ":2:5: error: probe 1 has no 'name'", "probe 1 has no 'kind'",
-				"hint: add 'kind: latency' (time a function), 'kind: syscalls' (latency and errors per syscall) or 'kind: events' (a record per slow call)\n" } },
+				"hint: add 'kind: latency' (time a function), 'kind: syscalls' (latency and errors per syscall), 'kind: events' (a record per slow call) or 'kind: count' (hits of a probe point)\n" } },
 	{ "probes:\n  - name: t\n    function: f\n", { "probe 't' has no 'kind'", "hint: add 'kind: latency' to time the function\n" } },
 	{ "probes:\n  - name: t\n    syscalls: [read]\n", { "probe 't' has no 'kind'", "hint: add 'kind: syscalls' (latency and errors per syscall) or 'kind: events'" } },
 	{ "name: x\n", { ":1:1: error: the spec has no 'probes'" } },
@@ -638,9 +639,9 @@ static const struct {
 	{ "objects: [main, main]\n" PROBE_OK, { ":1:17: error: object 'main' is listed twice" } },
 	/* kinds, units, booleans */
 	{ "probes:\n  - name: t\n    kind: latancy\n    function: f\n",
-	  { ":3:11: error: unknown probe kind 'latancy' in probe 't'", "did you mean 'latency'? valid kinds are: latency, syscalls, events\n" } },
+	  { ":3:11: error: unknown probe kind 'latancy' in probe 't'", "did you mean 'latency'? valid kinds are: latency, syscalls, events, count\n" } },
 	{ "probes:\n  - name: t\n    kind: counter\n    function: f\n",
-	  { "unknown probe kind 'counter'", "hint: valid kinds are: latency, syscalls, events\n" } },
+	  { "unknown probe kind 'counter'", "hint: did you mean 'count'? valid kinds are: latency, syscalls, events, count\n" } },
 	{ PROBE_OK "    unit: msec\n", { "error: unknown unit 'msec' in probe 'timers'", "did you mean 'ms'? valid units are: ns, us, ms, s" } },
 	{ PROBE_OK "    unit: MS\n", { "unknown unit 'MS'" } },
 	{ PROBE_OK "    optional: yes\n", { "'optional' in probe 'timers' must be true or false, not 'yes'", "yes, no, on, off and 1 are not accepted" } },
@@ -921,6 +922,154 @@ END_TEST
 
 /* Checks load as written, in order, with their locations, before or
  * after the probes they read. */
+/* ---- count probes ---- */
+
+START_TEST(test_count_points)
+{
+	static const struct { const char *text; point_type type; } good[] = {
+		{ "tracepoint:sched:sched_switch", POINT_TRACEPOINT },
+		{ "tracepoint:syscalls:sys_enter_getppid", POINT_TRACEPOINT },
+		{ "tracepoint:a:b", POINT_TRACEPOINT },
+		{ "uprobe:main:uv__run_timers", POINT_UPROBE },
+		{ "uprobe:/usr/lib/x86_64-linux-gnu/libc.so.6:malloc", POINT_UPROBE },
+		{ "uprobe:/opt/a+b/lib-x_1.so:f.part.0", POINT_UPROBE },
+		{ "uretprobe:main:_ZN4node5Realm16RunBootstrappingEv", POINT_URETPROBE },
+		{ "usdt:main:node:gc__start", POINT_USDT },
+		{ "usdt:/usr/bin/node:Node:HTTP_server", POINT_USDT },
+		{ "kprobe:do_sys_openat2", POINT_KPROBE },
+		{ "software:cpu-clock:1", POINT_SOFTWARE },
+		{ "software:bpf-output:1000000000", POINT_SOFTWARE },
+		{ "software:page-faults:100", POINT_SOFTWARE },
+		{ "profile:hz:1", POINT_PROFILE },
+		{ "profile:hz:10000", POINT_PROFILE },
+	};
+	static const struct { const char *text, *why; } rejected[] = {
+		{ "", "empty" },
+		{ "tracepoint:sched", "written tracepoint:CATEGORY:NAME" },
+		{ "tracepoint:sched:sched_switch:x", "written tracepoint:CATEGORY:NAME" },
+		{ "tracepoint:Sched:x", "category 'Sched'" },
+		{ "tracepoint:sched:*", "name '*'" },
+		{ "tracepoint:sched:", "name ''" },
+		{ "tracepoint:sched:a b", "name 'a b'" },
+		{ "tracepoint:s:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		  "is not 1-64" },
+		{ "kretprobe:f", "unknown probe type 'kretprobe'" },
+		{ "interval:s:1", "unknown probe type 'interval'" },
+		{ "BEGIN", "unknown probe type 'BEGIN'" },
+		{ "t:a:b", "unknown probe type 't'" },
+		{ "uprobe:libc.so.6:malloc", "neither 'main' nor" },
+		{ "uprobe:/usr/lib/lib c.so:f", "neither 'main' nor" },
+		{ "uprobe:/usr/lib/*.so:f", "neither 'main' nor" },
+		{ "uprobe:/:f", "neither 'main' nor" },
+		{ "uprobe:main:f*", "symbol 'f*'" },
+		{ "uprobe:main:1f", "symbol '1f'" },
+		{ "uprobe:main:f { exit(); }", "symbol" },
+		{ "uprobe:main", "written uprobe:OBJECT:SYMBOL" },
+		{ "uretprobe:main:", "symbol ''" },
+		{ "usdt:main:node", "written usdt:OBJECT:PROVIDER:NAME" },
+		{ "usdt:main:no-de:gc", "provider 'no-de'" },
+		{ "usdt:main:node:gc*", "name 'gc*'" },
+		{ "kprobe:do_sys_open+4", "symbol 'do_sys_open+4'" },
+		{ "kprobe:a:b", "written kprobe:SYMBOL" },
+		{ "software:faults:1", "unknown software event 'faults'" },
+		{ "software:cpu-clock:0", "period '0'" },
+		{ "software:cpu-clock:1000000001", "period '1000000001'" },
+		{ "software:cpu-clock:01", "period '01'" },
+		{ "software:cpu-clock:-1", "period '-1'" },
+		{ "software:cpu-clock", "written software:EVENT:PERIOD" },
+		{ "profile:hz:0", "frequency '0'" },
+		{ "profile:hz:10001", "frequency '10001'" },
+		{ "profile:ms:10", "takes 'hz'" },
+		{ "profile:hz:1e3", "frequency '1e3'" },
+		{ "a:b:c:d:e:f", "too many" },
+	};
+	char why[512];
+	point_type type;
+
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		why[0] = '\0';
+		ck_assert_msg(spec_parse_point(good[i].text, &type, why, sizeof why) == 0,
+			      "'%s' rejected: %s", good[i].text, why);
+		ck_assert_int_eq(type, good[i].type);
+	}
+	for (size_t i = 0; i < sizeof rejected / sizeof *rejected; i++) {
+		ck_assert_msg(spec_parse_point(rejected[i].text, &type, why, sizeof why) < 0,
+			      "'%s' accepted", rejected[i].text);
+		ck_assert_contains(why, rejected[i].why);
+	}
+}
+END_TEST
+
+START_TEST(test_count_probes)
+{
+	char *out;
+	spec *s = parse("probes:\n"
+			"  - name: sw\n"
+			"    kind: count\n"
+			"    probe: tracepoint:sched:sched_switch\n"
+			"  - name: fn\n"
+			"    kind: count\n"
+			"    probe: \"uprobe:main:uv__run_timers\"\n"
+			"    per_thread: false\n"
+			"  - name: lib\n"
+			"    kind: count\n"
+			"    probe: 'uretprobe:/usr/lib/libuv.so.1:uv_run'\n"
+			"checks: [sw.count > 100, fn.lost > 0]\n", &out);
+
+	ck_assert_msg(s != NULL, "%s", out);
+	ck_assert_str_eq(out, "");
+	free(out);
+	ck_assert_int_eq(s->probes[0].kind, PROBE_COUNT);
+	ck_assert_int_eq(s->probes[0].point, POINT_TRACEPOINT);
+	ck_assert_str_eq(s->probes[0].probe, "tracepoint:sched:sched_switch");
+	ck_assert_ptr_null(s->probes[0].object);
+	ck_assert_ptr_null(s->probes[0].function);
+	ck_assert_int_eq(s->probes[1].point, POINT_UPROBE);
+	ck_assert_str_eq(s->probes[1].object, "main");
+	ck_assert_str_eq(s->probes[1].function, "uv__run_timers");
+	ck_assert(!s->probes[1].per_thread);
+	ck_assert_int_eq(s->probes[2].point, POINT_URETPROBE);
+	ck_assert_ptr_null(s->probes[2].object);
+	ck_assert_str_eq(s->probes[2].function, "uv_run");
+	spec_free(s);
+
+	static const struct { const char *yaml, *msg, *hint; } rejected[] = {
+		{ "probes:\n  - {name: c, kind: count}\n", "probe 'c' has no 'probe'",
+		  "hint: add the probe point to count" },
+		{ "probes:\n  - {name: c, kind: count, probe: \"tracepoint:sched:*\"}\n",
+		  "invalid probe point 'tracepoint:sched:*' in probe 'c': tracepoint name '*'",
+		  "hint: a probe point is one of tracepoint:CATEGORY:NAME" },
+		{ "probes:\n  - {name: c, kind: count, probe: [a]}\n",
+		  "'probe' in probe 'c' must be a single value", "hint: write a single value" },
+		{ "probes:\n  - {name: c, kind: count, probe: \"kprobe:f\\0\"}\n",
+		  "it contains a NUL character", "hint: a probe point is one of" },
+		{ "probes:\n  - {name: c, kind: count, probe: \"kprobe:f\", function: f}\n",
+		  "'function' in probe 'c' does not apply to a count probe",
+		  "'probe: \"uprobe:main:FUNCTION\"'" },
+		{ "probes:\n  - {name: c, kind: count, probe: \"kprobe:f\", unit: ms}\n",
+		  "'unit' in probe 'c' does not apply to a count probe",
+		  "only counts the hits of its 'probe'" },
+		{ "probes:\n  - {name: c, kind: count, probe: \"kprobe:f\", syscalls: [read]}\n",
+		  "'syscalls' in probe 'c' does not apply to a count probe",
+		  "tracepoint:syscalls:sys_enter_openat" },
+		{ "probes:\n  - {name: c, kind: latency, function: f, probe: \"kprobe:f\"}\n",
+		  "'probe' in probe 'c' does not apply to a latency probe", "kind: count" },
+		{ "probes:\n  - {name: c, probe: \"kprobe:f\"}\n", "probe 'c' has no 'kind'",
+		  "hint: add 'kind: count'" },
+		{ "probes:\n  - {name: c, kind: count, probe: \"kprobe:f\"}\nchecks: [c.p99 > 1ms]\n",
+		  "check reads 'p99' of probe 'c', a count probe", "'c.count > 0'" },
+		{ "probes:\n  - {name: c, kind: count, probe: \"kprobe:f\"}\nchecks: [c.read.count > 1]\n",
+		  "check reads 'read.count' of probe 'c', a count probe", "'c.count > 0'" },
+	};
+	for (size_t i = 0; i < sizeof rejected / sizeof *rejected; i++) {
+		out = parse_fail(rejected[i].yaml);
+		ck_assert_contains(out, rejected[i].msg);
+		ck_assert_contains(out, rejected[i].hint);
+		free(out);
+	}
+}
+END_TEST
+
 START_TEST(test_checks)
 {
 	static const char text[] =
@@ -1386,6 +1535,8 @@ static Suite *spec_suite(void)
 	tcase_add_test(tc, test_names_of_enums);
 	tcase_add_loop_test(tc, test_error_cases, 0, (int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_test(tc, test_nul_byte);
+	tcase_add_test(tc, test_count_points);
+	tcase_add_test(tc, test_count_probes);
 	tcase_add_test(tc, test_checks);
 	tcase_add_test(tc, test_checks_limit);
 	tcase_add_test(tc, test_checks_after_bad_probe);
