@@ -79,19 +79,26 @@ static void stats_finish(report_stats *st)
 	st->p99_ns = report_percentile(st, 0.99);
 }
 
-static report_group *find_group(report_probe *p, long tid)
+/* The entry for thread TID in *ARR (of *N), added when missing.  Returns
+ * NULL when out of memory. */
+static report_group *find_thread(report_group **arr, size_t *n, long tid)
 {
-	for (size_t i = 0; i < p->n_groups; i++)
-		if (p->groups[i].tid == tid)
-			return &p->groups[i];
-	report_group *ng = realloc(p->groups, (p->n_groups + 1) * sizeof *ng);
+	for (size_t i = 0; i < *n; i++)
+		if ((*arr)[i].tid == tid)
+			return &(*arr)[i];
+	report_group *ng = realloc(*arr, (*n + 1) * sizeof *ng);
 	if (!ng)
 		return NULL;
-	p->groups = ng;
-	memset(&ng[p->n_groups], 0, sizeof *ng);
-	ng[p->n_groups].tid = tid;
-	ng[p->n_groups].st.min_ns = UINT64_MAX;
-	return &ng[p->n_groups++];
+	*arr = ng;
+	memset(&ng[*n], 0, sizeof *ng);
+	ng[*n].tid = tid;
+	ng[*n].st.min_ns = UINT64_MAX;
+	return &ng[(*n)++];
+}
+
+static report_group *find_group(report_probe *p, long tid)
+{
+	return find_thread(&p->groups, &p->n_groups, tid);
 }
 
 static const bpfout_map *window_map(const bpfout_window *w, const char *kind, const char *name)
@@ -237,20 +244,6 @@ static report_syscall *find_syscall(report_probe *p, long nr)
 	return sc;
 }
 
-static report_group *find_thread(report_group **arr, size_t *n, long tid)
-{
-	for (size_t i = 0; i < *n; i++)
-		if ((*arr)[i].tid == tid)
-			return &(*arr)[i];
-	report_group *ng = realloc(*arr, (*n + 1) * sizeof *ng);
-	if (!ng)
-		return NULL;
-	*arr = ng;
-	memset(&ng[*n], 0, sizeof *ng);
-	ng[*n].tid = tid;
-	ng[*n].st.min_ns = UINT64_MAX;
-	return &ng[(*n)++];
-}
 
 static int errno_order(const void *a, const void *b)
 {
