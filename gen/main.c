@@ -499,7 +499,8 @@ static bool run_is_partial(const run_ctx *ctx, bool final, char *why, size_t len
 	}
 	if (rr->stop == RUNNER_STOP_NONE || rr->stop == RUNNER_STOP_TRACER) {
 		if (rr->term_signal)
-			snprintf(why, len, "bpftrace was killed by %s", strsignal(rr->term_signal));
+			snprintf(why, len, "bpftrace was killed by signal %d (%s)", rr->term_signal,
+				 strsignal(rr->term_signal));
 		else
 			snprintf(why, len, "bpftrace stopped on its own (exit status %d)", rr->exit_code);
 		return true;
@@ -552,8 +553,11 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 		if (!ctx->printed)
 			diag_warn("%s", msg);
 	}
+	/* Lost events are one total (lost_events, one warning in the text
+	 * view), not one warning per record bpftrace printed. */
 	for (size_t i = 0; i < bpfout_note_count(ctx->out); i++)
-		report_add_warning(rep, bpfout_note_at(ctx->out, i));
+		if (!strstr(bpfout_note_at(ctx->out, i), ": bpftrace lost "))
+			report_add_warning(rep, bpfout_note_at(ctx->out, i));
 	int rc = -1;
 	output *o = output_open(ctx->cfg->output_path);
 	if (o) {
@@ -569,8 +573,14 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 		if (render_report(ctx->cfg, rep, f) == 0) {
 			rc = output_commit(o);
 		} else {
-			diag_error("check the disk or the pipe the report goes to",
-				   "cannot write the report: %s", strerror(errno));
+			int e = errno;
+			if (ctx->cfg->output_path)
+				diag_error("check free space on that file system (df); the file was "
+					   "left unchanged", "cannot write '%s': %s",
+					   ctx->cfg->output_path, strerror(e));
+			else
+				diag_error("check the disk or the pipe standard output goes to",
+					   "cannot write the report: %s", strerror(e));
 			output_abort(o);
 		}
 	}
@@ -800,8 +810,16 @@ static int cmd_trace(settings *cfg)
 		goto done;
 	}
 	if (!rr.window_done) {
-		/* The final window never completed (bpftrace died): report what
-		 * was printed since the last complete window. */
+		/* The final window never completed (bpftrace died): say so, and
+		 * report what was printed since the last complete window. */
+		if (rr.term_signal && !rr.forced)
+			diag_error("the report below is partial; run again, and check the kernel "
+				   "log (dmesg) if it happens again",
+				   "bpftrace was killed by signal %d (%s) before the window ended",
+				   rr.term_signal, strsignal(rr.term_signal));
+		else if (!rr.forced)
+			diag_error("the report below is partial; the lines above are bpftrace's own",
+				   "bpftrace exited (status %d) before the window ended", rr.exit_code);
 		const bpfout_window *w = bpfout_trailing(out);
 		if (!ctx.printed && bpfout_window_count(out))
 			w = bpfout_window_at(out, 0);

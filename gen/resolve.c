@@ -1,6 +1,7 @@
 /* resolve — see resolve.h. */
 #include "resolve.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,6 +308,12 @@ int resolve_check_tracepoints(const resolved *r)
 	}
 	if (!needed)
 		return rc;
+	if (access("/sys/kernel/tracing", X_OK) != 0 && errno == EACCES) {
+		diag_error("run bpfspec as root (tracing needs CAP_SYS_ADMIN, or CAP_BPF with "
+			   "CAP_PERFMON, and read access to tracefs)",
+			   "cannot read /sys/kernel/tracing: permission denied");
+		return -1;
+	}
 	if (!(root = tracefs_root()) ||
 	    (syscalls && (snprintf(path, sizeof path, "%s/events/raw_syscalls/sys_enter", root),
 			  access(path, F_OK) != 0))) {

@@ -459,6 +459,10 @@ static size_t mark_offset(const diag_src *src, yaml_mark_t m)
 
 static diag_loc marks_loc(const loader *ld, yaml_mark_t start, yaml_mark_t end)
 {
+	/* Past the error limit nothing more is shown: finding the column
+	 * (a scan from the start of the text) would only cost time. */
+	if (ld->errors >= SPEC_MAX_ERRORS)
+		return (diag_loc){ 0, 0, 0 };
 	return diag_loc_of(ld->src, mark_offset(ld->src, start), mark_offset(ld->src, end));
 }
 

@@ -8,8 +8,9 @@ set -eu
 # with it); about 19 MB to download, 96 MB installed, server included.
 # python3-jsonschema, python3-yaml: scripts/validate-json-schema.py (run with
 # /usr/bin/python3) checks specs and reports against docs/*.schema.json.
+# clang, libclang-rt-14-dev: libFuzzer for tests/fuzz/run.sh.
 packages="build-essential pkg-config bpftrace libelf-dev libyaml-dev libjansson-dev check
-valgrind jq strace nodejs prometheus python3-jsonschema python3-yaml"
+valgrind jq strace nodejs prometheus python3-jsonschema python3-yaml clang libclang-rt-14-dev"
 missing=""
 for p in $packages; do
 	# nodejs: any node on PATH will do (the NodeSource build included).

@@ -56,20 +56,31 @@ FLAGS="-std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fsanitize=addres
 -fno-sanitize-recover=undefined -iquote gen -iquote $BUILD/gen"
 LIBS=$(pkg-config --libs jansson yaml-0.1 libelf 2>/dev/null || echo -ljansson -lyaml -lelf)
 
-# The library, once for every harness: each object is rebuilt when its
-# source, a project header or this script is newer.
-newest_header=$(ls -t gen/*.h "$BUILD"/gen/*.h "$here/run.sh" 2>/dev/null | head -1)
+# The library, once for every harness: an object is rebuilt when it is
+# older than this script or than a file of its dependency list (.d).
+stale() { # stale OBJ — true when OBJ must be rebuilt
+	local obj=$1 dep
+	[ -f "$obj" ] && [ -f "${obj%.o}.d" ] || return 0
+	[ "$here/run.sh" -nt "$obj" ] && return 0
+	for dep in $(sed -e 's/^[^:]*://' -e 's/\\$//' "${obj%.o}.d"); do
+		case $dep in *:) continue ;; esac
+		[ -e "$dep" ] || return 0
+		[ "$dep" -nt "$obj" ] && return 0
+	done
+	return 1
+}
 objs=()
 build_failed=0
 for src in gen/*.c "$BUILD/gen/systab_data.c" "$BUILD/gen/embedded.c"; do
 	[ "$src" = gen/main.c ] && continue
 	obj=$out/obj/$(basename "$src" .c).o
 	objs+=("$obj")
-	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_header" -nt "$obj" ]; then
+	if stale "$obj"; then
 		# shellcheck disable=SC2086
-		"$CLANG" $FLAGS -fsanitize=fuzzer-no-link -c -o "$obj" "$src" \
+		"$CLANG" $FLAGS -fsanitize=fuzzer-no-link -MMD -MF "${obj%.o}.d" -c -o "$obj" "$src" \
 			>"$out/obj/build.log" 2>&1 || {
 			sed 's/^/    /' "$out/obj/build.log"
+			rm -f "$obj"
 			build_failed=1
 		}
 	fi
@@ -127,8 +138,10 @@ for h in "$@"; do
 		-artifact_prefix="$out/artifacts/$h/" "$out/corpus/$h" ${s:+"$s"} >"$log" 2>&1
 	rc=$?
 	# "Done N runs in S second(s)" ends a clean run; after a crash, the
-	# last "#N" status line says how far it got.
+	# final stats (-print_final_stats) or the last "#N" status line say
+	# how far it got.
 	runs=$(sed -n 's/^Done \([0-9][0-9]*\) runs in .*/\1/p' "$log" | tail -1)
+	[ -n "$runs" ] || runs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9][0-9]*\)$/\1/p' "$log" | tail -1)
 	[ -n "$runs" ] || runs=$(sed -n 's/^#\([0-9][0-9]*\).*/\1/p' "$log" | tail -1)
 	[ -n "$runs" ] || runs=0
 	new=$(comm -13 <(printf '%s\n' "$before") <(ls "$out/artifacts/$h"))
