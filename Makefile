@@ -80,11 +80,12 @@ deps:
 
 # One run, one summary line: unit, golden and integration tests, then the
 # unit and golden tests again under AddressSanitizer + UBSan, and the unit
-# tests under valgrind (leaks are failures).
+# tests under valgrind (leaks are failures), and a 10 s pass of every
+# libFuzzer harness.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)$(MAKE) --no-print-directory asan-build
-	$(Q)BUILD=$(BUILD) bash tests/run.sh all asan valgrind
+	$(Q)BUILD=$(BUILD) bash tests/run.sh all asan valgrind fuzz
 
 check-unit: all $(UNIT_BINS)
 	$(Q)BUILD=$(BUILD) bash tests/run.sh unit

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh [unit] [golden] [integration] [asan] [valgrind] [all] — runs test groups and
+# run.sh [unit] [golden] [integration] [asan] [valgrind] [fuzz] [all] — runs test groups and
 # ends with one summary line "N passed, N failed".  BUILD names the build
 # dir; "asan" runs the unit and golden tests of the sanitizer build in
 # $BUILD/asan (make asan-build).
@@ -80,6 +80,16 @@ for group in "$@"; do
 	golden) run_golden ;;
 	integration) run_integration ;;
 	all) run_unit; run_golden; run_integration ;;
+	fuzz)
+		# A short pass of every libFuzzer harness (make fuzz runs longer).
+		while IFS= read -r line; do
+			case $line in
+			"ok "*) record "${line#ok }" 0 ;;
+			"FAIL "*) record "${line#FAIL }" 1 ;;
+			*) echo "    $line" ;;
+			esac
+		done < <(BUILD=$BUILD bash "$here/fuzz/run.sh" "${FUZZ_SECONDS:-10}" 2>&1)
+		;;
 	valgrind)
 		VALGRIND=1
 		run_unit
