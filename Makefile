@@ -78,14 +78,14 @@ $(BUILD)/obj $(BUILD)/gen $(BUILD)/tests:
 deps:
 	$(Q)sh scripts/setup.sh
 
-# One run, one summary line: unit, golden and integration tests, then the
-# unit and golden tests again under AddressSanitizer + UBSan, and the unit
+# One run, one summary line: unit, golden and integration tests, then all
+# of them again under AddressSanitizer + UBSan, and the unit
 # tests under valgrind (leaks are failures), and a 10 s pass of every
 # libFuzzer harness.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)$(MAKE) --no-print-directory asan-build
-	$(Q)BUILD=$(BUILD) bash tests/run.sh all asan valgrind fuzz
+	$(Q)BUILD=$(BUILD) ASAN_INTEGRATION=1 bash tests/run.sh all asan valgrind fuzz
 
 check-unit: all $(UNIT_BINS)
 	$(Q)BUILD=$(BUILD) bash tests/run.sh unit
@@ -102,8 +102,9 @@ asan-build:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" \
 		$(BUILD)/asan/bpfspec $(patsubst $(BUILD)/%,$(BUILD)/asan/%,$(UNIT_BINS))
 
-check-asan: asan-build
-	$(Q)BUILD=$(BUILD) bash tests/run.sh asan
+# The whole suite, integration tests included, with the sanitizer build.
+check-asan: all asan-build
+	$(Q)BUILD=$(BUILD) ASAN_INTEGRATION=1 bash tests/run.sh asan
 
 check-valgrind: all $(UNIT_BINS)
 	$(Q)BUILD=$(BUILD) bash tests/run.sh valgrind

@@ -505,21 +505,16 @@ static int fill_events(report_probe *p, const spec_probe *sp, const bpfout_windo
 	p->threshold_ns = sp->threshold_ns;
 	if (!w)
 		return 0;
+	/* Room for every record at once: up to 100000 per window, and growing
+	 * one by one would copy the array each time. */
+	if (w->n_events && !(p->events = calloc(w->n_events, sizeof *p->events)))
+		return -1;
 	for (size_t i = 0; i < w->n_events; i++) {
 		report_event ev;
 		int r = parse_event(w->events[i], sp->name, begin, &ev);
 		if (r <= 0)
 			continue;
-		report_event *ne = realloc(p->events, (p->n_events + 1) * sizeof *ne);
-		if (!ne) {
-			free(ev.syscall);
-			free(ev.error);
-			free(ev.path);
-			free(ev.address);
-			return -1;
-		}
-		p->events = ne;
-		ne[p->n_events++] = ev;
+		p->events[p->n_events++] = ev;
 	}
 	p->events_dropped = w->events_dropped;
 	if ((m = window_map(w, "evdrop", sp->name)))

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # run.sh [unit] [golden] [integration] [asan] [valgrind] [fuzz] [all] — runs test groups and
 # ends with one summary line "N passed, N failed".  BUILD names the build
-# dir; "asan" runs the unit and golden tests of the sanitizer build in
-# $BUILD/asan (make asan-build).
+# dir; "asan" runs the unit, golden and integration tests again with the
+# sanitizer build in $BUILD/asan (make asan-build).
 # VALGRIND=1 runs the unit tests under valgrind (leaks are failures).
 set -u
 export LC_ALL=C
@@ -69,7 +69,7 @@ run_integration() {
 		rc=$?
 		[ "$rc" -eq 0 ] || sed 's/^/    /' "$BUILD/$(basename "$t").log"
 		[ "$rc" -eq 0 ] && grep '^measured:' "$BUILD/$(basename "$t").log" | sed 's/^/    /'
-		record "integration/$(basename "$t" .sh)" "$rc"
+		record "${prefix}integration/$(basename "$t" .sh)" "$rc"
 	done
 }
 
@@ -97,13 +97,14 @@ for group in "$@"; do
 		;;
 	asan)
 		saved=$BUILD
-		BUILD=$saved/asan BPFSPEC=$saved/asan/bpfspec
-		export BUILD BPFSPEC
+		BUILD=$saved/asan BPFSPEC=$saved/asan/bpfspec SANITIZED=1
+		export BUILD BPFSPEC SANITIZED
 		prefix=asan/
 		run_unit
 		run_golden
+		[ "${ASAN_INTEGRATION:-0}" = 1 ] && run_integration
 		prefix=
-		BUILD=$saved BPFSPEC=$saved/bpfspec
+		BUILD=$saved BPFSPEC=$saved/bpfspec SANITIZED=0
 		;;
 	*) echo "run.sh: unknown group '$group'" >&2; exit 2 ;;
 	esac
