@@ -2,7 +2,8 @@
 # A function in a shared object mapped into the target (found through
 # /proc/PID/maps by the spec's objects glob): a C program calls
 # work_sleep(10 ms) in libwork.so exactly 25 times.  Truth: count 25
-# exactly, p50 and max within ±15% of 10 ms, and a second copy of the same
+# exactly, p50 within ±15% of 10 ms, min at least 10 ms, total within ±15%
+# of 250 ms, and a second copy of the same
 # program running at the same time is not counted.
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -38,7 +39,11 @@ count=$(jqr "$r" '.probes[0].count')
 echo "measured: calls counted                 $count (truth 25; the other process made 40)"
 [ "$count" -eq 25 ] || fail "counted $count calls, expected exactly 25"
 within "work_sleep p50 (ms)" "$(jqr "$r" '.probes[0].p50_ns' | awk '{print $1/1e6}')" 10 0.15
-within "work_sleep max (ms)" "$(jqr "$r" '.probes[0].max_ns' | awk '{print $1/1e6}')" 10 0.15
+# A sleep never ends early (min >= 10 ms) but may wake late when this
+# 2-core machine is busy: the max is one sample, the total is robust.
+min=$(jqr "$r" '.probes[0].min_ns' | awk '{print $1/1e6}')
+echo "measured: work_sleep min (ms)           $min (at least 10)"
+awk -v v="$min" 'BEGIN { exit !(v >= 10) }' || fail "a 10 ms sleep measured $min ms"
 within "work_sleep total (ms)" "$(jqr "$r" '.probes[0].sum_ns' | awk '{print $1/1e6}')" 250 0.15
 
 # With -- CMD the library is not mapped yet when symbols are resolved:
