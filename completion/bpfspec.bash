@@ -24,8 +24,30 @@ _bpfspec_specs() {
 	if ! type -P "$bin" >/dev/null 2>&1 && [ ! -x "$bin" ]; then
 		bin=bpfspec
 	fi
-	"$bin" list 2>/dev/null | while read -r name _; do
-		printf '%s\n' "$name"
+	# Parameter lines under a spec are indented: only names start a line.
+	"$bin" list 2>/dev/null | while IFS= read -r line; do
+		case $line in
+		' '* | '') ;;
+		*) printf '%s\n' "${line%% *}" ;;
+		esac
+	done
+}
+
+# The parameters of spec $1, as NAME= (from `bpfspec check`).
+_bpfspec_params() {
+	local bin=${COMP_WORDS[0]} line p
+	[ "${bin%%/*}" = "~" ] && bin=$HOME/${bin#*/}
+	if ! type -P "$bin" >/dev/null 2>&1 && [ ! -x "$bin" ]; then
+		bin=bpfspec
+	fi
+	line=$("$bin" check "$1" 2>/dev/null) || return 0
+	case $line in *"; "*) ;; *) return 0 ;; esac
+	line=${line#*; }
+	line=${line%)}
+	local IFS=' '
+	for p in $line; do
+		p=${p%,}
+		printf '%s=\n' "${p%%=*}"
 	done
 }
 
@@ -47,7 +69,7 @@ _bpfspec_filenames() {
 }
 
 _bpfspec() {
-	local cur=${COMP_WORDS[COMP_CWORD]} prev="" cmd="" i w n_args=0 dashdash=-1
+	local cur=${COMP_WORDS[COMP_CWORD]} prev="" cmd="" i w n_args=0 dashdash=-1 spec=""
 	local opts_run="-p --pid -c --command -d --duration -i --interval -n --count --cumulative
 		-o --output-format --output --fail-if -v --verbose -h --help --"
 	local opts
@@ -77,13 +99,16 @@ _bpfspec() {
 		fi
 		case $w in
 		-p | --pid | -c | --command | -d | --duration | -i | --interval | -n | --count | \
-			-o | --output-format | --output | --fail-if | --binary)
+			-o | --output-format | --output | --fail-if | --binary | --set)
 			i=$((i + 1)) ;;	# the option's argument
 		=) ;;
 		-*) ;;
 		*)
 			# "--output=x" arrives as "--output" "=" "x"
-			[ "${COMP_WORDS[i - 1]}" = "=" ] || n_args=$((n_args + 1)) ;;
+			if [ "${COMP_WORDS[i - 1]}" != "=" ]; then
+				[ "$n_args" -eq 0 ] && spec=$w
+				n_args=$((n_args + 1))
+			fi ;;
 		esac
 	done
 
@@ -121,16 +146,24 @@ _bpfspec() {
 		_bpfspec_filenames
 		_bpfspec_reply < <(compgen -f -- "$cur")
 		return 0 ;;
+	--set)
+		# NAME= of the spec's parameters; the value is free text.
+		if [ -n "$spec" ]; then
+			compopt -o nospace 2>/dev/null || true
+			_bpfspec_reply < <(compgen -W "$(_bpfspec_params "$spec")" -- "$cur")
+		fi
+		return 0 ;;
 	-c | --command | -d | --duration | -i | --interval | -n | --count | --fail-if)
 		return 0 ;;	# free text: nothing to offer
 	esac
 
 	case $cmd in
-	run) opts=$opts_run ;;
+	run) opts="$opts_run --set" ;;
 	latency | syscalls | count) opts="$opts_run --emit-spec --emit-program" ;;
-	gen) opts="-p --pid --binary -d --duration -v --verbose -h --help" ;;
+	gen) opts="-p --pid --binary --set -d --duration -v --verbose -h --help" ;;
 	diff) opts="-o --output-format --output --fail-if -v --verbose -h --help" ;;
-	check | list) opts= ;;
+	check) opts="--set -h --help" ;;
+	list) opts="-h --help" ;;
 	*) return 0 ;;
 	esac
 

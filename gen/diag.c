@@ -136,7 +136,7 @@ static unsigned count_cols(const char *s, size_t n)
 
 diag_loc diag_loc_of(const diag_src *src, size_t start, size_t end)
 {
-	diag_loc loc = { 1, 1, 1 };
+	diag_loc loc = { 1, 1, 1, src };
 	const char *t = src->text;
 	size_t line_start = 0, line_end, i;
 
@@ -237,6 +237,8 @@ void diag_at(diag_level level, const diag_src *src, diag_loc loc,
 
 	if (level == DIAG_ERROR)
 		diag_errors++;
+	if (loc.src)
+		src = loc.src;
 	fputs("bpfspec: ", f);
 	if (src && src->path) {
 		if (loc.line)

@@ -23,11 +23,15 @@ typedef struct diag_src {
 	size_t len;
 } diag_src;
 
-/* 1-based line and column; span = number of columns to underline (>= 1). */
+/* 1-based line and column; span = number of columns to underline (>= 1).
+ * src: the text the location points into, when it is not the one passed
+ * with it to diag_at (a --set value inside a spec, for instance); NULL
+ * means "the SRC given alongside". */
 typedef struct diag_loc {
 	unsigned line;
 	unsigned col;
 	unsigned span;
+	const struct diag_src *src;
 } diag_loc;
 
 typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } diag_level;
@@ -59,7 +63,8 @@ void diag_set_verbose(int on);
 size_t diag_char_len(const char *s, size_t n);
 
 /* The location of bytes [START, END) of SRC: line and column of START,
- * span = columns up to END or the end of START's line (at least 1). */
+ * span = columns up to END or the end of START's line (at least 1);
+ * its src is SRC, so it is shown against SRC wherever it is reported. */
 diag_loc diag_loc_of(const diag_src *src, size_t start, size_t end);
 
 /* Number of errors printed since start (or the last reset). */

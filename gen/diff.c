@@ -445,6 +445,35 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	return 0;
 }
 
+/* The optional "parameters" object (name -> value text). */
+static int load_params(loader *l, const json_t *root, report *rep)
+{
+	json_t *ps = ld_get(l, root, "", "parameters", T_OBJ, false, true), *v;
+	const char *name;
+	char path[JPATH_LEN];
+	size_t n;
+
+	if (!ps)
+		return l->failed ? -1 : 0;
+	n = json_object_size(ps);
+	if (alloc_array(l, (void **)&rep->param_names, n, sizeof *rep->param_names) < 0 ||
+	    alloc_array(l, (void **)&rep->param_values, n, sizeof *rep->param_values) < 0 ||
+	    alloc_array(l, (void **)&rep->param_set, n, sizeof *rep->param_set) < 0)
+		return -1;
+	json_object_foreach(ps, name, v) {
+		if (!json_is_string(v)) {
+			path_key(path, "parameters", name);
+			return ld_fail(l, path, "expected a string, found %s", type_name(v));
+		}
+		rep->param_names[rep->n_params] = strdup(name);
+		rep->param_values[rep->n_params] = strdup(json_string_value(v));
+		rep->n_params++;
+		if (!rep->param_names[rep->n_params - 1] || !rep->param_values[rep->n_params - 1])
+			return ld_oom(l);
+	}
+	return 0;
+}
+
 static int load_report(loader *l, const json_t *root, report *rep)
 {
 	char path[JPATH_LEN];
@@ -466,6 +495,8 @@ static int load_report(loader *l, const json_t *root, report *rep)
 	if (!ld_get(l, root, "", "bpfspec_version", T_STR, false, false) ||
 	    get_str(l, root, "", "spec", &rep->spec_name, true, false) < 0 ||
 	    get_str(l, root, "", "spec_path", &rep->spec_path, true, false) < 0)
+		return -1;
+	if (load_params(l, root, rep) < 0)
 		return -1;
 	json_t *t = ld_get(l, root, "", "target", T_OBJ, false, false);
 	if (!t || get_long(l, t, "target", "pid", &rep->pid) < 0 ||
@@ -579,7 +610,7 @@ report *report_parse_json(const char *text, size_t len, const char *name)
 			return NULL;
 		}
 		diag_src src = { .path = name, .text = text, .len = len };
-		diag_loc loc = { 0, 0, 1 };
+		diag_loc loc = { 0, 0, 1, NULL };
 		if (err.line > 0 && err.position >= 0 && (size_t)err.position <= len) {
 			/* jansson points at the end of the offending token: underline
 			 * a bare word or number from its start. */

@@ -45,9 +45,13 @@ enum {
 };
 
 typedef enum { OUT_TEXT, OUT_JSON, OUT_PROM } out_format;
-typedef enum { MODE_RUN, MODE_GEN, MODE_LATENCY, MODE_SYSCALLS, MODE_COUNT, MODE_DIFF } run_mode;
+typedef enum {
+	MODE_RUN, MODE_GEN, MODE_LATENCY, MODE_SYSCALLS, MODE_COUNT, MODE_DIFF,
+	MODE_CHECK, MODE_LIST,
+} run_mode;
 
 #define MAX_CHECKS 64
+#define MAX_SETS 64
 
 typedef struct settings {
 	run_mode mode;
@@ -67,6 +71,8 @@ typedef struct settings {
 	const char *output_path;	/* --output FILE */
 	const char *fail_if[MAX_CHECKS];
 	size_t n_fail_if;
+	char *sets[MAX_SETS];	/* --set NAME=VALUE, in order */
+	size_t n_sets;
 	bool emit_spec;
 	bool emit_program;
 	bool verbose;
@@ -78,7 +84,8 @@ static const char usage_text[] =
 	"usage: bpfspec COMMAND [OPTIONS]\n"
 	"\n"
 	"Commands:\n"
-	"  run SPEC TARGET [-d D] [-i S [-n N]] [-o F] [--output FILE] [--fail-if C]...\n"
+	"  run SPEC TARGET [--set NAME=VALUE]... [-d D] [-i S [-n N]] [-o F]\n"
+	"        [--output FILE] [--fail-if C]...\n"
 	"        trace a process with SPEC and print a report\n"
 	"  latency TARGET FUNC...        one-liner: entry-to-return latency of functions\n"
 	"  syscalls TARGET [NAME,...]    one-liner: syscall latency and errors (all by default)\n"
@@ -86,9 +93,10 @@ static const char usage_text[] =
 	"        PROBE: tracepoint:CAT:NAME, uprobe:main:FUNC (or an absolute path for main),\n"
 	"        uretprobe:..., usdt:OBJ:PROVIDER:NAME, kprobe:FUNC, software:EVENT:PERIOD,\n"
 	"        profile:hz:N\n"
-	"  gen SPEC (-p PID | --binary PATH) [-d D]\n"
+	"  gen SPEC (-p PID | --binary PATH) [--set NAME=VALUE]... [-d D]\n"
 	"        print the bpftrace program SPEC becomes, without running it\n"
-	"  check SPEC...                 validate specs (errors name file, line, column)\n"
+	"  check SPEC... [--set NAME=VALUE]...\n"
+	"        validate specs (errors name file, line, column)\n"
 	"  diff BEFORE.json AFTER.json [-o text|json] [--fail-if C]...\n"
 	"        compare two JSON reports probe by probe\n"
 	"  list                          the bundled specs\n"
@@ -113,10 +121,13 @@ static const char usage_text[] =
 	"      --emit-spec        (latency, syscalls, count) print the spec as YAML and stop\n"
 	"      --emit-program     (latency, syscalls, count) print the bpftrace program\n"
 	"                         and stop\n"
+	"      --set NAME=VALUE   (run, gen, check) override a parameter of the spec;\n"
+	"                         a list parameter takes VALUE,VALUE... (repeatable)\n"
 	"      --binary PATH      (gen) resolve symbols in PATH; the program then traces\n"
 	"                         every process running it\n"
 	"  -v, --verbose          say what happens at each stage\n"
-	"  -h, --help             this help;  -V, --version  the version\n"
+	"  -h, --help             this help (`bpfspec CMD --help`: one command's page);\n"
+	"  -V, --version          the version\n"
 	"\n"
 	"Exit status: 0 ok; 1 a check failed; 2 usage; 3 invalid spec; 4 target\n"
 	"problem (pid, binary, symbol, tracefs); 5 bpftrace failed; 6 output could not\n"
@@ -134,6 +145,128 @@ static const char usage_text[] =
 	"  bpfspec diff before.json after.json --fail-if 'poll.p99 > +20%'\n"
 	"  bpfspec gen specs/libuv-phases.yaml --binary /usr/bin/node\n";
 
+/* One page per command, for `bpfspec CMD --help` and `bpfspec help CMD`. */
+static const char help_target[] =
+	"TARGET is -p PID (a running process and all its threads), -c 'CMD ARGS'\n"
+	"(split on spaces, no shell) or -- CMD ARG... (exact); a command is held\n"
+	"until the probes are attached and the run ends when it exits.\n";
+static const char help_window[] =
+	"  -d, --duration D       window: 10 (seconds), 500ms, 10s, 2m; 0 = until Ctrl-C\n"
+	"                         or the target exits; default: the spec's, else 10s\n"
+	"  -i, --interval S       a report every S, per interval (not cumulative)\n"
+	"  -n, --count N          stop after N intervals\n"
+	"      --cumulative       with -i: each report covers the run so far\n"
+	"  -o, --output-format F  text (default), json (NDJSON with -i) or prom\n"
+	"      --output FILE      write the report to FILE, replaced atomically\n"
+	"      --fail-if COND     exit 1 when COND holds, e.g. 'poll.p99 > 100ms' (repeatable)\n"
+	"  -v, --verbose          say what happens at each stage\n";
+
+static const char help_run[] =
+	"usage: bpfspec run SPEC TARGET [--set NAME=VALUE]... [OPTIONS]\n"
+	"\n"
+	"Traces TARGET with the probes of SPEC for one window (or every -i) and\n"
+	"prints a report.  SPEC is a YAML file or a bundled spec's name (`bpfspec\n"
+	"list`).  Checks in the spec and --fail-if conditions are evaluated after\n"
+	"the window: exit 1 when one holds.\n";
+static const char help_run_opts[] =
+	"      --set NAME=VALUE   override a parameter the spec declares (repeatable;\n"
+	"                         a list parameter takes VALUE,VALUE...)\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec run libuv-phases -p $(pgrep -n node) -d 10s\n"
+	"  bpfspec run file-io -p 1234 --set threshold=5ms --fail-if 'file.openat.errors.ENOENT > 0'\n"
+	"  bpfspec run syscall-latency -p 1234 -i 1 -n 30 -o json\n"
+	"  bpfspec run libuv-phases -d 5s -o json -- node app.js\n"
+	"  bpfspec run libuv-phases -p 1234 -o prom --output /var/lib/node_exporter/bpfspec.prom\n";
+static const char help_gen[] =
+	"usage: bpfspec gen SPEC (-p PID | --binary PATH) [--set NAME=VALUE]... [-d D]\n"
+	"\n"
+	"Prints the bpftrace program SPEC becomes, without running it.  Symbols are\n"
+	"resolved in the process PID or in the file PATH; with --binary the program\n"
+	"traces every process running PATH, and ends on Ctrl-C or after -d.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec gen libuv-phases --binary /usr/bin/node > phases.bt && bpftrace phases.bt\n"
+	"  bpfspec gen file-io -p 1234 --set threshold=10ms\n";
+static const char help_latency[] =
+	"usage: bpfspec latency TARGET FUNC... [OPTIONS]\n"
+	"\n"
+	"One-liner: entry-to-return latency of each FUNC, per thread.  Each FUNC is\n"
+	"looked up in the executable first, then in every object mapped into the\n"
+	"target.  --emit-spec prints the equivalent spec (a start for a spec file),\n"
+	"--emit-program the bpftrace program.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec latency -p $(pgrep -n node) uv__io_poll uv__run_timers -d 5\n"
+	"  bpfspec latency -p 1234 uv__io_poll --emit-spec > poll.yaml\n";
+static const char help_syscalls[] =
+	"usage: bpfspec syscalls TARGET [NAME,...] [OPTIONS]\n"
+	"\n"
+	"One-liner: latency, count and errors (by errno) of the named syscalls, or\n"
+	"of every syscall, per thread; only TARGET's calls are counted.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec syscalls -p $(pgrep -n node) -d 10\n"
+	"  bpfspec syscalls -p 1234 openat,read -i 1 -n 10 -o json\n"
+	"  bpfspec syscalls -p 1234 openat --fail-if 'syscalls.openat.errors.ENOENT > 0'\n";
+static const char help_count[] =
+	"usage: bpfspec count TARGET PROBE... [OPTIONS]\n"
+	"\n"
+	"One-liner: how often each probe point fires in TARGET, per thread.\n"
+	"PROBE: tracepoint:CAT:NAME, uprobe:main:FUNC (or an absolute path for main),\n"
+	"uretprobe:..., usdt:OBJ:PROVIDER:NAME, kprobe:FUNC, software:EVENT:PERIOD,\n"
+	"profile:hz:N.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec count -p $(pgrep -n node) tracepoint:sched:sched_switch -d 5\n"
+	"  bpfspec count -p 1234 uprobe:main:uv__io_poll profile:hz:99 -d 10\n";
+static const char help_diff[] =
+	"usage: bpfspec diff BEFORE.json AFTER.json [-o text|json] [--fail-if COND]...\n"
+	"\n"
+	"Compares two JSON reports probe by probe (count, p50, p99, max, total) and\n"
+	"says how much each changed.  Conditions may be relative: exit 1 when one holds.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec diff before.json after.json\n"
+	"  bpfspec diff before.json after.json --fail-if 'poll.p99 > +20%' --fail-if 'timers.max > 50ms'\n";
+static const char help_check[] =
+	"usage: bpfspec check SPEC... [--set NAME=VALUE]...\n"
+	"\n"
+	"Validates specs without tracing: every error names the file, line and\n"
+	"column.  Prints each spec's probes and parameters.  Exit 3 when one is invalid.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec check my-spec.yaml\n"
+	"  bpfspec check file-io --set threshold=5ms\n";
+static const char help_list[] =
+	"usage: bpfspec list\n"
+	"\n"
+	"Lists the bundled specs with their descriptions and parameters.  Run one\n"
+	"with `bpfspec run NAME TARGET`; see its text with `bpfspec gen NAME --binary PATH`.\n";
+
+static const char *command_help(run_mode mode)
+{
+	static char page[4096];
+	const char *head = NULL, *tail = "";
+
+	switch (mode) {
+	case MODE_RUN: head = help_run; tail = help_run_opts; break;
+	case MODE_GEN: return help_gen;
+	case MODE_LATENCY: head = help_latency; break;
+	case MODE_SYSCALLS: head = help_syscalls; break;
+	case MODE_COUNT: head = help_count; break;
+	case MODE_DIFF: return help_diff;
+	case MODE_CHECK: return help_check;
+	case MODE_LIST: return help_list;
+	}
+	if (!head)
+		return usage_text;
+	/* The shared parts: what TARGET is and the options of a traced run. */
+	snprintf(page, sizeof page, "%s\n%s\nOptions:\n%s%s", head, help_target, help_window,
+		 tail);
+	return page;
+}
+
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
 {
@@ -146,8 +279,9 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-/* Loads SPEC: a path, or the name of a bundled spec. */
-static spec *load_spec(const char *arg)
+/* Loads SPEC: a path, or the name of a bundled spec, with the
+ * parameter overrides SETS[0..N_SETS). */
+static spec *load_spec(const char *arg, char *const *sets, size_t n_sets)
 {
 	if (!strchr(arg, '/') && access(arg, F_OK) != 0) {
 		char path[PATH_MAX];
@@ -155,9 +289,9 @@ static spec *load_spec(const char *arg)
 			 strstr(arg, ".yaml") ? "" : ".yaml");
 		const embedded_file *f = embedded_find(path);
 		if (f)
-			return spec_parse(path, f->data, f->len);
+			return spec_parse_set(path, f->data, f->len, sets, n_sets);
 	}
-	return spec_load(arg);
+	return spec_load_set(arg, sets, n_sets);
 }
 static char **split_command(const char *s)
 {
@@ -213,7 +347,10 @@ static int parse_cli_duration(const char *s, uint64_t *ns)
 	return spec_parse_duration(s, ns);
 }
 
-enum { OPT_BINARY = 256, OPT_CUMULATIVE, OPT_OUTPUT, OPT_FAIL_IF, OPT_EMIT_SPEC, OPT_EMIT_PROGRAM };
+enum {
+	OPT_BINARY = 256, OPT_CUMULATIVE, OPT_OUTPUT, OPT_FAIL_IF, OPT_EMIT_SPEC, OPT_EMIT_PROGRAM,
+	OPT_SET,
+};
 
 static int parse_options(int argc, char **argv, settings *cfg)
 {
@@ -230,6 +367,7 @@ static int parse_options(int argc, char **argv, settings *cfg)
 		{ "emit-spec", no_argument, NULL, OPT_EMIT_SPEC },
 		{ "emit-program", no_argument, NULL, OPT_EMIT_PROGRAM },
 		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "set", required_argument, NULL, OPT_SET },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -307,12 +445,17 @@ static int parse_options(int argc, char **argv, settings *cfg)
 		case OPT_BINARY:
 			cfg->binary = optarg;
 			break;
+		case OPT_SET:
+			if (cfg->n_sets == MAX_SETS)
+				return usage_error("at most %d --set options", MAX_SETS);
+			cfg->sets[cfg->n_sets++] = optarg;
+			break;
 		case 'v':
 			cfg->verbose = true;
 			diag_set_verbose(1);
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			fputs(command_help(cfg->mode), stdout);
 			exit(EXIT_OK);
 		default:
 			return EXIT_USAGE;
@@ -357,11 +500,17 @@ static int parse_options(int argc, char **argv, settings *cfg)
 			return usage_error("unexpected argument '%s': give syscalls as one "
 					   "comma-separated list", cfg->args[1]);
 		break;
+	case MODE_CHECK:
+	case MODE_LIST:
+		break;
 	case MODE_DIFF:
 		if (cfg->n_args != 2)
 			return usage_error("%s: diff takes BEFORE.json AFTER.json", "arguments");
 		return EXIT_OK;
 	}
+	if (cfg->n_sets && cfg->mode != MODE_RUN && cfg->mode != MODE_GEN)
+		return usage_error("%s", "--set overrides a spec's parameters: it is for run and gen; "
+				   "one-liners take their values as arguments");
 	if (cfg->binary && cfg->mode != MODE_GEN)
 		return usage_error("%s", "--binary is only for `bpfspec gen`");
 	bool printing = cfg->mode == MODE_GEN || cfg->emit_spec;
@@ -643,7 +792,7 @@ static spec *spec_for(const settings *cfg)
 		yaml = oneliner_count(cfg->args, cfg->n_args, d);
 		name = "<count one-liner>";
 	} else {
-		return load_spec(cfg->spec_arg);
+		return load_spec(cfg->spec_arg, cfg->sets, cfg->n_sets);
 	}
 	if (!yaml) {
 		diag_error(NULL, "out of memory");
@@ -887,23 +1036,59 @@ done:
 
 static int cmd_check(int argc, char **argv)
 {
-	int rc = EXIT_OK;
-	if (argc < 2)
-		return usage_error("%s: check needs at least one SPEC", "missing argument");
+	char *sets[MAX_SETS];
+	size_t n_sets = 0;
+	int rc = EXIT_OK, n_specs = 0;
+
 	for (int i = 1; i < argc; i++) {
-		spec *s = load_spec(argv[i]);
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(command_help(MODE_CHECK), stdout);
+			return EXIT_OK;
+		}
+		const char *v = strncmp(argv[i], "--set=", 6) == 0 ? argv[i] + 6 : NULL;
+		if (!v && strcmp(argv[i], "--set") == 0) {
+			if (i + 1 == argc)
+				return usage_error("%s", "--set needs NAME=VALUE");
+			v = argv[++i];
+		}
+		if (!v)
+			continue;
+		if (n_sets == MAX_SETS)
+			return usage_error("at most %d --set options", MAX_SETS);
+		sets[n_sets++] = (char *)v;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--set") == 0) {
+			i++;
+			continue;
+		}
+		if (strncmp(argv[i], "--set=", 6) == 0)
+			continue;
+		n_specs++;
+		spec *s = load_spec(argv[i], sets, n_sets);
 		if (!s) {
 			rc = EXIT_SPEC;
 			continue;
 		}
-		printf("%s: ok (%zu probe%s)\n", argv[i], s->n_probes, s->n_probes == 1 ? "" : "s");
+		printf("%s: ok (%zu probe%s", argv[i], s->n_probes, s->n_probes == 1 ? "" : "s");
+		for (size_t k = 0; k < s->n_params; k++)
+			printf("%s%s=%s", k ? ", " : "; ", s->params[k].name, s->params[k].value);
+		printf(")\n");
 		spec_free(s);
 	}
+	if (n_specs == 0)
+		return usage_error("%s: check needs at least one SPEC", "missing argument");
 	return rc;
 }
 
-static int cmd_list(void)
+static int cmd_list(int argc, char **argv)
 {
+	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		fputs(command_help(MODE_LIST), stdout);
+		return EXIT_OK;
+	}
+	if (argc > 1)
+		return usage_error("unexpected argument '%s'", argv[1]);
 	for (size_t i = 0; i < embedded_count; i++) {
 		const char *p = embedded_files[i].path;
 		if (strncmp(p, "specs/", 6) != 0)
@@ -912,6 +1097,10 @@ static int cmd_list(void)
 		if (!s)
 			continue;
 		printf("%-20s %s\n", s->name, s->description ? s->description : "");
+		for (size_t k = 0; k < s->n_params; k++)
+			printf("%-20s   --set %s=%s%s%s\n", "", s->params[k].name, s->params[k].value,
+			       s->params[k].description ? "  " : "",
+			       s->params[k].description ? s->params[k].description : "");
 		spec_free(s);
 	}
 	return EXIT_OK;
@@ -936,7 +1125,21 @@ int main(int argc, char **argv)
 		return usage_error("%s: no command given", "missing argument");
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-		fputs(usage_text, stdout);
+		static const struct { const char *name; run_mode mode; } pages[] = {
+			{ "run", MODE_RUN }, { "gen", MODE_GEN }, { "latency", MODE_LATENCY },
+			{ "syscalls", MODE_SYSCALLS }, { "count", MODE_COUNT },
+			{ "diff", MODE_DIFF }, { "check", MODE_CHECK }, { "list", MODE_LIST },
+		};
+		const char *page = usage_text;
+		if (argc > 2) {
+			size_t k = 0;
+			while (k < sizeof pages / sizeof *pages && strcmp(argv[2], pages[k].name) != 0)
+				k++;
+			if (k == sizeof pages / sizeof *pages)
+				return usage_error("no help on '%s': it is not a command", argv[2]);
+			page = command_help(pages[k].mode);
+		}
+		fputs(page, stdout);
 		return EXIT_OK;
 	}
 	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
@@ -946,7 +1149,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "check") == 0)
 		return cmd_check(argc - 1, argv + 1);
 	if (strcmp(cmd, "list") == 0)
-		return cmd_list();
+		return cmd_list(argc - 1, argv + 1);
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
 		if (strcmp(cmd, commands[i].name) != 0)
 			continue;

@@ -127,6 +127,10 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 	json_object_set_new(root, "bpfspec_version", json_string(BPFSPEC_VERSION));
 	json_object_set_new(root, "spec", jstr(rep->spec_name));
 	json_object_set_new(root, "spec_path", jstr(rep->spec_path));
+	json_t *params = json_object();
+	for (size_t i = 0; i < rep->n_params; i++)
+		json_object_set_new(params, rep->param_names[i], jstr(rep->param_values[i]));
+	json_object_set_new(root, "parameters", params);
 	json_t *t = json_object();
 	json_object_set_new(t, "pid", json_integer(rep->pid));
 	json_object_set_new(t, "binary", jstr(rep->binary));

@@ -205,6 +205,10 @@ int render_text(FILE *out, const report *rep)
 			rep->binary, dur);
 	else
 		fprintf(out, "bpfspec %s: %s, window %s\n", rep->spec_name, rep->binary, dur);
+	for (size_t i = 0; i < rep->n_params; i++)
+		fprintf(out, "%s%s=%s%s%s", i ? ", " : "parameters: ", rep->param_names[i],
+			rep->param_values[i], rep->param_set[i] ? " (set)" : "",
+			i + 1 == rep->n_params ? "\n" : "");
 	if (rep->partial)
 		fprintf(out, "PARTIAL: %s\n", rep->partial_reason ? rep->partial_reason : "run cut short");
 	if (rep->lost_events)

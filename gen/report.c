@@ -546,6 +546,22 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 		return NULL;
 	rep->spec_name = dup_or_null(r->sp->name);
 	rep->spec_path = dup_or_null(r->sp->path);
+	if (r->sp->n_params) {
+		size_t n = r->sp->n_params;
+		rep->param_names = calloc(n, sizeof *rep->param_names);
+		rep->param_values = calloc(n, sizeof *rep->param_values);
+		rep->param_set = calloc(n, sizeof *rep->param_set);
+		if (!rep->param_names || !rep->param_values || !rep->param_set) {
+			report_free(rep);
+			return NULL;
+		}
+		for (; rep->n_params < n; rep->n_params++) {
+			const spec_param *sp = &r->sp->params[rep->n_params];
+			rep->param_names[rep->n_params] = dup_or_null(sp->name);
+			rep->param_values[rep->n_params] = dup_or_null(sp->value);
+			rep->param_set[rep->n_params] = sp->overridden;
+		}
+	}
 	rep->pid = run->pid;
 	rep->binary = dup_or_null(r->tg->exe);
 	rep->bpftrace_version = dup_or_null(run->bpftrace_version);
@@ -664,6 +680,13 @@ void report_free(report *rep)
 	free(rep->warnings);
 	free(rep->spec_name);
 	free(rep->spec_path);
+	for (size_t i = 0; i < rep->n_params; i++) {
+		free(rep->param_names[i]);
+		free(rep->param_values[i]);
+	}
+	free(rep->param_names);
+	free(rep->param_values);
+	free(rep->param_set);
 	free(rep->binary);
 	free(rep->bpftrace_version);
 	free(rep->partial_reason);

@@ -110,6 +110,11 @@ typedef struct report_probe {
 typedef struct report {
 	char *spec_name;
 	char *spec_path;
+	/* The spec's parameters with the values in force (spec_param). */
+	char **param_names;
+	char **param_values;
+	bool *param_set;	/* true: the value came from --set */
+	size_t n_params;
 	long pid;		/* 0: no single process */
 	char *binary;
 	char *bpftrace_version;	/* "0.17.0", or NULL when unknown */

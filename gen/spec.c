@@ -462,7 +462,7 @@ static diag_loc marks_loc(const loader *ld, yaml_mark_t start, yaml_mark_t end)
 	/* Past the error limit nothing more is shown: finding the column
 	 * (a scan from the start of the text) would only cost time. */
 	if (ld->errors >= SPEC_MAX_ERRORS)
-		return (diag_loc){ 0, 0, 0 };
+		return (diag_loc){ 0, 0, 0, NULL };
 	return diag_loc_of(ld->src, mark_offset(ld->src, start), mark_offset(ld->src, end));
 }
 
@@ -498,6 +498,7 @@ typedef struct node {
 	char *value;		/* scalar: NUL-terminated (may hold NULs) */
 	size_t len;
 	bool plain;		/* scalar written without quotes */
+	const diag_src *src;	/* where start/end point; NULL: the spec */
 	struct node **kids;	/* sequence items; mapping key, value, key, ... */
 	size_t n_kids, cap;
 } node;
@@ -528,7 +529,7 @@ typedef struct builder {
 static void out_of_memory(builder *b)
 {
 	if (!b->broken)
-		report(b->ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 }, NULL,
+		report(b->ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL }, NULL,
 		       "out of memory while reading the spec");
 	b->broken = b->stop = true;
 }
@@ -774,7 +775,7 @@ static void report_yaml_error(loader *ld, const yaml_parser_t *p)
 
 	switch (p->error) {
 	case YAML_MEMORY_ERROR:
-		report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 }, NULL,
+		report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL }, NULL,
 		       "out of memory while reading the spec");
 		return;
 	case YAML_READER_ERROR:
@@ -850,14 +851,17 @@ static node *build_tree(loader *ld, bool *broken)
 
 /* ---- pass 2: the tree against the format ---- */
 
-enum { TOP_NAME, TOP_DESCRIPTION, TOP_OBJECTS, TOP_DURATION, TOP_PROBES, TOP_CHECKS, N_TOP };
+enum {
+	TOP_NAME, TOP_DESCRIPTION, TOP_OBJECTS, TOP_DURATION, TOP_PROBES, TOP_CHECKS,
+	TOP_PARAMETERS, N_TOP,
+};
 static const char *const top_keys[] = {
-	"name", "description", "objects", "duration", "probes", "checks", NULL,
+	"name", "description", "objects", "duration", "probes", "checks", "parameters", NULL,
 };
 static const char *const top_examples[] = {
 	"name: libuv-phases", "description: Time in each libuv loop phase",
 	"objects: [main, \"libuv.so*\"]", "duration: 10s", "probes: [...]",
-	"checks: [\"timers.p99 > 100ms\"]",
+	"checks: [\"timers.p99 > 100ms\"]", "parameters: {threshold: 1ms}",
 };
 
 enum {
@@ -894,7 +898,11 @@ static const unsigned probe_key_kinds[] = {
 
 static diag_loc node_loc(const loader *ld, const node *n)
 {
-	return marks_loc(ld, n->start, n->end);
+	if (!n->src)
+		return marks_loc(ld, n->start, n->end);
+	if (ld->errors >= SPEC_MAX_ERRORS)
+		return (diag_loc){ 0, 0, 0, NULL };
+	return diag_loc_of(n->src, mark_offset(n->src, n->start), mark_offset(n->src, n->end));
 }
 
 /* Where a mapping starts, for "has no 'x'": its first key. */
@@ -1058,7 +1066,7 @@ static char *dup_value(const node *v)
 /* Reports a missing allocation; returns false. */
 static bool no_memory(loader *ld)
 {
-	report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 }, NULL, "out of memory");
+	report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL }, NULL, "out of memory");
 	return false;
 }
 
@@ -1478,6 +1486,19 @@ static void check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, c
 		       "'syscalls' %s %s", where, is_null(v) ? "has no value" : "is empty");
 		return;
 	}
+	/* [all], as a list parameter set to "all" becomes, means all too; a
+	 * --set value of one name (for a parameter whose default is all) is a
+	 * list of that one. */
+	if (v->type == NODE_SEQ && v->n_kids == 1 && v->kids[0]->plain && node_is(v->kids[0], "all"))
+		v = v->kids[0];
+	node *only[1] = { (node *)v };
+	node one = { .type = NODE_SEQ, .n_kids = 1, .kids = only };
+	if (v->type == NODE_SCALAR && v->src && !node_is(v, "all") && !is_null(v)) {
+		one.start = v->start;
+		one.end = v->end;
+		one.src = v->src;
+		v = &one;
+	}
 	if (v->type == NODE_SCALAR && v->plain && node_is(v, "all")) {
 		if (kind == PROBE_EVENTS) {
 			report(ld, DIAG_ERROR, node_loc(ld, v),
@@ -1866,7 +1887,7 @@ static const char *const check_stats[] = {
  * lines, block scalars): a column inside it cannot be mapped. */
 static bool check_col_loc(const loader *ld, const node *v, size_t col, diag_loc *out)
 {
-	const diag_src *src = ld->src;
+	const diag_src *src = v->src ? v->src : ld->src;
 	size_t off = mark_offset(src, v->start), q = 0, i = 0, end;
 
 	if (!v->plain) {
@@ -2172,6 +2193,460 @@ static void check_checks(loader *ld, spec *s, const node *k, const node *v, cons
 }
 
 /* The default name: PATH's basename without .yaml or .yml. */
+/* ---- parameters: declared defaults, --set overrides, ${NAME} values ----
+ *
+ * Runs on the tree before it is checked against the format: every value
+ * that is exactly "${NAME}" is replaced by a copy of the parameter's value
+ * node (the default as written, or a node made from the --set text), so
+ * the normal checks validate it and point at where it was written. */
+
+typedef struct param_def {
+	const node *key;	/* the name, in the spec */
+	const node *value;	/* the default as written */
+	const node *set;	/* the --set value (owned by the caller), or NULL */
+	char *description;
+	bool used;
+} param_def;
+
+static const char *const param_keys[] = { "default", "description", NULL };
+static const char params_doc[] = "see docs/spec.md#parameters";
+
+static bool param_name_ok(const char *s, size_t len)
+{
+	return probe_name_ok(s, len);
+}
+
+/* A default is a plain value or a list of plain values. */
+static bool check_param_value(loader *ld, const node *k, const node *v)
+{
+	char buf[SHOW_BUF];
+
+	if (v->type == NODE_BAD)
+		return false;
+	if (is_null(v)) {
+		report(ld, DIAG_ERROR, node_loc(ld, k),
+		       "give the default after the ':', as in 'threshold: 1ms', or "
+		       "'syscalls: [openat, read]'",
+		       "parameter '%s' has no default", show(buf, k->value, k->len));
+		return false;
+	}
+	if (v->type == NODE_MAP) {
+		report(ld, DIAG_ERROR, node_loc(ld, v),
+		       "a default is one value or a list of values",
+		       "the default of parameter '%s' must not be a mapping",
+		       show(buf, k->value, k->len));
+		return false;
+	}
+	if (v->type == NODE_SEQ) {
+		if (v->n_kids == 0) {
+			report(ld, DIAG_ERROR, node_loc(ld, v), "list at least one value",
+			       "the default of parameter '%s' is an empty list",
+			       show(buf, k->value, k->len));
+			return false;
+		}
+		for (size_t i = 0; i < v->n_kids; i++) {
+			if (v->kids[i]->type != NODE_SCALAR || is_null(v->kids[i])) {
+				report(ld, DIAG_ERROR, node_loc(ld, v->kids[i]),
+				       "a list default holds plain values, as in [openat, read]",
+				       "item %zu of the default of parameter '%s' is not a value",
+				       i + 1, show(buf, k->value, k->len));
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* Reads one entry NAME: DEFAULT or NAME: {default: D, description: T}. */
+static bool read_param(loader *ld, const node *k, const node *v, param_def *def)
+{
+	char buf[SHOW_BUF];
+
+	if (k->type != NODE_SCALAR || !param_name_ok(k->value, k->len)) {
+		report(ld, DIAG_ERROR, node_loc(ld, k),
+		       "a parameter name is a lowercase letter, then up to 31 lowercase "
+		       "letters, digits or '_'",
+		       "invalid parameter name '%s'",
+		       k->type == NODE_SCALAR ? show(buf, k->value, k->len) : "(not a word)");
+		return false;
+	}
+	def->key = k;
+	if (v->type != NODE_MAP) {
+		def->value = v;
+		return check_param_value(ld, k, v);
+	}
+	const node *seen[2] = { 0 };
+	for (size_t i = 0; i + 1 < v->n_kids; i += 2) {
+		const node *pk = v->kids[i], *pv = v->kids[i + 1];
+		int key = check_key(ld, pk, param_keys, seen, "in a parameter");
+		if (key == 0)
+			def->value = pv;
+		else if (key == 1)
+			check_text(ld, pk, pv, "'description' of a parameter", "description: slowest "
+				   "call to record", DESCRIPTION_MAX, &def->description);
+	}
+	if (!seen[0]) {
+		report(ld, DIAG_ERROR, map_loc(ld, v), "add 'default: VALUE'",
+		       "parameter '%s' has no 'default'", show(buf, k->value, k->len));
+		return false;
+	}
+	return check_param_value(ld, k, def->value);
+}
+
+/* Reads the 'parameters' mapping V into DEFS (room for SPEC_MAX_PARAMS).
+ * Returns the number read, or -1 after reporting errors. */
+static int read_params(loader *ld, const node *v, param_def *defs)
+{
+	int n = 0;
+	bool ok = true;
+	char buf[SHOW_BUF];
+
+	if (v->type == NODE_BAD)
+		return -1;
+	if (is_null(v))
+		return 0;
+	if (v->type != NODE_MAP) {
+		report(ld, DIAG_ERROR, node_loc(ld, v),
+		       "write one 'NAME: DEFAULT' per line under 'parameters:'",
+		       "'parameters' must be a mapping of names to defaults, not %s", type_name(v));
+		return -1;
+	}
+	for (size_t i = 0; i + 1 < v->n_kids; i += 2) {
+		const node *k = v->kids[i];
+		if (n == SPEC_MAX_PARAMS) {
+			report(ld, DIAG_ERROR, node_loc(ld, k), NULL,
+			       "too many parameters (at most %d)", SPEC_MAX_PARAMS);
+			return -1;
+		}
+		if (!read_param(ld, k, v->kids[i + 1], &defs[n])) {
+			free(defs[n].description);
+			defs[n].description = NULL;
+			ok = false;
+			continue;
+		}
+		for (int j = 0; j < n; j++) {
+			if (defs[j].key->len == k->len && memcmp(defs[j].key->value, k->value, k->len) == 0) {
+				report(ld, DIAG_ERROR, node_loc(ld, k), "remove one of them",
+				       "parameter '%s' is declared twice", show(buf, k->value, k->len));
+				ok = false;
+			}
+		}
+		n++;
+	}
+	return ok ? n : -1;
+}
+
+/* The libyaml-style mark of byte OFF of TEXT (line 0, column in characters). */
+static yaml_mark_t text_mark(const char *text, size_t off)
+{
+	yaml_mark_t m = { 0, 0, 0 };
+
+	for (size_t i = 0; i < off; m.column++)
+		i += diag_char_len(text + i, off - i);
+	m.index = off;
+	return m;
+}
+
+static node *set_scalar(const diag_src *src, size_t start, size_t end)
+{
+	node *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->type = NODE_SCALAR;
+	n->src = src;
+	n->start = text_mark(src->text, start);
+	n->end = text_mark(src->text, end);
+	n->plain = true;
+	n->len = end - start;
+	n->value = strndup(src->text + start, n->len);
+	if (!n->value) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* The value node of --set text SRC whose value starts at byte START: a
+ * list (split on commas, optional [ ]) when the default is a list, else
+ * one plain value.  NULL after reporting. */
+static node *set_value(loader *ld, const diag_src *src, size_t start, const param_def *def)
+{
+	const char *t = src->text;
+	size_t end = src->len;
+	node *seq;
+
+	/* One value, unless the default is a list or the value is one. */
+	if (def->value->type != NODE_SEQ && !memchr(t + start, ',', end - start) &&
+	    !(end > start && t[start] == '[')) {
+		node *v = set_scalar(src, start, end);
+		if (!v)
+			no_memory(ld);
+		return v;
+	}
+	if (end > start && t[start] == '[' && t[end - 1] == ']') {
+		start++;
+		end--;
+	}
+	seq = calloc(1, sizeof(*seq));
+	if (!seq) {
+		no_memory(ld);
+		return NULL;
+	}
+	seq->type = NODE_SEQ;
+	seq->src = src;
+	seq->start = text_mark(t, start);
+	seq->end = text_mark(t, end);
+	builder b = { .ld = ld, .depth = 1 };
+	b.open[0] = seq;
+	for (size_t i = start; i <= end;) {
+		size_t j = i, a, z;
+		while (j < end && t[j] != ',')
+			j++;
+		for (a = i; a < j && t[a] == ' '; a++)
+			;
+		for (z = j; z > a && t[z - 1] == ' '; z--)
+			;
+		if (a == z) {
+			report(ld, DIAG_ERROR, diag_loc_of(src, a, a + 1),
+			       "separate the values with single commas, as in 'NAME=openat,read'",
+			       "empty value in the list given to --set");
+			node_free(seq);
+			return NULL;
+		}
+		if (!attach(&b, set_scalar(src, a, z))) {
+			node_free(seq);
+			return NULL;
+		}
+		i = j + 1;
+	}
+	return seq;
+}
+
+/* Applies one --set text (SRC) to DEFS[0..N). */
+static bool apply_set(loader *ld, const diag_src *src, param_def *defs, int n,
+		      node **owned)
+{
+	const char *t = src->text, *eq = memchr(t, '=', src->len);
+	size_t name_len = eq ? (size_t)(eq - t) : src->len;
+	const char *names[SPEC_MAX_PARAMS + 1];
+	char hint[512], buf[SHOW_BUF];
+	int i;
+
+	if (!eq || !param_name_ok(t, name_len)) {
+		report(ld, DIAG_ERROR, diag_loc_of(src, 0, name_len),
+		       "write --set NAME=VALUE, NAME a parameter the spec declares",
+		       eq ? "invalid parameter name '%s'" : "'%s' has no '=VALUE'",
+		       show(buf, t, name_len));
+		return false;
+	}
+	for (i = 0; i < n; i++)
+		if (defs[i].key->len == name_len && memcmp(defs[i].key->value, t, name_len) == 0)
+			break;
+	if (i == n) {
+		char name[40];
+		for (int j = 0; j < n; j++)
+			names[j] = defs[j].key->value;
+		names[n] = NULL;
+		snprintf(name, sizeof(name), "%.*s", (int)name_len, t);
+		if (n)
+			choices_hint(hint, sizeof(hint), name, "parameters", names);
+		else
+			snprintf(hint, sizeof(hint), "this spec declares no parameters; %s",
+				 params_doc);
+		report(ld, DIAG_ERROR, diag_loc_of(src, 0, name_len), hint,
+		       "the spec has no parameter '%s'", name);
+		return false;
+	}
+	*owned = set_value(ld, src, name_len + 1, &defs[i]);
+	if (!*owned)
+		return false;
+	defs[i].set = *owned;	/* a later --set of the same name wins */
+	return true;
+}
+
+static node *node_copy(const node *n)
+{
+	node *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *n;
+	c->kids = NULL;
+	c->n_kids = c->cap = 0;
+	c->value = NULL;
+	if (n->value && !(c->value = malloc(n->len + 1)))
+		goto fail;
+	if (n->value)
+		memcpy(c->value, n->value, n->len + 1);
+	if (n->n_kids) {
+		c->kids = calloc(n->n_kids, sizeof(*c->kids));
+		if (!c->kids)
+			goto fail;
+		c->cap = n->n_kids;
+		for (; c->n_kids < n->n_kids; c->n_kids++)
+			if (!(c->kids[c->n_kids] = node_copy(n->kids[c->n_kids])))
+				goto fail;
+	}
+	return c;
+fail:
+	node_free(c);
+	return NULL;
+}
+
+/* Replaces every "${NAME}" value under *SLOT by the parameter's value. */
+static void substitute(loader *ld, node **slot, param_def *defs, int n)
+{
+	node *v = *slot;
+	char buf[SHOW_BUF], hint[512];
+	const char *names[SPEC_MAX_PARAMS + 1];
+
+	if (v->type == NODE_SEQ || v->type == NODE_MAP) {
+		for (size_t i = v->type == NODE_MAP; i < v->n_kids; i += 1 + (v->type == NODE_MAP))
+			substitute(ld, &v->kids[i], defs, n);
+		return;
+	}
+	if (v->type != NODE_SCALAR || !memmem(v->value, v->len, "${", 2))
+		return;
+	if (v->len < 4 || memcmp(v->value, "${", 2) != 0 || v->value[v->len - 1] != '}' ||
+	    memchr(v->value + 2, '}', v->len - 3)) {
+		report(ld, DIAG_ERROR, node_loc(ld, v),
+		       "a parameter is a whole value: write 'threshold: ${NAME}', not text "
+		       "around it",
+		       "'${' in '%s' is not a whole parameter value", show(buf, v->value, v->len));
+		return;
+	}
+	const char *name = v->value + 2;
+	size_t len = v->len - 3;
+	for (int i = 0; i < n; i++) {
+		if (defs[i].key->len != len || memcmp(defs[i].key->value, name, len) != 0)
+			continue;
+		node *c = node_copy(defs[i].set ? defs[i].set : defs[i].value);
+		if (!c) {
+			no_memory(ld);
+			return;
+		}
+		defs[i].used = true;
+		node_free(v);
+		*slot = c;
+		return;
+	}
+	for (int j = 0; j < n; j++)
+		names[j] = defs[j].key->value;
+	names[n] = NULL;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(len < 40 ? len : 40), name);
+	if (n)
+		choices_hint(hint, sizeof(hint), buf, "parameters", names);
+	else
+		snprintf(hint, sizeof(hint), "declare it under 'parameters:'; %s", params_doc);
+	report(ld, DIAG_ERROR, node_loc(ld, v), hint, "unknown parameter '%s'",
+	       show(buf, name, len));
+}
+
+/* The value text recorded in the spec: a list's items joined with ",". */
+static char *param_text(const node *v)
+{
+	size_t len = 0, o = 0;
+	char *t;
+
+	if (v->type == NODE_SCALAR)
+		return strndup(v->value, v->len);
+	for (size_t i = 0; i < v->n_kids; i++)
+		len += v->kids[i]->len + 1;
+	t = malloc(len + 1);
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < v->n_kids; i++) {
+		if (i)
+			t[o++] = ',';
+		memcpy(t + o, v->kids[i]->value, v->kids[i]->len);
+		o += v->kids[i]->len;
+	}
+	t[o] = '\0';
+	return t;
+}
+
+static bool record_params(loader *ld, spec *s, param_def *defs, int n)
+{
+	s->params = calloc((size_t)n + 1, sizeof(*s->params));
+	if (!s->params)
+		return no_memory(ld);
+	for (int i = 0; i < n; i++) {
+		spec_param *p = &s->params[s->n_params++];
+		p->name = strndup(defs[i].key->value, defs[i].key->len);
+		p->value = param_text(defs[i].set ? defs[i].set : defs[i].value);
+		p->description = defs[i].description;
+		defs[i].description = NULL;
+		p->overridden = defs[i].set != NULL;
+		if (!p->name || !p->value)
+			return no_memory(ld);
+	}
+	return true;
+}
+
+/* Reads 'parameters' from ROOT (a mapping), applies SETS, and replaces
+ * every placeholder in the other values.  Returns false after reporting
+ * errors (the tree must then not be checked: placeholders may remain). */
+static bool apply_parameters(loader *ld, spec *s, node *root, char *const *sets,
+			     size_t n_sets)
+{
+	param_def defs[SPEC_MAX_PARAMS] = { 0 };
+	node **owned = NULL;
+	const node *pv = NULL;
+	unsigned errors = ld->errors + ld->dropped;
+	int n = 0;
+	char buf[SHOW_BUF];
+
+	for (size_t i = 0; i + 1 < root->n_kids; i += 2)
+		if (!pv && node_is(root->kids[i], "parameters"))
+			pv = root->kids[i + 1];
+	if (pv)
+		n = read_params(ld, pv, defs);
+	if (n >= 0 && n_sets) {
+		s->set_srcs = calloc(n_sets, sizeof(*s->set_srcs));
+		owned = calloc(n_sets, sizeof(*owned));
+		if (!s->set_srcs || !owned) {
+			no_memory(ld);
+			n_sets = 0;
+		}
+		for (size_t i = 0; i < n_sets; i++) {
+			diag_src *src = &s->set_srcs[s->n_set_srcs];
+			if (!(src->text = strdup(sets[i]))) {
+				no_memory(ld);
+				break;
+			}
+			src->path = "--set";
+			src->len = strlen(src->text);
+			s->n_set_srcs++;
+			apply_set(ld, src, defs, n, &owned[i]);
+		}
+	}
+	if (n > 0 && ld->errors + ld->dropped == errors) {
+		for (size_t i = 0; i + 1 < root->n_kids; i += 2)
+			if (root->kids[i + 1] != pv)
+				substitute(ld, &root->kids[i + 1], defs, n);
+		for (int i = 0; i < n && ld->errors + ld->dropped == errors; i++)
+			if (!defs[i].used)
+				report(ld, DIAG_WARNING, node_loc(ld, defs[i].key),
+				       "use it as a whole value, as in 'threshold: ${NAME}', or "
+				       "remove it",
+				       "parameter '%s' is not used", show(buf, defs[i].key->value,
+									  defs[i].key->len));
+		if (ld->errors + ld->dropped == errors)
+			record_params(ld, s, defs, n);
+	} else if (n == 0 && ld->errors + ld->dropped == errors) {
+		/* No parameters: a placeholder is an unknown name, reported. */
+		for (size_t i = 0; i + 1 < root->n_kids; i += 2)
+			substitute(ld, &root->kids[i + 1], defs, 0);
+	}
+	for (int i = 0; i < n; i++)
+		free(defs[i].description);
+	for (size_t i = 0; i < n_sets && owned; i++)
+		node_free(owned[i]);
+	free(owned);
+	return ld->errors + ld->dropped == errors;
+}
+
 static void default_name(loader *ld, spec *s)
 {
 	const char *base = strrchr(s->path, '/');
@@ -2185,7 +2660,7 @@ static void default_name(loader *ld, spec *s)
 	else if (len > 4 && strcmp(base + len - 4, ".yml") == 0)
 		len -= 4;
 	if (!spec_name_ok(base, len)) {
-		report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 },
+		report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL },
 		       "add a 'name:' line (lowercase letters, digits, '_', '.' and '-'), or "
 		       "rename the file",
 		       "the file name does not make a valid spec name ('%s')", show(buf, base, len));
@@ -2242,6 +2717,8 @@ static void check_top(loader *ld, spec *s, const node *root)
 		case TOP_CHECKS:
 			checks = v;	/* once the probes are known */
 			break;
+		case TOP_PARAMETERS:
+			break;		/* read and applied before (apply_parameters) */
 		}
 	}
 	if (checks)
@@ -2282,6 +2759,15 @@ void spec_free(spec *s)
 		free(s->checks[i]);
 	free(s->checks);
 	free(s->check_locs);
+	for (size_t i = 0; i < s->n_params; i++) {
+		free(s->params[i].name);
+		free(s->params[i].value);
+		free(s->params[i].description);
+	}
+	free(s->params);
+	for (size_t i = 0; i < s->n_set_srcs; i++)
+		free((char *)s->set_srcs[i].text);
+	free(s->set_srcs);
 	for (size_t i = 0; i < s->n_objects; i++)
 		free(s->objects[i]);
 	free(s->objects);
@@ -2293,7 +2779,8 @@ void spec_free(spec *s)
 }
 
 /* Parses TEXT (LEN bytes, malloc'ed, taken over) as the spec at PATH. */
-static spec *parse_owned(const char *path, char *text, size_t len)
+static spec *parse_owned(const char *path, char *text, size_t len, char *const *sets,
+			 size_t n_sets)
 {
 	loader ld = { 0 };
 	spec *s = calloc(1, sizeof(*s));
@@ -2317,12 +2804,12 @@ static spec *parse_owned(const char *path, char *text, size_t len)
 	ld.src = &s->src;
 
 	if (len > SPEC_MAX_BYTES) {
-		report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 },
+		report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL },
 		       "specs are short text files; check that this is the right file",
 		       "the spec is too large (%zu bytes; the limit is 1 MiB)", len);
 	} else if (len >= 2 && ((unsigned char)text[0] == 0xff || (unsigned char)text[0] == 0xfe) &&
 		   ((unsigned char)text[1] == 0xff || (unsigned char)text[1] == 0xfe)) {
-		report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 },
+		report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL },
 		       "save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)",
 		       "the spec is UTF-16 text; specs must be UTF-8");
 	} else if ((nul = memchr(text, '\0', len))) {
@@ -2335,7 +2822,7 @@ static spec *parse_owned(const char *path, char *text, size_t len)
 		if (broken)
 			;
 		else if (!root || is_null(root))
-			report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0 },
+			report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL },
 			       "a spec needs at least a 'probes:' list; see docs/spec.md",
 			       "the spec is empty");
 		else if (root->type == NODE_BAD)
@@ -2344,12 +2831,12 @@ static spec *parse_owned(const char *path, char *text, size_t len)
 			report(&ld, DIAG_ERROR, node_loc(&ld, root),
 			       "start the file with keys such as 'name: ...' and 'probes:'",
 			       "a spec must be a mapping of keys, not %s", type_name(root));
-		else
+		else if (apply_parameters(&ld, s, root, sets, n_sets))
 			check_top(&ld, s, root);
 	}
 	node_free(root);
 	if (ld.dropped)
-		diag_at(DIAG_NOTE, &s->src, (diag_loc){ 0, 0, 0 }, NULL,
+		diag_at(DIAG_NOTE, &s->src, (diag_loc){ 0, 0, 0, NULL }, NULL,
 			"%u more errors not shown", ld.dropped);
 	if (ld.errors || ld.dropped || broken) {
 		spec_free(s);
@@ -2360,11 +2847,22 @@ static spec *parse_owned(const char *path, char *text, size_t len)
 
 spec *spec_parse(const char *path, const char *text, size_t len)
 {
+	return spec_parse_set(path, text, len, NULL, 0);
+}
+
+spec *spec_load(const char *path)
+{
+	return spec_load_set(path, NULL, 0);
+}
+
+spec *spec_parse_set(const char *path, const char *text, size_t len, char *const *sets,
+		     size_t n_sets)
+{
 	char *copy;
 
 	if (len > SPEC_MAX_BYTES) {
 		diag_src src = { path, NULL, 0 };
-		diag_at(DIAG_ERROR, &src, (diag_loc){ 0, 0, 0 },
+		diag_at(DIAG_ERROR, &src, (diag_loc){ 0, 0, 0, NULL },
 			"specs are short text files; check that this is the right file",
 			"the spec is too large (%zu bytes; the limit is 1 MiB)", len);
 		return NULL;
@@ -2376,10 +2874,10 @@ spec *spec_parse(const char *path, const char *text, size_t len)
 	}
 	memcpy(copy, text, len);
 	copy[len] = '\0';
-	return parse_owned(path, copy, len);
+	return parse_owned(path, copy, len, sets, n_sets);
 }
 
-spec *spec_load(const char *path)
+spec *spec_load_set(const char *path, char *const *sets, size_t n_sets)
 {
 	struct stat st;
 	char *text;
@@ -2395,7 +2893,7 @@ spec *spec_load(const char *path)
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > SPEC_MAX_BYTES) {
 		diag_src src = { path, NULL, 0 };
 		close(fd);
-		diag_at(DIAG_ERROR, &src, (diag_loc){ 0, 0, 0 },
+		diag_at(DIAG_ERROR, &src, (diag_loc){ 0, 0, 0, NULL },
 			"specs are short text files; check that this is the right file",
 			"the spec is too large (%lld bytes; the limit is 1 MiB)",
 			(long long)st.st_size);
@@ -2428,11 +2926,11 @@ spec *spec_load(const char *path)
 	if (len > SPEC_MAX_BYTES) {
 		diag_src src = { path, NULL, 0 };
 		free(text);
-		diag_at(DIAG_ERROR, &src, (diag_loc){ 0, 0, 0 },
+		diag_at(DIAG_ERROR, &src, (diag_loc){ 0, 0, 0, NULL },
 			"specs are short text files; check that this is the right file",
 			"the spec is too large (more than 1 MiB)");
 		return NULL;
 	}
 	text[len] = '\0';
-	return parse_owned(path, text, len);
+	return parse_owned(path, text, len, sets, n_sets);
 }

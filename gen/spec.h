@@ -83,6 +83,18 @@ typedef struct spec_probe {
 	point_type point;
 } spec_probe;
 
+/* A parameter the spec declares (`parameters:`), with the value in force:
+ * its default, or the --set value that overrode it. */
+typedef struct spec_param {
+	char *name;		/* [a-z][a-z0-9_]{0,31} */
+	char *value;		/* as text; a list's items joined with "," */
+	char *description;	/* NULL or free text */
+	bool overridden;	/* true: value came from --set */
+} spec_param;
+
+/* Most parameters one spec may declare. */
+#define SPEC_MAX_PARAMS 32
+
 typedef struct spec {
 	char *path;		/* as given */
 	char *name;		/* from the spec, or the file's basename without .yaml */
@@ -102,7 +114,12 @@ typedef struct spec {
 	char **checks;
 	diag_loc *check_locs;
 	size_t n_checks;
+	spec_param *params;	/* in the order declared; n_params may be 0 */
+	size_t n_params;
 	diag_src src;		/* the spec's text, for later diagnostics */
+	/* The --set texts, as sources of the locations of values they gave. */
+	diag_src *set_srcs;
+	size_t n_set_srcs;
 } spec;
 
 /* Reads PATH and parses it.  Returns an owned spec, or NULL after
@@ -111,6 +128,16 @@ spec *spec_load(const char *path);
 
 /* Same as spec_load but on TEXT of LEN bytes, named PATH in messages. */
 spec *spec_parse(const char *path, const char *text, size_t len);
+
+/* spec_load and spec_parse with parameter overrides: SETS[0..N_SETS) are
+ * "NAME=VALUE" texts as given to --set (borrowed during the call).  Every
+ * NAME must be a declared parameter; a later --set of a name wins.  The
+ * value of a list parameter is split on commas.  A value is validated
+ * where it is used, exactly like the spec's own text, and errors in it
+ * point into the --set text ("--set:1:COL"). */
+spec *spec_load_set(const char *path, char *const *sets, size_t n_sets);
+spec *spec_parse_set(const char *path, const char *text, size_t len,
+		     char *const *sets, size_t n_sets);
 
 void spec_free(spec *s);
 

@@ -113,13 +113,15 @@ expect_completion "--output --output-format" bpfspec run libuv-phases --outp
 expect_completion "json prom text" bpfspec run libuv-phases -o ""
 expect_completion "json text" bpfspec diff -o ""
 expect_completion "--emit-program --emit-spec" bpfspec syscalls --emit
-bundled=$("$BPFSPEC" list | awk '{print $1}')
+bundled=$("$BPFSPEC" list | awk '/^[^ ]/ {print $1}')
 expect_completion "$(printf '%s\n' "$bundled" mine.yaml other.yml sub | sort | tr '\n' ' ' | sed 's/ $//')" \
 	bpfspec run ""
 expect_completion "libuv-phases" bpfspec run libuv
 expect_completion "r1.json sub" bpfspec diff ""
 expect_completion "mine.yaml notes.txt other.yml r1.json sub" bpfspec run libuv-phases --output ""
 expect_completion "notes.txt" bpfspec gen libuv-phases --binary no
+expect_completion "records= threshold=" bpfspec run file-io --set ""
+expect_completion "threshold=" bpfspec run file-io -p 1 --set th
 sleep 30 &
 sleeper=$!
 cleanup_pid "$sleeper"

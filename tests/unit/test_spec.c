@@ -770,7 +770,7 @@ static const struct {
 	{ EV "    syscalls: all\n",
 	  { ":4:15: error: 'syscalls: all' in probe 'slow': events need named syscalls\n",
 	    "hint: list the syscalls to record, as in 'syscalls: [openat, connect]' (at most 16); to measure every syscall, use a probe with 'kind: syscalls'\n" } },
-	{ EV "    syscalls: [all]\n", { "unknown syscall 'all'", "hint: events need named syscalls" } },
+	{ EV "    syscalls: [all]\n", { "'syscalls: all' in probe 'slow': events need named syscalls" } },
 	/* shapes */
 	{ SYS "    syscalls: openat\n",
 	  { ":4:15: error: 'syscalls' in probe 'io' must be a list, not a single value",
@@ -1391,7 +1391,7 @@ START_TEST(test_diag_format)
 	char *out;
 
 	capture_start();
-	diag_at(DIAG_ERROR, &src, (diag_loc){ 1, 8, 4 }, "do this", "bad %s", "thing");
+	diag_at(DIAG_ERROR, &src, (diag_loc){ 1, 8, 4, NULL }, "do this", "bad %s", "thing");
 	out = capture_end();
 	ck_assert_str_eq(out, "bpfspec: f.yaml:1:8: error: bad thing\n"
 			      "    1 | first: line\n"
@@ -1402,7 +1402,7 @@ START_TEST(test_diag_format)
 
 	/* Tabs are kept in the padding so the caret lines up. */
 	capture_start();
-	diag_at(DIAG_WARNING, &src, (diag_loc){ 2, 7, 5 }, NULL, "w");
+	diag_at(DIAG_WARNING, &src, (diag_loc){ 2, 7, 5, NULL }, NULL, "w");
 	out = capture_end();
 	ck_assert_str_eq(out, "bpfspec: f.yaml:2:7: warning: w\n"
 			      "    2 | \tkey:\tvalue\n"
@@ -1413,7 +1413,7 @@ START_TEST(test_diag_format)
 	/* Control and invalid bytes print as '?'; UTF-8 is one column;
 	 * the CR of a CRLF is not echoed; the span stops at the line end. */
 	capture_start();
-	diag_at(DIAG_NOTE, &src, (diag_loc){ 3, 7, 99 }, NULL, "n");
+	diag_at(DIAG_NOTE, &src, (diag_loc){ 3, 7, 99, NULL }, NULL, "n");
 	out = capture_end();
 	ck_assert_str_eq(out, "bpfspec: f.yaml:3:7: note: n\n"
 			      "    3 | caf\xc3\xa9: bad? ? end\n"
@@ -1422,7 +1422,7 @@ START_TEST(test_diag_format)
 
 	/* The last line has no newline; a caret past its end is allowed. */
 	capture_start();
-	diag_at(DIAG_ERROR, &src, (diag_loc){ 4, 5, 1 }, NULL, "eof");
+	diag_at(DIAG_ERROR, &src, (diag_loc){ 4, 5, 1, NULL }, NULL, "eof");
 	out = capture_end();
 	ck_assert_str_eq(out, "bpfspec: f.yaml:4:5: error: eof\n"
 			      "    4 | last\n"
@@ -1431,8 +1431,8 @@ START_TEST(test_diag_format)
 
 	/* No such line: the header only.  Line 0: no position at all. */
 	capture_start();
-	diag_at(DIAG_ERROR, &src, (diag_loc){ 9, 1, 1 }, NULL, "gone");
-	diag_at(DIAG_ERROR, &src, (diag_loc){ 0, 0, 0 }, "h", "whole file");
+	diag_at(DIAG_ERROR, &src, (diag_loc){ 9, 1, 1, NULL }, NULL, "gone");
+	diag_at(DIAG_ERROR, &src, (diag_loc){ 0, 0, 0, NULL }, "h", "whole file");
 	out = capture_end();
 	ck_assert_str_eq(out, "bpfspec: f.yaml:9:1: error: gone\n"
 			      "bpfspec: f.yaml: error: whole file\n"
@@ -1451,7 +1451,7 @@ START_TEST(test_diag_long_line)
 	for (size_t i = 0; i < sizeof(line); i++)
 		line[i] = (char)('a' + i % 26);
 	capture_start();
-	diag_at(DIAG_ERROR, &src, (diag_loc){ 1, 500, 3 }, NULL, "x");
+	diag_at(DIAG_ERROR, &src, (diag_loc){ 1, 500, 3, NULL }, NULL, "x");
 	out = capture_end();
 	/* A window around the caret, marked with "...", caret aligned. */
 	const char *l1 = strchr(out, '\n') + 1, *l2 = strchr(l1, '\n') + 1;
@@ -1518,6 +1518,161 @@ START_TEST(test_diag_locations)
 }
 END_TEST
 
+/* ---- parameters and --set --------------------------------------------- */
+
+static const char PARAM_SPEC[] =
+	"parameters:\n"
+	"  threshold:\n"
+	"    default: 1ms\n"
+	"    description: slowest open recorded\n"
+	"  calls: [openat, read]\n"
+	"  every: all\n"
+	"  records: 200\n"
+	"probes:\n"
+	"  - name: file\n"
+	"    kind: syscalls\n"
+	"    syscalls: ${calls}\n"
+	"  - name: any\n"
+	"    kind: syscalls\n"
+	"    syscalls: ${every}\n"
+	"  - name: slow\n"
+	"    kind: events\n"
+	"    syscalls: [openat]\n"
+	"    threshold: \"${threshold}\"\n"
+	"    limit: ${records}\n";
+
+/* Parses PARAM_SPEC with SETS; *OUT gets the diagnostics (owned). */
+static spec *parse_set(char *const *sets, size_t n, char **out)
+{
+	spec *s;
+
+	capture_start();
+	s = spec_parse_set("t/p.yaml", PARAM_SPEC, strlen(PARAM_SPEC), sets, n);
+	*out = capture_end();
+	return s;
+}
+
+START_TEST(test_param_defaults)
+{
+	char *out;
+	spec *s = parse_set(NULL, 0, &out);
+
+	ck_assert_msg(s != NULL, "%s", out);
+	ck_assert_str_eq(out, "");
+	ck_assert_uint_eq(s->probes[0].n_syscalls, 2);
+	ck_assert(s->probes[1].all_syscalls);
+	ck_assert_uint_eq(s->probes[2].threshold_ns, 1000000);
+	ck_assert_uint_eq(s->probes[2].limit, 200);
+	ck_assert_uint_eq(s->n_params, 4);
+	ck_assert_str_eq(s->params[0].name, "threshold");
+	ck_assert_str_eq(s->params[0].value, "1ms");
+	ck_assert_str_eq(s->params[0].description, "slowest open recorded");
+	ck_assert_str_eq(s->params[1].value, "openat,read");
+	ck_assert(!s->params[0].overridden);
+	spec_free(s);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_param_overrides)
+{
+	char *sets[] = { "threshold=5ms", "calls=write", "every=openat,close",
+			 "records=7", "threshold=20ms", "calls=[read, write, close]" };
+	char *out;
+	spec *s = parse_set(sets, 6, &out);
+
+	ck_assert_msg(s != NULL, "%s", out);
+	ck_assert_uint_eq(s->probes[2].threshold_ns, 20000000);	/* the later wins */
+	ck_assert_uint_eq(s->probes[2].limit, 7);
+	ck_assert_uint_eq(s->probes[0].n_syscalls, 3);
+	ck_assert(!s->probes[1].all_syscalls);
+	ck_assert_uint_eq(s->probes[1].n_syscalls, 2);
+	ck_assert_str_eq(s->params[0].value, "20ms");
+	ck_assert(s->params[0].overridden);
+	ck_assert_str_eq(s->params[1].value, "read,write,close");
+	spec_free(s);
+	free(out);
+
+	char *one[] = { "every=openat" };	/* one name where the default is all */
+	s = parse_set(one, 1, &out);
+	ck_assert_msg(s != NULL, "%s", out);
+	ck_assert_uint_eq(s->probes[1].n_syscalls, 1);
+	spec_free(s);
+	free(out);
+}
+END_TEST
+
+/* Each bad --set: the message and where it points in the --set text. */
+static const struct {
+	const char *set, *msg, *where;
+} bad_sets[] = {
+	{ "threshold=abc", "invalid threshold 'abc'", "--set:1:11:" },
+	{ "thresold=2ms", "no parameter 'thresold'", "did you mean 'threshold'" },
+	{ "threshold", "has no '=VALUE'", "--set:1:1:" },
+	{ "Threshold=1ms", "invalid parameter name", "--set:1:1:" },
+	{ "calls=openat,,read", "empty value in the list", "--set:1:14:" },
+	{ "calls=openat,nosuch", "unknown syscall 'nosuch'", "--set:1:14:" },
+	{ "records=0", "limit", "--set:1:9:" },
+	{ "records=1;system(\"x\")", "limit", "--set:1:9:" },
+	{ "threshold=1ms}\n", "threshold", "--set:1:11:" },
+};
+
+START_TEST(test_param_bad_sets)
+{
+	char *sets[] = { (char *)bad_sets[_i].set };
+	char *out;
+	spec *s = parse_set(sets, 1, &out);
+
+	ck_assert_msg(s == NULL, "accepted --set %s", bad_sets[_i].set);
+	ck_assert_contains(out, bad_sets[_i].msg);
+	ck_assert_contains(out, bad_sets[_i].where);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_param_spec_errors)
+{
+	char *out;
+
+	out = parse_fail("probes:\n  - {name: a, kind: syscalls, syscalls: \"${x}\"}\n");
+	ck_assert_contains(out, "t/test.yaml:2:41: error: unknown parameter 'x'");
+	free(out);
+	out = parse_fail("parameters: {t: 1ms}\nprobes:\n  - {name: a, kind: events, "
+			 "syscalls: [read], threshold: \"x${t}\"}\n");
+	ck_assert_contains(out, "not a whole parameter value");
+	free(out);
+	out = parse_fail("parameters: [a, b]\nprobes:\n  - {name: a, kind: syscalls, syscalls: all}\n");
+	ck_assert_contains(out, "'parameters' must be a mapping");
+	free(out);
+	/* A list default cannot smuggle a mapping or a key. */
+	out = parse_fail("parameters: {k: [{a: b}]}\nprobes:\n  - {name: a, kind: syscalls, syscalls: \"${k}\"}\n");
+	ck_assert_contains(out, "is not a value");
+	free(out);
+	/* --set on a spec without parameters. */
+	char *sets[] = { "x=1" };
+	capture_start();
+	spec *s = spec_parse_set("t/n.yaml", "probes:\n  - {name: a, kind: syscalls, syscalls: all}\n",
+				 52, sets, 1);
+	out = capture_end();
+	ck_assert_ptr_null(s);
+	ck_assert_contains(out, "this spec declares no parameters");
+	free(out);
+}
+END_TEST
+
+START_TEST(test_param_unused_warns)
+{
+	char *out;
+	spec *s = parse("parameters: {t: 1ms}\nprobes:\n  - {name: a, kind: syscalls, syscalls: all}\n",
+			&out);
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_contains(out, "warning: parameter 't' is not used");
+	spec_free(s);
+	free(out);
+}
+END_TEST
+
 static Suite *spec_suite(void)
 {
 	Suite *s = suite_create("spec");
@@ -1543,6 +1698,11 @@ static Suite *spec_suite(void)
 	tcase_add_test(tc, test_all_errors_reported);
 	tcase_add_test(tc, test_error_cap);
 	tcase_add_test(tc, test_mangled);
+	tcase_add_test(tc, test_param_defaults);
+	tcase_add_test(tc, test_param_overrides);
+	tcase_add_loop_test(tc, test_param_bad_sets, 0, (int)(sizeof(bad_sets) / sizeof(bad_sets[0])));
+	tcase_add_test(tc, test_param_spec_errors);
+	tcase_add_test(tc, test_param_unused_warns);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 
