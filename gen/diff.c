@@ -498,6 +498,10 @@ static int load_report(loader *l, const json_t *root, report *rep)
 		return -1;
 	if (load_params(l, root, rep) < 0)
 		return -1;
+	json_t *timing = ld_get(l, root, "", "timing", T_STR, false, true);
+	if (l->failed)
+		return -1;
+	rep->entry_only = timing && strcmp(json_string_value(timing), "entry-only") == 0;
 	json_t *t = ld_get(l, root, "", "target", T_OBJ, false, false);
 	if (!t || get_long(l, t, "target", "pid", &rep->pid) < 0 ||
 	    get_str(l, t, "target", "binary", &rep->binary, true, false) < 0)

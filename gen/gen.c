@@ -165,6 +165,64 @@ static int emit_latency(parts *pt, const resolved_probe *rp)
 	return rc;
 }
 
+static char *chop(char *s)
+{
+	if (s && *s)
+		s[strlen(s) - 1] = '\0';
+	return s;
+}
+
+/* Entry-only timing (spec timing: entry-only): RP is latency probe number
+ * INDEX (1-based) of the spec's active latency probes R->probes; its entry
+ * closes whichever of them its thread entered last (templates/phase.bt.in). */
+static int emit_phase(parts *pt, const resolved *r, const resolved_probe *rp, unsigned index)
+{
+	static const char *const print[] = { "b", "sum", "min", "max", NULL };
+
+	if (!path_is_plain(rp->object)) {
+		diag_error("bpftrace cannot name this file in a probe; copy or link it to a "
+			   "plain path (letters, digits, / . _ - +)",
+			   "probe '%s': object path '%s' has characters bpftrace cannot take",
+			   rp->sp->name, rp->object);
+		return -1;
+	}
+	buf entry = BUF_INIT, rec = BUF_INIT;
+	for (size_t k = 0; k < rp->n_addrs; k++)
+		buf_printf(&entry, "%suprobe:%s:0x%llx", k ? ",\n" : "", rp->object,
+			   (unsigned long long)rp->addrs[k]);
+	unsigned i = 0;
+	for (size_t k = 0; k < r->n_probes; k++) {
+		const resolved_probe *o = &r->probes[k];
+		if (!o->active || o->sp->kind != PROBE_LATENCY)
+			continue;
+		const char *n = o->sp->name, *key = o->sp->per_thread ? "tid" : "0";
+		i++;
+		buf_printf(&rec, "\t\tif ($prev == %u) {\n"
+			   "\t\t\t@b_%s[%s, $b] = count();\n\t\t\t@sum_%s[%s] = sum($ns);\n"
+			   "\t\t\t@min_%s[%s] = min($ns);\n\t\t\t@max_%s[%s] = max($ns);\n\t\t}\n",
+			   i, n, key, n, key, n, key, n, key);
+	}
+	char *e = buf_take(&entry), *rc_text = chop(buf_take(&rec)), idx[16];
+	snprintf(idx, sizeof idx, "%u", index);
+	vars v = { .n = 0 };
+	vars_set(&v, "name", rp->sp->name);
+	vars_set(&v, "function", rp->sp->function);
+	vars_set(&v, "entry", e);
+	vars_set(&v, "entry_filter", pt->pid_filter);
+	vars_set(&v, "index", idx);
+	vars_set(&v, "bucket", pt->bucket);
+	vars_set(&v, "record", rc_text);
+	buf_putc(&pt->out, '\n');
+	int rc = render_into(&pt->out, "phase.bt.in", &v);
+	free(e);
+	free(rc_text);
+	pt->attach += (unsigned)rp->n_addrs;
+	add_maps(pt, rp->sp->name, print, NULL, NULL);
+	if (index == 1)
+		buf_puts(&pt->helpers, "\tclear(@phase_cur);\n\tclear(@phase_t);\n");
+	return rc;
+}
+
 /* "/pid == N && (args->id == A || ...)/" for the probe's syscalls; "" when
  * there is nothing to test.  Also the human list for comments. */
 static void syscall_filter(const parts *pt, const spec_probe *sp, buf *pred, buf *what)
@@ -433,12 +491,6 @@ static void describe_probe(buf *b, const resolved_probe *rp)
 }
 
 /* Drops the last character of an owned string (a trailing '\n'). */
-static char *chop(char *s)
-{
-	if (s && *s)
-		s[strlen(s) - 1] = '\0';
-	return s;
-}
 
 program *gen_program(const resolved *r, const gen_options *o)
 {
@@ -489,13 +541,17 @@ program *gen_program(const resolved *r, const gen_options *o)
 	failed |= render_into(&pt.out, "begin.bt.in", &none);
 	pt.attach = 1;
 
+	unsigned phases = 0;
 	for (size_t i = 0; i < r->n_probes && !failed; i++) {
 		const resolved_probe *rp = &r->probes[i];
 		if (!rp->active)
 			continue;
 		switch (rp->sp->kind) {
 		case PROBE_LATENCY:
-			failed |= emit_latency(&pt, rp);
+			if (s->entry_only)
+				failed |= emit_phase(&pt, r, rp, ++phases);
+			else
+				failed |= emit_latency(&pt, rp);
 			break;
 		case PROBE_SYSCALLS:
 			failed |= emit_syscalls(&pt, rp);
@@ -521,7 +577,7 @@ program *gen_program(const resolved *r, const gen_options *o)
 		if (o->trigger_path) {
 			snprintf(probe, sizeof probe, "uprobe:%s:0x%llx", o->trigger_path,
 				 (unsigned long long)o->trigger_addr);
-			snprintf(filter, sizeof filter, "/pid == %d/", (int)o->trigger_pid);
+			snprintf(filter, sizeof filter, "/pid == %d && arg0 != 2/", (int)o->trigger_pid);
 		} else {
 			snprintf(probe, sizeof probe, "interval:ms:%llu",
 				 (unsigned long long)((o->window_ns + 999999) / 1000000));
@@ -536,6 +592,18 @@ program *gen_program(const resolved *r, const gen_options *o)
 		buf_putc(&pt.out, '\n');
 		failed |= render_into(&pt.out, "window.bt.in", &v);
 		pt.attach++;
+		if (o->trigger_path) {
+			char pid[16];
+			snprintf(pid, sizeof pid, "%d", (int)o->trigger_pid);
+			vars sv = { .n = 0 };
+			vars_set(&sv, "window_probe", probe);
+			vars_set(&sv, "pid", pid);
+			vars_set(&sv, "clear_maps", clear_text);
+			vars_set(&sv, "clear_helpers", helper_text);
+			buf_putc(&pt.out, '\n');
+			failed |= render_into(&pt.out, "window_start.bt.in", &sv);
+			pt.attach++;
+		}
 	}
 	if (!failed) {
 		vars v = { .n = 0 };

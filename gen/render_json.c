@@ -131,6 +131,8 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 	for (size_t i = 0; i < rep->n_params; i++)
 		json_object_set_new(params, rep->param_names[i], jstr(rep->param_values[i]));
 	json_object_set_new(root, "parameters", params);
+	json_object_set_new(root, "timing", json_string(rep->entry_only ? "entry-only"
+								       : "entry-return"));
 	json_t *t = json_object();
 	json_object_set_new(t, "pid", json_integer(rep->pid));
 	json_object_set_new(t, "binary", jstr(rep->binary));

@@ -209,6 +209,9 @@ int render_text(FILE *out, const report *rep)
 		fprintf(out, "%s%s=%s%s%s", i ? ", " : "parameters: ", rep->param_names[i],
 			rep->param_values[i], rep->param_set[i] ? " (set)" : "",
 			i + 1 == rep->n_params ? "\n" : "");
+	if (rep->entry_only)
+		fprintf(out, "timing: entry-only (each phase from its entry to the next phase's "
+			"entry on its thread)\n");
 	if (rep->partial)
 		fprintf(out, "PARTIAL: %s\n", rep->partial_reason ? rep->partial_reason : "run cut short");
 	if (rep->lost_events)

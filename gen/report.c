@@ -562,6 +562,7 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 			rep->param_set[rep->n_params] = sp->overridden;
 		}
 	}
+	rep->entry_only = r->sp->entry_only;
 	rep->pid = run->pid;
 	rep->binary = dup_or_null(r->tg->exe);
 	rep->bpftrace_version = dup_or_null(run->bpftrace_version);

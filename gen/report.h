@@ -115,6 +115,7 @@ typedef struct report {
 	char **param_values;
 	bool *param_set;	/* true: the value came from --set */
 	size_t n_params;
+	bool entry_only;	/* spec timing: entry-only (latency probes) */
 	long pid;		/* 0: no single process */
 	char *binary;
 	char *bpftrace_version;	/* "0.17.0", or NULL when unknown */

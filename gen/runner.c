@@ -227,6 +227,8 @@ static void handle_stdout_line(run_state *st, const char *line, size_t len)
 		diag_verbose("bpftrace attached %ld probes %.3f s after it started, %.3f s after "
 			     "bpfspec did", bpfout_attached(st->o->out), (double)res->attach_ns / 1e9,
 			     st->o->t0_ns ? (double)(res->begin_mono_ns - st->o->t0_ns) / 1e9 : 0.0);
+		if (st->o->has_trigger)
+			runner_window_end(RUNNER_WINDOW_START);
 		if (st->o->held && runner_release(st->o->held) < 0)
 			diag_warn("could not release the command (pid %d)", (int)st->o->held->pid);
 		/* A stop that came while bpftrace was attaching. */

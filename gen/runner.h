@@ -58,8 +58,11 @@ void runner_abandon(held_command *h);
 
 /* The function the generated program probes to end a window.  Calling it
  * from bpfspec's own process is what ends the window: FINAL 0 ends one
- * interval (-i), FINAL 1 the last window, after which bpftrace exits. */
+ * interval (-i), FINAL 1 the last window, after which bpftrace exits;
+ * RUNNER_WINDOW_START starts the first window once every probe is
+ * attached: the program drops what it gathered while attaching. */
 void runner_window_end(int final);
+#define RUNNER_WINDOW_START 2
 
 /* Name of that function in bpfspec's symbol table. */
 #define RUNNER_TRIGGER_SYMBOL "runner_window_end"

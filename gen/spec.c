@@ -853,15 +853,17 @@ static node *build_tree(loader *ld, bool *broken)
 
 enum {
 	TOP_NAME, TOP_DESCRIPTION, TOP_OBJECTS, TOP_DURATION, TOP_PROBES, TOP_CHECKS,
-	TOP_PARAMETERS, N_TOP,
+	TOP_PARAMETERS, TOP_TIMING, N_TOP,
 };
 static const char *const top_keys[] = {
-	"name", "description", "objects", "duration", "probes", "checks", "parameters", NULL,
+	"name", "description", "objects", "duration", "probes", "checks", "parameters",
+	"timing", NULL,
 };
 static const char *const top_examples[] = {
 	"name: libuv-phases", "description: Time in each libuv loop phase",
 	"objects: [main, \"libuv.so*\"]", "duration: 10s", "probes: [...]",
 	"checks: [\"timers.p99 > 100ms\"]", "parameters: {threshold: 1ms}",
+	"timing: entry-only",
 };
 
 enum {
@@ -2719,6 +2721,18 @@ static void check_top(loader *ld, spec *s, const node *root)
 			break;
 		case TOP_PARAMETERS:
 			break;		/* read and applied before (apply_parameters) */
+		case TOP_TIMING:
+			if (!want_scalar(ld, k, v, what, top_examples[key], false))
+				break;
+			if (node_is(v, "entry-only"))
+				s->entry_only = true;
+			else if (!node_is(v, "entry-return"))
+				report(ld, DIAG_ERROR, node_loc(ld, v),
+				       "entry-return (the default) times each call from entry to "
+				       "return; entry-only times loop phases from one phase's entry "
+				       "to the next's, without return probes",
+				       "invalid timing '%s'", show(buf, v->value, v->len));
+			break;
 		}
 	}
 	if (checks)

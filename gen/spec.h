@@ -106,6 +106,11 @@ typedef struct spec {
 	char **objects;
 	size_t n_objects;
 	uint64_t duration_ns;	/* default window; 0 = until stopped */
+	/* timing: entry-only.  Latency probes then have no return probe: a
+	 * probe's time runs from its entry to the next entry of any latency
+	 * probe of the spec on the same thread (for phases of a loop, which
+	 * run one after another and never nest).  false: entry-return. */
+	bool entry_only;
 	spec_probe *probes;
 	size_t n_probes;	/* >= 1 */
 	/* Checks, as written: each parses with check_parse, is absolute (no

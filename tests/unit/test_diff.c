@@ -649,8 +649,8 @@ START_TEST(test_error_not_json)
 	/* A report cut short: the error points at its end. */
 	size_t len;
 	char *cut = fixture_text("phases-before.json", &len);
-	d = load_error(cut, 220, "cut.json");
-	ck_assert_contains(d, "bpfspec: cut.json:11:18: error: not a JSON report: ");
+	d = load_error(cut, 249, "cut.json");
+	ck_assert_contains(d, "bpfspec: cut.json:12:18: error: not a JSON report: ");
 	ck_assert_contains(d, "not a JSON report: ");
 	free(cut);
 
