@@ -107,6 +107,8 @@ typedef struct parts {
 	buf prints;		/* print(@map) statements for every result map */
 	buf clears;		/* clear(@map) statements for result maps */
 	buf helpers;		/* clear(@map) statements for helper maps */
+	buf starts;		/* statements that start a window */
+	buf finals;		/* clear(@map) of maps only END clears */
 	char *bucket;		/* rendered bucket.bt.in, without its last '\n' */
 	char pid_filter[64];	/* "/pid == N/" or "" */
 	char pid_test[64];	/* "pid == N && " or "" */
@@ -220,6 +222,45 @@ static int emit_phase(parts *pt, const resolved *r, const resolved_probe *rp, un
 	add_maps(pt, rp->sp->name, print, NULL, NULL);
 	if (index == 1)
 		buf_puts(&pt->helpers, "\tclear(@phase_cur);\n\tclear(@phase_t);\n");
+	return rc;
+}
+
+/* The wait syscalls of an event loop (libuv blocks in one of them). */
+static const char *const loop_waits[] = { "epoll_wait", "epoll_pwait", "epoll_pwait2", NULL };
+
+/* Utilization: busy vs idle per thread, from the wait syscalls' enter
+ * and exit tracepoints (templates/utilization.bt.in). */
+static int emit_utilization(parts *pt, const resolved_probe *rp)
+{
+	static const char *const print[] = { "b", "sum", "min", "max", NULL };
+	buf enter = BUF_INIT, exit_ = BUF_INIT;
+
+	for (size_t k = 0; loop_waits[k]; k++) {
+		buf_printf(&enter, "%stracepoint:syscalls:sys_enter_%s", k ? ",\n" : "", loop_waits[k]);
+		buf_printf(&exit_, "%stracepoint:syscalls:sys_exit_%s", k ? ",\n" : "", loop_waits[k]);
+		pt->attach += 2;
+	}
+	char *e = buf_take(&enter), *x = buf_take(&exit_);
+	vars v = { .n = 0 };
+	vars_set(&v, "name", rp->sp->name);
+	vars_set(&v, "enter", e);
+	vars_set(&v, "exit", x);
+	vars_set(&v, "pid_filter", pt->pid_filter);
+	vars_set(&v, "pid_test", pt->pid_test);
+	vars_set(&v, "bucket", pt->bucket);
+	buf_putc(&pt->out, '\n');
+	int rc = render_into(&pt->out, "utilization.bt.in", &v);
+	free(e);
+	free(x);
+	/* Waits in progress stay across windows: printed, never cleared by a
+	 * flush; the window start moves with every flush. */
+	add_maps(pt, rp->sp->name, print, NULL, NULL);
+	buf_printf(&pt->prints, "\tprint(@uin_%s);\n", rp->sp->name);
+	/* clear() runs later, in bpftrace's userspace, after the statements
+	 * that follow it in the kernel: the window start is only ever
+	 * overwritten, or a clear would undo the new value. */
+	buf_printf(&pt->helpers, "\tclear(@uin_%s);\n", rp->sp->name);
+	buf_printf(&pt->finals, "\tclear(@ustart_%s);\n", rp->sp->name);
 	return rc;
 }
 
@@ -470,6 +511,10 @@ static void describe_probe(buf *b, const resolved_probe *rp)
 			buf_printf(b, " 0x%llx", (unsigned long long)rp->addrs[k]);
 		return;
 	}
+	if (sp->kind == PROBE_UTILIZATION) {
+		buf_puts(b, "utilization: time in epoll_wait, epoll_pwait, epoll_pwait2 per thread");
+		return;
+	}
 	if (sp->kind == PROBE_LATENCY) {
 		put_comment_text(b, sp->function);
 		buf_puts(b, " in ");
@@ -497,7 +542,7 @@ program *gen_program(const resolved *r, const gen_options *o)
 	const spec *s = r->sp;
 	const target *t = r->tg;
 	parts pt = { .out = BUF_INIT, .prints = BUF_INIT, .clears = BUF_INIT,
-		     .helpers = BUF_INIT, .pid = o->pid };
+		     .helpers = BUF_INIT, .starts = BUF_INIT, .finals = BUF_INIT, .pid = o->pid };
 	buf syms = BUF_INIT, tgt = BUF_INIT, sp = BUF_INIT;
 	program *prog = calloc(1, sizeof *prog);
 	int failed = 0;
@@ -537,8 +582,14 @@ program *gen_program(const resolved *r, const gen_options *o)
 	free(target_text);
 	free(sym_text);
 	buf_putc(&pt.out, '\n');
-	vars none = { .n = 0 };
-	failed |= render_into(&pt.out, "begin.bt.in", &none);
+	/* What starts each window: utilization probes move their start. */
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (r->probes[i].active && r->probes[i].sp->kind == PROBE_UTILIZATION)
+			buf_printf(&pt.starts, "\t@ustart_%s = nsecs;\n", r->probes[i].sp->name);
+	char *start_text = chop(buf_take(&pt.starts));
+	vars bv = { .n = 0 };
+	vars_set(&bv, "start_stmts", start_text ? start_text : "");
+	failed |= render_into(&pt.out, "begin.bt.in", &bv);
 	pt.attach = 1;
 
 	unsigned phases = 0;
@@ -561,6 +612,9 @@ program *gen_program(const resolved *r, const gen_options *o)
 			break;
 		case PROBE_COUNT:
 			failed |= emit_count(&pt, rp);
+			break;
+		case PROBE_UTILIZATION:
+			failed |= emit_utilization(&pt, rp);
 			break;
 		}
 	}
@@ -589,6 +643,7 @@ program *gen_program(const resolved *r, const gen_options *o)
 							  : "\texit();");
 		vars_set(&v, "print_maps", print_text);
 		vars_set(&v, "clear_maps", o->cumulative ? "" : clear_text);
+		vars_set(&v, "start_stmts", o->cumulative || !start_text ? "" : start_text);
 		buf_putc(&pt.out, '\n');
 		failed |= render_into(&pt.out, "window.bt.in", &v);
 		pt.attach++;
@@ -600,6 +655,7 @@ program *gen_program(const resolved *r, const gen_options *o)
 			vars_set(&sv, "pid", pid);
 			vars_set(&sv, "clear_maps", clear_text);
 			vars_set(&sv, "clear_helpers", helper_text);
+			vars_set(&sv, "start_stmts", start_text ? start_text : "");
 			buf_putc(&pt.out, '\n');
 			failed |= render_into(&pt.out, "window_start.bt.in", &sv);
 			pt.attach++;
@@ -609,14 +665,22 @@ program *gen_program(const resolved *r, const gen_options *o)
 		vars v = { .n = 0 };
 		vars_set(&v, "print_maps", print_text);
 		vars_set(&v, "clear_maps", clear_text);
-		vars_set(&v, "clear_helpers", helper_text);
+		buf_puts(&pt.helpers, helper_text ? helper_text : "");
+		if (helper_text && *helper_text)
+			buf_putc(&pt.helpers, '\n');
+		buf_puts(&pt.helpers, pt.finals.data ? pt.finals.data : "");
+		char *end_clears = chop(buf_take(&pt.helpers));
+		vars_set(&v, "clear_helpers", end_clears ? end_clears : "");
 		buf_putc(&pt.out, '\n');
 		failed |= render_into(&pt.out, "end.bt.in", &v);
+		free(end_clears);
 		pt.attach++;
 	}
 	free(print_text);
 	free(clear_text);
 	free(helper_text);
+	free(start_text);
+	buf_free(&pt.finals);
 	free(pt.bucket);
 	prog->expected_attach = pt.attach;
 	prog->len = pt.out.len;

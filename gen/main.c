@@ -28,6 +28,7 @@
 #include "runner.h"
 #include "spec.h"
 #include "symtab.h"
+#include "systab.h"
 #include "target.h"
 #include "version.h"
 
@@ -628,6 +629,8 @@ typedef struct run_ctx {
 	uint64_t prev_end_ns;	/* end of the previous interval (bpftrace clock) */
 	const char *bpftrace_version;
 	runner_result *rr;
+	long waiting[256];	/* threads in epoll as the window began (utilization) */
+	size_t n_waiting;
 } run_ctx;
 
 /* Whether the run so far makes the report partial, and why (in WHY). */
@@ -669,6 +672,29 @@ static int render_report(const settings *cfg, const report *rep, FILE *f)
 	}
 }
 
+/* As the window begins: for utilization probes, which threads are
+ * blocked in epoll (a thread that never wakes leaves no trace). */
+static void on_begin(void *arg)
+{
+	run_ctx *ctx = arg;
+	static const char *const waits[] = { "epoll_wait", "epoll_pwait", "epoll_pwait2" };
+	int nrs[3];
+	size_t n = 0;
+	bool wanted = false;
+
+	for (size_t i = 0; i < ctx->res->n_probes; i++)
+		wanted |= ctx->res->probes[i].active &&
+			  ctx->res->probes[i].sp->kind == PROBE_UTILIZATION;
+	if (!wanted || ctx->pid <= 0)
+		return;
+	for (size_t k = 0; k < 3; k++)
+		if ((nrs[n] = systab_syscall_nr(waits[k])) >= 0)
+			n++;
+	ctx->n_waiting = target_threads_in_syscalls(ctx->pid, nrs, n, ctx->waiting,
+						    sizeof ctx->waiting / sizeof *ctx->waiting);
+	diag_verbose("%zu threads waiting in epoll as the window begins", ctx->n_waiting);
+}
+
 static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool final)
 {
 	char why[256] = "";
@@ -686,6 +712,8 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 		.lost_events = bpfout_lost_events(ctx->out),
 		.begin_ns = begin,
 		.stop_ns = final ? ctx->rr->stop_mono_ns : 0,
+		.waiting_tids = ctx->waiting,
+		.n_waiting = ctx->n_waiting,
 	};
 	if (w && w->end_ns)
 		ctx->prev_end_ns = w->end_ns;
@@ -924,6 +952,7 @@ static int cmd_trace(settings *cfg)
 		.interval_count = cfg->interval_count,
 		.out = out,
 		.on_window = on_window,
+		.on_begin = on_begin,
 		.ctx = &ctx,
 		.t0_ns = start_ns,
 		/* Not with intervals: their reports go to the terminal as well. */

@@ -161,7 +161,8 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 		json_object_set_new(jp, "attached", json_boolean(p->attached));
 		if (!p->attached)
 			json_object_set_new(jp, "reason", jstr(p->reason));
-		bool is_latency = strcmp(p->kind, "latency") == 0;
+		bool is_util = strcmp(p->kind, "utilization") == 0;
+		bool is_latency = strcmp(p->kind, "latency") == 0 || is_util;
 		bool is_syscalls = strcmp(p->kind, "syscalls") == 0;
 		if (is_latency || is_syscalls)
 			put_stats(jp, &p->st);
@@ -180,8 +181,16 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 			json_object_set_new(jg, "main_thread",
 					    json_boolean(rep->pid > 0 && p->groups[g].tid == rep->pid));
 			put_stats(jg, &p->groups[g].st);
+			if (is_util) {
+				json_object_set_new(jg, "idle_ns", jint(p->groups[g].idle_ns));
+				json_object_set_new(jg, "busy_ns", jint(p->groups[g].busy_ns));
+				json_object_set_new(jg, "utilization",
+						    json_real(p->groups[g].utilization));
+			}
 			json_array_append_new(groups, jg);
 		}
+		if (is_util)
+			json_object_set_new(jp, "utilization", json_real(p->utilization));
 		for (size_t g = 0; strcmp(p->kind, "count") == 0 && g < p->n_groups; g++) {
 			/* Hits only: a count probe measures no durations. */
 			json_t *jg = json_object();

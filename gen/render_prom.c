@@ -237,6 +237,11 @@ int render_prom(FILE *out, const report *rep)
 	family thread_hits = { "bpfspec_thread_probe_hits", "gauge",
 			       "Hits of a count probe's probe point by the thread in the window.",
 			       false };
+	family util = { "bpfspec_thread_utilization_ratio", "gauge",
+			"Share of the window the thread was busy (not waiting in epoll), 0 to 1.",
+			false };
+	family idle = { "bpfspec_thread_idle_seconds", "gauge",
+			"Time the thread waited in epoll in the window.", false };
 	char v[32], pid[24];
 
 	snprintf(pid, sizeof pid, "%ld", rep->pid);
@@ -323,6 +328,28 @@ int render_prom(FILE *out, const report *rep)
 			put_sample(out, &thread_hits, "", ls, 5, v);
 		}
 	}
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < rep->n_probes; i++) {
+			const report_probe *p = &rep->probes[i];
+			if (!p->attached || !kind_is(p, "utilization"))
+				continue;
+			for (size_t g = 0; g < p->n_groups; g++) {
+				const report_group *gr = &p->groups[g];
+				char tid[24];
+				snprintf(tid, sizeof tid, "%ld", gr->tid);
+				label ls[] = {
+					{ "spec", rep->spec_name }, { "probe", p->name },
+					{ "tid", tid }, { "thread", gr->thread },
+					{ "main", rep->pid > 0 && gr->tid == rep->pid ? "true" : "false" },
+				};
+				if (pass == 0)
+					snprintf(v, sizeof v, "%.6f", gr->utilization);
+				else
+					fmt_seconds(v, sizeof v, gr->idle_ns);
+				put_sample(out, pass == 0 ? &util : &idle, "", ls, 5, v);
+			}
+		}
 
 	/* A full disk shows only when the buffer is written out. */
 	if (fflush(out) == EOF || ferror(out))

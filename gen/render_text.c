@@ -196,6 +196,31 @@ static void count_table(FILE *out, const report_probe *p, long pid)
 	}
 }
 
+/* A utilization probe: busy and idle time of each thread that waited in
+ * epoll, then the waits' distribution. */
+static void utilization_table(FILE *out, const report_probe *p, const report *rep)
+{
+	fprintf(out, "\n%s: busy vs idle (waiting in epoll) per thread, as eventLoopUtilization\n",
+		p->name);
+	fprintf(out, "  %-8s %-16s %8s %11s %11s %10s %10s %10s\n", "TID", "THREAD", "UTIL",
+		"BUSY", "IDLE", "WAITS", "P50~", "MAX");
+	for (size_t g = 0; g < p->n_groups; g++) {
+		const report_group *gr = &p->groups[g];
+		char name[40], busy[32], idle[32], p50[32], max[32];
+		snprintf(name, sizeof name, "%s%s", gr->thread ? gr->thread : "?",
+			 rep->pid > 0 && gr->tid == rep->pid ? " (main)" : "");
+		fmt_auto(busy, sizeof busy, gr->busy_ns);
+		fmt_auto(idle, sizeof idle, gr->idle_ns);
+		fmt_auto(p50, sizeof p50, gr->st.p50_ns);
+		fmt_auto(max, sizeof max, gr->st.max_ns);
+		fprintf(out, "  %-8ld %-16s %7.1f%% %11s %11s %10llu %10s %10s\n", gr->tid, name,
+			100.0 * gr->utilization, busy, idle, (unsigned long long)gr->st.count,
+			p50, max);
+	}
+	if (p->st.count)
+		histogram(out, p);
+}
+
 int render_text(FILE *out, const report *rep)
 {
 	char dur[32];
@@ -235,6 +260,11 @@ int render_text(FILE *out, const report *rep)
 			fputc('\n', out);
 			continue;
 		}
+		if (strcmp(p->kind, "utilization") == 0) {
+			fprintf(out, "%10llu waits in epoll; busiest thread %.1f%% busy (below)\n",
+				(unsigned long long)p->st.count, 100.0 * p->utilization);
+			continue;
+		}
 		if (strcmp(p->kind, "events") == 0) {
 			char thr[32];
 			fmt_dur(thr, sizeof thr, p->threshold_ns, p->unit_ns, p->unit);
@@ -250,7 +280,7 @@ int render_text(FILE *out, const report *rep)
 			event_table(out, p);
 			continue;
 		}
-		if (!p->attached || p->st.count == 0)
+		if (!p->attached || (p->st.count == 0 && p->n_groups == 0))
 			continue;
 		if (strcmp(p->kind, "count") == 0) {
 			count_table(out, p, rep->pid);
@@ -258,6 +288,10 @@ int render_text(FILE *out, const report *rep)
 		}
 		if (strcmp(p->kind, "syscalls") == 0) {
 			syscall_table(out, p, rep->pid);
+			continue;
+		}
+		if (strcmp(p->kind, "utilization") == 0) {
+			utilization_table(out, p, rep);
 			continue;
 		}
 		fprintf(out, "\n%s: %s in %s\n", p->name, p->function, p->object);

@@ -186,6 +186,52 @@ static int fill_latency(report_probe *p, const char *name, const bpfout_window *
 	return 0;
 }
 
+/* ---- utilization probes ---------------------------------------------- */
+
+/* The waits of each thread in epoll, as a latency probe's calls, and the
+ * window [BEGIN, END) (bpftrace clock) split into idle and busy time.
+ * @uin_NAME[tid] = start of a wait still in progress at END. */
+static int fill_utilization(report_probe *p, const char *name, const bpfout_window *w,
+			    const report_run *run, uint64_t begin, uint64_t end)
+{
+	const bpfout_map *in = window_map(w, "uin", name);
+	uint64_t win = end > begin ? end - begin : 0;
+
+	for (size_t i = 0; in && i < in->n_entries; i++)
+		if (in->entries[i].n_ikeys == 1 && !find_group(p, (long)in->entries[i].ikeys[0]))
+			return -1;
+	for (size_t i = 0; i < run->n_waiting; i++)
+		if (!find_group(p, run->waiting_tids[i]))
+			return -1;
+	if (fill_latency(p, name, w, run->pid) < 0)
+		return -1;
+	p->utilization = 0;
+	for (size_t i = 0; i < p->n_groups; i++) {
+		report_group *g = &p->groups[i];
+		bool waiting = false;
+		g->idle_ns = g->st.sum_ns;
+		for (size_t k = 0; in && k < in->n_entries; k++) {
+			const bpfout_entry *e = &in->entries[k];
+			if (e->n_ikeys != 1 || e->ikeys[0] != g->tid || e->type != BPFOUT_VALUE_INT)
+				continue;
+			uint64_t from = (uint64_t)e->value > begin ? (uint64_t)e->value : begin;
+			if (from < end)
+				g->idle_ns += end - from;
+			waiting = true;
+		}
+		/* Waiting when the window began and never woke: idle throughout. */
+		if (!waiting && g->st.count == 0)
+			g->idle_ns = win;
+		if (g->idle_ns > win)
+			g->idle_ns = win;
+		g->busy_ns = win - g->idle_ns;
+		g->utilization = win ? (double)g->busy_ns / (double)win : 0.0;
+		if (g->utilization > p->utilization)
+			p->utilization = g->utilization;
+	}
+	return 0;
+}
+
 /* ---- count probes ---------------------------------------------------- */
 
 /* @c_NAME[key] = hits: groups carry only a count. */
@@ -614,6 +660,9 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 			rc = fill_events(p, rp->sp, w, run->pid, begin);
 		else if (rp->active && rp->sp->kind == PROBE_COUNT)
 			rc = fill_count(p, rp->sp->name, w, run->pid);
+		else if (rp->active && rp->sp->kind == PROBE_UTILIZATION)
+			rc = fill_utilization(p, rp->sp->name, w, run, begin,
+					      begin + rep->duration_ns);
 		if (rc < 0) {
 			report_free(rep);
 			return NULL;

@@ -46,6 +46,12 @@ typedef struct report_group {
 	long tid;		/* thread id; 0 when the probe is not per thread */
 	char *thread;		/* thread name, or NULL when the thread is gone */
 	report_stats st;
+	/* utilization probes: st times the thread's waits in epoll; idle_ns
+	 * is their time inside the window (waits in progress at either end
+	 * included), busy_ns the rest of the window, utilization = busy /
+	 * window (0..1). */
+	uint64_t idle_ns, busy_ns;
+	double utilization;
 } report_group;
 
 typedef struct report_errno {
@@ -95,6 +101,7 @@ typedef struct report_probe {
 	bool attached;
 	char *reason;		/* why not attached, or NULL */
 	report_stats st;	/* all groups together (count probes: only count) */
+	double utilization;	/* utilization probes: the busiest thread's */
 	report_group *groups;	/* main thread (tid == pid) first, then by tid */
 	size_t n_groups;
 	/* syscalls probes: per syscall, slowest total first */
@@ -147,6 +154,10 @@ typedef struct report_run {
 	long attached_probes;
 	long expected_probes;
 	uint64_t lost_events;
+	/* Threads of pid that were waiting in epoll when the window began
+	 * (utilization: one with no wait seen since waited all along). */
+	const long *waiting_tids;
+	size_t n_waiting;
 } report_run;
 
 /* Builds the report of window W (may be NULL: no data) for R. */

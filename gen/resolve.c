@@ -295,6 +295,8 @@ int resolve_check_tracepoints(const resolved *r)
 			continue;
 		if (sp->kind == PROBE_SYSCALLS || sp->kind == PROBE_EVENTS)
 			needed = syscalls = true;
+		if (sp->kind == PROBE_UTILIZATION)
+			needed = true;
 		if (tracepoint_of(sp, cat, name, sizeof cat))
 			needed = true;
 		if (sp->kind == PROBE_COUNT && sp->point == POINT_KPROBE && !kprobes_available()) {
@@ -322,6 +324,25 @@ int resolve_check_tracepoints(const resolved *r)
 			   "(no /sys/kernel/tracing/events%s)", syscalls ? "syscall" : "kernel",
 			   syscalls ? "/raw_syscalls" : "");
 		return -1;
+	}
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const spec_probe *sp = r->probes[i].sp;
+		if (!r->probes[i].active || sp->kind != PROBE_UTILIZATION)
+			continue;
+		/* The wait syscalls' tracepoints (gen.c's loop_waits). */
+		static const char *const waits[] = { "epoll_wait", "epoll_pwait", "epoll_pwait2" };
+		for (size_t k = 0; k < 3; k++) {
+			snprintf(path, sizeof path, "%s/events/syscalls/sys_enter_%s", root, waits[k]);
+			if (access(path, F_OK) == 0)
+				continue;
+			diag_error("utilization needs the kernel's syscall tracepoints "
+				   "(CONFIG_FTRACE_SYSCALLS) and a kernel with epoll_pwait2 (5.11 or "
+				   "later); use a syscalls probe on epoll_pwait instead",
+				   "probe '%s': tracepoint syscalls:sys_enter_%s does not exist on this "
+				   "kernel (no %s)", sp->name, waits[k], path);
+			rc = -1;
+			break;
+		}
 	}
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const spec_probe *sp = r->probes[i].sp;

@@ -229,6 +229,8 @@ static void handle_stdout_line(run_state *st, const char *line, size_t len)
 			     st->o->t0_ns ? (double)(res->begin_mono_ns - st->o->t0_ns) / 1e9 : 0.0);
 		if (st->o->has_trigger)
 			runner_window_end(RUNNER_WINDOW_START);
+		if (st->o->on_begin)
+			st->o->on_begin(st->o->ctx);
 		if (st->o->held && runner_release(st->o->held) < 0)
 			diag_warn("could not release the command (pid %d)", (int)st->o->held->pid);
 		/* A stop that came while bpftrace was attaching. */

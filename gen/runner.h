@@ -82,6 +82,7 @@ typedef struct runner_opts {
 	unsigned interval_count;	/* > 0: stop after this many intervals (-n) */
 	bpfout *out;		/* receives every stdout line */
 	runner_window_fn on_window;	/* called at every complete window */
+	void (*on_begin)(void *ctx);	/* NULL, or called as the window starts */
 	void *ctx;
 	uint64_t t0_ns;		/* CLOCK_MONOTONIC when bpfspec started, for -v */
 	bool progress;		/* a one-line countdown on stderr (a terminal) */

@@ -53,7 +53,9 @@
 
 static const char *const unit_names[] = { "ns", "us", "ms", "s", NULL };
 static const uint64_t unit_mults[] = { 1, 1000, 1000000, 1000000000 };
-static const char *const kind_names[] = { "latency", "syscalls", "events", "count", NULL };
+static const char *const kind_names[] = {
+	"latency", "syscalls", "events", "count", "utilization", NULL,
+};
 
 const char *spec_unit_name(time_unit u)
 {
@@ -67,7 +69,7 @@ uint64_t spec_unit_ns(time_unit u)
 
 const char *spec_kind_name(probe_kind k)
 {
-	return (unsigned)k < 4 ? kind_names[k] : "?";
+	return (unsigned)k < 5 ? kind_names[k] : "?";
 }
 
 /* ---- durations ---- */
@@ -886,10 +888,12 @@ static const char *const probe_examples[] = {
 #define K_SYSCALLS (1u << PROBE_SYSCALLS)
 #define K_EVENTS (1u << PROBE_EVENTS)
 #define K_COUNT (1u << PROBE_COUNT)
+#define K_UTIL (1u << PROBE_UTILIZATION)
 #define K_ALL (K_LATENCY | K_SYSCALLS | K_EVENTS | K_COUNT)
 static const unsigned probe_key_kinds[] = {
-	K_ALL, K_ALL, K_LATENCY, K_LATENCY, K_LATENCY, K_LATENCY, K_SYSCALLS | K_EVENTS,
-	K_COUNT, K_EVENTS, K_EVENTS, K_LATENCY | K_SYSCALLS | K_EVENTS, K_ALL, K_ALL,
+	K_ALL | K_UTIL, K_ALL | K_UTIL, K_LATENCY, K_LATENCY, K_LATENCY, K_LATENCY,
+	K_SYSCALLS | K_EVENTS, K_COUNT, K_EVENTS, K_EVENTS,
+	K_LATENCY | K_SYSCALLS | K_EVENTS | K_UTIL, K_ALL, K_ALL | K_UTIL,
 };
 
 /* The forms a count probe's 'probe' may take, for hints. */
@@ -2030,6 +2034,18 @@ static bool check_fits_probe(loader *ld, const node *v, const char *text, const 
 			       "checked on its count and lost only",
 			       (int)(cp->len - cols_of_stat_start(cp)), text + cols_of_stat_start(cp),
 			       p->name);
+			return false;
+		}
+		return true;
+	case PROBE_UTILIZATION:
+		if (cp->syscall[0] || strcmp(cp->stat, "errors") == 0) {
+			report(ld, DIAG_ERROR,
+			       check_loc(ld, v, cp->syscall[0] ? cp->syscall_col : cp->stat_col),
+			       "a utilization probe times the waits of each loop thread: check "
+			       "count, sum, min, max, mean, p50, p90 or p99 of them",
+			       "check reads '%.*s' of probe '%s', a utilization probe, which has no "
+			       "syscalls or errors", (int)(cp->len - cols_of_stat_start(cp)),
+			       text + cols_of_stat_start(cp), p->name);
 			return false;
 		}
 		return true;

@@ -22,6 +22,7 @@ typedef enum {
 	PROBE_SYSCALLS,		/* latency of a set of syscalls, with errors */
 	PROBE_EVENTS,		/* one record per slow syscall */
 	PROBE_COUNT,		/* hits of one probe point */
+	PROBE_UTILIZATION,	/* busy vs idle (waiting in epoll) per loop thread */
 } probe_kind;
 
 /* The forms of a count probe's probe point (docs/spec.md). */
@@ -153,7 +154,7 @@ int spec_parse_duration(const char *text, uint64_t *ns);
 
 const char *spec_unit_name(time_unit u);	/* "ns", "us", "ms", "s" */
 uint64_t spec_unit_ns(time_unit u);		/* 1, 1000, ... */
-const char *spec_kind_name(probe_kind k);	/* "latency", "syscalls", "events", "count" */
+const char *spec_kind_name(probe_kind k);	/* "latency", "syscalls", "events", "count", "utilization" */
 
 /* Checks a count probe point against the grammar of its form.  Returns 0
  * and sets *TYPE, or -1 and writes why into WHY (SIZE bytes). */

@@ -7,6 +7,7 @@
  * through /proc/PID/root or /proc/PID/exe instead. */
 #include "target.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -589,6 +590,45 @@ int target_thread_name(pid_t pid, pid_t tid, char *buf, size_t len)
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
+}
+
+size_t target_threads_in_syscalls(pid_t pid, const int *nrs, size_t n_nrs, long *tids,
+				  size_t max)
+{
+	char path[64], line[64];
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return 0;
+	while (n < max && (de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+		if (*end || tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/syscall", (int)pid, tid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t r = read(fd, line, sizeof(line) - 1);
+		close(fd);
+		if (r <= 0)
+			continue;
+		line[r] = '\0';
+		/* "NR ARGS..." while in a syscall; "running" or "-1 ..." otherwise. */
+		long nr = strtol(line, &end, 10);
+		if (end == line || *end != ' ')
+			continue;
+		for (size_t k = 0; k < n_nrs; k++)
+			if (nr == nrs[k]) {
+				tids[n++] = tid;
+				break;
+			}
+	}
+	closedir(d);
+	return n;
 }
 
 void target_free(target *t)

@@ -36,6 +36,12 @@ const char *target_find_object(const target *t, const char *glob);
  * Returns 0, or -1 when the thread is gone. */
 int target_thread_name(pid_t pid, pid_t tid, char *buf, size_t len);
 
+/* The threads of PID that are inside one of the syscalls NRS[0..N_NRS)
+ * right now (/proc/PID/task/TID/syscall; needs ptrace access, as root
+ * has).  Stores up to MAX thread ids in TIDS; returns how many. */
+size_t target_threads_in_syscalls(pid_t pid, const int *nrs, size_t n_nrs, long *tids,
+				  size_t max);
+
 void target_free(target *t);
 
 #endif

@@ -573,11 +573,67 @@ START_TEST(test_build_foreign_fixture)
 }
 END_TEST
 
+/* Utilization: idle = completed waits + waits in progress up to the
+ * window's end (from its start at most) + a whole window for a thread
+ * seen waiting as the window began that never woke. */
+START_TEST(test_utilization)
+{
+	static const char yaml[] = "probes:\n  - {name: loop, kind: utilization}\n";
+	static const char *const lines[] = {
+		"{\"type\": \"printf\", \"data\": \"bpfspec:begin 900000000\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:flush 3000000000\\n\"}",
+		"{\"type\": \"map\", \"data\": {\"@b_loop\": {\"100,400\": 2, \"101,380\": 1}}}",
+		"{\"type\": \"map\", \"data\": {\"@sum_loop\": {\"100\": 500000000, \"101\": 100000000}}}",
+		"{\"type\": \"map\", \"data\": {\"@min_loop\": {\"100\": 200000000, \"101\": 100000000}}}",
+		"{\"type\": \"map\", \"data\": {\"@max_loop\": {\"100\": 300000000, \"101\": 100000000}}}",
+		/* 100 waits since 2.8 s; 102 since before the window began. */
+		"{\"type\": \"map\", \"data\": {\"@uin_loop\": {\"100\": 2800000000, \"102\": 500000000}}}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}",
+	};
+	spec *s = spec_parse("t/u.yaml", yaml, strlen(yaml));
+	ck_assert_ptr_nonnull(s);
+	char exe[] = "/usr/bin/x";
+	char *objs[] = { exe };
+	target t = { .pid = 100, .exe = exe, .objects = objs, .n_objects = 1 };
+	resolved_probe rp = { .sp = &s->probes[0], .active = true };
+	resolved r = { .sp = s, .tg = &t, .probes = &rp, .n_probes = 1, .n_active = 1 };
+	bpfout *out = bpfout_new();
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+		bpfout_feed(out, lines[i], strlen(lines[i]));
+	const bpfout_window *w = bpfout_window_at(out, 0);
+	ck_assert_ptr_nonnull(w);
+	long waiting[] = { 103, 101 };	/* 101 woke during the window */
+	report_run run = { .pid = 100, .begin_ns = 1000000000, .attached_probes = -1,
+			   .waiting_tids = waiting, .n_waiting = 2 };
+	report *rep = report_build(&r, w, &run);
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_uint_eq(rep->duration_ns, 2000000000);
+	const report_probe *p = &rep->probes[0];
+	ck_assert_str_eq(p->kind, "utilization");
+	ck_assert_uint_eq(p->n_groups, 4);
+	static const struct { long tid; uint64_t idle; } want[] = {
+		{ 100, 700000000 }, { 101, 100000000 }, { 102, 2000000000 }, { 103, 2000000000 },
+	};
+	for (size_t i = 0; i < 4; i++) {
+		const report_group *g = &p->groups[i];
+		ck_assert_int_eq(g->tid, want[i].tid);
+		ck_assert_uint_eq(g->idle_ns, want[i].idle);
+		ck_assert_uint_eq(g->idle_ns + g->busy_ns, 2000000000);
+		ck_assert_double_eq_tol(g->utilization, (double)g->busy_ns / 2e9, 1e-9);
+	}
+	ck_assert_double_eq_tol(p->utilization, 0.95, 1e-9);
+	report_free(rep);
+	bpfout_free(out);
+	spec_free(s);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
 	TCase *tc = tcase_create("percentile");
 
+	tcase_add_test(tc, test_utilization);
 	tcase_add_test(tc, test_percentile_empty);
 	tcase_add_test(tc, test_percentile_single_bucket);
 	tcase_add_test(tc, test_percentile_interpolation);

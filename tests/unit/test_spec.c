@@ -579,7 +579,7 @@ START_TEST(test_names_of_enums)
 	ck_assert_str_eq(spec_kind_name(PROBE_SYSCALLS), "syscalls");
 	ck_assert_str_eq(spec_kind_name(PROBE_EVENTS), "events");
 	ck_assert_str_eq(spec_kind_name(PROBE_COUNT), "count");
-	ck_assert_str_eq(spec_kind_name((probe_kind)4), "?");
+	ck_assert_str_eq(spec_kind_name((probe_kind)5), "?");
 	spec_free(NULL);
 }
 END_TEST
@@ -639,9 +639,9 @@ static const struct {
 	{ "objects: [main, main]\n" PROBE_OK, { ":1:17: error: object 'main' is listed twice" } },
 	/* kinds, units, booleans */
 	{ "probes:\n  - name: t\n    kind: latancy\n    function: f\n",
-	  { ":3:11: error: unknown probe kind 'latancy' in probe 't'", "did you mean 'latency'? valid kinds are: latency, syscalls, events, count\n" } },
+	  { ":3:11: error: unknown probe kind 'latancy' in probe 't'", "did you mean 'latency'? valid kinds are: latency, syscalls, events, count, utilization\n" } },
 	{ "probes:\n  - name: t\n    kind: counter\n    function: f\n",
-	  { "unknown probe kind 'counter'", "hint: did you mean 'count'? valid kinds are: latency, syscalls, events, count\n" } },
+	  { "unknown probe kind 'counter'", "hint: did you mean 'count'? valid kinds are: latency, syscalls, events, count, utilization\n" } },
 	{ PROBE_OK "    unit: msec\n", { "error: unknown unit 'msec' in probe 'timers'", "did you mean 'ms'? valid units are: ns, us, ms, s" } },
 	{ PROBE_OK "    unit: MS\n", { "unknown unit 'MS'" } },
 	{ PROBE_OK "    optional: yes\n", { "'optional' in probe 'timers' must be true or false, not 'yes'", "yes, no, on, off and 1 are not accepted" } },
