@@ -132,9 +132,12 @@ static void map_clear(bpfout_map *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->n_entries; i++)
+	/* A map with a key arena comes from fast_map_line: integer entries
+	 * whose keys are in the arena, nothing else to free. */
+	for (size_t i = 0; !m->key_arena && i < m->n_entries; i++)
 		entry_clear(&m->entries[i]);
 	free(m->entries);
+	free(m->key_arena);
 	free(m->name);
 	memset(m, 0, sizeof *m);
 }
@@ -424,17 +427,17 @@ static bool is_quoted_big_int(bpfout *p, const json_t *j, int64_t *out)
 
 /* Fills E->ikeys from E->key when every comma-separated part (at most 8) is
  * a decimal integer; uint64 parts above INT64_MAX keep their bits. */
-static void split_ikeys(bpfout_entry *e)
+static void split_ikeys_len(bpfout_entry *e, size_t key_len)
 {
-	const char *s = e->key;
+	const char *s = e->key, *stop = e->key + key_len;
 	size_t n = 0;
 
 	e->n_ikeys = 0;
-	if (!*s)
+	if (!key_len)
 		return;
 	for (;;) {
-		const char *end = strchr(s, ',');
-		size_t len = end ? (size_t)(end - s) : strlen(s);
+		const char *end = memchr(s, ',', (size_t)(stop - s));
+		size_t len = end ? (size_t)(end - s) : (size_t)(stop - s);
 		while (len && (*s == ' ' || *s == '\t'))
 			s++, len--;
 		while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
@@ -451,6 +454,11 @@ static void split_ikeys(bpfout_entry *e)
 		s = end + 1;
 	}
 	e->n_ikeys = n;
+}
+
+static void split_ikeys(bpfout_entry *e)
+{
+	split_ikeys_len(e, strlen(e->key));
 }
 
 /* ---- values ------------------------------------------------------------- */
@@ -1015,6 +1023,144 @@ static char *repair_high_bytes(const char *line, size_t len, size_t *out_len,
 	return out;
 }
 
+/* ---- the fast path for plain integer maps ----------------------------------
+ *
+ * Most of what bpftrace prints is map dumps of integers, one map a line:
+ *   {"type": "map", "data": {"@b_timers": {"100,300": 3, "101,300": 1}}}
+ * Building a jansson tree of such a line (a hash table of every key) costs
+ * more than the rest of bpfspec together, so lines of exactly this shape
+ * are read directly.  Anything else — escapes, non-ASCII text, floats,
+ * integers outside int64, nested values, several maps — returns false
+ * before any state changes, and the line goes through jansson. */
+
+typedef struct scan {
+	const char *s, *end;
+} scan;
+
+static void scan_ws(scan *c)
+{
+	while (c->s < c->end && (*c->s == ' ' || *c->s == '\t'))
+		c->s++;
+}
+
+static bool scan_char(scan *c, char ch)
+{
+	scan_ws(c);
+	if (c->s < c->end && *c->s == ch) {
+		c->s++;
+		return true;
+	}
+	return false;
+}
+
+/* A string of printable ASCII without escapes: sets *STR and *LEN. */
+static bool scan_string(scan *c, const char **str, size_t *len)
+{
+	if (!scan_char(c, '"'))
+		return false;
+	const char *b = c->s;
+	while (c->s < c->end && *c->s != '"') {
+		unsigned char ch = (unsigned char)*c->s;
+		if (ch < 0x20 || ch > 0x7e || ch == '\\')
+			return false;
+		c->s++;
+	}
+	if (c->s == c->end)
+		return false;
+	*str = b;
+	*len = (size_t)(c->s - b);
+	c->s++;
+	return true;
+}
+
+static bool scan_word(scan *c, const char *word)
+{
+	const char *s;
+	size_t len;
+	return scan_string(c, &s, &len) && len == strlen(word) && memcmp(s, word, len) == 0;
+}
+
+/* A JSON integer that fits int64. */
+static bool scan_int(scan *c, int64_t *out)
+{
+	scan_ws(c);
+	bool neg = c->s < c->end && *c->s == '-';
+	const char *d = c->s + neg, *e = d;
+	uint64_t mag = 0;
+	while (e < c->end && *e >= '0' && *e <= '9') {
+		if (mag > (UINT64_MAX - 9) / 10)
+			return false;
+		mag = mag * 10 + (uint64_t)(*e - '0');
+		e++;
+	}
+	if (e == d || (e - d > 1 && *d == '0') || (e < c->end && strchr(".eE", *e)))
+		return false;
+	if (mag > (uint64_t)INT64_MAX + neg)
+		return false;
+	*out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+	c->s = e;
+	return true;
+}
+
+static bool fast_map_line(bpfout *p, const char *line, size_t len)
+{
+	scan c = { line, line + len };
+	const char *name, *key;
+	size_t name_len, key_len, n = 0, cap = 0;
+	bpfout_entry *entries = NULL;
+	bpfout_map m;
+	int64_t v;
+	/* Every key, NUL-terminated, in one block: they take less room than
+	 * the line itself. */
+	char *arena, *ap;
+
+	if (memchr(line, '\\', len) || !scan_char(&c, '{') || !scan_word(&c, "type") ||
+	    !scan_char(&c, ':') || !scan_word(&c, "map") || !scan_char(&c, ',') ||
+	    !scan_word(&c, "data") || !scan_char(&c, ':') || !scan_char(&c, '{') ||
+	    !scan_string(&c, &name, &name_len) || !scan_char(&c, ':') || !scan_char(&c, '{'))
+		return false;
+	if (!(ap = arena = malloc(len + 1)))
+		return false;
+	bool first = true;
+	while (!scan_char(&c, '}')) {
+		if ((!first && !scan_char(&c, ',')) || !scan_string(&c, &key, &key_len) ||
+		    !scan_char(&c, ':') || !scan_int(&c, &v))
+			goto fallback;
+		first = false;
+		if (n == cap) {
+			bpfout_entry *ne = grow(entries, &cap, n + 1, sizeof *ne);
+			if (!ne)
+				goto fallback;
+			entries = ne;
+		}
+		bpfout_entry *e = &entries[n];
+		memset(e, 0, sizeof *e);
+		memcpy(ap, key, key_len);
+		ap[key_len] = '\0';
+		e->key = ap;
+		ap += key_len + 1;
+		e->type = BPFOUT_VALUE_INT;
+		e->value = v;
+		split_ikeys_len(e, key_len);
+		n++;
+	}
+	if (!scan_char(&c, '}') || !scan_char(&c, '}') || (scan_ws(&c), c.s != c.end))
+		goto fallback;
+	memset(&m, 0, sizeof m);
+	if (!(m.name = strndup(name, name_len)))
+		goto fallback;
+	m.entries = entries;
+	m.n_entries = n;
+	m.key_arena = arena;
+	if (window_put(p->cur, &m) < 0)
+		note(p, "skipped: %s: out of memory", name);
+	return true;
+fallback:
+	free(entries);	/* keys are in the arena, nothing else was allocated */
+	free(arena);
+	return false;
+}
+
 /* ---- feeding ------------------------------------------------------------ */
 
 static json_t *load(const char *s, size_t len, size_t flags, json_error_t *err)
@@ -1049,6 +1195,9 @@ bpfout_line bpfout_feed(bpfout *p, const char *line, size_t len)
 		note(p, "skipped: line of %zu bytes is longer than %zu", len, MAX_LINE);
 		return BPFOUT_LINE_SKIPPED;
 	}
+
+	if (fast_map_line(p, line, len))
+		return BPFOUT_LINE_DATA;
 
 	size_t fixed_len = 0, repaired = 0, replaced = 0;
 	char *fixed = repair_high_bytes(line, len, &fixed_len, &repaired, &replaced);

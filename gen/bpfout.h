@@ -55,6 +55,8 @@ typedef struct bpfout_map {
 	char *name;		/* with the '@', e.g. "@b_timers" */
 	bpfout_entry *entries;
 	size_t n_entries;
+	char *key_arena;	/* when set, the entries' keys point into it (and
+				 * every entry is BPFOUT_VALUE_INT) */
 } bpfout_map;
 
 typedef struct bpfout_window {

@@ -116,7 +116,7 @@ expect_completion "--emit-program --emit-spec" bpfspec syscalls --emit
 bundled=$("$BPFSPEC" list | awk '/^[^ ]/ {print $1}')
 expect_completion "$(printf '%s\n' "$bundled" mine.yaml other.yml sub | sort | tr '\n' ' ' | sed 's/ $//')" \
 	bpfspec run ""
-expect_completion "libuv-phases" bpfspec run libuv
+expect_completion "libuv-entry libuv-phases" bpfspec run libuv
 expect_completion "r1.json sub" bpfspec diff ""
 expect_completion "mine.yaml notes.txt other.yml r1.json sub" bpfspec run libuv-phases --output ""
 expect_completion "notes.txt" bpfspec gen libuv-phases --binary no

@@ -49,6 +49,8 @@ echo "measured: worker loop utilization    $wutil (truth 0.04)"
 awk -v u="$wutil" 'BEGIN { exit !(u >= 0.02 && u <= 0.08) }' || fail "worker utilization $wutil, expected 0.02-0.08"
 [ "$(jqr "$r" '.probes[0].utilization')" = "$(util "$r" "$app")" ] ||
 	fail "the probe's utilization is not its busiest thread's"
+/usr/bin/python3 "$TOP/scripts/validate-json-schema.py" --strict "$TOP/docs/report.schema.json" "$r" ||
+	fail "the report does not match docs/report.schema.json"
 idle_ns=$(jqr "$r" ".probes[0].groups[] | select(.tid == $app) | .idle_ns")
 busy_ns=$(jqr "$r" ".probes[0].groups[] | select(.tid == $app) | .busy_ns")
 [ $((idle_ns + busy_ns)) -eq "$(jqr "$r" .duration_ns)" ] || fail "idle + busy is not the window"

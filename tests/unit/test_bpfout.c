@@ -809,6 +809,88 @@ START_TEST(test_null_safety)
 }
 END_TEST
 
+/* The fast path for integer maps reads a line exactly as jansson does:
+ * the same map fed once plainly (fast path) and once with a key escape
+ * ("\u0030" is "0", which sends the line through jansson) must give the
+ * same entries, keys, integer keys and values. */
+START_TEST(test_fast_path_matches_jansson)
+{
+	static const char *const keys[] = { "100,300", " 7 , -2 ", "0", "", "abc", "1,2,3",
+					    "-9223372036854775808", "18446744073709551615",
+					    "1,2,3,4,5,6,7,8,9", "10" };
+	static const char *const values[] = { "3", "-1", "0", "9223372036854775807",
+					      "-9223372036854775808", "42", "7", "1", "2", "5" };
+	char fast[2048], slow[2048];
+	size_t fo = 0, so = 0;
+	fo += (size_t)snprintf(fast + fo, sizeof fast - fo, "{\"type\": \"map\", \"data\": {\"@m\": {");
+	so += (size_t)snprintf(slow + so, sizeof slow - so, "{\"type\":\"map\",\"data\":{\"@m\":{");
+	for (size_t i = 0; i < 10; i++) {
+		fo += (size_t)snprintf(fast + fo, sizeof fast - fo, "%s\"%s\": %s", i ? ", " : "",
+				       keys[i], values[i]);
+		/* "\u0030" before the last character of a key ending in '0'. */
+		size_t kl = strlen(keys[i]);
+		if (kl && keys[i][kl - 1] == '0')
+			so += (size_t)snprintf(slow + so, sizeof slow - so, "%s\"%.*s\\u0030\":%s",
+					       i ? "," : "", (int)(kl - 1), keys[i], values[i]);
+		else
+			so += (size_t)snprintf(slow + so, sizeof slow - so, "%s\"%s\":%s",
+					       i ? "," : "", keys[i], values[i]);
+	}
+	snprintf(fast + fo, sizeof fast - fo, "}}}");
+	snprintf(slow + so, sizeof slow - so, ",\"x\\u0030\":1}}}");
+	bpfout *a = bpfout_new(), *b = bpfout_new();
+	const char *begin = "{\"type\": \"printf\", \"data\": \"bpfspec:flush 5\\n\"}";
+	const char *end = "{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}";
+	bpfout_feed(a, begin, strlen(begin));
+	bpfout_feed(b, begin, strlen(begin));
+	ck_assert_int_eq(bpfout_feed(a, fast, strlen(fast)), BPFOUT_LINE_DATA);
+	ck_assert_int_eq(bpfout_feed(b, slow, strlen(slow)), BPFOUT_LINE_DATA);
+	bpfout_feed(a, end, strlen(end));
+	bpfout_feed(b, end, strlen(end));
+	const bpfout_map *ma = bpfout_window_map(bpfout_window_at(a, 0), "@m");
+	const bpfout_map *mb = bpfout_window_map(bpfout_window_at(b, 0), "@m");
+	ck_assert_ptr_nonnull(ma);
+	ck_assert_ptr_nonnull(mb);
+	ck_assert_ptr_nonnull(ma->key_arena);	/* it did take the fast path */
+	ck_assert_ptr_null(mb->key_arena);
+	/* 18446744073709551615 does not fit int64: the fast path leaves such a
+	 * value (not a key) to jansson; as a key it is text like any other. */
+	ck_assert_uint_eq(ma->n_entries, 10);
+	ck_assert_uint_eq(mb->n_entries, 11);	/* and "x0" */
+	for (size_t i = 0; i < ma->n_entries; i++) {
+		const bpfout_entry *ea = &ma->entries[i];
+		const bpfout_entry *eb = bpfout_map_entry(mb, ea->key);
+		ck_assert_msg(eb != NULL, "key \"%s\" missing from the jansson map", ea->key);
+		ck_assert_int_eq(ea->type, eb->type);
+		ck_assert_int_eq(ea->value, eb->value);
+		ck_assert_uint_eq(ea->n_ikeys, eb->n_ikeys);
+		for (size_t k = 0; k < ea->n_ikeys; k++)
+			ck_assert_int_eq(ea->ikeys[k], eb->ikeys[k]);
+	}
+	/* Shapes the fast path leaves to jansson are still read. */
+	static const char *const others[] = {
+		"{\"type\": \"map\", \"data\": {\"@f\": {\"1\": 2.0}}}",
+		"{\"type\": \"map\", \"data\": {\"@f\": {\"1\": 18446744073709551615}}}",
+		"{\"type\": \"map\", \"data\": {\"@f\": {\"1\": \"text\"}}}",
+		"{\"type\": \"map\", \"data\": {\"@f\": {\"1\": 1}, \"@g\": {\"2\": 2}}}",
+		"{\"type\": \"map\", \"data\": {\"@f\": {\"caf\xc3\xa9\": 1}}}",
+	};
+	for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+		ck_assert_int_eq(bpfout_feed(a, others[i], strlen(others[i])), BPFOUT_LINE_DATA);
+	/* And malformed lines are not taken for data. */
+	static const char *const bad[] = {
+		"{\"type\": \"map\", \"data\": {\"@f\": {\"1\": 01}}}",
+		"{\"type\": \"map\", \"data\": {\"@f\": {\"1\": 1,}}}",
+		"{\"type\": \"map\", \"data\": {\"@f\": {\"1\": 1}}} x",
+		"{\"type\": \"map\", \"data\": {\"@f\": {\"1\" 1}}}",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		ck_assert_int_eq(bpfout_feed(a, bad[i], strlen(bad[i])), BPFOUT_LINE_SKIPPED);
+	bpfout_free(a);
+	bpfout_free(b);
+}
+END_TEST
+
 static Suite *bpfout_suite(void)
 {
 	Suite *s = suite_create("bpfout");
@@ -826,6 +908,7 @@ static Suite *bpfout_suite(void)
 	suite_add_tcase(s, fx);
 
 	tcase_add_test(core, test_markers);
+	tcase_add_test(core, test_fast_path_matches_jansson);
 	tcase_add_test(core, test_begin_sets_first_window);
 	tcase_add_test(core, test_record_variants);
 	tcase_add_test(core, test_keys);
