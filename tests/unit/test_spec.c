@@ -598,7 +598,7 @@ static const struct {
 	    "      |     ^~~~~~~~\n",
 	    "hint: did you mean 'function'? valid keys are: name, kind, function, object, "
 	    "optional, missing_reason, syscalls, probe, threshold, limit, unit, per_thread, "
-	    "description\n" } },
+	    "description, args\n" } },
 	{ "probe:\n  - a\n",
 	  { ":1:1: error: unknown key 'probe' at the top level",
 	    "did you mean 'probes'? valid keys are: name, description, objects, duration, probes",
@@ -733,7 +733,9 @@ static const struct {
 	  { ":2:5: error: probe 'io' has no 'syscalls'",
 	    "hint: add the syscalls to measure, e.g. 'syscalls: [openat, read]', or 'syscalls: all'\n" } },
 	{ EV "    threshold: 1ms\n",
-	  { ":2:5: error: probe 'slow' has no 'syscalls'", "hint: add the syscalls to record, e.g. 'syscalls: [openat, connect]'\n" } },
+	  { ":2:5: error: probe 'slow' has no 'syscalls' or 'probe'",
+	    "hint: add the syscalls to record, e.g. 'syscalls: [openat, connect]', or a probe "
+	    "point whose hits to record, e.g. 'probe: \"uretprobe:/bin/bash:readline\"'\n" } },
 	/* syscall names */
 	{ SYS "    syscalls: [opneat, read]\n",
 	  { "t/test.yaml:4:16: error: unknown syscall 'opneat' on this architecture\n"
@@ -942,6 +944,9 @@ START_TEST(test_count_points)
 		{ "software:page-faults:100", POINT_SOFTWARE },
 		{ "profile:hz:1", POINT_PROFILE },
 		{ "profile:hz:10000", POINT_PROFILE },
+		{ "kretprobe:vfs_read", POINT_KRETPROBE },
+		{ "interval:s:1", POINT_INTERVAL },
+		{ "interval:ms:86400000", POINT_INTERVAL },
 	};
 	static const struct { const char *text, *why; } rejected[] = {
 		{ "", "empty" },
@@ -953,8 +958,15 @@ START_TEST(test_count_points)
 		{ "tracepoint:sched:a b", "name 'a b'" },
 		{ "tracepoint:s:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 		  "is not 1-64" },
-		{ "kretprobe:f", "unknown probe type 'kretprobe'" },
-		{ "interval:s:1", "unknown probe type 'interval'" },
+		{ "kretprobe:f+1", "symbol 'f+1'" },
+		{ "kretprobe:a:b", "written kretprobe:SYMBOL" },
+		{ "interval:us:10", "takes 's' or 'ms'" },
+		{ "interval:s:0", "period '0'" },
+		{ "interval:s:86401", "period '86401'" },
+		{ "interval:ms:86400001", "period '86400001'" },
+		{ "interval:ms:010", "period '010'" },
+		{ "interval:s", "written interval:s:N or interval:ms:N" },
+		{ "watchpoint:0x1:8:w", "unknown probe type 'watchpoint'" },
 		{ "BEGIN", "unknown probe type 'BEGIN'" },
 		{ "t:a:b", "unknown probe type 't'" },
 		{ "uprobe:libc.so.6:malloc", "neither 'main' nor" },
