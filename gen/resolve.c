@@ -277,8 +277,8 @@ static int check_usdt(resolved_probe *rp)
 		snprintf(want, sizeof want, "%s:%s", provider, name);
 		list_usdt_probes(&b, list, n, want);
 		char *have = buf_take(&b);
-		diag_error("use one of the probes it has (`bpfspec symbols` or `readelf -n FILE` "
-			   "lists them)",
+		diag_error("use one of the probes it has (`readelf -n FILE` lists them as "
+			   "stapsdt notes)",
 			   "probe '%s': %s has no USDT probe %s; it has %s", sp->name, file, want,
 			   have ? have : "?");
 		free(have);
