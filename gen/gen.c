@@ -51,6 +51,14 @@ static int path_is_plain(const char *p)
 	return 1;
 }
 
+/* Appends plain path P (path_is_plain) as an attach point takes it:
+ * bpftrace 0.17's lexer stops a bare path at '+' (libstdc++.so.6), so a
+ * path with one is quoted. */
+static void put_attach_path(buf *b, const char *p)
+{
+	buf_printf(b, strchr(p, '+') ? "\"%s\"" : "%s", p);
+}
+
 /* Appends S with anything outside printable ASCII replaced by '?'. */
 static void put_comment_text(buf *b, const char *s)
 {
@@ -141,10 +149,12 @@ static int emit_latency(parts *pt, const resolved_probe *rp)
 	}
 	buf entry = BUF_INIT, ret = BUF_INIT;
 	for (size_t k = 0; k < rp->n_addrs; k++) {
-		buf_printf(&entry, "%suprobe:%s:0x%llx", k ? ",\n" : "", rp->object,
-			   (unsigned long long)rp->addrs[k]);
-		buf_printf(&ret, "%suretprobe:%s:0x%llx", k ? ",\n" : "", rp->object,
-			   (unsigned long long)rp->addrs[k]);
+		buf_printf(&entry, "%suprobe:", k ? ",\n" : "");
+		put_attach_path(&entry, rp->object);
+		buf_printf(&entry, ":0x%llx", (unsigned long long)rp->addrs[k]);
+		buf_printf(&ret, "%suretprobe:", k ? ",\n" : "");
+		put_attach_path(&ret, rp->object);
+		buf_printf(&ret, ":0x%llx", (unsigned long long)rp->addrs[k]);
 	}
 	char *e = buf_take(&entry), *rt = buf_take(&ret);
 	vars v = { .n = 0 };
@@ -349,15 +359,24 @@ static unsigned point_attach(const resolved_probe *rp, buf *at)
 	}
 	if (rp->object && rp->n_addrs) {
 		const char *type = sp->point == POINT_URETPROBE ? "uretprobe" : "uprobe";
-		for (size_t k = 0; k < rp->n_addrs; k++)
-			buf_printf(at, "%s%s:%s:0x%llx", k ? ",\n" : "", type, rp->object,
-				   (unsigned long long)rp->addrs[k]);
+		for (size_t k = 0; k < rp->n_addrs; k++) {
+			buf_printf(at, "%s%s:", k ? ",\n" : "", type);
+			put_attach_path(at, rp->object);
+			buf_printf(at, ":0x%llx", (unsigned long long)rp->addrs[k]);
+		}
 		return (unsigned)rp->n_addrs;
 	}
-	if (rp->object && sp->point == POINT_USDT)	/* usdt:main:PROVIDER:NAME */
-		buf_printf(at, "usdt:%s:%s", rp->object, strchr(sp->probe + 5, ':') + 1);
-	else
+	if (sp->point != POINT_UPROBE && sp->point != POINT_URETPROBE && sp->point != POINT_USDT) {
 		buf_puts(at, sp->probe);
+		return 1;
+	}
+	/* TYPE:OBJECT:REST, OBJECT main standing for the executable. */
+	const char *obj = strchr(sp->probe, ':') + 1, *rest = strchr(obj, ':');
+	char path[1100];
+	snprintf(path, sizeof path, "%.*s", (int)(rest - obj), obj);
+	buf_printf(at, "%.*s", (int)(obj - sp->probe), sp->probe);
+	put_attach_path(at, rp->object ? rp->object : path);
+	buf_puts(at, rest);
 	return 1;
 }
 
