@@ -68,4 +68,6 @@ echo "measured: lines recorded                $(wc -l <"$TMP/got") (truth $n)"
 [ "$(jqr "$TMP/out.json" '.probes[0].events[4].truncated')" = line ] || fail "truncated does not name 'line'"
 [ "$(jq -r '[.probes[0].events[].tid] | unique | .[]' "$TMP/out.json")" = "$target" ] ||
 	fail "records are not from bash's thread"
+/usr/bin/python3 "$TOP/scripts/validate-json-schema.py" "$TOP/docs/report.schema.json" "$TMP/out.json" ||
+	fail "the report fails docs/report.schema.json"
 echo "ok"

@@ -80,6 +80,8 @@ got=$(jq -c '[.probes[1].events[].args]' "$TMP/usdt.json")
 	fail "done record: $(jq -c '.probes[2].events' "$TMP/usdt.json")"
 [ "$(jq -r '.probes[1] | has("threshold_ns")' "$TMP/usdt.json")" = false ] ||
 	fail "events on a probe point report a threshold"
+/usr/bin/python3 "$TOP/scripts/validate-json-schema.py" "$TOP/docs/report.schema.json" "$TMP/usdt.json" ||
+	fail "the report fails docs/report.schema.json"
 echo "ok: usdt events carry exactly i = 1..50 and tick-1..tick-50; 30 dropped; done(80, -1)"
 "$BPFSPEC" run "$TMP/usdt.yaml" -o text -- "$TMP/usdt_prog" 3 0 0 >"$TMP/usdt.txt" 2>"$TMP/usdt.err" ||
 	{ cat "$TMP/usdt.err"; fail "bpfspec run -o text exited $?"; }
