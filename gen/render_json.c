@@ -2,6 +2,7 @@
 #include "render.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,8 +130,19 @@ static json_t *event_args_json(const report_event *ev)
 	json_t *args = json_object();
 	for (size_t a = 0; a < ev->n_args; a++) {
 		const report_value *v = &ev->args[a];
-		json_t *jv = v->type == REPORT_VALUE_STRING ? jbytes(v->s)
-			     : v->type == REPORT_VALUE_INT ? json_integer(v->i) : jint(v->u);
+		json_t *jv;
+		char big[24];
+		if (v->type == REPORT_VALUE_STRING) {
+			jv = jbytes(v->s);
+		} else if (v->type == REPORT_VALUE_INT) {
+			jv = json_integer(v->i);
+		} else if (v->u > (unsigned long long)INT64_MAX) {
+			/* Beyond what a JSON integer holds here: decimal text. */
+			snprintf(big, sizeof big, "%llu", v->u);
+			jv = json_string(big);
+		} else {
+			jv = json_integer((json_int_t)v->u);
+		}
 		json_object_set_new(args, v->name, jv);
 	}
 	return args;
