@@ -51,6 +51,14 @@ static int path_is_plain(const char *p)
 	return 1;
 }
 
+/* Appends plain path P (path_is_plain) as an attach point takes it:
+ * bpftrace 0.17's lexer stops a bare path at '+' (libstdc++.so.6), so a
+ * path with one is quoted. */
+static void put_attach_path(buf *b, const char *p)
+{
+	buf_printf(b, strchr(p, '+') ? "\"%s\"" : "%s", p);
+}
+
 /* Appends S with anything outside printable ASCII replaced by '?'. */
 static void put_comment_text(buf *b, const char *s)
 {
@@ -143,10 +151,12 @@ static int emit_latency(parts *pt, const resolved_probe *rp)
 	}
 	buf entry = BUF_INIT, ret = BUF_INIT;
 	for (size_t k = 0; k < rp->n_addrs; k++) {
-		buf_printf(&entry, "%suprobe:%s:0x%llx", k ? ",\n" : "", rp->object,
-			   (unsigned long long)rp->addrs[k]);
-		buf_printf(&ret, "%suretprobe:%s:0x%llx", k ? ",\n" : "", rp->object,
-			   (unsigned long long)rp->addrs[k]);
+		buf_printf(&entry, "%suprobe:", k ? ",\n" : "");
+		put_attach_path(&entry, rp->object);
+		buf_printf(&entry, ":0x%llx", (unsigned long long)rp->addrs[k]);
+		buf_printf(&ret, "%suretprobe:", k ? ",\n" : "");
+		put_attach_path(&ret, rp->object);
+		buf_printf(&ret, ":0x%llx", (unsigned long long)rp->addrs[k]);
 	}
 	char *e = buf_take(&entry), *rt = buf_take(&ret);
 	vars v = { .n = 0 };
@@ -430,34 +440,58 @@ static int emit_events(parts *pt, const resolved_probe *rp)
 	return rc;
 }
 
-/* A count probe: the spec's probe point as written (it passed the
- * grammar of its form), or, on OBJECT main, the target's executable:
- * uprobes by address (as latency probes), usdt by path. */
-static int emit_count(parts *pt, const resolved_probe *rp)
+/* The attach points of a probe on a probe point (count, events): the
+ * spec's point as written (it passed the grammar of its form), or, on
+ * OBJECT main, the target's executable: uprobes by address (as latency
+ * probes), usdt by path.  Returns the number of attach points, 0 after a
+ * diagnostic. */
+static unsigned point_attach(const resolved_probe *rp, buf *at)
 {
-	static const char *const print[] = { "c", NULL };
 	const spec_probe *sp = rp->sp;
-	buf at = BUF_INIT, what = BUF_INIT;
-	unsigned n = 1;
 
 	if (rp->object && !path_is_plain(rp->object)) {
 		diag_error("bpftrace cannot name this file in a probe; copy or link it to a "
 			   "plain path (letters, digits, / . _ - +)",
 			   "probe '%s': object path '%s' has characters bpftrace cannot take",
 			   sp->name, rp->object);
-		return -1;
+		return 0;
 	}
 	if (rp->object && rp->n_addrs) {
 		const char *type = sp->point == POINT_URETPROBE ? "uretprobe" : "uprobe";
-		for (size_t k = 0; k < rp->n_addrs; k++)
-			buf_printf(&at, "%s%s:%s:0x%llx", k ? ",\n" : "", type, rp->object,
-				   (unsigned long long)rp->addrs[k]);
-		n = (unsigned)rp->n_addrs;
-	} else if (rp->object && sp->point == POINT_USDT) {
-		/* usdt:main:PROVIDER:NAME */
-		buf_printf(&at, "usdt:%s:%s", rp->object, strchr(sp->probe + 5, ':') + 1);
-	} else {
-		buf_puts(&at, sp->probe);
+		for (size_t k = 0; k < rp->n_addrs; k++) {
+			buf_printf(at, "%s%s:", k ? ",\n" : "", type);
+			put_attach_path(at, rp->object);
+			buf_printf(at, ":0x%llx", (unsigned long long)rp->addrs[k]);
+		}
+		return (unsigned)rp->n_addrs;
+	}
+	if (sp->point != POINT_UPROBE && sp->point != POINT_URETPROBE && sp->point != POINT_USDT) {
+		buf_puts(at, sp->probe);
+		return 1;
+	}
+	/* TYPE:OBJECT:REST, OBJECT main standing for the executable. */
+	const char *obj = strchr(sp->probe, ':') + 1, *rest = strchr(obj, ':');
+	char path[1100];
+	snprintf(path, sizeof path, "%.*s", (int)(rest - obj), obj);
+	buf_printf(at, "%.*s", (int)(obj - sp->probe), sp->probe);
+	put_attach_path(at, rp->object ? rp->object : path);
+	buf_puts(at, rest);
+	return 1;
+}
+
+/* A count probe.  Interval points tick on one CPU, whatever runs there:
+ * they are counted in all, with no pid filter. */
+static int emit_count(parts *pt, const resolved_probe *rp)
+{
+	static const char *const print[] = { "c", NULL };
+	const spec_probe *sp = rp->sp;
+	buf at = BUF_INIT, what = BUF_INIT;
+	bool interval = sp->point == POINT_INTERVAL;
+	unsigned n = point_attach(rp, &at);
+
+	if (n == 0) {
+		buf_free(&at);
+		return -1;
 	}
 	put_comment_text(&what, sp->probe);
 	char *a = buf_take(&at), *w = buf_take(&what);
@@ -465,14 +499,81 @@ static int emit_count(parts *pt, const resolved_probe *rp)
 	vars_set(&v, "name", sp->name);
 	vars_set(&v, "what", w);
 	vars_set(&v, "attach", a);
-	vars_set(&v, "filter", pt->pid_filter);
-	vars_set(&v, "key", sp->per_thread ? "tid" : "0");
+	vars_set(&v, "filter", interval ? "" : pt->pid_filter);
+	vars_set(&v, "key", sp->per_thread && !interval ? "tid" : "0");
 	buf_putc(&pt->out, '\n');
 	int rc = render_into(&pt->out, "count.bt.in", &v);
 	free(a);
 	free(w);
 	pt->attach += n;
 	add_maps(pt, sp->name, print, NULL, NULL);
+	return rc;
+}
+
+/* The bpftrace expression of argument A of a probe on point POINT. */
+static void put_arg_value(buf *b, const spec_arg *a, point_type point)
+{
+	const char *user = point == POINT_KPROBE || point == POINT_KRETPROBE ||
+			   point == POINT_TRACEPOINT ? "" : "uptr(";
+
+	if (a->type == ARG_STRING)
+		buf_printf(b, "str(%s", user);
+	else if (a->type == ARG_INT)
+		buf_puts(b, "(int64)");
+	if (a->src == VALUE_ARG)
+		buf_printf(b, "arg%d", a->index);
+	else if (a->src == VALUE_RETVAL)
+		buf_puts(b, "retval");
+	else
+		buf_printf(b, "args->%s", a->field);
+	if (a->type == ARG_STRING)
+		buf_puts(b, *user ? "))" : ")");
+}
+
+/* An events probe on a probe point: numbers first, the string last. */
+static int emit_point_events(parts *pt, const resolved_probe *rp)
+{
+	static const char *const print[] = { "evcomm", "evdrop", NULL };
+	static const char *const clear_only[] = { "evn", NULL };
+	const spec_probe *sp = rp->sp;
+	buf at = BUF_INIT, what = BUF_INIT, formats = BUF_INIT, values = BUF_INIT;
+	unsigned n = point_attach(rp, &at);
+
+	if (n == 0) {
+		buf_free(&at);
+		return -1;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < sp->n_args; i++) {
+			const spec_arg *a = &sp->args[i];
+			if ((a->type == ARG_STRING) != (pass == 1))
+				continue;
+			buf_puts(&formats, a->type == ARG_STRING ? " %s"
+					   : a->type == ARG_INT ? " %ld" : " %lu");
+			buf_puts(&values, ", ");
+			put_arg_value(&values, a, sp->point);
+		}
+	put_comment_text(&what, sp->probe);
+	char limit[32];
+	snprintf(limit, sizeof limit, "%u", sp->limit);
+	char *a = buf_take(&at), *w = buf_take(&what), *f = buf_take(&formats),
+	     *vl = buf_take(&values);
+	vars v = { .n = 0 };
+	vars_set(&v, "name", sp->name);
+	vars_set(&v, "what", w);
+	vars_set(&v, "attach", a);
+	vars_set(&v, "filter", pt->pid_filter);
+	vars_set(&v, "limit", limit);
+	vars_set(&v, "formats", f);
+	vars_set(&v, "values", vl);
+	buf_putc(&pt->out, '\n');
+	int rc = render_into(&pt->out, "point_events.bt.in", &v);
+	free(a);
+	free(w);
+	free(f);
+	free(vl);
+	pt->attach += n;
+	add_maps(pt, sp->name, print, clear_only, NULL);
 	return rc;
 }
 
@@ -498,6 +599,18 @@ static void describe_probe(buf *b, const resolved_probe *rp)
 	if (!rp->active) {
 		buf_puts(b, "skipped: ");
 		put_comment_text(b, rp->reason);
+		return;
+	}
+	if (spec_is_point_events(sp)) {
+		buf_puts(b, "events of ");
+		put_comment_text(b, sp->probe);
+		if (rp->object) {
+			buf_puts(b, " in ");
+			put_comment_text(b, rp->object);
+		}
+		for (size_t k = 0; k < rp->n_addrs; k++)
+			buf_printf(b, " 0x%llx", (unsigned long long)rp->addrs[k]);
+		buf_printf(b, " (%u records)", sp->limit);
 		return;
 	}
 	if (sp->kind == PROBE_COUNT) {
@@ -608,7 +721,8 @@ program *gen_program(const resolved *r, const gen_options *o)
 			failed |= emit_syscalls(&pt, rp);
 			break;
 		case PROBE_EVENTS:
-			failed |= emit_events(&pt, rp);
+			failed |= spec_is_point_events(rp->sp) ? emit_point_events(&pt, rp)
+							       : emit_events(&pt, rp);
 			break;
 		case PROBE_COUNT:
 			failed |= emit_count(&pt, rp);

@@ -110,6 +110,10 @@ char *oneliner_count(char *const *points, size_t n_points, uint64_t duration_ns)
 		last = last ? last + 1 : pt;
 		if (strncmp(pt, "profile:", 8) == 0)
 			snprintf(base, sizeof base, "profile");
+		else if (strncmp(pt, "interval:", 9) == 0)
+			snprintf(base, sizeof base, "ticks");
+		else if (strncmp(pt, "kretprobe:", 10) == 0 || strncmp(pt, "uretprobe:", 10) == 0)
+			snprintf(base, sizeof base, "%.60s_ret", last);
 		else if (strncmp(pt, "software:", 9) == 0)
 			snprintf(base, sizeof base, "%.*s", (int)strcspn(pt + 9, ":"), pt + 9);
 		else

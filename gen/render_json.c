@@ -2,6 +2,8 @@
 #include "render.h"
 
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "version.h"
@@ -78,6 +80,74 @@ static json_t *syscalls_json(const report_probe *p, long pid)
 	return arr;
 }
 
+/* Length of the valid UTF-8 sequence at S (1-4), or 0 when it is not one. */
+static size_t utf8_sequence(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2 ? 2
+		 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))) ||
+	    (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))))
+		return 0;
+	return n;
+}
+
+/* A JSON string of bytes chosen by the traced program: valid UTF-8 as is
+ * (jansson escapes quotes and control characters), each byte of an
+ * invalid sequence as U+FFFD. */
+static json_t *jbytes(const char *s)
+{
+	size_t len = strlen(s), o = 0;
+	char *copy = malloc(len * 3 + 1);
+	json_t *j;
+
+	if (!copy)
+		return json_null();
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_sequence(p);
+		if (n) {
+			memcpy(copy + o, p, n);
+			o += n;
+			p += n;
+		} else {
+			memcpy(copy + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			p++;
+		}
+	}
+	copy[o] = '\0';
+	j = json_string(copy);
+	free(copy);
+	return j ? j : json_null();
+}
+
+/* The values of an event on a probe point, by name, in the spec's order. */
+static json_t *event_args_json(const report_event *ev)
+{
+	json_t *args = json_object();
+	for (size_t a = 0; a < ev->n_args; a++) {
+		const report_value *v = &ev->args[a];
+		json_t *jv;
+		char big[24];
+		if (v->type == REPORT_VALUE_STRING) {
+			jv = jbytes(v->s);
+		} else if (v->type == REPORT_VALUE_INT) {
+			jv = json_integer(v->i);
+		} else if (v->u > (unsigned long long)INT64_MAX) {
+			/* Beyond what a JSON integer holds here: decimal text. */
+			snprintf(big, sizeof big, "%llu", v->u);
+			jv = json_string(big);
+		} else {
+			jv = json_integer((json_int_t)v->u);
+		}
+		json_object_set_new(args, v->name, jv);
+	}
+	return args;
+}
+
 static json_t *events_json(const report_probe *p)
 {
 	json_t *arr = json_array();
@@ -87,6 +157,15 @@ static json_t *events_json(const report_probe *p)
 		json_object_set_new(je, "t_ns", jint(ev->t_ns));
 		json_object_set_new(je, "tid", json_integer(ev->tid));
 		json_object_set_new(je, "thread", jstr(ev->thread));
+		if (!ev->syscall) {
+			json_object_set_new(je, "args", event_args_json(ev));
+			for (size_t a = 0; a < ev->n_args; a++)
+				if (ev->args[a].truncated)
+					json_object_set_new(je, "truncated",
+							    json_string(ev->args[a].name));
+			json_array_append_new(arr, je);
+			continue;
+		}
 		json_object_set_new(je, "syscall", jstr(ev->syscall));
 		json_object_set_new(je, "latency_ns", jint(ev->latency_ns));
 		json_object_set_new(je, "ret", json_integer(ev->ret));
@@ -205,7 +284,8 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 		if (strcmp(p->kind, "syscalls") == 0)
 			json_object_set_new(jp, "syscalls", syscalls_json(p, rep->pid));
 		if (strcmp(p->kind, "events") == 0) {
-			json_object_set_new(jp, "threshold_ns", jint(p->threshold_ns));
+			if (!p->probe)
+				json_object_set_new(jp, "threshold_ns", jint(p->threshold_ns));
 			json_object_set_new(jp, "events_dropped", jint(p->events_dropped));
 			json_object_set_new(jp, "events", events_json(p));
 		}

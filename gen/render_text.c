@@ -145,9 +145,63 @@ static void put_printable(FILE *out, const char *s)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
 }
 
+/* Writes bytes chosen by the traced program quoted, so that no byte can
+ * act on the terminal: printable ASCII as is, '"' and '\\' escaped,
+ * anything else as \xNN. */
+static void put_quoted(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p >= 0x20 && *p < 0x7f)
+			fputc(*p, out);
+		else
+			fprintf(out, "\\x%02x", *p);
+	}
+	fputc('"', out);
+}
+
+/* Records of an events probe on a probe point: NAME=VALUE per argument. */
+static void point_event_table(FILE *out, const report_probe *p)
+{
+	fprintf(out, "\n%s: %zu hits of ", p->name, p->n_events);
+	put_printable(out, p->probe);
+	fputs(" recorded", out);
+	if (p->events_dropped)
+		fprintf(out, ", %llu more not recorded (over the limit)",
+			(unsigned long long)p->events_dropped);
+	fputc('\n', out);
+	if (!p->n_events)
+		return;
+	fprintf(out, "  %10s %-8s %-16s %s\n", "TIME(s)", "TID", "THREAD", "ARGUMENTS");
+	for (size_t i = 0; i < p->n_events; i++) {
+		const report_event *ev = &p->events[i];
+		fprintf(out, "  %10.6f %-8ld %-16s", (double)ev->t_ns / 1e9, ev->tid,
+			ev->thread ? ev->thread : "?");
+		for (size_t a = 0; a < ev->n_args; a++) {
+			const report_value *v = &ev->args[a];
+			fprintf(out, " %s=", v->name);
+			if (v->type == REPORT_VALUE_STRING)
+				put_quoted(out, v->s);
+			else if (v->type == REPORT_VALUE_INT)
+				fprintf(out, "%lld", v->i);
+			else
+				fprintf(out, "%llu", v->u);
+			if (v->truncated)
+				fputs("(truncated)", out);
+		}
+		fputc('\n', out);
+	}
+}
+
 static void event_table(FILE *out, const report_probe *p)
 {
 	char thr[32];
+	if (p->probe) {
+		point_event_table(out, p);
+		return;
+	}
 	fmt_dur(thr, sizeof thr, p->threshold_ns, p->unit_ns, p->unit);
 	fprintf(out, "\n%s: %zu calls of at least %s recorded", p->name, p->n_events, thr);
 	if (p->events_dropped)
@@ -263,6 +317,12 @@ int render_text(FILE *out, const report *rep)
 		if (strcmp(p->kind, "utilization") == 0) {
 			fprintf(out, "%10llu waits in epoll; busiest thread %.1f%% busy (below)\n",
 				(unsigned long long)p->st.count, 100.0 * p->utilization);
+			continue;
+		}
+		if (strcmp(p->kind, "events") == 0 && p->probe) {
+			fprintf(out, "%10llu hits of ", (unsigned long long)p->st.count);
+			put_printable(out, p->probe);
+			fputs(" (records below)\n", out);
 			continue;
 		}
 		if (strcmp(p->kind, "events") == 0) {

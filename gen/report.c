@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -543,6 +544,88 @@ static int parse_event(const char *rec, const char *name, uint64_t begin, report
 	return 1;
 }
 
+/* Parses one value of a point event record at *S (" VALUE"), for
+ * argument A, into V.  Strings take the rest of the record.  Returns 0, or
+ * -1 when malformed or out of memory. */
+static int parse_value(const char **s, const spec_arg *a, report_value *v)
+{
+	const char *p = *s;
+	char *end;
+
+	if (*p++ != ' ')
+		return -1;
+	v->name = strdup(a->name);
+	if (!v->name)
+		return -1;
+	if (a->type == ARG_STRING) {
+		v->type = REPORT_VALUE_STRING;
+		v->s = strdup(p);
+		v->truncated = strlen(p) >= REPORT_PATH_MAX;
+		*s = p + strlen(p);
+		return v->s ? 0 : -1;
+	}
+	errno = 0;
+	if (a->type == ARG_INT) {
+		v->type = REPORT_VALUE_INT;
+		v->i = strtoll(p, &end, 10);
+	} else {
+		v->type = REPORT_VALUE_UINT;
+		v->u = *p == '-' ? 0 : strtoull(p, &end, 10);
+		if (*p == '-')
+			return -1;
+	}
+	if (end == p || errno || (*end && *end != ' '))
+		return -1;
+	*s = end;
+	return 0;
+}
+
+static void free_values(report_value *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].s);
+	}
+	free(v);
+}
+
+/* Parses "NAME TIME TID = V1 V2 ..." of events probe SP on a probe point
+ * (numbers in the spec's order, then the string) into EV.  Returns 1 when
+ * the record is this probe's, 0 when not, -1 when malformed or out of
+ * memory. */
+static int parse_point_event(const char *rec, const spec_probe *sp, uint64_t begin,
+			     report_event *ev)
+{
+	size_t nl = strlen(sp->name);
+	unsigned long long ts;
+	long tid;
+	int used = 0;
+
+	if (strncmp(rec, sp->name, nl) != 0 || rec[nl] != ' ')
+		return 0;
+	if (sscanf(rec + nl + 1, "%llu %ld =%n", &ts, &tid, &used) != 2 || used == 0)
+		return -1;
+	memset(ev, 0, sizeof *ev);
+	ev->t_ns = ts > begin ? ts - begin : 0;
+	ev->tid = tid;
+	if (sp->n_args && !(ev->args = calloc(sp->n_args, sizeof *ev->args)))
+		return -1;
+	ev->n_args = sp->n_args;
+	const char *p = rec + nl + 1 + used;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < sp->n_args; i++) {
+			if ((sp->args[i].type == ARG_STRING) != (pass == 1))
+				continue;
+			if (parse_value(&p, &sp->args[i], &ev->args[i]) < 0) {
+				free_values(ev->args, ev->n_args);
+				ev->args = NULL;
+				ev->n_args = 0;
+				return -1;
+			}
+		}
+	return *p ? -1 : 1;
+}
+
 static int fill_events(report_probe *p, const spec_probe *sp, const bpfout_window *w, long pid,
 		       uint64_t begin)
 {
@@ -557,7 +640,8 @@ static int fill_events(report_probe *p, const spec_probe *sp, const bpfout_windo
 		return -1;
 	for (size_t i = 0; i < w->n_events; i++) {
 		report_event ev;
-		int r = parse_event(w->events[i], sp->name, begin, &ev);
+		int r = spec_is_point_events(sp) ? parse_point_event(w->events[i], sp, begin, &ev)
+						 : parse_event(w->events[i], sp->name, begin, &ev);
 		if (r <= 0)
 			continue;
 		p->events[p->n_events++] = ev;
@@ -721,6 +805,7 @@ void report_free(report *rep)
 			free(ev->error);
 			free(ev->path);
 			free(ev->address);
+			free_values(ev->args, ev->n_args);
 		}
 		free(p->events);
 	}

@@ -74,11 +74,24 @@ typedef struct report_syscall {
 	size_t n_threads;
 } report_syscall;
 
-/* One record of an events probe. */
+/* One argument of an event on a probe point. */
+typedef struct report_value {
+	char *name;		/* from the spec */
+	enum { REPORT_VALUE_INT, REPORT_VALUE_UINT, REPORT_VALUE_STRING } type;
+	long long i;		/* INT */
+	unsigned long long u;	/* UINT */
+	char *s;		/* STRING: bytes as the program had them (NUL-free) */
+	bool truncated;		/* STRING: as long as bpftrace copies (REPORT_PATH_MAX) */
+} report_value;
+
+/* One record of an events probe: a slow syscall (syscall != NULL), or a
+ * hit of a probe point (syscall == NULL; args holds the spec's values). */
 typedef struct report_event {
 	uint64_t t_ns;		/* since the window began */
 	long tid;
 	char *thread;		/* NULL when unknown */
+	report_value *args;	/* probe point events, in the spec's order */
+	size_t n_args;
 	char *syscall;
 	uint64_t latency_ns;
 	long long ret;
@@ -93,7 +106,7 @@ typedef struct report_event {
 typedef struct report_probe {
 	char *name;
 	char *kind;		/* "latency", "syscalls", "events", "count" */
-	char *probe;		/* count: the probe point; else NULL */
+	char *probe;		/* count, events on a point: the probe point; else NULL */
 	char *function;
 	char *object;		/* NULL when not attached */
 	char *unit;		/* display unit: "ns", "us", "ms", "s" */

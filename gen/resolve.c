@@ -11,13 +11,20 @@
 #include "buf.h"
 #include "diag.h"
 #include "symtab.h"
+#include "usdt.h"
+
+/* The probe names a probe point (count probes, events on a point). */
+static bool has_point(const spec_probe *p)
+{
+	return p->kind == PROBE_COUNT || spec_is_point_events(p);
+}
 
 /* The probe's function is looked up in the target: latency probes, and
- * count probes on uprobe:main:SYMBOL or uretprobe:main:SYMBOL. */
+ * count or events probes on uprobe:main:SYMBOL or uretprobe:main:SYMBOL. */
 static bool needs_lookup(const spec_probe *p)
 {
 	return p->kind == PROBE_LATENCY ||
-	       (p->kind == PROBE_COUNT && p->object && p->function &&
+	       (has_point(p) && p->object && p->function &&
 		(p->point == POINT_UPROBE || p->point == POINT_URETPROBE));
 }
 
@@ -175,6 +182,121 @@ static int settle_probe(const spec *s, const target *t, resolved_probe *rp, look
 	return -1;
 }
 
+/* Levenshtein distance of A and B ((size_t)-1 when B is too long). */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[130];
+
+	if (lb >= sizeof row / sizeof *row)
+		return (size_t)-1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+#define USDT_SHOWN 8
+
+/* Appends to B the USDT_SHOWN probes of P[0..N) whose provider:name is
+ * closest to WANT, closest first (every probe when there are few). */
+static void list_usdt_probes(buf *b, const usdt_probe *p, size_t n, const char *want)
+{
+	size_t order[USDT_SHOWN], dist[USDT_SHOWN], shown = 0;
+
+	/* The USDT_SHOWN closest, in order of distance (all when few). */
+	for (size_t i = 0; i < n; i++) {
+		char full[140];
+		snprintf(full, sizeof full, "%s:%s", p[i].provider, p[i].name);
+		size_t d = edit_distance(want, full), k = shown;
+		if (shown == USDT_SHOWN && d >= dist[shown - 1])
+			continue;
+		if (shown < USDT_SHOWN)
+			shown++;
+		for (k = shown - 1; k > 0 && dist[k - 1] > d; k--) {
+			order[k] = order[k - 1];
+			dist[k] = dist[k - 1];
+		}
+		order[k] = i;
+		dist[k] = d;
+	}
+	for (size_t k = 0; k < shown; k++) {
+		const usdt_probe *u = &p[order[k]];
+		buf_printf(b, "%s%s:%s (%d argument%s)", k ? ", " : "", u->provider, u->name,
+			   u->n_args, u->n_args == 1 ? "" : "s");
+	}
+	if (n > shown)
+		buf_printf(b, " and %zu more", n - shown);
+}
+
+/* Checks that the USDT probe of RP exists in its object and has every
+ * argument the spec reads.  Returns 0, or -1 after a diagnostic. */
+static int check_usdt(resolved_probe *rp)
+{
+	const spec_probe *sp = rp->sp;
+	char provider[80], name[80], err[512], path[1100];
+	const char *obj = sp->probe + strlen("usdt:"), *prov = strchr(obj, ':'),
+		   *nm = strchr(prov + 1, ':');
+	usdt_probe *list = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	snprintf(path, sizeof path, "%.*s", (int)(prov - obj), obj);
+	snprintf(provider, sizeof provider, "%.*s", (int)(nm - prov - 1), prov + 1);
+	snprintf(name, sizeof name, "%s", nm + 1);
+	const char *file = rp->object ? rp->object : path;
+	int got = usdt_list(file, &list, &n, err, sizeof err);
+	if (got == USDT_NONE) {
+		diag_error("this build of the program has no USDT probes: trace its functions "
+			   "with uprobes instead, or use a build with probes (`readelf -n FILE` "
+			   "shows them as stapsdt notes)",
+			   "probe '%s': %s has no USDT probes, so it has no %s:%s", sp->name, file,
+			   provider, name);
+		return -1;
+	}
+	if (got != 0) {
+		diag_error("check the object path in the probe point", "probe '%s': %s", sp->name,
+			   err);
+		return -1;
+	}
+	const usdt_probe *u = usdt_find(list, n, provider, name);
+	if (!u) {
+		buf b = BUF_INIT;
+		char want[160];
+		snprintf(want, sizeof want, "%s:%s", provider, name);
+		list_usdt_probes(&b, list, n, want);
+		char *have = buf_take(&b);
+		diag_error("use one of the probes it has (`readelf -n FILE` lists them as "
+			   "stapsdt notes)",
+			   "probe '%s': %s has no USDT probe %s; it has %s", sp->name, file, want,
+			   have ? have : "?");
+		free(have);
+		rc = -1;
+	}
+	for (size_t a = 0; u && a < sp->n_args; a++) {
+		if (sp->args[a].src != VALUE_ARG || sp->args[a].index < u->n_args)
+			continue;
+		diag_error("USDT arguments are numbered from arg0; read one the probe has",
+			   "probe '%s': argument '%s' reads arg%d, but USDT probe %s:%s in %s has "
+			   "%d argument%s", sp->name, sp->args[a].name, sp->args[a].index, provider,
+			   name, file, u->n_args, u->n_args == 1 ? "" : "s");
+		rc = -1;
+	}
+	usdt_list_free(list, n);
+	return rc;
+}
+
 resolved *resolve_spec(const spec *s, const target *t)
 {
 	resolved *r = calloc(1, sizeof *r);
@@ -226,7 +348,7 @@ resolved *resolve_spec(const spec *s, const target *t)
 			/* Tracepoints and the like: nothing to look up in the
 			 * target; usdt:main names the target's executable. */
 			r->probes[i].active = true;
-			if (s->probes[i].kind == PROBE_COUNT && s->probes[i].object)
+			if (has_point(&s->probes[i]) && s->probes[i].object)
 				r->probes[i].object = t->exe;
 			r->n_active++;
 		} else if (settle_probe(s, t, &r->probes[i], &lk[i]) < 0)
@@ -237,6 +359,10 @@ resolved *resolve_spec(const spec *s, const target *t)
 		buf_free(&lk[i].searched);
 	}
 	free(lk);
+	for (size_t i = 0; i < s->n_probes; i++)
+		if (r->probes[i].active && has_point(&s->probes[i]) &&
+		    s->probes[i].point == POINT_USDT && check_usdt(&r->probes[i]) < 0)
+			failed = 1;
 	if (failed) {
 		resolved_free(r);
 		return NULL;
@@ -267,7 +393,7 @@ static const char *tracefs_root(void)
 /* The probe uses the tracepoint CAT:NAME (written into CAT and NAME). */
 static bool tracepoint_of(const spec_probe *sp, char *cat, char *name, size_t size)
 {
-	if (sp->kind != PROBE_COUNT || sp->point != POINT_TRACEPOINT)
+	if (!has_point(sp) || sp->point != POINT_TRACEPOINT)
 		return false;
 	const char *c = sp->probe + strlen("tracepoint:"), *n = strchr(c, ':');
 	snprintf(cat, size, "%.*s", (int)(n - c), c);
@@ -299,7 +425,8 @@ int resolve_check_tracepoints(const resolved *r)
 			needed = true;
 		if (tracepoint_of(sp, cat, name, sizeof cat))
 			needed = true;
-		if (sp->kind == PROBE_COUNT && sp->point == POINT_KPROBE && !kprobes_available()) {
+		if (has_point(sp) && (sp->point == POINT_KPROBE || sp->point == POINT_KRETPROBE) &&
+		    !kprobes_available()) {
 			diag_error("count a tracepoint instead (`bpftrace -l 'tracepoint:*'` lists "
 				   "them), or run on a kernel built with CONFIG_KPROBES",
 				   "probe '%s': kprobes are not available on this kernel "

@@ -32,8 +32,9 @@
 #define SPEC_MAX_PROBES 64
 #define SPEC_MAX_OBJECTS 32
 #define SPEC_MAX_ERRORS 50	/* more are counted, not shown */
-/* top mapping > probes list > probe mapping > syscalls list */
-#define SPEC_DEPTH 4
+/* top mapping > probes list > probe mapping > syscalls or args list >
+ * argument mapping */
+#define SPEC_DEPTH 5
 #define YAML_MAX_DEPTH 64	/* deeper than this, reading stops */
 #define DESCRIPTION_MAX 1000
 #define REASON_MAX 200
@@ -276,8 +277,9 @@ int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
 	static const struct { const char *name; point_type type; size_t fields; } forms[] = {
 		{ "tracepoint", POINT_TRACEPOINT, 3 }, { "uprobe", POINT_UPROBE, 3 },
 		{ "uretprobe", POINT_URETPROBE, 3 }, { "usdt", POINT_USDT, 4 },
-		{ "kprobe", POINT_KPROBE, 2 }, { "software", POINT_SOFTWARE, 3 },
-		{ "profile", POINT_PROFILE, 3 },
+		{ "kprobe", POINT_KPROBE, 2 }, { "kretprobe", POINT_KRETPROBE, 2 },
+		{ "software", POINT_SOFTWARE, 3 }, { "profile", POINT_PROFILE, 3 },
+		{ "interval", POINT_INTERVAL, 3 },
 	};
 	const char *f[5];
 	size_t fl[5], n = 0, len = strlen(text), k;
@@ -314,8 +316,8 @@ int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
 	if (n != forms[k].fields) {
 		static const char *const shapes[] = {
 			"tracepoint:CATEGORY:NAME", "uprobe:OBJECT:SYMBOL", "uretprobe:OBJECT:SYMBOL",
-			"usdt:OBJECT:PROVIDER:NAME", "kprobe:SYMBOL", "software:EVENT:PERIOD",
-			"profile:hz:N",
+			"usdt:OBJECT:PROVIDER:NAME", "kprobe:SYMBOL", "kretprobe:SYMBOL",
+			"software:EVENT:PERIOD", "profile:hz:N", "interval:s:N or interval:ms:N",
 		};
 		snprintf(why, size, "a %s probe point is written %s", forms[k].name,
 			 shapes[forms[k].type]);
@@ -351,6 +353,7 @@ int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
 		}
 		break;
 	case POINT_KPROBE:
+	case POINT_KRETPROBE:
 		if (!function_ok(f[1], fl[1])) {
 			snprintf(why, size, "symbol '%s' is not a function name", show(buf, f[1], fl[1]));
 			return -1;
@@ -387,6 +390,20 @@ int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
 			return -1;
 		}
 		break;
+	case POINT_INTERVAL: {
+		bool ms = fl[1] == 2 && memcmp(f[1], "ms", 2) == 0;
+		if (!ms && !(fl[1] == 1 && f[1][0] == 's')) {
+			snprintf(why, size, "interval takes 's' or 'ms', not '%s'",
+				 show(buf, f[1], fl[1]));
+			return -1;
+		}
+		if (!point_number_ok(f[2], fl[2], ms ? 86400000 : 86400)) {
+			snprintf(why, size, "period '%s' is not a whole number from 1 to %s",
+				 show(buf, f[2], fl[2]), ms ? "86400000 (a day)" : "86400 (a day)");
+			return -1;
+		}
+		break;
+	}
 	}
 	*type = forms[k].type;
 	return 0;
@@ -870,17 +887,18 @@ static const char *const top_examples[] = {
 
 enum {
 	P_NAME, P_KIND, P_FUNCTION, P_OBJECT, P_OPTIONAL, P_MISSING_REASON, P_SYSCALLS,
-	P_PROBE, P_THRESHOLD, P_LIMIT, P_UNIT, P_PER_THREAD, P_DESCRIPTION, N_PROBE,
+	P_PROBE, P_THRESHOLD, P_LIMIT, P_UNIT, P_PER_THREAD, P_DESCRIPTION, P_ARGS, N_PROBE,
 };
 static const char *const probe_keys[] = {
 	"name", "kind", "function", "object", "optional", "missing_reason", "syscalls",
-	"probe", "threshold", "limit", "unit", "per_thread", "description", NULL,
+	"probe", "threshold", "limit", "unit", "per_thread", "description", "args", NULL,
 };
 static const char *const probe_examples[] = {
 	"name: timers", "kind: latency", "function: uv__run_timers", "object: \"libuv.so*\"",
 	"optional: true", "missing_reason: inlined by the compiler", "syscalls: [openat, read]",
 	"probe: \"tracepoint:sched:sched_switch\"", "threshold: 1ms", "limit: 1000", "unit: ms", "per_thread: false",
 	"description: Time spent running timers",
+	"args: [{name: line, value: retval, type: string}]",
 };
 
 /* The kinds each probe key applies to. */
@@ -892,15 +910,16 @@ static const char *const probe_examples[] = {
 #define K_ALL (K_LATENCY | K_SYSCALLS | K_EVENTS | K_COUNT)
 static const unsigned probe_key_kinds[] = {
 	K_ALL | K_UTIL, K_ALL | K_UTIL, K_LATENCY, K_LATENCY, K_LATENCY, K_LATENCY,
-	K_SYSCALLS | K_EVENTS, K_COUNT, K_EVENTS, K_EVENTS,
+	K_SYSCALLS | K_EVENTS, K_COUNT | K_EVENTS, K_EVENTS, K_EVENTS,
 	K_LATENCY | K_SYSCALLS | K_EVENTS | K_UTIL, K_ALL, K_ALL | K_UTIL,
+	K_EVENTS,
 };
 
 /* The forms a count probe's 'probe' may take, for hints. */
 #define POINT_FORMS "a probe point is one of tracepoint:CATEGORY:NAME, uprobe:OBJECT:SYMBOL, " \
-	"uretprobe:OBJECT:SYMBOL, usdt:OBJECT:PROVIDER:NAME, kprobe:SYMBOL, " \
-	"software:EVENT:PERIOD, profile:hz:N (OBJECT: main or an absolute path); see " \
-	"docs/spec.md#count-probes"
+	"uretprobe:OBJECT:SYMBOL, usdt:OBJECT:PROVIDER:NAME, kprobe:SYMBOL, kretprobe:SYMBOL, " \
+	"software:EVENT:PERIOD, profile:hz:N, interval:s:N, interval:ms:N (OBJECT: main or an " \
+	"absolute path); see docs/spec.md#count-probes"
 
 static diag_loc node_loc(const loader *ld, const node *n)
 {
@@ -1671,6 +1690,227 @@ static void check_point(loader *ld, spec_probe *p, const node *v, const char *wh
 	}
 }
 
+/* ---- events on a probe point: 'args' ---- */
+
+static const char *const arg_keys[] = { "name", "value", "type", NULL };
+static const char *const arg_type_names[] = { "int", "uint", "string", NULL };
+#define ARG_HINT "an argument is a mapping such as '{name: line, value: retval, type: string}'; " \
+	"see docs/spec.md#event-arguments"
+#define VALUE_FORMS "a value is argN (N from 0 to 11), retval or args.FIELD"
+
+/* Parses an argument's value: "argN" (N 0..11, no leading zero), "retval",
+ * "args.FIELD" (FIELD [a-z_][a-z0-9_]{0,63}).  Returns true and fills A. */
+static bool parse_arg_value(const char *s, size_t len, spec_arg *a)
+{
+	if (len == 6 && memcmp(s, "retval", 6) == 0) {
+		a->src = VALUE_RETVAL;
+		return true;
+	}
+	if (len >= 4 && len <= 5 && memcmp(s, "arg", 3) == 0 && is_digit(s[3]) &&
+	    (len == 4 || (s[3] != '0' && is_digit(s[4])))) {
+		a->src = VALUE_ARG;
+		a->index = len == 4 ? s[3] - '0' : (s[3] - '0') * 10 + (s[4] - '0');
+		return a->index <= 11;
+	}
+	if (len > 5 && len <= 5 + POINT_WORD_MAX && memcmp(s, "args.", 5) == 0 &&
+	    !is_digit(s[5])) {
+		for (size_t i = 5; i < len; i++)
+			if (!is_lower(s[i]) && !is_digit(s[i]) && s[i] != '_')
+				return false;
+		a->src = VALUE_FIELD;
+		return true;
+	}
+	return false;
+}
+
+/* Checks item V (number I + 1) of a probe's 'args' into A.  Returns true
+ * when it is complete and valid. */
+static bool check_arg(loader *ld, spec_probe *p, spec_arg *a, const node *v, size_t i,
+		      const char *where)
+{
+	const node *seen[3] = { 0 };
+	char buf[SHOW_BUF], hint[256], what[128];
+	bool ok = true;
+
+	if (v->type == NODE_BAD)
+		return false;
+	if (v->type != NODE_MAP) {
+		report(ld, DIAG_ERROR, node_loc(ld, v), ARG_HINT,
+		       "argument %zu %s must be a mapping, not %s", i + 1, where,
+		       is_null(v) ? "an empty item" : type_name(v));
+		return false;
+	}
+	a->loc = node_loc(ld, v);
+	snprintf(what, sizeof(what), "in argument %zu %s", i + 1, where);
+	for (size_t j = 0; j + 1 < v->n_kids; j += 2) {
+		const node *k = v->kids[j], *val = v->kids[j + 1];
+		int key = check_key(ld, k, arg_keys, seen, what);
+		if (key < 0) {
+			ok = false;
+			continue;
+		}
+		snprintf(hint, sizeof(hint), "'%s' %s", arg_keys[key], what);
+		if (!want_scalar(ld, k, val, hint, "name: line", true)) {
+			ok = false;
+			continue;
+		}
+		if (key == 0) {
+			if (!probe_name_ok(val->value, val->len)) {
+				report(ld, DIAG_ERROR, node_loc(ld, val),
+				       "an argument name is 1-32 characters: a lowercase letter, then "
+				       "lowercase letters, digits or '_'",
+				       "invalid argument name '%s' %s", show(buf, val->value, val->len),
+				       where);
+				ok = false;
+				continue;
+			}
+			for (size_t o = 0; o < p->n_args; o++)
+				if (strcmp(p->args[o].name, val->value) == 0) {
+					report(ld, DIAG_ERROR, node_loc(ld, val),
+					       "argument names must be unique in a probe; rename one",
+					       "duplicate argument name '%s' %s", val->value, where);
+					ok = false;
+				}
+			if (ok && !(a->name = dup_value(val)))
+				return no_memory(ld);
+		} else if (key == 1) {
+			a->value_loc = node_loc(ld, val);
+			if (memchr(val->value, '\0', val->len) ||
+			    !parse_arg_value(val->value, val->len, a)) {
+				report(ld, DIAG_ERROR, node_loc(ld, val),
+				       VALUE_FORMS "; no expressions",
+				       "invalid argument value '%s' %s", show(buf, val->value, val->len),
+				       where);
+				ok = false;
+			} else if (a->src == VALUE_FIELD && !(a->field = strdup(val->value + 5))) {
+				return no_memory(ld);
+			}
+		} else {
+			size_t t;
+			for (t = 0; arg_type_names[t]; t++)
+				if (node_is(val, arg_type_names[t]))
+					break;
+			if (arg_type_names[t]) {
+				a->type = (arg_type)t;
+				continue;
+			}
+			report(ld, DIAG_ERROR, node_loc(ld, val),
+			       choices_hint(hint, sizeof(hint), val->value, "types", arg_type_names),
+			       "unknown argument type '%s' %s", show(buf, val->value, val->len), where);
+			ok = false;
+		}
+	}
+	for (size_t j = 0; j < 2; j++)
+		if (!seen[j]) {
+			report(ld, DIAG_ERROR, node_loc(ld, v), ARG_HINT, "argument %zu %s has no '%s'",
+			       i + 1, where, arg_keys[j]);
+			ok = false;
+		}
+	return ok;
+}
+
+static void spec_arg_free(spec_arg *a)
+{
+	free(a->name);
+	free(a->field);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Checks V, the 'args' of events probe P: a list of at most
+ * SPEC_MAX_EVENT_ARGS arguments. */
+static void check_args(loader *ld, spec_probe *p, const node *k, const node *v, const char *where)
+{
+	char hint[256];
+
+	if (v->type == NODE_BAD)
+		return;
+	if (is_null(v) || v->type != NODE_SEQ || v->n_kids == 0) {
+		report(ld, DIAG_ERROR, node_loc(ld, is_null(v) ? k : v), ARG_HINT,
+		       "'args' %s must be a list of arguments%s", where,
+		       is_null(v) || v->type == NODE_SEQ ? " (it is empty)" : "");
+		return;
+	}
+	if (v->n_kids > SPEC_MAX_EVENT_ARGS) {
+		snprintf(hint, sizeof(hint), "an event records at most %d arguments; keep the ones "
+			 "that tell the story", SPEC_MAX_EVENT_ARGS);
+		report(ld, DIAG_ERROR, node_loc(ld, v->kids[SPEC_MAX_EVENT_ARGS]), hint,
+		       "too many arguments (%zu) %s", v->n_kids, where);
+		return;
+	}
+	p->args = calloc(v->n_kids, sizeof(*p->args));
+	if (!p->args) {
+		no_memory(ld);
+		return;
+	}
+	for (size_t i = 0; i < v->n_kids; i++) {
+		spec_arg *a = &p->args[p->n_args];
+		if (check_arg(ld, p, a, v->kids[i], i, where))
+			p->n_args++;
+		else
+			spec_arg_free(a);
+	}
+}
+
+/* Events on a probe point: the point is one that has arguments, and each
+ * argument's value is one that point has. */
+static void check_point_events(loader *ld, const spec_probe *p, const char *where)
+{
+	const spec_arg *string = NULL;
+	bool ret = p->point == POINT_URETPROBE || p->point == POINT_KRETPROBE;
+
+	if (p->point == POINT_SOFTWARE || p->point == POINT_PROFILE || p->point == POINT_INTERVAL) {
+		report(ld, DIAG_ERROR, p->probe_loc,
+		       "events record hits of uprobe, uretprobe, usdt, tracepoint, kprobe or "
+		       "kretprobe points; count software, profile and interval points with "
+		       "'kind: count'",
+		       "probe point '%s' %s cannot record events", p->probe, where);
+		return;
+	}
+	for (size_t i = 0; i < p->n_args; i++) {
+		const spec_arg *a = &p->args[i];
+		const char *why = NULL, *fix = NULL;
+		if (a->src == VALUE_RETVAL && !ret) {
+			why = "only a uretprobe or kretprobe has a return value";
+			fix = "read arguments (argN) here, or record the return value with a "
+			      "'uretprobe:' point";
+		} else if (a->src == VALUE_ARG && ret) {
+			why = "a return probe has no arguments";
+			fix = "record 'retval' here, or the arguments with a 'uprobe:' point";
+		} else if (a->src == VALUE_ARG && p->point == POINT_TRACEPOINT) {
+			why = "a tracepoint's values are its fields";
+			fix = "write args.FIELD; the format file under "
+			      "/sys/kernel/tracing/events/CATEGORY/NAME/ lists the fields";
+		} else if (a->src == VALUE_FIELD && p->point != POINT_TRACEPOINT) {
+			why = "only tracepoints have fields";
+			fix = "write argN (uprobe, usdt, kprobe) or retval (uretprobe, kretprobe)";
+		} else if (a->src == VALUE_ARG && a->index > 5 && p->point != POINT_USDT) {
+			why = "bpftrace reads arg0 to arg5 of a uprobe or kprobe";
+			fix = "use an argument from arg0 to arg5";
+		}
+		if (why) {
+			report(ld, DIAG_ERROR, a->value_loc, fix,
+			       "argument '%s' %s: %s", a->name, where, why);
+			continue;
+		}
+		if (a->type == ARG_STRING && string) {
+			report(ld, DIAG_ERROR, a->loc,
+			       "an event records at most one string (it ends the record); record "
+			       "the other as a number, or use a second probe",
+			       "argument '%s' %s is a second string", a->name, where);
+			report(ld, DIAG_NOTE, string->loc, NULL, "the first string is '%s'",
+			       string->name);
+			continue;
+		}
+		if (a->type == ARG_STRING)
+			string = a;
+	}
+}
+
+bool spec_is_point_events(const spec_probe *p)
+{
+	return p->kind == PROBE_EVENTS && p->probe != NULL;
+}
+
 static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 {
 	spec_probe *p = &s->probes[s->n_probes++];
@@ -1698,6 +1938,10 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 		}
 		if (key == P_SYSCALLS) {
 			check_syscalls(ld, p, kind, k, v, where);
+			continue;
+		}
+		if (key == P_ARGS) {
+			check_args(ld, p, k, v, where);
 			continue;
 		}
 		snprintf(what, sizeof(what), "'%s' in %s", probe_keys[key], label);
@@ -1809,13 +2053,35 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 		       "add the probe point to count, e.g. 'probe: \"tracepoint:sched:sched_switch\"'; "
 		       POINT_FORMS,
 		       "%s has no 'probe'", label);
-	if ((kind == PROBE_SYSCALLS || kind == PROBE_EVENTS) && !seen[P_SYSCALLS])
+	if (kind == PROBE_EVENTS && seen[P_SYSCALLS] && seen[P_PROBE])
+		report(ld, DIAG_ERROR, node_loc(ld, seen[P_PROBE]),
+		       "an events probe records either slow syscalls ('syscalls') or hits of a "
+		       "probe point ('probe'); use two probes",
+		       "%s has both 'syscalls' and 'probe'", label);
+	if (kind == PROBE_EVENTS && seen[P_PROBE] && seen[P_THRESHOLD])
+		report(ld, DIAG_ERROR, node_loc(ld, seen[P_THRESHOLD]),
+		       "remove it: every hit of a probe point is recorded (up to 'limit'); "
+		       "'threshold' selects slow syscalls",
+		       "'threshold' %s does not apply to events on a probe point", where);
+	if (kind == PROBE_EVENTS && seen[P_ARGS] && !seen[P_PROBE])
+		report(ld, DIAG_ERROR, node_loc(ld, seen[P_ARGS]),
+		       "add the probe point whose arguments to record, e.g. "
+		       "'probe: \"uretprobe:/bin/bash:readline\"'; syscall events choose their "
+		       "own fields",
+		       "'args' %s needs a 'probe'", where);
+	if (kind == PROBE_EVENTS && p->probe && !seen[P_SYSCALLS])
+		check_point_events(ld, p, where);
+	if (kind == PROBE_SYSCALLS && !seen[P_SYSCALLS])
 		report(ld, DIAG_ERROR, map_loc(ld, map),
-		       kind == PROBE_EVENTS
-			       ? "add the syscalls to record, e.g. 'syscalls: [openat, connect]'"
-			       : "add the syscalls to measure, e.g. 'syscalls: [openat, read]', or "
-				 "'syscalls: all'",
+		       "add the syscalls to measure, e.g. 'syscalls: [openat, read]', or "
+		       "'syscalls: all'",
 		       "%s has no 'syscalls'", label);
+	if (kind == PROBE_EVENTS && !seen[P_SYSCALLS] && !seen[P_PROBE])
+		report(ld, DIAG_ERROR, map_loc(ld, map),
+		       "add the syscalls to record, e.g. 'syscalls: [openat, connect]', or a "
+		       "probe point whose hits to record, e.g. "
+		       "'probe: \"uretprobe:/bin/bash:readline\"'",
+		       "%s has no 'syscalls' or 'probe'", label);
 	if (seen[P_MISSING_REASON] && !p->optional && optional_ok &&
 	    (kind < 0 || kind == PROBE_LATENCY))
 		report(ld, DIAG_ERROR, node_loc(ld, seen[P_MISSING_REASON]),
@@ -2783,6 +3049,9 @@ void spec_free(spec *s)
 		free(p->description);
 		free(p->syscalls);
 		free(p->probe);
+		for (size_t j = 0; j < p->n_args; j++)
+			spec_arg_free(&p->args[j]);
+		free(p->args);
 	}
 	free(s->probes);
 	for (size_t i = 0; i < s->n_checks; i++)

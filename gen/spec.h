@@ -20,7 +20,7 @@
 typedef enum {
 	PROBE_LATENCY,		/* entry/return pair on a function */
 	PROBE_SYSCALLS,		/* latency of a set of syscalls, with errors */
-	PROBE_EVENTS,		/* one record per slow syscall */
+	PROBE_EVENTS,		/* one record per slow syscall, or per hit of a probe point */
 	PROBE_COUNT,		/* hits of one probe point */
 	PROBE_UTILIZATION,	/* busy vs idle (waiting in epoll) per loop thread */
 } probe_kind;
@@ -32,9 +32,34 @@ typedef enum {
 	POINT_URETPROBE,	/* uretprobe:OBJECT:SYMBOL */
 	POINT_USDT,		/* usdt:OBJECT:PROVIDER:NAME */
 	POINT_KPROBE,		/* kprobe:SYMBOL */
+	POINT_KRETPROBE,	/* kretprobe:SYMBOL */
 	POINT_SOFTWARE,		/* software:EVENT:PERIOD */
 	POINT_PROFILE,		/* profile:hz:N */
+	POINT_INTERVAL,		/* interval:s:N, interval:ms:N */
 } point_type;
+
+/* Where an event argument's value comes from (docs/spec.md#event-arguments). */
+typedef enum {
+	VALUE_ARG,		/* argN: uprobe, usdt, kprobe */
+	VALUE_RETVAL,		/* retval: uretprobe, kretprobe */
+	VALUE_FIELD,		/* args.FIELD: tracepoint */
+} value_source;
+
+typedef enum { ARG_INT, ARG_UINT, ARG_STRING } arg_type;
+
+/* One argument an events probe on a probe point records. */
+typedef struct spec_arg {
+	char *name;		/* [a-z][a-z0-9_]{0,31}, unique in the probe */
+	value_source src;
+	int index;		/* VALUE_ARG: N of argN (0..11) */
+	char *field;		/* VALUE_FIELD: [a-z_][a-z0-9_]{0,63}; else NULL */
+	arg_type type;		/* default int */
+	diag_loc loc;		/* the argument's mapping */
+	diag_loc value_loc;
+} spec_arg;
+
+/* Most arguments one event records; at most one of them a string. */
+#define SPEC_MAX_EVENT_ARGS 6
 
 /* Most syscalls one probe may name (beyond that, use `all`). */
 #define SPEC_MAX_SYSCALLS 64
@@ -75,13 +100,21 @@ typedef struct spec_probe {
 	uint64_t threshold_ns;
 	unsigned limit;
 
-	/* count: the probe point as written (it passed the grammar of its
-	 * form), and its form.  uprobe/uretprobe/usdt on OBJECT `main` also
-	 * set object to "main" (and uprobe/uretprobe function to SYMBOL), so
-	 * that the symbol is resolved in the target's executable. */
+	/* count, and events on a probe point (probe != NULL; then
+	 * n_syscalls is 0): the probe point as written (it passed the
+	 * grammar of its form), and its form.  uprobe/uretprobe/usdt on
+	 * OBJECT `main` also set object to "main" (and uprobe/uretprobe
+	 * function to SYMBOL), so that the symbol is resolved in the
+	 * target's executable.  Events on uprobe, uretprobe, usdt,
+	 * tracepoint, kprobe and kretprobe points only. */
 	char *probe;
 	diag_loc probe_loc;
 	point_type point;
+	/* events on a probe point: the values each record carries, in the
+	 * spec's order (0..SPEC_MAX_EVENT_ARGS, at most one string); each
+	 * value fits the point (argN not on a uretprobe, ...). */
+	spec_arg *args;
+	size_t n_args;
 } spec_probe;
 
 /* A parameter the spec declares (`parameters:`), with the value in force:
@@ -155,6 +188,9 @@ int spec_parse_duration(const char *text, uint64_t *ns);
 const char *spec_unit_name(time_unit u);	/* "ns", "us", "ms", "s" */
 uint64_t spec_unit_ns(time_unit u);		/* 1, 1000, ... */
 const char *spec_kind_name(probe_kind k);	/* "latency", "syscalls", "events", "count", "utilization" */
+
+/* True for events probes that record hits of a probe point (not syscalls). */
+bool spec_is_point_events(const spec_probe *p);
 
 /* Checks a count probe point against the grammar of its form.  Returns 0
  * and sets *TYPE, or -1 and writes why into WHY (SIZE bytes). */

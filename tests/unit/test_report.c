@@ -15,6 +15,7 @@
 #include "bpfout.h"
 #include "diag.h"
 #include "gen.h"
+#include "render.h"
 #include "report.h"
 #include "resolve.h"
 #include "spec.h"
@@ -628,6 +629,159 @@ START_TEST(test_utilization)
 }
 END_TEST
 
+/* ---- events on a probe point ---------------------------------------- */
+
+static const char point_spec_yaml[] =
+	"name: pt\n"
+	"probes:\n"
+	"  - name: req\n"
+	"    kind: events\n"
+	"    probe: \"usdt:main:node:http__server__request\"\n"
+	"    args:\n"
+	"      - {name: url, value: arg5, type: string}\n"
+	"      - {name: port, value: arg3}\n"
+	"      - {name: fd, value: arg6, type: uint}\n";
+
+/* Builds the report of one window holding LINES (bpftrace JSON lines). */
+static report *point_report(spec **sp, const char *const *lines, size_t n)
+{
+	static char exe[] = "/usr/bin/node";
+	static char *objects[] = { exe };
+	static target t = { .pid = 100, .exe = exe, .objects = objects, .n_objects = 1 };
+	static resolved_probe rp;
+	static resolved r;
+	bpfout *out = bpfout_new();
+
+	*sp = spec_parse("t/pt.yaml", point_spec_yaml, strlen(point_spec_yaml));
+	ck_assert_ptr_nonnull(*sp);
+	ck_assert(spec_is_point_events(&(*sp)->probes[0]));
+	rp = (resolved_probe){ .sp = &(*sp)->probes[0], .active = true, .object = exe };
+	r = (resolved){ .sp = *sp, .tg = &t, .probes = &rp, .n_probes = 1, .n_active = 1 };
+	for (size_t i = 0; i < n; i++)
+		bpfout_feed(out, lines[i], strlen(lines[i]));
+	ck_assert_uint_eq(bpfout_window_count(out), 1);
+	report_run run = run_of(100);
+	report *rep = report_build(&r, bpfout_window_at(out, 0), &run);
+	bpfout_free(out);
+	ck_assert_ptr_nonnull(rep);
+	return rep;
+}
+
+START_TEST(test_point_events)
+{
+	static const char *const lines[] = {
+		"{\"type\": \"printf\", \"data\": \"bpfspec:begin 1000\\n\"}",
+		/* Numbers first (port, fd), then the string: the rest of the line. */
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev req 1500 101 = 8080 7 /a b?c=\\\"d\\\" = 1\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev req 1600 101 = -1 18446744073709551615 \\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev req 1700 101 = 1 2 \\u001b[31mred\\tx\\n\"}",
+		/* Malformed: skipped, never half-read. */
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev req 1800 101 = x 2 /\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev req 1800 101 = 1 -2 /\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev req 1800 101 = 1\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev req 1800 101 8 1 2 /\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:flush 2000\\n\"}",
+		"{\"type\": \"map\", \"data\": {\"@evdrop_req\": 4}}",
+		"{\"type\": \"map\", \"data\": {\"@evcomm_req\": {\"101\": \"node\"}}}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}",
+	};
+	spec *s;
+	report *rep = point_report(&s, lines, sizeof lines / sizeof *lines);
+	const report_probe *p = &rep->probes[0];
+
+	ck_assert_str_eq(p->kind, "events");
+	ck_assert_str_eq(p->probe, "usdt:main:node:http__server__request");
+	ck_assert_uint_eq(p->n_events, 3);
+	ck_assert_uint_eq(p->events_dropped, 4);
+	ck_assert_uint_eq(p->st.count, 7);
+	const report_event *e = &p->events[0];
+	ck_assert_ptr_null(e->syscall);
+	ck_assert_uint_eq(e->t_ns, 500);
+	ck_assert_int_eq(e->tid, 101);
+	ck_assert_str_eq(e->thread, "node");
+	ck_assert_uint_eq(e->n_args, 3);
+	ck_assert_str_eq(e->args[0].name, "url");
+	ck_assert_str_eq(e->args[0].s, "/a b?c=\"d\" = 1");
+	ck_assert(!e->args[0].truncated);
+	ck_assert_str_eq(e->args[1].name, "port");
+	ck_assert_int_eq(e->args[1].i, 8080);
+	ck_assert_str_eq(e->args[2].name, "fd");
+	ck_assert_uint_eq(e->args[2].u, 7);
+	e = &p->events[1];
+	ck_assert_str_eq(e->args[0].s, "");
+	ck_assert_int_eq(e->args[1].i, -1);
+	ck_assert(e->args[2].u == 18446744073709551615ULL);
+	ck_assert_str_eq(p->events[2].args[0].s, "\x1b[31mred\tx");
+
+	/* Every format escapes what the program chose. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_int_eq(render_text(f, rep), 0);
+	fclose(f);
+	ck_assert_msg(strstr(text, "url=\"/a b?c=\\\"d\\\" = 1\" port=8080 fd=7\n"), "%s", text);
+	ck_assert_msg(strstr(text, "url=\"\\x1b[31mred\\x09x\""), "%s", text);
+	ck_assert_msg(!strchr(text, '\x1b'), "raw escape in text output");
+	free(text);
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(render_json(f, rep), 0);
+	fclose(f);
+	ck_assert_msg(strstr(text, "\"url\": \"\\u001B[31mred\\tx\",\n"), "%s", text);
+	ck_assert_msg(strstr(text, "\"url\": \"/a b?c=\\\"d\\\" = 1\",\n"), "%s", text);
+	/* Above INT64_MAX, a uint is a decimal string (JSON numbers lose it). */
+	ck_assert_msg(strstr(text, "\"fd\": \"18446744073709551615\"\n"), "%s", text);
+	ck_assert_msg(!strstr(text, "threshold_ns"), "%s", text);
+	free(text);
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(render_prom(f, rep), 0);
+	fclose(f);
+	ck_assert_msg(!strstr(text, "31mred") && !strstr(text, "b?c"),
+		      "a string reached prom output:\n%s", text);
+	free(text);
+	report_free(rep);
+	spec_free(s);
+}
+END_TEST
+
+START_TEST(test_point_events_bytes)
+{
+	/* 199 bytes fill BPFTRACE_STRLEN: truncated; invalid UTF-8 in JSON
+	 * becomes U+FFFD. */
+	char line[600], url[200];
+	memset(url, 'u', 199);
+	url[199] = '\0';
+	snprintf(line, sizeof line,
+		 "{\"type\": \"printf\", \"data\": \"bpfspec:ev req 1500 101 = 1 2 %s\\n\"}", url);
+	const char *const lines[] = {
+		"{\"type\": \"printf\", \"data\": \"bpfspec:begin 1000\\n\"}",
+		line,
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev req 1600 101 = 1 2 caf\\u00e9\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:flush 2000\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}",
+	};
+	spec *s;
+	report *rep = point_report(&s, lines, sizeof lines / sizeof *lines);
+	const report_probe *p = &rep->probes[0];
+	ck_assert_uint_eq(p->n_events, 2);
+	ck_assert(p->events[0].args[0].truncated);
+	ck_assert(!p->events[1].args[0].truncated);
+	/* A lone byte 0xe9 (Latin-1 é) is not UTF-8. */
+	free(p->events[1].args[0].s);
+	p->events[1].args[0].s = strdup("caf\xe9!");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_int_eq(render_json(f, rep), 0);
+	fclose(f);
+	ck_assert_msg(strstr(text, "\"truncated\": \"url\"") || strstr(text, "\"truncated\":\"url\""),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "caf\xef\xbf\xbd!") || strstr(text, "caf\\ufffd!"), "%s", text);
+	free(text);
+	report_free(rep);
+	spec_free(s);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -649,6 +803,11 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_build_no_data);
 	tcase_add_test(tc, test_build_thread_names);
 	tcase_add_test(tc, test_build_foreign_fixture);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("point_events");
+	tcase_add_test(tc, test_point_events);
+	tcase_add_test(tc, test_point_events_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -598,7 +598,7 @@ static const struct {
 	    "      |     ^~~~~~~~\n",
 	    "hint: did you mean 'function'? valid keys are: name, kind, function, object, "
 	    "optional, missing_reason, syscalls, probe, threshold, limit, unit, per_thread, "
-	    "description\n" } },
+	    "description, args\n" } },
 	{ "probe:\n  - a\n",
 	  { ":1:1: error: unknown key 'probe' at the top level",
 	    "did you mean 'probes'? valid keys are: name, description, objects, duration, probes",
@@ -733,7 +733,9 @@ static const struct {
 	  { ":2:5: error: probe 'io' has no 'syscalls'",
 	    "hint: add the syscalls to measure, e.g. 'syscalls: [openat, read]', or 'syscalls: all'\n" } },
 	{ EV "    threshold: 1ms\n",
-	  { ":2:5: error: probe 'slow' has no 'syscalls'", "hint: add the syscalls to record, e.g. 'syscalls: [openat, connect]'\n" } },
+	  { ":2:5: error: probe 'slow' has no 'syscalls' or 'probe'",
+	    "hint: add the syscalls to record, e.g. 'syscalls: [openat, connect]', or a probe "
+	    "point whose hits to record, e.g. 'probe: \"uretprobe:/bin/bash:readline\"'\n" } },
 	/* syscall names */
 	{ SYS "    syscalls: [opneat, read]\n",
 	  { "t/test.yaml:4:16: error: unknown syscall 'opneat' on this architecture\n"
@@ -942,6 +944,9 @@ START_TEST(test_count_points)
 		{ "software:page-faults:100", POINT_SOFTWARE },
 		{ "profile:hz:1", POINT_PROFILE },
 		{ "profile:hz:10000", POINT_PROFILE },
+		{ "kretprobe:vfs_read", POINT_KRETPROBE },
+		{ "interval:s:1", POINT_INTERVAL },
+		{ "interval:ms:86400000", POINT_INTERVAL },
 	};
 	static const struct { const char *text, *why; } rejected[] = {
 		{ "", "empty" },
@@ -953,8 +958,15 @@ START_TEST(test_count_points)
 		{ "tracepoint:sched:a b", "name 'a b'" },
 		{ "tracepoint:s:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 		  "is not 1-64" },
-		{ "kretprobe:f", "unknown probe type 'kretprobe'" },
-		{ "interval:s:1", "unknown probe type 'interval'" },
+		{ "kretprobe:f+1", "symbol 'f+1'" },
+		{ "kretprobe:a:b", "written kretprobe:SYMBOL" },
+		{ "interval:us:10", "takes 's' or 'ms'" },
+		{ "interval:s:0", "period '0'" },
+		{ "interval:s:86401", "period '86401'" },
+		{ "interval:ms:86400001", "period '86400001'" },
+		{ "interval:ms:010", "period '010'" },
+		{ "interval:s", "written interval:s:N or interval:ms:N" },
+		{ "watchpoint:0x1:8:w", "unknown probe type 'watchpoint'" },
 		{ "BEGIN", "unknown probe type 'BEGIN'" },
 		{ "t:a:b", "unknown probe type 't'" },
 		{ "uprobe:libc.so.6:malloc", "neither 'main' nor" },
@@ -996,6 +1008,81 @@ START_TEST(test_count_points)
 		ck_assert_msg(spec_parse_point(rejected[i].text, &type, why, sizeof why) < 0,
 			      "'%s' accepted", rejected[i].text);
 		ck_assert_contains(why, rejected[i].why);
+	}
+}
+END_TEST
+
+START_TEST(test_point_events)
+{
+	char *out;
+	spec *s = parse("probes:\n"
+			"  - name: line\n"
+			"    kind: events\n"
+			"    probe: uretprobe:main:readline\n"
+			"    limit: 20\n"
+			"    args: [{name: line, value: retval, type: string}]\n"
+			"  - name: req\n"
+			"    kind: events\n"
+			"    probe: usdt:/opt/node:node:http__server__request\n"
+			"    args:\n"
+			"      - name: port\n"
+			"        value: arg3\n"
+			"      - {type: uint, value: arg11, name: fd}\n"
+			"      - {name: url, value: 'arg5', type: \"string\"}\n"
+			"  - name: opens\n"
+			"    kind: events\n"
+			"    probe: tracepoint:syscalls:sys_enter_openat\n"
+			"    args: [{name: path, value: args.filename, type: string}]\n"
+			"  - name: bare\n"
+			"    kind: events\n"
+			"    probe: kprobe:vfs_read\n"
+			"checks: [line.count > 5]\n", &out);
+
+	ck_assert_msg(s != NULL, "%s", out);
+	ck_assert_str_eq(out, "");
+	free(out);
+	const spec_probe *p = &s->probes[0];
+	ck_assert(spec_is_point_events(p));
+	ck_assert_int_eq(p->point, POINT_URETPROBE);
+	ck_assert_str_eq(p->object, "main");
+	ck_assert_str_eq(p->function, "readline");
+	ck_assert_uint_eq(p->limit, 20);
+	ck_assert_uint_eq(p->n_args, 1);
+	ck_assert_str_eq(p->args[0].name, "line");
+	ck_assert_int_eq(p->args[0].src, VALUE_RETVAL);
+	ck_assert_int_eq(p->args[0].type, ARG_STRING);
+	p = &s->probes[1];
+	ck_assert_uint_eq(p->limit, SPEC_DEFAULT_EVENT_LIMIT);
+	ck_assert_ptr_null(p->object);
+	ck_assert_uint_eq(p->n_args, 3);
+	ck_assert_int_eq(p->args[0].src, VALUE_ARG);
+	ck_assert_int_eq(p->args[0].index, 3);
+	ck_assert_int_eq(p->args[0].type, ARG_INT);
+	ck_assert_str_eq(p->args[1].name, "fd");
+	ck_assert_int_eq(p->args[1].index, 11);
+	ck_assert_int_eq(p->args[1].type, ARG_UINT);
+	ck_assert_int_eq(p->args[2].type, ARG_STRING);
+	p = &s->probes[2];
+	ck_assert_int_eq(p->args[0].src, VALUE_FIELD);
+	ck_assert_str_eq(p->args[0].field, "filename");
+	ck_assert_uint_eq(s->probes[3].n_args, 0);
+	ck_assert(spec_is_point_events(&s->probes[3]));
+	spec_free(s);
+
+	/* Values are a strict grammar: no expressions, nothing around them. */
+	static const char *const bad_values[] = {
+		"arg01", "arg12", "arg", "arg-1", "ARG0", " arg0", "arg0 ", "retval+1",
+		"args.", "args.1x", "args.Filename", "args->filename", "arg0;exit()",
+		"str(arg0)", "args.a.b", "$1",
+	};
+	for (size_t i = 0; i < sizeof bad_values / sizeof *bad_values; i++) {
+		char text[400];
+		snprintf(text, sizeof text, "probes:\n  - name: e\n    kind: events\n"
+			 "    probe: usdt:main:a:b\n    args: [{name: v, value: \"%s\"}]\n",
+			 bad_values[i]);
+		out = parse_fail(text);
+		ck_assert_contains(out, "invalid argument value");
+		free(out);
 	}
 }
 END_TEST
@@ -1691,6 +1778,7 @@ static Suite *spec_suite(void)
 	tcase_add_loop_test(tc, test_error_cases, 0, (int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_test(tc, test_nul_byte);
 	tcase_add_test(tc, test_count_points);
+	tcase_add_test(tc, test_point_events);
 	tcase_add_test(tc, test_count_probes);
 	tcase_add_test(tc, test_checks);
 	tcase_add_test(tc, test_checks_limit);
