@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "debuginfo.h"
 #include "diag.h"
 #include "symtab.h"
 
@@ -56,15 +57,26 @@ static size_t candidate_objects(const spec *s, const spec_probe *p,
 }
 
 /* Describes why SYM was not found in PATH, for messages. */
-static void describe_absence(buf *b, const char *path, const symtab_info *info)
+static void describe_absence(buf *b, const char *path, const debuginfo_outcome *o)
 {
+	const symtab_info *info = &o->info;
+
 	if (!info->is_elf)
 		buf_printf(b, "%s (not an ELF file)", path);
 	else if (!info->has_symtab)
-		buf_printf(b, "%s (stripped: no .symtab, %s)", path,
+		buf_printf(b, "%s (stripped: no .symtab, %s", path,
 			   info->has_dynsym ? "only .dynsym searched" : "no .dynsym either");
 	else
-		buf_printf(b, "%s (.symtab and .dynsym searched)", path);
+		buf_printf(b, "%s (.symtab and .dynsym searched", path);
+	if (!info->is_elf)
+		return;
+	if (o->debug_file)
+		buf_printf(b, "; nor in its debug file %s", o->debug_file);
+	else if (!info->has_symtab && !o->looked)
+		buf_puts(b, "; no build id or .gnu_debuglink to find a debug file by");
+	else if (!info->has_symtab)
+		buf_printf(b, "; no debug file found, tried: %s", o->tried.data ? o->tried.data : "");
+	buf_putc(b, ')');
 }
 
 /* What one object said about one probe's function. */
@@ -74,7 +86,10 @@ typedef struct lookup {
 	int found_in;		/* index into objs, -1 while not found */
 	uint64_t *addrs;
 	size_t n_addrs;
+	size_t n_names;
+	char *debug_file;	/* where the addresses came from, or NULL */
 	buf searched;		/* description of the objects that lacked it */
+	char hint[512];		/* what to install, when a debug file was missing */
 } lookup;
 
 /* Looks up, in one pass over OBJ's tables, the function of every pending
@@ -84,7 +99,7 @@ static void search_object(const char *obj, size_t round, resolved *r, lookup *lk
 	symtab_query q[256];
 	size_t idx[256];
 	size_t nq = 0;
-	symtab_info info;
+	debuginfo_outcome out;
 	char err[256];
 
 	for (size_t i = 0; i < r->n_probes && nq < 256; i++) {
@@ -95,11 +110,11 @@ static void search_object(const char *obj, size_t round, resolved *r, lookup *lk
 	}
 	if (nq == 0)
 		return;
-	memset(&info, 0, sizeof info);
-	if (symtab_resolve(obj, q, nq, &info, err, sizeof err) < 0) {
+	if (debuginfo_resolve(obj, q, nq, &out, err, sizeof err) < 0) {
 		for (size_t j = 0; j < nq; j++)
 			buf_printf(&lk[idx[j]].searched, "%s%s (%s)",
 				   lk[idx[j]].searched.len ? ", " : "", obj, err);
+		debuginfo_outcome_free(&out);
 		return;
 	}
 	for (size_t j = 0; j < nq; j++) {
@@ -107,9 +122,19 @@ static void search_object(const char *obj, size_t round, resolved *r, lookup *lk
 		if (q[j].n_matches == 0) {
 			if (l->searched.len)
 				buf_puts(&l->searched, ", ");
-			describe_absence(&l->searched, obj, &info);
+			describe_absence(&l->searched, obj, &out);
+			if (!out.info.has_symtab && !out.debug_file && out.info.is_elf &&
+			    !l->hint[0])
+				debuginfo_install_hint(obj, &out.info, l->hint, sizeof l->hint);
 			continue;
 		}
+		if (q[j].in_debug_file && out.debug_file)
+			l->debug_file = strdup(out.debug_file);
+		l->n_names = q[j].n_names;
+		if (strstr(q[j].name, "::"))
+			diag_verbose("%s: %zu symbol%s at %zu address%s in %s", q[j].name,
+				     q[j].n_names, q[j].n_names == 1 ? "" : "s", q[j].n_matches,
+				     q[j].n_matches == 1 ? "" : "es", obj);
 		l->addrs = calloc(q[j].n_matches, sizeof *l->addrs);
 		if (!l->addrs)
 			continue;
@@ -119,6 +144,7 @@ static void search_object(const char *obj, size_t round, resolved *r, lookup *lk
 		l->found_in = (int)round;
 	}
 	symtab_query_free(q, nq);
+	debuginfo_outcome_free(&out);
 }
 
 /* Turns a finished lookup into the probe's result, reporting absence.
@@ -132,7 +158,10 @@ static int settle_probe(const spec *s, const target *t, resolved_probe *rp, look
 		rp->object = l->objs[l->found_in];
 		rp->addrs = l->addrs;
 		rp->n_addrs = l->n_addrs;
+		rp->n_names = l->n_names;
+		rp->debug_file = l->debug_file;
 		l->addrs = NULL;
+		l->debug_file = NULL;
 		return 0;
 	}
 	char *where = buf_take(&l->searched);
@@ -166,7 +195,7 @@ static int settle_probe(const spec *s, const target *t, resolved_probe *rp, look
 		free(what);
 		return 0;
 	}
-	diag_error(l->n_objs ? "check the name with `nm -C FILE | grep NAME`, or mark the probe "
+	diag_error(l->hint[0] ? l->hint : l->n_objs ? "check the name with `nm -C FILE | grep NAME`, or mark the probe "
 			       "'optional: true' if some builds lack it"
 			     : t->pid > 0 ? "check the spec's 'objects' against /proc/PID/maps of the target"
 					  : "run the program first, then trace it with -p PID",
@@ -234,6 +263,7 @@ resolved *resolve_spec(const spec *s, const target *t)
 		else if (r->probes[i].active)
 			r->n_active++;
 		free(lk[i].addrs);
+		free(lk[i].debug_file);
 		buf_free(&lk[i].searched);
 	}
 	free(lk);
@@ -347,6 +377,7 @@ void resolved_free(resolved *r)
 	for (size_t i = 0; i < r->n_probes; i++) {
 		free(r->probes[i].reason);
 		free(r->probes[i].addrs);
+		free(r->probes[i].debug_file);
 	}
 	free(r->probes);
 	free(r);

@@ -5,7 +5,9 @@
  * (symtab) in the
  * objects the spec names, in order: "main" is the executable, any other
  * entry a glob over the basenames of the target's mapped objects.  The
- * first object that defines the symbol wins.  A missing optional symbol
+ * first object that defines the symbol wins.  A stripped object's
+ * separate debug file is searched too (debuginfo.h); a C++ name
+ * (a::b::f) attaches to every overload it names (symtab.h).  A missing optional symbol
  * leaves the probe inactive with a reason and prints a warning; a missing
  * required one is an error naming the symbol and every file searched.
  *
@@ -29,6 +31,9 @@ typedef struct resolved_probe {
 	const char *object;	/* path holding the symbol (borrowed from target) */
 	uint64_t *addrs;	/* addresses of the symbol in object */
 	size_t n_addrs;
+	size_t n_names;		/* symbols matched (C++: mangled names) */
+	char *debug_file;	/* separate debug file the addresses came
+				 * from (owned), NULL when the object's own */
 } resolved_probe;
 
 typedef struct resolved {
