@@ -15,9 +15,11 @@ WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
 BASE_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -iquote gen -iquote $(BUILD)/gen
 DEP_CFLAGS := -MMD -MP
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lyaml -lelf -ljansson) $(EXTRA_LIBS)
-# zlib: crc32 of debug files; libstdc++: __cxa_demangle; libbcc: USDT notes.
-EXTRA_LIBS := -lz -lstdc++ -lbcc
+# zlib: CRC32 of debug files; libstdc++: __cxa_demangle for C++ names.
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lyaml -lelf -ljansson -lz) -lstdc++
+# libbcc (USDT notes): its --cflags add bcc/compat, whose linux/*.h would
+# shadow the system's, so only its --libs are used.
+BCC_LIBS = $(shell $(PKG_CONFIG) --libs libbcc 2>/dev/null || echo -lbcc)
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck)
 
@@ -43,7 +45,7 @@ all: $(BUILD)/bpfspec
 
 $(BUILD)/bpfspec: $(OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(BCC_LIBS)
 
 $(BUILD)/obj/%.o: gen/%.c | $(BUILD)/obj $(BUILD)/gen/embedded.h
 	@echo "  CC      $@"
@@ -71,7 +73,7 @@ $(BUILD)/obj/embedded.o: $(BUILD)/gen/embedded.c | $(BUILD)/obj
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	@echo "  CC      $@"
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CPPFLAGS) $(DEP_CFLAGS) $(CFLAGS) $(LDFLAGS) \
-		-o $@ $< $(LIB_OBJS) $(PKG_LIBS) $(CHECK_LIBS)
+		-o $@ $< $(LIB_OBJS) $(PKG_LIBS) $(BCC_LIBS) $(CHECK_LIBS)
 
 $(BUILD)/obj $(BUILD)/gen $(BUILD)/tests:
 	$(Q)mkdir -p $@

@@ -9,7 +9,10 @@ set -eu
 # python3-jsonschema, python3-yaml: scripts/validate-json-schema.py (run with
 # /usr/bin/python3) checks specs and reports against docs/*.schema.json.
 # clang, libclang-rt-14-dev: libFuzzer for tests/fuzz/run.sh.
-packages="build-essential pkg-config bpftrace libelf-dev libyaml-dev libjansson-dev check
+# libbpfcc-dev: libbcc reads USDT notes (gen/usdt.c); systemtap-sdt-dev:
+# <sys/sdt.h> for the USDT test fixture (tests/targets/usdt_prog.c).
+packages="build-essential pkg-config bpftrace libelf-dev libyaml-dev libjansson-dev libbpfcc-dev
+systemtap-sdt-dev check
 valgrind jq strace nodejs prometheus python3-jsonschema python3-yaml clang libclang-rt-14-dev"
 missing=""
 for p in $packages; do
