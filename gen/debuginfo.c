@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "buf.h"
 #include "diag.h"
 
 #define DEBUG_DIRS_MAX 32
@@ -180,73 +181,77 @@ static bool try_candidate(search *s, const char *path, found_by how)
 	return true;
 }
 
-/* Tries the candidates under one debug directory DIR (ROOT prefixed):
- * the build-id tree, then DIR/LINK (when LINK_HERE), then DIR/OBJDIR/LINK. */
-static bool try_debug_dir(search *s, const char *root, const char *dir,
-			  const char *objdir, bool link_here)
+/* Tries DIR/.build-id/xx/yyyy.debug (ROOT prefixed). */
+static bool try_build_id(search *s, const char *root, const char *dir)
 {
-	const symtab_info *in = s->info;
+	const char *id = s->info->build_id;
 	char path[PATH_MAX];
 
-	if (in->build_id[0] && strlen(in->build_id) > 2) {
-		snprintf(path, sizeof path, "%s%s/.build-id/%.2s/%s.debug", root, dir,
-			 in->build_id, in->build_id + 2);
-		if (try_candidate(s, path, BY_BUILD_ID))
-			return true;
-	}
-	if (!in->debuglink[0])
+	if (strlen(id) <= 2)
 		return false;
-	if (link_here) {
-		snprintf(path, sizeof path, "%s%s/%s", root, dir, in->debuglink);
-		if (try_candidate(s, path, BY_LINK))
-			return true;
-	}
-	snprintf(path, sizeof path, "%s%s%s/%s", root, dir, objdir, in->debuglink);
-	return try_candidate(s, path, BY_LINK);
+	int n = snprintf(path, sizeof path, "%s%s/.build-id/%.2s/%s.debug", root, dir, id,
+			 id + 2);
+	return n > 0 && (size_t)n < sizeof path && try_candidate(s, path, BY_BUILD_ID);
+}
+
+/* Tries PREFIX/LINK (ROOT prefixed), the debuglink name in a directory. */
+static bool try_link(search *s, const char *root, const char *prefix, const char *dir)
+{
+	char path[PATH_MAX];
+
+	int n = snprintf(path, sizeof path, "%s%s%s/%s", root, prefix, dir, s->info->debuglink);
+	return n > 0 && (size_t)n < sizeof path && try_candidate(s, path, BY_LINK);
+}
+
+/* Tries a --debug-dir DIR: its build-id tree, DIR/LINK, DIR/OBJDIR/LINK. */
+static bool try_user_dir(search *s, const char *dir, const char *objdir)
+{
+	if (s->info->build_id[0] && try_build_id(s, "", dir))
+		return true;
+	if (!s->info->debuglink[0])
+		return false;
+	return try_link(s, "", dir, "") || try_link(s, "", dir, objdir);
 }
 
 /* Tries the standard places inside ROOT ("" for the host). */
 static bool try_standard(search *s, const char *root, const char *objdir)
 {
-	char path[PATH_MAX];
-
-	if (s->info->build_id[0] && try_debug_dir(s, root, "/usr/lib/debug", "", false))
+	if (s->info->build_id[0] && try_build_id(s, root, "/usr/lib/debug"))
 		return true;
 	if (!s->info->debuglink[0])
 		return false;
-	snprintf(path, sizeof path, "%s%s/%s", root, objdir, s->info->debuglink);
-	if (try_candidate(s, path, BY_LINK))
-		return true;
-	snprintf(path, sizeof path, "%s%s/.debug/%s", root, objdir, s->info->debuglink);
-	if (try_candidate(s, path, BY_LINK))
-		return true;
-	snprintf(path, sizeof path, "%s/usr/lib/debug%s/%s", root, objdir, s->info->debuglink);
-	return try_candidate(s, path, BY_LINK);
+	return try_link(s, root, objdir, "") || try_link(s, root, objdir, "/.debug") ||
+	       try_link(s, root, "/usr/lib/debug", objdir);
 }
 
-char *debuginfo_find(const char *object, const symtab_info *info, buf *tried)
+char *debuginfo_find(const char *object, const symtab_info *info, char **tried)
 {
-	search s = { .object = object, .info = info, .tried = tried };
+	buf rejected = BUF_INIT;
+	search s = { .object = object, .info = info, .tried = &rejected };
 	char root[64], objdir[PATH_MAX];
 	const char *inner = split_root(object, root);
 	const char *slash = strrchr(inner, '/');
 
+	*tried = NULL;
 	if (!info->build_id[0] && !info->debuglink[0])
 		return NULL;
 	s.have_obj_st = stat(object, &s.obj_st) == 0;
 	snprintf(objdir, sizeof objdir, "%.*s", slash ? (int)(slash - inner) : 0, inner);
-	for (size_t i = 0; i < n_debug_dirs; i++)
-		if (try_debug_dir(&s, "", debug_dirs[i], objdir, true))
-			return s.found;
-	if (root[0] && try_standard(&s, root, objdir))
-		return s.found;
-	try_standard(&s, "", objdir);
+	bool found = false;
+	for (size_t i = 0; i < n_debug_dirs && !found; i++)
+		found = try_user_dir(&s, debug_dirs[i], objdir);
+	if (!found && root[0])
+		found = try_standard(&s, root, objdir);
+	if (!found)
+		try_standard(&s, "", objdir);
+	*tried = rejected.len ? buf_take(&rejected) : NULL;
+	buf_free(&rejected);
 	return s.found;
 }
 
 /* Resolves, in the debug file PATH, the queries of Q that OBJECT lacked,
  * and moves their matches into Q. */
-static void resolve_missing(const char *path, symtab_query *q, size_t nq, buf *tried)
+static void resolve_missing(const char *path, symtab_query *q, size_t nq, char **tried)
 {
 	symtab_query *sub = calloc(nq ? nq : 1, sizeof *sub);
 	size_t *idx = calloc(nq ? nq : 1, sizeof *idx);
@@ -264,7 +269,12 @@ static void resolve_missing(const char *path, symtab_query *q, size_t nq, buf *t
 			idx[n++] = i;
 		}
 	if (symtab_resolve(path, sub, n, NULL, err, sizeof err) < 0) {
-		buf_printf(tried, "%s%s (%s)", tried->len ? ", " : "", path, err);
+		char *more = NULL;
+		if (asprintf(&more, "%s%s%s (%s)", *tried ? *tried : "", *tried ? ", " : "",
+			     path, err) >= 0) {
+			free(*tried);
+			*tried = more;
+		}
 	} else {
 		for (size_t k = 0; k < n; k++) {
 			symtab_query *dst = &q[idx[k]];
@@ -308,7 +318,8 @@ void debuginfo_outcome_free(debuginfo_outcome *out)
 		return;
 	free(out->debug_file);
 	out->debug_file = NULL;
-	buf_free(&out->tried);
+	free(out->tried);
+	out->tried = NULL;
 }
 
 void debuginfo_install_hint(const char *object, const symtab_info *info,

@@ -24,7 +24,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
 #include "symtab.h"
 
 /* Adds DIR (copied) to the directories searched first (--debug-dir).
@@ -39,17 +38,18 @@ void debuginfo_clear_dirs(void);
 int debuginfo_file_crc(const char *path, uint32_t *crc);
 
 /* Looks for the debug file of OBJECT, whose build id and debuglink are in
- * INFO.  Appends "PATH (why not)" for every candidate rejected to TRIED
- * (comma-separated).  Returns an owned path of a matching file, or NULL
- * (none found, or out of memory). */
-char *debuginfo_find(const char *object, const symtab_info *info, buf *tried);
+ * INFO.  *TRIED receives an owned list of "PATH (why not)" for every
+ * candidate rejected, comma-separated (NULL when none was, or out of
+ * memory).  Returns an owned path of a matching file, or NULL (none
+ * found, or out of memory). */
+char *debuginfo_find(const char *object, const symtab_info *info, char **tried);
 
 /* What debuginfo_resolve learnt. */
 typedef struct debuginfo_outcome {
 	symtab_info info;	/* the object's own */
 	char *debug_file;	/* the debug file searched, NULL when none was */
 	bool looked;		/* a debug file was looked for */
-	buf tried;		/* candidates rejected, for messages */
+	char *tried;		/* candidates rejected, for messages, or NULL */
 } debuginfo_outcome;
 
 /* Resolves Q[0..NQ) in OBJECT (as symtab_resolve), then, for the queries

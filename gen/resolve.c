@@ -75,7 +75,7 @@ static void describe_absence(buf *b, const char *path, const debuginfo_outcome *
 	else if (!info->has_symtab && !o->looked)
 		buf_puts(b, "; no build id or .gnu_debuglink to find a debug file by");
 	else if (!info->has_symtab)
-		buf_printf(b, "; no debug file found, tried: %s", o->tried.data ? o->tried.data : "");
+		buf_printf(b, "; no debug file found, tried: %s", o->tried ? o->tried : "(nothing)");
 	buf_putc(b, ')');
 }
 
