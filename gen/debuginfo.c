@@ -322,16 +322,43 @@ void debuginfo_outcome_free(debuginfo_outcome *out)
 	out->tried = NULL;
 }
 
+bool debuginfo_tracer_sees(const char *object, const symtab_info *info,
+			   const char *debug_file)
+{
+	char path[PATH_MAX];
+	const char *slash = strrchr(object, '/');
+	int dirlen = slash ? (int)(slash - object) : 0;
+	const char *id = info->build_id;
+
+	if (strlen(id) > 2) {
+		snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+		if (strcmp(path, debug_file) == 0)
+			return true;
+	}
+	if (!info->debuglink[0])
+		return false;
+	/* OBJDIR/LINK, OBJDIR/.debug/LINK, /usr/lib/debug/OBJDIR/LINK */
+	static const char *const prefixes[] = { "", "", "/usr/lib/debug" };
+	static const char *const subdirs[] = { "", "/.debug", "" };
+	for (size_t i = 0; i < 3; i++) {
+		int n = snprintf(path, sizeof path, "%s%.*s%s/%s", prefixes[i], dirlen, object,
+				 subdirs[i], info->debuglink);
+		if (n > 0 && (size_t)n < sizeof path && strcmp(path, debug_file) == 0)
+			return true;
+	}
+	return false;
+}
+
 void debuginfo_install_hint(const char *object, const symtab_info *info,
 			    char *hint, size_t len)
 {
 	char where[200] = "";
 
 	if (info->build_id[0] && strlen(info->build_id) > 2)
-		snprintf(where, sizeof where, " (its debug file would be "
-			 "/usr/lib/debug/.build-id/%.2s/%s.debug)",
+		snprintf(where, sizeof where, ", which puts its debug file at "
+			 "/usr/lib/debug/.build-id/%.2s/%s.debug",
 			 info->build_id, info->build_id + 2);
 	snprintf(hint, len, "install the debug symbols of the package that ships %s "
-		 "(PKG-dbgsym on Debian)%s, or pass --debug-dir DIR where its debug file is",
+		 "(PKG-dbgsym on Debian)%s; or pass --debug-dir DIR where its debug file is",
 		 object, where);
 }

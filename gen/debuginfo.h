@@ -61,6 +61,16 @@ int debuginfo_resolve(const char *object, symtab_query *q, size_t nq,
 
 void debuginfo_outcome_free(debuginfo_outcome *out);
 
+/* bpftrace finds an address's function through libbcc, which looks for
+ * debug files only in the host's standard places: /usr/lib/debug/
+ * .build-id/xx/yyyy.debug, and OBJDIR/LINK, OBJDIR/.debug/LINK,
+ * /usr/lib/debug/OBJDIR/LINK with OBJDIR the object's path as given (a
+ * /proc/PID/root/... path included).  An address it cannot place in a
+ * function is refused unless --unsafe, which bpfspec never passes.
+ * Returns true when DEBUG_FILE is one of those places for OBJECT. */
+bool debuginfo_tracer_sees(const char *object, const symtab_info *info,
+			   const char *debug_file);
+
 /* Writes into HINT (size LEN) what to do when OBJECT's debug file is
  * missing: the build-id path to install, the package hint, --debug-dir. */
 void debuginfo_install_hint(const char *object, const symtab_info *info,

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "buf.h"
 #include "debuginfo.h"
 #include "diag.h"
+#include "libuv.h"
 #include "symtab.h"
 
 /* The probe's function is looked up in the target: latency probes, and
@@ -79,6 +81,20 @@ static void describe_absence(buf *b, const char *path, const debuginfo_outcome *
 	buf_putc(b, ')');
 }
 
+/* Where bpftrace would find OBJECT's debug file: the build-id path, or
+ * beside the object by its debuglink name.  Owned, or NULL. */
+static char *tracer_place(const char *object, const symtab_info *info)
+{
+	char *p = NULL;
+	const char *slash = strrchr(object, '/');
+	int n = strlen(info->build_id) > 2
+		? asprintf(&p, "/usr/lib/debug/.build-id/%.2s/%s.debug", info->build_id,
+			   info->build_id + 2)
+		: asprintf(&p, "%.*s/.debug/%s", slash ? (int)(slash - object) : 0, object,
+			   info->debuglink);
+	return n < 0 ? NULL : p;
+}
+
 /* What one object said about one probe's function. */
 typedef struct lookup {
 	const char *objs[64];	/* candidate objects, in search order */
@@ -88,6 +104,7 @@ typedef struct lookup {
 	size_t n_addrs;
 	size_t n_names;
 	char *debug_file;	/* where the addresses came from, or NULL */
+	char *tracer_path;	/* where bpftrace would look for it, when not there */
 	buf searched;		/* description of the objects that lacked it */
 	char hint[512];		/* what to install, when a debug file was missing */
 } lookup;
@@ -128,8 +145,11 @@ static void search_object(const char *obj, size_t round, resolved *r, lookup *lk
 				debuginfo_install_hint(obj, &out.info, l->hint, sizeof l->hint);
 			continue;
 		}
-		if (q[j].in_debug_file && out.debug_file)
+		if (q[j].in_debug_file && out.debug_file) {
 			l->debug_file = strdup(out.debug_file);
+			if (!debuginfo_tracer_sees(obj, &out.info, out.debug_file))
+				l->tracer_path = tracer_place(obj, &out.info);
+		}
 		l->n_names = q[j].n_names;
 		if (strstr(q[j].name, "::"))
 			diag_verbose("%s: %zu symbol%s at %zu address%s in %s", q[j].name,
@@ -160,8 +180,10 @@ static int settle_probe(const spec *s, const target *t, resolved_probe *rp, look
 		rp->n_addrs = l->n_addrs;
 		rp->n_names = l->n_names;
 		rp->debug_file = l->debug_file;
+		rp->tracer_path = l->tracer_path;
 		l->addrs = NULL;
 		l->debug_file = NULL;
+		l->tracer_path = NULL;
 		return 0;
 	}
 	char *where = buf_take(&l->searched);
@@ -264,6 +286,7 @@ resolved *resolve_spec(const spec *s, const target *t)
 			r->n_active++;
 		free(lk[i].addrs);
 		free(lk[i].debug_file);
+		free(lk[i].tracer_path);
 		buf_free(&lk[i].searched);
 	}
 	free(lk);
@@ -271,6 +294,10 @@ resolved *resolve_spec(const spec *s, const target *t)
 		resolved_free(r);
 		return NULL;
 	}
+	char uv[64];
+	if (libuv_target_version(t, uv, sizeof uv, NULL) == 0 &&
+	    !(r->libuv_version = strdup(uv)))
+		diag_warn("out of memory: the report will not name libuv's version");
 	if (r->n_active == 0) {
 		diag_error("check the target: none of the spec's functions exist in it",
 			   "no probe of spec '%s' can attach to %s", s->name, t->exe);
@@ -320,9 +347,21 @@ int resolve_check_tracepoints(const resolved *r)
 	int rc = 0;
 
 	for (size_t i = 0; i < r->n_probes; i++) {
-		const spec_probe *sp = r->probes[i].sp;
-		if (!r->probes[i].active)
+		const resolved_probe *rp = &r->probes[i];
+		const spec_probe *sp = rp->sp;
+		if (!rp->active)
 			continue;
+		if (rp->tracer_path) {
+			char hint[PATH_MAX * 2 + 100];
+			snprintf(hint, sizeof hint, "put the debug file where bpftrace looks: "
+				 "ln -s %s %s (or install the package's -dbgsym)",
+				 rp->debug_file, rp->tracer_path);
+			diag_error(hint, "probe '%s': %s is stripped and its debug file %s is not "
+				   "where bpftrace (libbcc) looks for one, so bpftrace would refuse "
+				   "the address of '%s' (bpfspec never passes --unsafe)", sp->name,
+				   rp->object, rp->debug_file, sp->function);
+			rc = -1;
+		}
 		if (sp->kind == PROBE_SYSCALLS || sp->kind == PROBE_EVENTS)
 			needed = syscalls = true;
 		if (tracepoint_of(sp, cat, name, sizeof cat))
@@ -378,7 +417,9 @@ void resolved_free(resolved *r)
 		free(r->probes[i].reason);
 		free(r->probes[i].addrs);
 		free(r->probes[i].debug_file);
+		free(r->probes[i].tracer_path);
 	}
 	free(r->probes);
+	free(r->libuv_version);
 	free(r);
 }
