@@ -37,6 +37,8 @@ typedef struct cxx_query {
 	size_t qi;		/* index into the query array */
 	char *pieces;		/* "2v8", "8internal", ... each NUL-terminated */
 	size_t n_pieces;
+	uint64_t *seen;		/* hashes of the mangled names matched */
+	size_t n_seen;
 } cxx_query;
 
 /* Receives each defined function symbol of a table. */
@@ -191,8 +193,10 @@ static void resolver_fini(resolver *r)
 	free(r->found);
 	free(r->slots);
 	free(r->dup_next);
-	for (size_t i = 0; i < r->n_cxx; i++)
+	for (size_t i = 0; i < r->n_cxx; i++) {
 		free(r->cxx[i].pieces);
+		free(r->cxx[i].seen);
+	}
 	free(r->cxx);
 	free(r->dm_buf);
 }
@@ -273,6 +277,25 @@ static bool cxx_may_match(const cxx_query *c, const char *name)
 	return true;
 }
 
+/* Counts NAME in Q's n_names unless C has seen it (a function is in both
+ * .symtab and .dynsym).  Returns 0, or -1 when out of memory. */
+static int cxx_count_name(cxx_query *c, symtab_query *q, const char *name)
+{
+	uint64_t h = name_hash(name);
+	uint64_t *seen;
+
+	for (size_t i = 0; i < c->n_seen; i++)
+		if (c->seen[i] == h)
+			return 0;
+	seen = realloc(c->seen, (c->n_seen + 1) * sizeof(*seen));
+	if (!seen)
+		return -1;
+	c->seen = seen;
+	c->seen[c->n_seen++] = h;
+	q->n_names++;
+	return 0;
+}
+
 /* Demangles NAME into the resolver's buffer.  Returns it, or NULL. */
 static const char *resolver_demangle(resolver *r, const char *name)
 {
@@ -306,8 +329,8 @@ static int resolver_add_cxx(resolver *r, const char *name, uint64_t addr,
 		}
 		if (!demangled || !symtab_demangled_is(demangled, q->name))
 			continue;
-		q->n_names++;
-		if (match_push(&r->found[r->cxx[k].qi], addr, size) < 0)
+		if (cxx_count_name(&r->cxx[k], q, name) < 0 ||
+		    match_push(&r->found[r->cxx[k].qi], addr, size) < 0)
 			return -1;
 	}
 	return 0;

@@ -30,8 +30,8 @@ typedef struct symtab_query {
 	const char *name;	/* in: exact symbol name (borrowed) */
 	symtab_match *matches;	/* out: distinct addresses, ascending */
 	size_t n_matches;	/* out: 0 when absent */
-	size_t n_names;		/* out: symbols that matched (C++: mangled
-				 * names, before addresses are merged) */
+	size_t n_names;		/* out: C++ queries: distinct mangled names
+				 * that matched; others: symbol entries */
 	bool in_debug_file;	/* out (debuginfo_resolve): found in the
 				 * object's separate debug file */
 } symtab_query;
