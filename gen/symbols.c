@@ -151,6 +151,8 @@ static size_t sort_unique(listing *l, size_t first)
 {
 	size_t out = first;
 
+	if (l->n_funcs == first)
+		return 0;
 	qsort(l->funcs + first, l->n_funcs - first, sizeof *l->funcs, cmp_func);
 	for (size_t i = first; i < l->n_funcs; i++) {
 		sym_func *f = &l->funcs[i];

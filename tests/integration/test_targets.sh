@@ -74,8 +74,9 @@ check_symbols() {
 	local shape=$1 debug=$2 lib=$TMP/$1/libtarget.so
 	shift 2
 	start_caller "$shape"
-	"$BPFSPEC" symbols -p "$pid" "$@" 'tick_*' >"$TMP/$shape.sym" 2>"$TMP/stderr" ||
-		{ cat "$TMP/stderr"; fail "$shape: bpfspec symbols exited $?"; }
+	local rc=0
+	"$BPFSPEC" symbols -p "$pid" "$@" 'tick_*' >"$TMP/$shape.sym" 2>"$TMP/stderr" || rc=$?
+	[ "$rc" -eq 0 ] || { cat "$TMP/stderr"; fail "$shape: bpfspec symbols exited $rc"; }
 	grep -qxF "$(printf 'function\t%s\ttick_inner' "$lib")" "$TMP/$shape.sym" ||
 		{ cat "$TMP/$shape.sym"; fail "$shape: symbols does not list tick_inner in $lib"; }
 	if [ "$debug" != - ]; then
@@ -90,8 +91,10 @@ check_count() {
 	local shape=$1 debug=$2 lib=$TMP/$1/libtarget.so
 	check_symbols "$@"
 	shift 2
+	local rc=0
 	"$BPFSPEC" latency -p "$pid" tick_inner -d 0 -o json "$@" >"$TMP/$shape.json" 2>"$TMP/stderr" ||
-		{ cat "$TMP/stderr"; fail "$shape: bpfspec latency exited $?"; }
+		rc=$?
+	[ "$rc" -eq 0 ] || { cat "$TMP/stderr"; fail "$shape: bpfspec latency exited $rc"; }
 	wait "$pid" || true
 	local r=$TMP/$shape.json count
 	count=$(jqr "$r" '.probes[0].count')
@@ -198,8 +201,10 @@ grep -qF "shop::billing::Ledger::Post(long)	_ZN4shop7billing6Ledger4PostEl" "$TM
 pid=$!
 cleanup_pid "$pid"
 sleep 0.2
+rc=0
 "$BPFSPEC" latency -p "$pid" shop::billing::Ledger::Post -d 0 -o json -v >"$TMP/ledger.json" 2>"$TMP/stderr" ||
-	{ cat "$TMP/stderr"; fail "C++ latency exited $?"; }
+	rc=$?
+[ "$rc" -eq 0 ] || { cat "$TMP/stderr"; fail "C++ latency exited $rc"; }
 wait "$pid" || true
 grep -F "shop::billing::Ledger::Post: 2 symbols at 2 addresses in $TMP/ledger" "$TMP/stderr" ||
 	{ cat "$TMP/stderr"; fail "-v does not say how many symbols matched"; }
@@ -216,8 +221,9 @@ node -e 'setTimeout(() => {}, 4000)' &
 pid=$!
 cleanup_pid "$pid"
 sleep 0.5
-"$BPFSPEC" latency -p "$pid" uv__io_poll -d 1 -o json >"$TMP/node.json" 2>"$TMP/stderr" ||
-	{ cat "$TMP/stderr"; fail "latency on node exited $?"; }
+rc=0
+"$BPFSPEC" latency -p "$pid" uv__io_poll -d 1 -o json >"$TMP/node.json" 2>"$TMP/stderr" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$TMP/stderr"; fail "latency on node exited $rc"; }
 got=$(jqr "$TMP/node.json" '.target.libuv_version')
 echo "measured: libuv version $got (node says $uv)"
 [ "$got" = "$uv" ] || fail "the report says libuv $got, node says $uv"
