@@ -7,6 +7,9 @@
 # times; tick_inner is hidden (only .symtab names it), so in a stripped
 # libtarget.so it is found only through a debug file.  cxx_ledger calls
 # the two overloads of shop::billing::Ledger::Post 150 + 50 = 200 times.
+# The caller also runs in a container (a private mount namespace, pivot_root
+# into a directory holding it, its library and libc): its objects are seen
+# through /proc/PID/root, and so are its debug files.
 # Every count is exact.  /usr/bin/node's libuv is `node -p process.versions.uv`.
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -188,6 +191,67 @@ cat "$TMP/crc.err"
 [ "$rc" -eq 4 ] || fail "a mismatched debug file (CRC): exit $rc, expected 4"
 grep -qF "$TMP/link-wrong/.debug/libtarget.so.debug (does not match: CRC32" "$TMP/crc.err" ||
 	fail "the mismatched CRC is not named"
+
+# A process in a container (its own mount namespace and root, entered
+# with pivot_root): its objects are /proc/PID/root/..., and debug files are
+# looked up inside that root, then on the host.
+# make_root DIR SHAPE — a root holding the caller, SHAPE's libtarget.so
+# (with its .debug/ directory when it has one), libc and the loader.
+make_root() {
+	local root=$1 lib
+	mkdir -p "$root/app"
+	cp "$TMP/caller" "$root/app/"
+	cp -r "$TMP/$2/." "$root/app/"
+	for lib in $(ldd "$TMP/caller" | awk '$1 ~ /^\// { print $1 } $3 ~ /^\// && $1 !~ /libtarget/ { print $3 }'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+# start_contained ROOT — runs the caller inside ROOT; sets $pid.
+start_contained() {
+	unshare -m --propagation private sh -c 'mount --bind "$1" "$1" && cd "$1" && mkdir -p old &&
+		pivot_root . old && LD_LIBRARY_PATH=/app exec /app/caller "$2" "$3"' sh "$1" "$CALLS" "$DELAY" &
+	pid=$!
+	cleanup_pid "$pid"
+	sleep 0.5
+	[ "$(readlink "/proc/$pid/exe")" = /app/caller ] || fail "the contained caller did not start"
+}
+
+make_root "$TMP/croot-link" link
+start_contained "$TMP/croot-link"
+rc=0
+"$BPFSPEC" symbols -p "$pid" 'tick_*' >"$TMP/croot-link.sym" 2>"$TMP/stderr" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$TMP/stderr"; fail "container: symbols exited $rc"; }
+grep -qF "# /proc/$pid/root/app/libtarget.so: 1 function matching from debug file /proc/$pid/root/app/.debug/libtarget.so.debug" \
+	"$TMP/croot-link.sym" || { cat "$TMP/croot-link.sym"; fail "container: debug file not found in its root"; }
+"$BPFSPEC" latency -p "$pid" tick_inner -d 0 -o json >"$TMP/croot-link.json" 2>"$TMP/stderr" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$TMP/stderr"; fail "container: latency exited $rc"; }
+wait "$pid" || true
+count=$(jqr "$TMP/croot-link.json" '.probes[0].count')
+echo "measured: container (debuglink): calls counted $count (truth $CALLS)"
+[ "$count" -eq "$CALLS" ] || fail "container: counted $count calls, expected $CALLS"
+[ "$(jqr "$TMP/croot-link.json" '.probes[0].object')" = "/proc/$pid/root/app/libtarget.so" ] ||
+	fail "container: the object is not reached through /proc/$pid/root"
+
+# The container's own /usr/lib/debug/.build-id: bpfspec finds it there
+# (not on the host), bpftrace would not: exit 4 with the fix.
+make_root "$TMP/croot-bid" bid
+mkdir -p "$TMP/croot-bid/usr/lib/debug/.build-id/${bid:0:2}"
+cp "$bid_debug" "$TMP/croot-bid/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
+start_contained "$TMP/croot-bid"
+rc=0
+"$BPFSPEC" symbols -p "$pid" 'tick_*' >"$TMP/croot-bid.sym" 2>"$TMP/stderr" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$TMP/stderr"; fail "container: symbols exited $rc"; }
+grep -qF "from debug file /proc/$pid/root/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug" \
+	"$TMP/croot-bid.sym" || { cat "$TMP/croot-bid.sym"; fail "container: build-id file not found in its root"; }
+set +e
+"$BPFSPEC" latency -p "$pid" tick_inner -d 1 >/dev/null 2>"$TMP/croot-bid.err"
+rc=$?
+set -e
+kill "$pid" 2>/dev/null || true
+[ "$rc" -eq 4 ] || { cat "$TMP/croot-bid.err"; fail "container build-id file: exit $rc, expected 4"; }
+grep -qF "ln -s /proc/$pid/root/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug /usr/lib/debug/.build-id/" \
+	"$TMP/croot-bid.err" || { cat "$TMP/croot-bid.err"; fail "container: the error does not say where to link"; }
 
 # C++: one name, both overloads, every call.
 g++ -O1 -g -o "$TMP/ledger" "$S/cxx_ledger.cpp"
