@@ -277,6 +277,17 @@ echo "measured: Ledger::Post calls counted $count (truth 200)"
 [ "$count" -eq 200 ] || fail "counted $count calls of Ledger::Post, expected 200"
 [ "$(jqr "$TMP/ledger.json" '.probes[0].matched_symbols')" -eq 2 ] || fail "matched_symbols is not 2"
 
+# USDT probes are listed with their argument count.
+cc -O1 -g -o "$TMP/sdt_marks" "$S/sdt_marks.c"
+"$BPFSPEC" symbols --binary "$TMP/sdt_marks" 'shop:*' >"$TMP/sdt.sym"
+cat "$TMP/sdt.sym"
+grep -qxF "$(printf 'usdt\t%s\tshop:tick\t2 args' "$TMP/sdt_marks")" "$TMP/sdt.sym" ||
+	fail "symbols does not list usdt shop:tick with 2 args"
+grep -qxF "$(printf 'usdt\t%s\tshop:close\t0 args' "$TMP/sdt_marks")" "$TMP/sdt.sym" ||
+	fail "symbols does not list usdt shop:close"
+[ "$("$BPFSPEC" symbols --binary "$TMP/sdt_marks" -o json | jq -c '[.usdt[] | [.provider, .name, .args]]')" = \
+	'[["shop","close",0],["shop","tick",2]]' ] || fail "symbols -o json lists other USDT probes"
+
 # libuv: the version node reports, from its code, in symbols and reports.
 uv=$(node -p process.versions.uv)
 [ "$("$BPFSPEC" symbols --binary "$(command -v node)" -o json 'uv_version*' | jq -r .libuv_version)" = "$uv" ] ||
