@@ -6,7 +6,7 @@ CC ?= cc
 PREFIX ?= /usr/local
 BUILD ?= build
 PKG_CONFIG ?= pkg-config
-PKGS := yaml-0.1 libelf jansson
+PKGS := yaml-0.1 libelf jansson zlib
 
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
@@ -15,7 +15,8 @@ WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
 BASE_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -iquote gen -iquote $(BUILD)/gen
 DEP_CFLAGS := -MMD -MP
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lyaml -lelf -ljansson)
+# zlib: CRC32 of debug files; libstdc++: __cxa_demangle for C++ names.
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lyaml -lelf -ljansson -lz) -lstdc++
 # libbcc (USDT notes): its --cflags add bcc/compat, whose linux/*.h would
 # shadow the system's, so only its --libs are used.
 BCC_LIBS = $(shell $(PKG_CONFIG) --libs libbcc 2>/dev/null || echo -lbcc)

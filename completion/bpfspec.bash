@@ -71,7 +71,7 @@ _bpfspec_filenames() {
 _bpfspec() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev="" cmd="" i w n_args=0 dashdash=-1 spec=""
 	local opts_run="-p --pid -c --command -d --duration -i --interval -n --count --cumulative
-		-o --output-format --output --fail-if -v --verbose -h --help --"
+		-o --output-format --output --fail-if --debug-dir -v --verbose -h --help --"
 	local opts
 
 	COMPREPLY=()
@@ -99,7 +99,7 @@ _bpfspec() {
 		fi
 		case $w in
 		-p | --pid | -c | --command | -d | --duration | -i | --interval | -n | --count | \
-			-o | --output-format | --output | --fail-if | --binary | --set)
+			-o | --output-format | --output | --fail-if | --binary | --set | --debug-dir)
 			i=$((i + 1)) ;;	# the option's argument
 		=) ;;
 		-*) ;;
@@ -114,7 +114,7 @@ _bpfspec() {
 
 	if [ -z "$cmd" ]; then
 		if [ "$COMP_CWORD" -eq 1 ] || [ "${cur#-}" = "$cur" ]; then
-			_bpfspec_reply < <(compgen -W "run latency syscalls count gen check diff list -h --help -V --version" -- "$cur")
+			_bpfspec_reply < <(compgen -W "run latency syscalls count gen check diff list symbols -h --help -V --version" -- "$cur")
 		fi
 		return 0
 	fi
@@ -136,7 +136,7 @@ _bpfspec() {
 		_bpfspec_reply < <(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")
 		return 0 ;;
 	-o | --output-format)
-		if [ "$cmd" = diff ]; then
+		if [ "$cmd" = diff ] || [ "$cmd" = symbols ]; then
 			_bpfspec_reply < <(compgen -W "text json" -- "$cur")
 		else
 			_bpfspec_reply < <(compgen -W "text json prom" -- "$cur")
@@ -153,6 +153,10 @@ _bpfspec() {
 			_bpfspec_reply < <(compgen -W "$(_bpfspec_params "$spec")" -- "$cur")
 		fi
 		return 0 ;;
+	--debug-dir)
+		_bpfspec_filenames
+		_bpfspec_reply < <(compgen -d -- "$cur")
+		return 0 ;;
 	-c | --command | -d | --duration | -i | --interval | -n | --count | --fail-if)
 		return 0 ;;	# free text: nothing to offer
 	esac
@@ -160,7 +164,8 @@ _bpfspec() {
 	case $cmd in
 	run) opts="$opts_run --set" ;;
 	latency | syscalls | count) opts="$opts_run --emit-spec --emit-program" ;;
-	gen) opts="-p --pid --binary --set -d --duration -v --verbose -h --help" ;;
+	gen) opts="-p --pid --binary --set --debug-dir -d --duration -v --verbose -h --help" ;;
+	symbols) opts="-p --pid --binary --debug-dir -o --output-format -v --verbose -h --help" ;;
 	diff) opts="-o --output-format --output --fail-if -v --verbose -h --help" ;;
 	check) opts="--set -h --help" ;;
 	list) opts="-h --help" ;;

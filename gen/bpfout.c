@@ -725,6 +725,8 @@ static bpfout_line feed_marker(bpfout *p, const char *s, size_t len)
 		}
 		return BPFOUT_LINE_BEGIN;
 	}
+	if (parse_marker(s, len, "started", true, &ns))
+		return BPFOUT_LINE_STARTED;
 	if (parse_marker(s, len, "flush", true, &ns)) {
 		if (p->in_section) {
 			/* The end marker of the previous flush never came (a lost

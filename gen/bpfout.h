@@ -80,6 +80,7 @@ typedef enum {
 	BPFOUT_LINE_IGNORED,	/* blank line */
 	BPFOUT_LINE_ATTACHED,	/* attached_probes */
 	BPFOUT_LINE_BEGIN,	/* bpfspec:begin marker */
+	BPFOUT_LINE_STARTED,	/* bpfspec:started: the window-start clears are done */
 	BPFOUT_LINE_FLUSH,	/* bpfspec:flush marker */
 	BPFOUT_LINE_WINDOW,	/* bpfspec:end: a window became complete */
 	BPFOUT_LINE_DATA,	/* a map/hist/stats/value record */

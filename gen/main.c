@@ -16,6 +16,7 @@
 
 #include "bpfout.h"
 #include "check.h"
+#include "debuginfo.h"
 #include "diag.h"
 #include "diff.h"
 #include "embedded.h"
@@ -27,6 +28,7 @@
 #include "resolve.h"
 #include "runner.h"
 #include "spec.h"
+#include "symbols.h"
 #include "symtab.h"
 #include "systab.h"
 #include "target.h"
@@ -101,6 +103,8 @@ static const char usage_text[] =
 	"  diff BEFORE.json AFTER.json [-o text|json] [--fail-if C]...\n"
 	"        compare two JSON reports probe by probe\n"
 	"  list                          the bundled specs\n"
+	"  symbols (-p PID | --binary PATH) [-o text|json] [GLOB]\n"
+	"        functions (mangled and demangled) and USDT probes that can be traced\n"
 	"\n"
 	"TARGET is -p PID (a running process and all its threads), -c 'CMD ARGS'\n"
 	"(split on spaces, no shell) or -- CMD ARG... (exact); a command is held\n"
@@ -126,6 +130,8 @@ static const char usage_text[] =
 	"                         a list parameter takes VALUE,VALUE... (repeatable)\n"
 	"      --binary PATH      (gen) resolve symbols in PATH; the program then traces\n"
 	"                         every process running it\n"
+	"      --debug-dir DIR    look for separate debug files of stripped objects in\n"
+	"                         DIR first (.build-id/ tree or debuglink name; repeatable)\n"
 	"  -v, --verbose          say what happens at each stage\n"
 	"  -h, --help             this help (`bpfspec CMD --help`: one command's page);\n"
 	"  -V, --version          the version\n"
@@ -144,7 +150,8 @@ static const char usage_text[] =
 	"  bpfspec run file-io -p 1234 --fail-if 'file.openat.errors.ENOENT > 0'\n"
 	"  bpfspec run libuv-phases -p 1234 -o prom --output /var/lib/node_exporter/bpfspec.prom\n"
 	"  bpfspec diff before.json after.json --fail-if 'poll.p99 > +20%'\n"
-	"  bpfspec gen specs/libuv-phases.yaml --binary /usr/bin/node\n";
+	"  bpfspec gen specs/libuv-phases.yaml --binary /usr/bin/node\n"
+	"  bpfspec symbols -p $(pgrep -n node) 'uv__run_*'\n";
 
 /* One page per command, for `bpfspec CMD --help` and `bpfspec help CMD`. */
 static const char help_target[] =
@@ -350,7 +357,7 @@ static int parse_cli_duration(const char *s, uint64_t *ns)
 
 enum {
 	OPT_BINARY = 256, OPT_CUMULATIVE, OPT_OUTPUT, OPT_FAIL_IF, OPT_EMIT_SPEC, OPT_EMIT_PROGRAM,
-	OPT_SET,
+	OPT_SET, OPT_DEBUG_DIR,
 };
 
 static int parse_options(int argc, char **argv, settings *cfg)
@@ -369,6 +376,7 @@ static int parse_options(int argc, char **argv, settings *cfg)
 		{ "emit-program", no_argument, NULL, OPT_EMIT_PROGRAM },
 		{ "binary", required_argument, NULL, OPT_BINARY },
 		{ "set", required_argument, NULL, OPT_SET },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -450,6 +458,10 @@ static int parse_options(int argc, char **argv, settings *cfg)
 			if (cfg->n_sets == MAX_SETS)
 				return usage_error("at most %d --set options", MAX_SETS);
 			cfg->sets[cfg->n_sets++] = optarg;
+			break;
+		case OPT_DEBUG_DIR:
+			if (debuginfo_add_dir(optarg) < 0)
+				return usage_error("too many --debug-dir (at most 32): '%s'", optarg);
 			break;
 		case 'v':
 			cfg->verbose = true;
@@ -1179,6 +1191,8 @@ int main(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list(argc - 1, argv + 1);
+	if (strcmp(cmd, "symbols") == 0)
+		return symbols_main(argc - 1, argv + 1);
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
 		if (strcmp(cmd, commands[i].name) != 0)
 			continue;

@@ -215,6 +215,8 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 	json_t *t = json_object();
 	json_object_set_new(t, "pid", json_integer(rep->pid));
 	json_object_set_new(t, "binary", jstr(rep->binary));
+	if (rep->libuv_version)
+		json_object_set_new(t, "libuv_version", json_string(rep->libuv_version));
 	json_object_set_new(root, "target", t);
 	if (rep->bpftrace_version)
 		json_object_set_new(root, "bpftrace_version", json_string(rep->bpftrace_version));
@@ -236,6 +238,11 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 			json_object_set_new(jp, "probe", json_string(p->probe));
 		json_object_set_new(jp, "function", jstr(p->function));
 		json_object_set_new(jp, "object", jstr(p->object));
+		if (p->debug_file)
+			json_object_set_new(jp, "debug_file", json_string(p->debug_file));
+		if (p->matched_symbols)
+			json_object_set_new(jp, "matched_symbols",
+					    json_integer((json_int_t)p->matched_symbols));
 		json_object_set_new(jp, "unit", json_string(p->unit));
 		json_object_set_new(jp, "attached", json_boolean(p->attached));
 		if (!p->attached)

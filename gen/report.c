@@ -695,6 +695,7 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 	rep->entry_only = r->sp->entry_only;
 	rep->pid = run->pid;
 	rep->binary = dup_or_null(r->tg->exe);
+	rep->libuv_version = dup_or_null(r->libuv_version);
 	rep->bpftrace_version = dup_or_null(run->bpftrace_version);
 	rep->duration_ns = run->duration_ns;
 	uint64_t begin = w ? w->begin_ns : 0;
@@ -727,6 +728,9 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 		p->function = dup_or_null(rp->sp->function);
 		p->probe = dup_or_null(rp->sp->probe);
 		p->object = dup_or_null(rp->active ? rp->object : NULL);
+		p->debug_file = dup_or_null(rp->active ? rp->debug_file : NULL);
+		if (rp->active && rp->sp->function && strstr(rp->sp->function, "::"))
+			p->matched_symbols = rp->n_names;
 		p->unit = strdup(spec_unit_name(rp->sp->unit));
 		p->unit_ns = spec_unit_ns(rp->sp->unit);
 		p->attached = rp->active;
@@ -778,6 +782,7 @@ void report_free(report *rep)
 		free(p->function);
 		free(p->probe);
 		free(p->object);
+		free(p->debug_file);
 		free(p->unit);
 		free(p->reason);
 		free(p->st.buckets);
@@ -823,6 +828,7 @@ void report_free(report *rep)
 	free(rep->param_values);
 	free(rep->param_set);
 	free(rep->binary);
+	free(rep->libuv_version);
 	free(rep->bpftrace_version);
 	free(rep->partial_reason);
 	free(rep);

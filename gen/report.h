@@ -109,6 +109,8 @@ typedef struct report_probe {
 	char *probe;		/* count, events on a point: the probe point; else NULL */
 	char *function;
 	char *object;		/* NULL when not attached */
+	char *debug_file;	/* separate debug file that gave the addresses */
+	size_t matched_symbols;	/* C++ names: symbols matched; else 0 */
 	char *unit;		/* display unit: "ns", "us", "ms", "s" */
 	uint64_t unit_ns;
 	bool attached;
@@ -139,6 +141,7 @@ typedef struct report {
 	long pid;		/* 0: no single process */
 	char *binary;
 	char *bpftrace_version;	/* "0.17.0", or NULL when unknown */
+	char *libuv_version;	/* the target's libuv, or NULL */
 	uint64_t duration_ns;
 	bool partial;
 	char *partial_reason;	/* NULL unless partial */

@@ -3,13 +3,16 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "debuginfo.h"
 #include "diag.h"
+#include "libuv.h"
 #include "symtab.h"
 #include "usdt.h"
 
@@ -63,15 +66,40 @@ static size_t candidate_objects(const spec *s, const spec_probe *p,
 }
 
 /* Describes why SYM was not found in PATH, for messages. */
-static void describe_absence(buf *b, const char *path, const symtab_info *info)
+static void describe_absence(buf *b, const char *path, const debuginfo_outcome *o)
 {
+	const symtab_info *info = &o->info;
+
 	if (!info->is_elf)
 		buf_printf(b, "%s (not an ELF file)", path);
 	else if (!info->has_symtab)
-		buf_printf(b, "%s (stripped: no .symtab, %s)", path,
+		buf_printf(b, "%s (stripped: no .symtab, %s", path,
 			   info->has_dynsym ? "only .dynsym searched" : "no .dynsym either");
 	else
-		buf_printf(b, "%s (.symtab and .dynsym searched)", path);
+		buf_printf(b, "%s (.symtab and .dynsym searched", path);
+	if (!info->is_elf)
+		return;
+	if (o->debug_file)
+		buf_printf(b, "; nor in its debug file %s", o->debug_file);
+	else if (!info->has_symtab && !o->looked)
+		buf_puts(b, "; no build id or .gnu_debuglink to find a debug file by");
+	else if (!info->has_symtab)
+		buf_printf(b, "; no debug file found, tried: %s", o->tried ? o->tried : "(nothing)");
+	buf_putc(b, ')');
+}
+
+/* Where bpftrace would find OBJECT's debug file: the build-id path, or
+ * beside the object by its debuglink name.  Owned, or NULL. */
+static char *tracer_place(const char *object, const symtab_info *info)
+{
+	char *p = NULL;
+	const char *slash = strrchr(object, '/');
+	int n = strlen(info->build_id) > 2
+		? asprintf(&p, "/usr/lib/debug/.build-id/%.2s/%s.debug", info->build_id,
+			   info->build_id + 2)
+		: asprintf(&p, "%.*s/.debug/%s", slash ? (int)(slash - object) : 0, object,
+			   info->debuglink);
+	return n < 0 ? NULL : p;
 }
 
 /* What one object said about one probe's function. */
@@ -81,7 +109,11 @@ typedef struct lookup {
 	int found_in;		/* index into objs, -1 while not found */
 	uint64_t *addrs;
 	size_t n_addrs;
+	size_t n_names;
+	char *debug_file;	/* where the addresses came from, or NULL */
+	char *tracer_path;	/* where bpftrace would look for it, when not there */
 	buf searched;		/* description of the objects that lacked it */
+	char hint[512];		/* what to install, when a debug file was missing */
 } lookup;
 
 /* Looks up, in one pass over OBJ's tables, the function of every pending
@@ -91,7 +123,7 @@ static void search_object(const char *obj, size_t round, resolved *r, lookup *lk
 	symtab_query q[256];
 	size_t idx[256];
 	size_t nq = 0;
-	symtab_info info;
+	debuginfo_outcome out;
 	char err[256];
 
 	for (size_t i = 0; i < r->n_probes && nq < 256; i++) {
@@ -102,11 +134,11 @@ static void search_object(const char *obj, size_t round, resolved *r, lookup *lk
 	}
 	if (nq == 0)
 		return;
-	memset(&info, 0, sizeof info);
-	if (symtab_resolve(obj, q, nq, &info, err, sizeof err) < 0) {
+	if (debuginfo_resolve(obj, q, nq, &out, err, sizeof err) < 0) {
 		for (size_t j = 0; j < nq; j++)
 			buf_printf(&lk[idx[j]].searched, "%s%s (%s)",
 				   lk[idx[j]].searched.len ? ", " : "", obj, err);
+		debuginfo_outcome_free(&out);
 		return;
 	}
 	for (size_t j = 0; j < nq; j++) {
@@ -114,9 +146,22 @@ static void search_object(const char *obj, size_t round, resolved *r, lookup *lk
 		if (q[j].n_matches == 0) {
 			if (l->searched.len)
 				buf_puts(&l->searched, ", ");
-			describe_absence(&l->searched, obj, &info);
+			describe_absence(&l->searched, obj, &out);
+			if (!out.info.has_symtab && !out.debug_file && out.info.is_elf &&
+			    !l->hint[0])
+				debuginfo_install_hint(obj, &out.info, l->hint, sizeof l->hint);
 			continue;
 		}
+		if (q[j].in_debug_file && out.debug_file) {
+			l->debug_file = strdup(out.debug_file);
+			if (!debuginfo_tracer_sees(obj, &out.info, out.debug_file))
+				l->tracer_path = tracer_place(obj, &out.info);
+		}
+		l->n_names = q[j].n_names;
+		if (strstr(q[j].name, "::"))
+			diag_verbose("%s: %zu symbol%s at %zu address%s in %s", q[j].name,
+				     q[j].n_names, q[j].n_names == 1 ? "" : "s", q[j].n_matches,
+				     q[j].n_matches == 1 ? "" : "es", obj);
 		l->addrs = calloc(q[j].n_matches, sizeof *l->addrs);
 		if (!l->addrs)
 			continue;
@@ -126,6 +171,7 @@ static void search_object(const char *obj, size_t round, resolved *r, lookup *lk
 		l->found_in = (int)round;
 	}
 	symtab_query_free(q, nq);
+	debuginfo_outcome_free(&out);
 }
 
 /* Turns a finished lookup into the probe's result, reporting absence.
@@ -139,7 +185,12 @@ static int settle_probe(const spec *s, const target *t, resolved_probe *rp, look
 		rp->object = l->objs[l->found_in];
 		rp->addrs = l->addrs;
 		rp->n_addrs = l->n_addrs;
+		rp->n_names = l->n_names;
+		rp->debug_file = l->debug_file;
+		rp->tracer_path = l->tracer_path;
 		l->addrs = NULL;
+		l->debug_file = NULL;
+		l->tracer_path = NULL;
 		return 0;
 	}
 	char *where = buf_take(&l->searched);
@@ -173,7 +224,7 @@ static int settle_probe(const spec *s, const target *t, resolved_probe *rp, look
 		free(what);
 		return 0;
 	}
-	diag_error(l->n_objs ? "check the name with `nm -C FILE | grep NAME`, or mark the probe "
+	diag_error(l->hint[0] ? l->hint : l->n_objs ? "check the name with `nm -C FILE | grep NAME`, or mark the probe "
 			       "'optional: true' if some builds lack it"
 			     : t->pid > 0 ? "check the spec's 'objects' against /proc/PID/maps of the target"
 					  : "run the program first, then trace it with -p PID",
@@ -356,6 +407,8 @@ resolved *resolve_spec(const spec *s, const target *t)
 		else if (r->probes[i].active)
 			r->n_active++;
 		free(lk[i].addrs);
+		free(lk[i].debug_file);
+		free(lk[i].tracer_path);
 		buf_free(&lk[i].searched);
 	}
 	free(lk);
@@ -367,6 +420,10 @@ resolved *resolve_spec(const spec *s, const target *t)
 		resolved_free(r);
 		return NULL;
 	}
+	char uv[64];
+	if (libuv_target_version(t, uv, sizeof uv, NULL) == 0 &&
+	    !(r->libuv_version = strdup(uv)))
+		diag_warn("out of memory: the report will not name libuv's version");
 	if (r->n_active == 0) {
 		diag_error("check the target: none of the spec's functions exist in it",
 			   "no probe of spec '%s' can attach to %s", s->name, t->exe);
@@ -416,9 +473,21 @@ int resolve_check_tracepoints(const resolved *r)
 	int rc = 0;
 
 	for (size_t i = 0; i < r->n_probes; i++) {
-		const spec_probe *sp = r->probes[i].sp;
-		if (!r->probes[i].active)
+		const resolved_probe *rp = &r->probes[i];
+		const spec_probe *sp = rp->sp;
+		if (!rp->active)
 			continue;
+		if (rp->tracer_path) {
+			char hint[PATH_MAX * 2 + 100];
+			snprintf(hint, sizeof hint, "put the debug file where bpftrace looks: "
+				 "ln -s %s %s (or install the package's -dbgsym)",
+				 rp->debug_file, rp->tracer_path);
+			diag_error(hint, "probe '%s': %s is stripped and its debug file %s is not "
+				   "where bpftrace (libbcc) looks for one, so bpftrace would refuse "
+				   "the address of '%s' (bpfspec never passes --unsafe)", sp->name,
+				   rp->object, rp->debug_file, sp->function);
+			rc = -1;
+		}
 		if (sp->kind == PROBE_SYSCALLS || sp->kind == PROBE_EVENTS)
 			needed = syscalls = true;
 		if (sp->kind == PROBE_UTILIZATION)
@@ -495,7 +564,10 @@ void resolved_free(resolved *r)
 	for (size_t i = 0; i < r->n_probes; i++) {
 		free(r->probes[i].reason);
 		free(r->probes[i].addrs);
+		free(r->probes[i].debug_file);
+		free(r->probes[i].tracer_path);
 	}
 	free(r->probes);
+	free(r->libuv_version);
 	free(r);
 }

@@ -5,7 +5,9 @@
  * (symtab) in the
  * objects the spec names, in order: "main" is the executable, any other
  * entry a glob over the basenames of the target's mapped objects.  The
- * first object that defines the symbol wins.  A missing optional symbol
+ * first object that defines the symbol wins.  A stripped object's
+ * separate debug file is searched too (debuginfo.h); a C++ name
+ * (a::b::f) attaches to every overload it names (symtab.h).  A missing optional symbol
  * leaves the probe inactive with a reason and prints a warning; a missing
  * required one is an error naming the symbol and every file searched.
  *
@@ -29,6 +31,11 @@ typedef struct resolved_probe {
 	const char *object;	/* path holding the symbol (borrowed from target) */
 	uint64_t *addrs;	/* addresses of the symbol in object */
 	size_t n_addrs;
+	size_t n_names;		/* symbols matched (C++: mangled names) */
+	char *debug_file;	/* separate debug file the addresses came
+				 * from (owned), NULL when the object's own */
+	char *tracer_path;	/* owned; set when bpftrace would not find
+				 * debug_file: where it would (debuginfo.h) */
 } resolved_probe;
 
 typedef struct resolved {
@@ -37,11 +44,15 @@ typedef struct resolved {
 	resolved_probe *probes;	/* one per spec probe, same order */
 	size_t n_probes;
 	size_t n_active;
+	char *libuv_version;	/* "1.46.0" when the target carries libuv
+				 * (libuv.h), else NULL; owned */
 } resolved;
 
 resolved *resolve_spec(const spec *s, const target *t);
-/* Syscall probes need the raw_syscalls tracepoints, which need tracefs;
- * count probes need their tracepoint to exist, and kprobe ones kprobes.
+/* What a run needs beyond symbols.  Syscall probes need the raw_syscalls
+ * tracepoints, which need tracefs; count probes need their tracepoint to
+ * exist, and kprobe ones kprobes; a function found only in a debug file
+ * that bpftrace cannot find itself cannot be attached (debuginfo.h).
  * Returns 0 when they are there (or not needed), -1 after a diagnostic
  * that says how to mount it. */
 int resolve_check_tracepoints(const resolved *r);

@@ -185,6 +185,7 @@ typedef struct run_state {
 	uint64_t next_tick;	/* CLOCK_MONOTONIC of the next interval end */
 	uint64_t next_progress;	/* when to redraw the countdown */
 	unsigned ticks;		/* intervals ended */
+	bool starting;		/* window start triggered; waiting for "started" */
 } run_state;
 
 /* Ends the window the quickest way available.  CAUSE is recorded if it
@@ -220,15 +221,25 @@ static void handle_stdout_line(run_state *st, const char *line, size_t len)
 	/* bpftrace 0.17 runs BEGIN before it attaches the other probes but
 	 * reads the program's output only once all are attached: reading the
 	 * BEGIN line is the moment the window starts. */
-	if (kind == BPFOUT_LINE_BEGIN && !res->begun) {
-		res->begun = true;
-		res->begin_mono_ns = now_ns();
-		res->attach_ns = res->begin_mono_ns - st->t_start;
+	if (kind == BPFOUT_LINE_BEGIN && !res->begun && !st->starting) {
+		uint64_t now = now_ns();
+		res->attach_ns = now - st->t_start;
 		diag_verbose("bpftrace attached %ld probes %.3f s after it started, %.3f s after "
 			     "bpfspec did", bpfout_attached(st->o->out), (double)res->attach_ns / 1e9,
-			     st->o->t0_ns ? (double)(res->begin_mono_ns - st->o->t0_ns) / 1e9 : 0.0);
-		if (st->o->has_trigger)
+			     st->o->t0_ns ? (double)(now - st->o->t0_ns) / 1e9 : 0.0);
+		/* With the trigger, the program first drops what it gathered
+		 * while attaching; the window begins once it says so. */
+		if (st->o->has_trigger) {
+			st->starting = true;
 			runner_window_end(RUNNER_WINDOW_START);
+			return;
+		}
+		kind = BPFOUT_LINE_STARTED;
+	}
+	if (kind == BPFOUT_LINE_STARTED && !res->begun) {
+		res->begun = true;
+		res->begin_mono_ns = now_ns();
+		st->starting = false;
 		if (st->o->on_begin)
 			st->o->on_begin(st->o->ctx);
 		if (st->o->held && runner_release(st->o->held) < 0)

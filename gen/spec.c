@@ -200,6 +200,29 @@ static bool function_ok(const char *s, size_t len)
 	return true;
 }
 
+/* A C++ name without parameters: two or more [A-Za-z_][A-Za-z0-9_]*
+ * joined by "::" (v8::internal::Heap::CollectGarbage), at most 256 bytes. */
+static bool cxx_function_ok(const char *s, size_t len)
+{
+	size_t pieces = 0;
+
+	if (len < 1 || len > FUNCTION_MAX)
+		return false;
+	for (size_t i = 0; i < len;) {
+		if (!(is_lower(s[i]) || is_upper(s[i]) || s[i] == '_'))
+			return false;
+		while (i < len && (is_lower(s[i]) || is_upper(s[i]) || is_digit(s[i]) || s[i] == '_'))
+			i++;
+		pieces++;
+		if (i == len)
+			break;
+		if (len - i < 3 || s[i] != ':' || s[i + 1] != ':')
+			return false;
+		i += 2;
+	}
+	return pieces >= 2;
+}
+
 /* [a-z0-9_]{1,64}: checked before a name is looked up or shown. */
 static bool syscall_name_ok(const char *s, size_t len)
 {
@@ -1967,7 +1990,7 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 			       "unknown probe kind '%s' %s", show(buf, v->value, v->len), where);
 			break;
 		case P_FUNCTION:
-			if (function_ok(v->value, v->len)) {
+			if (function_ok(v->value, v->len) || cxx_function_ok(v->value, v->len)) {
 				p->function = dup_value(v);
 				if (!p->function)
 					no_memory(ld);
@@ -1975,9 +1998,12 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 				break;
 			}
 			report(ld, DIAG_ERROR, node_loc(ld, v),
-			       strstr(v->value, "::")
-				       ? "give the mangled name of a C++ function (as `nm FILE` "
-					 "prints it), not the demangled one"
+			       strpbrk(v->value, "<>")
+				       ? "templates are not supported: give the mangled name (as `nm FILE` "
+					 "prints it, or `bpfspec symbols` lists it)"
+				       : strstr(v->value, "::")
+				       ? "a C++ name is identifiers joined by '::' (ns::Class::method), "
+					 "without parameters; or give the mangled name as `nm FILE` prints it"
 				       : "a function is a symbol name: a letter or '_', then letters, "
 					 "digits, '_', '.' or '$' (at most 256 characters)",
 			       "invalid function name '%s' %s", show(buf, v->value, v->len), where);

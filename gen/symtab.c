@@ -5,7 +5,11 @@
  * 64 Kbit filter on the first two bytes of every query name rejects most
  * symbols (C++ names all start with "_Z") before any hashing is done.
  * The file is mapped (ELF_C_READ_MMAP), so only the pages of the symbol
- * and string tables that are looked at are read. */
+ * and string tables that are looked at are read.
+ *
+ * C++ queries ("a::b::f") are few; each keeps its <length><identifier>
+ * pieces, and a mangled name is demangled only when it holds them all, in
+ * order (std, which mangles as "St", is left out of the pieces). */
 #include "symtab.h"
 
 #include <errno.h>
@@ -23,6 +27,24 @@
 #define NT_GNU_BUILD_ID 3
 #endif
 
+/* libstdc++'s demangler (declared in <cxxabi.h>, a C++ header; the
+ * function itself has C linkage). */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+			    int *status);
+
+/* A C++ query: which one, and the pieces a mangled name must contain. */
+typedef struct cxx_query {
+	size_t qi;		/* index into the query array */
+	char *pieces;		/* "2v8", "8internal", ... each NUL-terminated */
+	size_t n_pieces;
+	uint64_t *seen;		/* hashes of the mangled names matched */
+	size_t n_seen;
+} cxx_query;
+
+/* Receives each defined function symbol of a table. */
+typedef int (*sym_sink)(void *ctx, const char *name, uint64_t addr,
+			uint64_t size, unsigned char st_info);
+
 /* Growable list of matches of one query. */
 typedef struct match_vec {
 	symtab_match *v;
@@ -39,6 +61,10 @@ typedef struct resolver {
 	match_vec *found;	/* one per query */
 	unsigned char prefix[65536 / 8];	/* first two bytes of a name */
 	size_t n_symbols;
+	cxx_query *cxx;		/* the C++ queries */
+	size_t n_cxx;
+	char *dm_buf;		/* demangler's buffer, reused */
+	size_t dm_len;
 } resolver;
 
 static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
@@ -76,6 +102,42 @@ static unsigned prefix_key(const char *name)
 	return (unsigned)c0 << 8 | c1;
 }
 
+/* Registers query I, a C++ name, with its mangled pieces ("v8::Heap::f"
+ * → "2v8", "4Heap", "1f").  Returns 0, or -1 when out of memory. */
+static int cxx_add(resolver *r, size_t i)
+{
+	const char *name = r->q[i].name;
+	size_t len = strlen(name);
+	/* Each piece grows by at most its length prefix (<= 4 digits here). */
+	char *pieces = malloc(2 * len + 16);
+	cxx_query *c;
+	size_t used = 0, n = 0;
+
+	if (!pieces)
+		return -1;
+	for (const char *p = name; *p;) {
+		const char *end = strstr(p, "::");
+		size_t plen = end ? (size_t)(end - p) : strlen(p);
+
+		if (plen && !(plen == 3 && strncmp(p, "std", 3) == 0)) {
+			used += (size_t)sprintf(pieces + used, "%zu%.*s", plen,
+						(int)plen, p) + 1;
+			n++;
+		}
+		p += plen;
+		if (end)
+			p += 2;
+	}
+	c = realloc(r->cxx, (r->n_cxx + 1) * sizeof(*c));
+	if (!c) {
+		free(pieces);
+		return -1;
+	}
+	r->cxx = c;
+	r->cxx[r->n_cxx++] = (cxx_query){ .qi = i, .pieces = pieces, .n_pieces = n };
+	return 0;
+}
+
 /* Returns 0, or -1 when out of memory. */
 static int resolver_init(resolver *r, symtab_query *q, size_t nq)
 {
@@ -99,6 +161,11 @@ static int resolver_init(resolver *r, symtab_query *q, size_t nq)
 
 		if (!name || !*name)
 			continue;	/* an empty name matches nothing */
+		if (strstr(name, "::")) {
+			if (cxx_add(r, i) < 0)
+				return -1;
+			continue;
+		}
 		s = name_hash(name) & r->mask;
 		while (r->slots[s] && strcmp(q[r->slots[s] - 1].name, name) != 0)
 			s = (s + 1) & r->mask;
@@ -126,6 +193,12 @@ static void resolver_fini(resolver *r)
 	free(r->found);
 	free(r->slots);
 	free(r->dup_next);
+	for (size_t i = 0; i < r->n_cxx; i++) {
+		free(r->cxx[i].pieces);
+		free(r->cxx[i].seen);
+	}
+	free(r->cxx);
+	free(r->dm_buf);
 }
 
 /* Returns the index + 1 of the first query named NAME, or 0. */
@@ -163,15 +236,123 @@ static int match_push(match_vec *m, uint64_t addr, uint64_t size)
 	return 0;
 }
 
+bool symtab_demangled_is(const char *demangled, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(demangled, name, n) == 0 &&
+	       (demangled[n] == '\0' || demangled[n] == '(');
+}
+
+char *symtab_demangle(const char *mangled)
+{
+	int status = -1;
+	char *out;
+
+	if (strncmp(mangled, "_Z", 2) != 0)
+		return NULL;
+	out = __cxa_demangle(mangled, NULL, NULL, &status);
+	if (status != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* True when NAME holds every piece of C, in order. */
+static bool cxx_may_match(const cxx_query *c, const char *name)
+{
+	const char *piece = c->pieces;
+	const char *at = name;
+
+	for (size_t k = 0; k < c->n_pieces; k++) {
+		size_t plen = strlen(piece);
+
+		at = strstr(at, piece);
+		if (!at)
+			return false;
+		at += plen;
+		piece += plen + 1;
+	}
+	return true;
+}
+
+/* Counts NAME in Q's n_names unless C has seen it (a function is in both
+ * .symtab and .dynsym).  Returns 0, or -1 when out of memory. */
+static int cxx_count_name(cxx_query *c, symtab_query *q, const char *name)
+{
+	uint64_t h = name_hash(name);
+	uint64_t *seen;
+
+	for (size_t i = 0; i < c->n_seen; i++)
+		if (c->seen[i] == h)
+			return 0;
+	seen = realloc(c->seen, (c->n_seen + 1) * sizeof(*seen));
+	if (!seen)
+		return -1;
+	c->seen = seen;
+	c->seen[c->n_seen++] = h;
+	q->n_names++;
+	return 0;
+}
+
+/* Demangles NAME into the resolver's buffer.  Returns it, or NULL. */
+static const char *resolver_demangle(resolver *r, const char *name)
+{
+	int status = -1;
+	char *out = __cxa_demangle(name, r->dm_buf, &r->dm_len, &status);
+
+	if (out)
+		r->dm_buf = out;
+	return status == 0 ? out : NULL;
+}
+
+/* Matches the mangled NAME against the C++ queries.  Returns 0, or -1
+ * when out of memory. */
+static int resolver_add_cxx(resolver *r, const char *name, uint64_t addr,
+			    uint64_t size)
+{
+	const char *demangled = NULL;
+	bool tried = false;
+
+	/* Cold and partial fragments of a function are not its entry. */
+	if (strstr(name, ".cold") || strstr(name, ".part"))
+		return 0;
+	for (size_t k = 0; k < r->n_cxx; k++) {
+		symtab_query *q = &r->q[r->cxx[k].qi];
+
+		if (!cxx_may_match(&r->cxx[k], name))
+			continue;
+		if (!tried) {
+			demangled = resolver_demangle(r, name);
+			tried = true;
+		}
+		if (!demangled || !symtab_demangled_is(demangled, q->name))
+			continue;
+		if (cxx_count_name(&r->cxx[k], q, name) < 0 ||
+		    match_push(&r->found[r->cxx[k].qi], addr, size) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Records a defined function symbol NAME at ADDR for every query of that
  * name.  Returns 0, or -1 when out of memory. */
-static int resolver_add(resolver *r, const char *name, uint64_t addr,
-			uint64_t size)
+static int resolver_add(void *ctx, const char *name, uint64_t addr,
+			uint64_t size, unsigned char st_info)
 {
+	resolver *r = ctx;
+
+	(void)st_info;
 	r->n_symbols++;
-	for (size_t i = resolver_find(r, name); i; i = r->dup_next[i - 1])
+	if (r->n_cxx && name[0] == '_' && name[1] == 'Z' &&
+	    resolver_add_cxx(r, name, addr, size) < 0)
+		return -1;
+	for (size_t i = resolver_find(r, name); i; i = r->dup_next[i - 1]) {
+		r->q[i - 1].n_names++;
 		if (match_push(&r->found[i - 1], addr, size) < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -186,7 +367,7 @@ static bool is_function(unsigned char st_info, uint16_t shndx, uint64_t value)
 /* Walks one SHT_SYMTAB or SHT_DYNSYM section.  Returns 0 (a malformed
  * table is skipped, not fatal), or -1 when out of memory. */
 static int scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-			resolver *r, size_t *nsyms)
+			sym_sink sink, void *ctx, size_t *nsyms)
 {
 	Elf_Scn *str_scn = elf_getscn(elf, sh->sh_link);
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -216,8 +397,8 @@ static int scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 					 sym[i].st_value) ||
 			    sym[i].st_name >= strsz)
 				continue;
-			if (resolver_add(r, strtab + sym[i].st_name,
-					 sym[i].st_value, sym[i].st_size) < 0)
+			if (sink(ctx, strtab + sym[i].st_name, sym[i].st_value,
+				 sym[i].st_size, sym[i].st_info) < 0)
 				return -1;
 		}
 		return 0;
@@ -231,8 +412,8 @@ static int scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		if (!is_function(sym.st_info, sym.st_shndx, sym.st_value) ||
 		    sym.st_name >= strsz)
 			continue;
-		if (resolver_add(r, strtab + sym.st_name, sym.st_value,
-				 sym.st_size) < 0)
+		if (sink(ctx, strtab + sym.st_name, sym.st_value, sym.st_size,
+			 sym.st_info) < 0)
 			return -1;
 	}
 	return 0;
@@ -333,15 +514,176 @@ static bool libelf_ready(void)
 	return state > 0;
 }
 
+int symtab_parse_debuglink(const void *data, size_t size, bool big_endian,
+			   char *name, size_t len, uint32_t *crc)
+{
+	const unsigned char *d = data;
+	const unsigned char *nul = size ? memchr(d, '\0', size) : NULL;
+	size_t nlen, crc_off;
+
+	if (!nul || nul == d)
+		return -1;
+	nlen = (size_t)(nul - d);
+	crc_off = (nlen + 1 + 3) & ~(size_t)3;
+	if (nlen >= len || crc_off > size || size - crc_off < 4 ||
+	    memchr(d, '/', nlen))
+		return -1;
+	memcpy(name, d, nlen + 1);
+	d += crc_off;
+	*crc = big_endian ? (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 |
+				    (uint32_t)d[2] << 8 | d[3]
+			  : (uint32_t)d[3] << 24 | (uint32_t)d[2] << 16 |
+				    (uint32_t)d[1] << 8 | d[0];
+	return 0;
+}
+
+/* Fills INFO's debuglink from a .gnu_debuglink section, if any. */
+static void find_debuglink(Elf *elf, const GElf_Ehdr *eh, symtab_info *inf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	inf->debuglink[0] = '\0';
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".gnu_debuglink") != 0)
+			continue;
+		data = elf_rawdata(scn, NULL);
+		if (!data || !data->d_buf ||
+		    symtab_parse_debuglink(data->d_buf, data->d_size,
+					   eh->e_ident[EI_DATA] == ELFDATA2MSB,
+					   inf->debuglink, sizeof(inf->debuglink),
+					   &inf->debuglink_crc) < 0)
+			inf->debuglink[0] = '\0';
+		return;
+	}
+}
+
+/* An open ELF file. */
+typedef struct elf_file {
+	int fd;
+	Elf *elf;
+	GElf_Ehdr eh;
+} elf_file;
+
+static void elf_file_close(elf_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	f->elf = NULL;
+	f->fd = -1;
+}
+
+/* Opens PATH as an ELF file into F, marking INF->is_elf.  Returns 0, or
+ * -1 with a message in ERRBUF (F is then closed). */
+static int elf_file_open(const char *path, elf_file *f, symtab_info *inf,
+			 char *errbuf, size_t errlen)
+{
+	struct stat st;
+	size_t shnum;
+
+	f->fd = -1;
+	f->elf = NULL;
+	if (!libelf_ready()) {
+		set_err(errbuf, errlen, "libelf is out of date: %s",
+			elf_errmsg(-1));
+		return -1;
+	}
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0 || fstat(f->fd, &st) < 0) {
+		set_err(errbuf, errlen, "cannot open: %s", strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		set_err(errbuf, errlen, "cannot open: %s",
+			S_ISDIR(st.st_mode) ? strerror(EISDIR) :
+					      "not a regular file");
+		goto fail;
+	}
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (!f->elf) {
+		set_err(errbuf, errlen, "%s", elf_errmsg(-1));
+		goto fail;
+	}
+	if (elf_kind(f->elf) != ELF_K_ELF) {
+		set_err(errbuf, errlen, "not an ELF file");
+		goto fail;
+	}
+	inf->is_elf = true;
+	(void)elf_errno();	/* forget errors left by earlier files */
+
+	/* libelf quietly sees no sections when their headers lie past the
+	 * end of a cut-off file: say so instead of "no such symbol". */
+	if (!gelf_getehdr(f->elf, &f->eh) || elf_getshdrnum(f->elf, &shnum) != 0) {
+		set_err(errbuf, errlen, "%s", elf_errmsg(-1));
+		goto fail;
+	}
+	if (f->eh.e_shoff != 0 &&
+	    (f->eh.e_shoff > (uint64_t)st.st_size ||
+	     (uint64_t)f->eh.e_shentsize * (shnum ? shnum : f->eh.e_shnum) >
+		     (uint64_t)st.st_size - f->eh.e_shoff)) {
+		set_err(errbuf, errlen,
+			"truncated ELF file: section headers past its end");
+		goto fail;
+	}
+	return 0;
+fail:
+	elf_file_close(f);
+	return -1;
+}
+
+/* Feeds every function symbol of F's tables to SINK and fills the rest of
+ * INF.  Returns 0, or -1 with a message in ERRBUF. */
+static int elf_file_walk(elf_file *f, sym_sink sink, void *ctx,
+			 symtab_info *inf, char *errbuf, size_t errlen)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(f->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		size_t nsyms;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		if (scan_symbols(f->elf, scn, &sh, sink, ctx, &nsyms) < 0) {
+			set_err(errbuf, errlen, "out of memory");
+			return -1;
+		}
+		if (nsyms > 1) {	/* entry 0 is always the null symbol */
+			if (sh.sh_type == SHT_SYMTAB)
+				inf->has_symtab = true;
+			else
+				inf->has_dynsym = true;
+		}
+	}
+	if (elf_errno() != 0) {
+		/* A section header could not be read: the file is damaged. */
+		set_err(errbuf, errlen, "%s", elf_errmsg(-1));
+		return -1;
+	}
+	find_build_id(f->elf, inf->build_id);
+	find_debuglink(f->elf, &f->eh, inf);
+	return 0;
+}
+
 int symtab_resolve(const char *path, symtab_query *q, size_t nq,
 		   symtab_info *info, char *errbuf, size_t errlen)
 {
 	resolver r;
 	symtab_info inf;
-	Elf *elf = NULL;
-	Elf_Scn *scn = NULL;
-	struct stat st;
-	int fd = -1, rc = -1;
+	elf_file f = { .fd = -1 };
+	int rc = -1;
 
 	memset(&inf, 0, sizeof(inf));
 	if (info)
@@ -349,86 +691,15 @@ int symtab_resolve(const char *path, symtab_query *q, size_t nq,
 	for (size_t i = 0; i < nq; i++) {
 		q[i].matches = NULL;
 		q[i].n_matches = 0;
+		q[i].n_names = 0;
 	}
 	if (resolver_init(&r, q, nq) < 0) {
 		set_err(errbuf, errlen, "out of memory");
 		goto out;
 	}
-	if (!libelf_ready()) {
-		set_err(errbuf, errlen, "libelf is out of date: %s",
-			elf_errmsg(-1));
+	if (elf_file_open(path, &f, &inf, errbuf, errlen) < 0 ||
+	    elf_file_walk(&f, resolver_add, &r, &inf, errbuf, errlen) < 0)
 		goto out;
-	}
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		set_err(errbuf, errlen, "cannot open: %s", strerror(errno));
-		goto out;
-	}
-	if (fstat(fd, &st) < 0) {
-		set_err(errbuf, errlen, "cannot open: %s", strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		set_err(errbuf, errlen, "cannot open: %s",
-			S_ISDIR(st.st_mode) ? strerror(EISDIR) :
-					      "not a regular file");
-		goto out;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
-		set_err(errbuf, errlen, "%s", elf_errmsg(-1));
-		goto out;
-	}
-	if (elf_kind(elf) != ELF_K_ELF) {
-		set_err(errbuf, errlen, "not an ELF file");
-		goto out;
-	}
-	inf.is_elf = true;
-	(void)elf_errno();	/* forget errors left by earlier files */
-
-	/* libelf quietly sees no sections when their headers lie past the
-	 * end of a cut-off file: say so instead of "no such symbol". */
-	GElf_Ehdr eh;
-	size_t shnum;
-
-	if (!gelf_getehdr(elf, &eh) || elf_getshdrnum(elf, &shnum) != 0) {
-		set_err(errbuf, errlen, "%s", elf_errmsg(-1));
-		goto out;
-	}
-	if (eh.e_shoff != 0 &&
-	    (eh.e_shoff > (uint64_t)st.st_size ||
-	     (uint64_t)eh.e_shentsize * (shnum ? shnum : eh.e_shnum) >
-		     (uint64_t)st.st_size - eh.e_shoff)) {
-		set_err(errbuf, errlen,
-			"truncated ELF file: section headers past its end");
-		goto out;
-	}
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		size_t nsyms;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		if (scan_symbols(elf, scn, &sh, &r, &nsyms) < 0) {
-			set_err(errbuf, errlen, "out of memory");
-			goto out;
-		}
-		if (nsyms > 1) {	/* entry 0 is always the null symbol */
-			if (sh.sh_type == SHT_SYMTAB)
-				inf.has_symtab = true;
-			else
-				inf.has_dynsym = true;
-		}
-	}
-	if (elf_errno() != 0) {
-		/* A section header could not be read: the file is damaged. */
-		set_err(errbuf, errlen, "%s", elf_errmsg(-1));
-		goto out;
-	}
-	find_build_id(elf, inf.build_id);
 	inf.n_symbols = r.n_symbols;
 
 	for (size_t i = 0; i < nq; i++) {
@@ -444,10 +715,46 @@ out:
 	if (info)
 		*info = inf;	/* what was learnt, even on failure */
 	resolver_fini(&r);
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+	elf_file_close(&f);
+	return rc;
+}
+
+/* Passes symbols on to a symtab_foreach caller. */
+typedef struct visitor {
+	symtab_visit_fn visit;
+	void *ctx;
+	size_t n;
+} visitor;
+
+static int visitor_sink(void *ctx, const char *name, uint64_t addr,
+			uint64_t size, unsigned char st_info)
+{
+	visitor *v = ctx;
+	symtab_symbol sym = { .name = name, .addr = addr, .size = size,
+			      .local = GELF_ST_BIND(st_info) == STB_LOCAL };
+
+	v->n++;
+	return v->visit(v->ctx, &sym);
+}
+
+int symtab_foreach(const char *path, symtab_visit_fn visit, void *ctx,
+		   symtab_info *info, char *errbuf, size_t errlen)
+{
+	visitor v = { .visit = visit, .ctx = ctx };
+	symtab_info inf;
+	elf_file f = { .fd = -1 };
+	int rc = -1;
+
+	memset(&inf, 0, sizeof(inf));
+	if (elf_file_open(path, &f, &inf, errbuf, errlen) == 0) {
+		rc = elf_file_walk(&f, visitor_sink, &v, &inf, errbuf, errlen);
+		if (rc < 0 && errbuf && strcmp(errbuf, "out of memory") == 0)
+			set_err(errbuf, errlen, "stopped");
+	}
+	inf.n_symbols = v.n;
+	if (info)
+		*info = inf;
+	elf_file_close(&f);
 	return rc;
 }
 

@@ -11,7 +11,8 @@ set -eu
 # clang, libclang-rt-14-dev: libFuzzer for tests/fuzz/run.sh.
 # libbpfcc-dev: libbcc reads USDT notes (gen/usdt.c); systemtap-sdt-dev:
 # <sys/sdt.h> for the USDT test fixture (tests/targets/usdt_prog.c).
-packages="build-essential pkg-config bpftrace libelf-dev libyaml-dev libjansson-dev libbpfcc-dev
+# zlib1g-dev: CRC32 of separate debug files (gen/debuginfo.c).
+packages="build-essential pkg-config bpftrace libelf-dev libyaml-dev libjansson-dev libbpfcc-dev zlib1g-dev
 systemtap-sdt-dev check
 valgrind jq strace nodejs prometheus python3-jsonschema python3-yaml clang libclang-rt-14-dev"
 missing=""

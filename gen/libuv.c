@@ -1,0 +1,162 @@
+/* libuv — see libuv.h. */
+#include "libuv.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symtab.h"
+
+static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+/* Skips an endbr64 at the start of CODE. */
+static size_t body_start(const unsigned char *code, size_t n)
+{
+	return n >= 4 && memcmp(code, endbr64, 4) == 0 ? 4 : 0;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int libuv_decode_string_fn(const unsigned char *code, size_t n, unsigned long long addr,
+			   unsigned long long *str)
+{
+	size_t i = body_start(code, n);
+
+	/* lea rax,[rip+disp32]; ret */
+	if (n >= i + 8 && code[i] == 0x48 && code[i + 1] == 0x8d && code[i + 2] == 0x05 &&
+	    code[i + 7] == 0xc3) {
+		int32_t disp = (int32_t)le32(code + i + 3);
+
+		*str = addr + i + 7 + (unsigned long long)(long long)disp;
+		return 0;
+	}
+	/* mov eax,imm32; ret */
+	if (n >= i + 6 && code[i] == 0xb8 && code[i + 5] == 0xc3) {
+		*str = le32(code + i + 1);
+		return 0;
+	}
+	return -1;
+}
+
+int libuv_decode_version_fn(const unsigned char *code, size_t n, char *out, size_t len)
+{
+	size_t i = body_start(code, n);
+
+	if (n < i + 6 || code[i] != 0xb8 || code[i + 5] != 0xc3)
+		return -1;
+	uint32_t v = le32(code + i + 1);
+	if (v >> 24)
+		return -1;
+	snprintf(out, len, "%u.%u.%u", v >> 16 & 0xff, v >> 8 & 0xff, v & 0xff);
+	return 0;
+}
+
+/* Reads LEN bytes at virtual address ADDR of ELF into OUT, through the
+ * PT_LOAD segment that holds them.  Returns the bytes read (may be short
+ * at a segment's end), or -1. */
+static ssize_t read_vaddr(Elf *elf, int fd, uint64_t addr, unsigned char *out, size_t len)
+{
+	size_t nphdr;
+
+	if (elf_getphdrnum(elf, &nphdr) != 0)
+		return -1;
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    addr < ph.p_vaddr || addr - ph.p_vaddr >= ph.p_filesz)
+			continue;
+		uint64_t avail = ph.p_filesz - (addr - ph.p_vaddr);
+		if (len > avail)
+			len = (size_t)avail;
+		return pread(fd, out, len, (off_t)(ph.p_offset + (addr - ph.p_vaddr)));
+	}
+	return -1;
+}
+
+/* A version string: digits and dots, an optional "-suffix". */
+static bool version_like(const char *s)
+{
+	size_t digits = strspn(s, "0123456789.");
+
+	return digits >= 5 && s[0] >= '0' && s[0] <= '9' && strchr(s, '.') &&
+	       (s[digits] == '\0' || s[digits] == '-');
+}
+
+/* Reads the version through the code at the two functions' addresses. */
+static int read_from_code(const char *path, uint64_t str_fn, uint64_t ver_fn, char *out,
+			  size_t len)
+{
+	unsigned char code[16];
+	char text[40];
+	unsigned long long str;
+	ssize_t n;
+	int rc = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	if (str_fn && (n = read_vaddr(elf, fd, str_fn, code, sizeof code)) > 0 &&
+	    libuv_decode_string_fn(code, (size_t)n, str_fn, &str) == 0 &&
+	    (n = read_vaddr(elf, fd, str, (unsigned char *)text, sizeof text - 1)) > 0) {
+		text[n] = '\0';
+		if (version_like(text)) {
+			snprintf(out, len, "%s", text);
+			rc = 0;
+			goto out;
+		}
+	}
+	if (ver_fn && (n = read_vaddr(elf, fd, ver_fn, code, sizeof code)) > 0 &&
+	    libuv_decode_version_fn(code, (size_t)n, out, len) == 0)
+		rc = 0;
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
+}
+
+int libuv_version(const char *path, char *out, size_t len)
+{
+	symtab_query q[2] = { { .name = "uv_version_string" }, { .name = "uv_version" } };
+	char err[200];
+	int rc = -1;
+
+	if (len)
+		out[0] = '\0';
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -1;
+	/* Both are exported: .dynsym has them even in a stripped libuv.so. */
+	if (symtab_resolve(path, q, 2, NULL, err, sizeof err) == 0 &&
+	    (q[0].n_matches || q[1].n_matches))
+		rc = read_from_code(path, q[0].n_matches ? q[0].matches[0].addr : 0,
+				    q[1].n_matches ? q[1].matches[0].addr : 0, out, len);
+	symtab_query_free(q, 2);
+	if (rc < 0 && len)
+		out[0] = '\0';
+	return rc;
+}
+
+int libuv_target_version(const target *t, char *out, size_t len, const char **object)
+{
+	for (size_t i = 0; i < t->n_objects; i++) {
+		if (libuv_version(t->objects[i], out, len) == 0) {
+			if (object)
+				*object = t->objects[i];
+			return 0;
+		}
+	}
+	return -1;
+}
