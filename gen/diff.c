@@ -396,6 +396,8 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 		path_key(path, base, "unit");
 		return ld_fail(l, path, "unknown unit '%s' (ns, us, ms or s)", p->unit);
 	}
+	if (get_str(l, obj, base, "derived", &p->derived, false, true) < 0)
+		return -1;
 	if (!p->attached && get_str(l, obj, base, "reason", &p->reason, true, true) < 0)
 		return -1;
 	if (is_events || is_count) {

@@ -137,7 +137,56 @@ static void add_maps(parts *pt, const char *name, const char *const *print,
 		buf_printf(&pt->helpers, "\tclear(@%s_%s);\n", *helper, name);
 }
 
-static int emit_latency(parts *pt, const resolved_probe *rp)
+static char *chop(char *s)
+{
+	if (s && *s)
+		s[strlen(s) - 1] = '\0';
+	return s;
+}
+
+/* The statements that time derived phases (resolve.h) at probe number
+ * SELF's entry (ENTRY true: the gaps it ends) or return (the gaps it
+ * starts), for every derived probe of R. */
+static char *derived_hooks(const parts *pt, const resolved *r, size_t self, bool entry)
+{
+	buf b = BUF_INIT;
+
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const resolved_probe *d = &r->probes[i];
+		const char *n = d->sp->name, *key = d->sp->per_thread ? "tid" : "0";
+		for (size_t k = 0; d->active && d->derived && k < d->n_gaps; k++) {
+			if (!entry && d->gap_after[k] == self) {
+				buf_printf(&b, "\t@gap%zu_%s[tid] = nsecs;\n", k, n);
+			} else if (entry && d->gap_before[k] == self) {
+				buf_printf(&b, "\tif (@gap%zu_%s[tid]) {\n"
+					   "\t\t// derived: %s's gap %zu ends here\n"
+					   "\t\t$ns = nsecs - @gap%zu_%s[tid];\n"
+					   "\t\tdelete(@gap%zu_%s[tid]);\n%s\n"
+					   "\t\t@b_%s[%s, $b] = count();\n"
+					   "\t\t@sum_%s[%s] = sum($ns);\n"
+					   "\t\t@min_%s[%s] = min($ns);\n"
+					   "\t\t@max_%s[%s] = max($ns);\n\t}\n",
+					   k, n, n, k, k, n, k, n, pt->bucket, n, key, n, key, n, key,
+					   n, key);
+			}
+		}
+	}
+	return chop(buf_take(&b));
+}
+
+/* A derived phase has no probe of its own: its maps, filled by the hooks
+ * of the phases around it, and its gap timestamps. */
+static void emit_derived(parts *pt, const resolved_probe *rp)
+{
+	static const char *const print[] = { "b", "sum", "min", "max", NULL };
+
+	add_maps(pt, rp->sp->name, print, NULL, NULL);
+	for (size_t k = 0; k < rp->n_gaps; k++)
+		buf_printf(&pt->helpers, "\tclear(@gap%zu_%s);\n", k, rp->sp->name);
+}
+
+static int emit_latency(parts *pt, const resolved_probe *rp, const char *on_entry,
+			const char *on_return)
 {
 	static const char *const print[] = { "b", "sum", "min", "max", NULL };
 	static const char *const helper[] = { "start", NULL };
@@ -168,6 +217,8 @@ static int emit_latency(parts *pt, const resolved_probe *rp)
 	vars_set(&v, "pid_test", pt->pid_test);
 	vars_set(&v, "key", rp->sp->per_thread ? "tid" : "0");
 	vars_set(&v, "bucket", pt->bucket);
+	vars_set(&v, "on_entry", on_entry ? on_entry : "");
+	vars_set(&v, "on_return", on_return ? on_return : "");
 	buf_putc(&pt->out, '\n');
 	int rc = render_into(&pt->out, "latency.bt.in", &v);
 	free(e);
@@ -177,12 +228,6 @@ static int emit_latency(parts *pt, const resolved_probe *rp)
 	return rc;
 }
 
-static char *chop(char *s)
-{
-	if (s && *s)
-		s[strlen(s) - 1] = '\0';
-	return s;
-}
 
 /* Entry-only timing (spec timing: entry-only): RP is latency probe number
  * INDEX (1-based) of the spec's active latency probes R->probes; its entry
@@ -628,6 +673,12 @@ static void describe_probe(buf *b, const resolved_probe *rp)
 		buf_puts(b, "utilization: time in epoll_wait, epoll_pwait, epoll_pwait2 per thread");
 		return;
 	}
+	if (sp->kind == PROBE_LATENCY && rp->derived) {
+		put_comment_text(b, sp->function);
+		buf_puts(b, " (not in the target) ");
+		put_comment_text(b, rp->derived);
+		return;
+	}
 	if (sp->kind == PROBE_LATENCY) {
 		put_comment_text(b, sp->function);
 		buf_puts(b, " in ");
@@ -712,10 +763,17 @@ program *gen_program(const resolved *r, const gen_options *o)
 			continue;
 		switch (rp->sp->kind) {
 		case PROBE_LATENCY:
-			if (s->entry_only)
+			if (rp->derived) {
+				emit_derived(&pt, rp);
+			} else if (s->entry_only) {
 				failed |= emit_phase(&pt, r, rp, ++phases);
-			else
-				failed |= emit_latency(&pt, rp);
+			} else {
+				char *in = derived_hooks(&pt, r, i, true);
+				char *out = derived_hooks(&pt, r, i, false);
+				failed |= emit_latency(&pt, rp, in, out);
+				free(in);
+				free(out);
+			}
 			break;
 		case PROBE_SYSCALLS:
 			failed |= emit_syscalls(&pt, rp);

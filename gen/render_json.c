@@ -247,6 +247,8 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 		json_object_set_new(jp, "attached", json_boolean(p->attached));
 		if (!p->attached)
 			json_object_set_new(jp, "reason", jstr(p->reason));
+		if (p->derived)
+			json_object_set_new(jp, "derived", json_string(p->derived));
 		bool is_util = strcmp(p->kind, "utilization") == 0;
 		bool is_latency = strcmp(p->kind, "latency") == 0 || is_util;
 		bool is_syscalls = strcmp(p->kind, "syscalls") == 0;

@@ -303,7 +303,13 @@ int render_text(FILE *out, const report *rep)
 		"TOTAL", "%WIN", "MEAN", "P50~", "P90~", "P99~", "MAX");
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
-		fprintf(out, "%-14s ", p->name);
+		if (p->derived) {
+			char label[40];
+			snprintf(label, sizeof label, "%s*", p->name);
+			fprintf(out, "%-14s ", label);
+		} else {
+			fprintf(out, "%-14s ", p->name);
+		}
 		if (!p->attached) {
 			fprintf(out, "not attached: %s\n", p->reason ? p->reason : "unknown reason");
 			continue;
@@ -354,7 +360,10 @@ int render_text(FILE *out, const report *rep)
 			utilization_table(out, p, rep);
 			continue;
 		}
-		fprintf(out, "\n%s: %s in %s\n", p->name, p->function, p->object);
+		if (p->derived)
+			fprintf(out, "\n%s: %s\n", p->name, p->derived);
+		else
+			fprintf(out, "\n%s: %s in %s\n", p->name, p->function, p->object);
 		histogram(out, p);
 		if (p->n_groups > 1) {
 			fprintf(out, "\n  %-8s %-16s %10s %11s %7s %10s %10s %10s %10s %10s\n", "TID",
@@ -369,6 +378,9 @@ int render_text(FILE *out, const report *rep)
 			}
 		}
 	}
+	for (size_t i = 0; i < rep->n_probes; i++)
+		if (rep->probes[i].derived)
+			fprintf(out, "\n* %s: %s", rep->probes[i].name, rep->probes[i].derived);
 	for (size_t i = 0; i < rep->n_warnings; i++)
 		fprintf(out, "\nwarning: %s", rep->warnings[i]);
 	fprintf(out, "\n~ percentiles are estimates: %s; count, total, min and max are exact.\n",

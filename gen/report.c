@@ -735,6 +735,7 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 		p->unit_ns = spec_unit_ns(rp->sp->unit);
 		p->attached = rp->active;
 		p->reason = dup_or_null(rp->reason);
+		p->derived = dup_or_null(rp->derived);
 		if (!p->name || !p->kind || !p->unit) {
 			report_free(rep);
 			return NULL;
@@ -785,6 +786,7 @@ void report_free(report *rep)
 		free(p->debug_file);
 		free(p->unit);
 		free(p->reason);
+		free(p->derived);
 		free(p->st.buckets);
 		for (size_t g = 0; g < p->n_groups; g++) {
 			free(p->groups[g].thread);

@@ -115,6 +115,7 @@ typedef struct report_probe {
 	uint64_t unit_ns;
 	bool attached;
 	char *reason;		/* why not attached, or NULL */
+	char *derived;		/* a derived phase: how it is timed; else NULL */
 	report_stats st;	/* all groups together (count probes: only count) */
 	double utilization;	/* utilization probes: the busiest thread's */
 	report_group *groups;	/* main thread (tid == pid) first, then by tid */

@@ -220,7 +220,10 @@ static int settle_probe(const spec *s, const target *t, resolved_probe *rp, look
 			     p->missing_reason ? p->missing_reason : "",
 			     p->missing_reason ? ")" : "") < 0)
 			rp->reason = NULL;
-		diag_warn("probe '%s' skipped: %s", p->name, rp->reason ? rp->reason : "not found");
+		/* A derived phase says what it does instead, once all is known. */
+		if (p->derived == DERIVED_NONE || s->entry_only)
+			diag_warn("probe '%s' skipped: %s", p->name,
+				  rp->reason ? rp->reason : "not found");
 		free(what);
 		return 0;
 	}
@@ -348,6 +351,8 @@ static int check_usdt(resolved_probe *rp)
 	return rc;
 }
 
+static bool derive_phase(resolved *r, resolved_probe *rp);
+
 resolved *resolve_spec(const spec *s, const target *t)
 {
 	resolved *r = calloc(1, sizeof *r);
@@ -424,6 +429,9 @@ resolved *resolve_spec(const spec *s, const target *t)
 	if (libuv_target_version(t, uv, sizeof uv, NULL) == 0 &&
 	    !(r->libuv_version = strdup(uv)))
 		diag_warn("out of memory: the report will not name libuv's version");
+	for (size_t i = 0; i < s->n_probes; i++)
+		if (derive_phase(r, &r->probes[i]))
+			r->n_active++;
 	if (r->n_active == 0) {
 		diag_error("check the target: none of the spec's functions exist in it",
 			   "no probe of spec '%s' can attach to %s", s->name, t->exe);
@@ -431,6 +439,81 @@ resolved *resolve_spec(const spec *s, const target *t)
 		return NULL;
 	}
 	return r;
+}
+
+/* ---- derived libuv phases ---------------------------------------------- */
+
+/* The active entry-return latency probe timing FUNCTION, or -1. */
+static long phase_probe(const resolved *r, const char *function)
+{
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const resolved_probe *rp = &r->probes[i];
+		if (rp->active && !rp->derived && rp->sp->kind == PROBE_LATENCY &&
+		    rp->sp->function && strcmp(rp->sp->function, function) == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+/* libuv VERSION ("1.46.0") is 1.45 or later; unknown counts as later. */
+static bool libuv_new_order(const char *version)
+{
+	unsigned major, minor;
+	if (!version || sscanf(version, "%u.%u", &major, &minor) != 2)
+		return true;
+	return major > 1 || (major == 1 && minor >= 45);
+}
+
+/* Makes RP, a missing optional function with a 'derived' phase, time
+ * that phase as the gaps around it.  Returns true when RP became active. */
+static bool derive_phase(resolved *r, resolved_probe *rp)
+{
+	const spec_probe *p = rp->sp;
+	static const char *const names[] = { "uv__run_timers", "uv__run_idle", "uv__io_poll",
+					     "uv__run_check" };
+	const char *after[2], *before[2];
+	size_t n = 0;
+	bool new_order = libuv_new_order(r->libuv_version);
+	char *text = NULL;
+
+	if (rp->active || p->kind != PROBE_LATENCY || p->derived == DERIVED_NONE)
+		return false;
+	if (r->sp->entry_only) {
+		/* Its time is already in the phase before it. */
+		return false;
+	}
+	if (p->derived == DERIVED_LIBUV_PENDING) {
+		after[n] = names[0], before[n++] = names[1];
+		if (new_order)
+			after[n] = names[2], before[n++] = names[3];
+	} else {
+		after[n] = names[3], before[n++] = names[0];
+	}
+	for (size_t k = 0; k < n; k++) {
+		long a = phase_probe(r, after[k]), b = phase_probe(r, before[k]);
+		if (a < 0 || b < 0) {
+			diag_warn("probe '%s' skipped: %s; its time cannot be derived either: the "
+				  "spec does not time both %s and %s", p->name,
+				  rp->reason ? rp->reason : "not found", after[k], before[k]);
+			return false;
+		}
+		rp->gap_after[k] = (size_t)a;
+		rp->gap_before[k] = (size_t)b;
+	}
+	if (asprintf(&text, "derived: the time from the return of %s to the entry of %s%s%s%s%s "
+		     "on each loop thread, where libuv %s runs %s",
+		     after[0], before[0], n > 1 ? ", and from the return of " : "",
+		     n > 1 ? after[1] : "", n > 1 ? " to the entry of " : "", n > 1 ? before[1] : "",
+		     r->libuv_version ? r->libuv_version : "(version unknown: 1.45 or later assumed)",
+		     p->derived == DERIVED_LIBUV_PENDING ? "pending callbacks" : "closing handles") < 0)
+		return false;
+	rp->n_gaps = n;
+	rp->derived = text;
+	rp->active = true;
+	diag_verbose("probe '%s': %s is not in the target; %s", p->name, p->function, text);
+	free(rp->reason);
+	rp->reason = NULL;
+	return true;
 }
 
 /* Where tracefs is mounted (its events directory there), or NULL. */
@@ -566,6 +649,7 @@ void resolved_free(resolved *r)
 		free(r->probes[i].addrs);
 		free(r->probes[i].debug_file);
 		free(r->probes[i].tracer_path);
+		free(r->probes[i].derived);
 	}
 	free(r->probes);
 	free(r->libuv_version);

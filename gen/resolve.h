@@ -36,6 +36,13 @@ typedef struct resolved_probe {
 				 * from (owned), NULL when the object's own */
 	char *tracer_path;	/* owned; set when bpftrace would not find
 				 * debug_file: where it would (debuginfo.h) */
+	/* A derived phase (spec 'derived'): its function is missing, and its
+	 * time is taken as each gap from the return of probe gap_after[k] to
+	 * the next entry of probe gap_before[k] on the same thread (indices
+	 * into resolved.probes).  derived is the text reports show. */
+	size_t n_gaps;
+	size_t gap_after[2], gap_before[2];
+	char *derived;		/* owned; NULL unless derived */
 } resolved_probe;
 
 typedef struct resolved {
@@ -48,6 +55,10 @@ typedef struct resolved {
 				 * (libuv.h), else NULL; owned */
 } resolved;
 
+/* Derived libuv phases: for libuv >= 1.45 (and when the version is
+ * unknown) pending runs between timers and idle and again between poll
+ * and check; before 1.45 only between timers and idle; closing handles
+ * run between check and timers in every version. */
 resolved *resolve_spec(const spec *s, const target *t);
 /* What a run needs beyond symbols.  Syscall probes need the raw_syscalls
  * tracepoints, which need tracefs; count probes need their tracepoint to

@@ -910,11 +910,12 @@ static const char *const top_examples[] = {
 
 enum {
 	P_NAME, P_KIND, P_FUNCTION, P_OBJECT, P_OPTIONAL, P_MISSING_REASON, P_SYSCALLS,
-	P_PROBE, P_THRESHOLD, P_LIMIT, P_UNIT, P_PER_THREAD, P_DESCRIPTION, P_ARGS, N_PROBE,
+	P_PROBE, P_THRESHOLD, P_LIMIT, P_UNIT, P_PER_THREAD, P_DESCRIPTION, P_ARGS, P_DERIVED,
+	N_PROBE,
 };
 static const char *const probe_keys[] = {
 	"name", "kind", "function", "object", "optional", "missing_reason", "syscalls",
-	"probe", "threshold", "limit", "unit", "per_thread", "description", "args", NULL,
+	"probe", "threshold", "limit", "unit", "per_thread", "description", "args", "derived", NULL,
 };
 static const char *const probe_examples[] = {
 	"name: timers", "kind: latency", "function: uv__run_timers", "object: \"libuv.so*\"",
@@ -922,6 +923,7 @@ static const char *const probe_examples[] = {
 	"probe: \"tracepoint:sched:sched_switch\"", "threshold: 1ms", "limit: 1000", "unit: ms", "per_thread: false",
 	"description: Time spent running timers",
 	"args: [{name: line, value: retval, type: string}]",
+	"derived: libuv-pending",
 };
 
 /* The kinds each probe key applies to. */
@@ -935,7 +937,7 @@ static const unsigned probe_key_kinds[] = {
 	K_ALL | K_UTIL, K_ALL | K_UTIL, K_LATENCY, K_LATENCY, K_LATENCY, K_LATENCY,
 	K_SYSCALLS | K_EVENTS, K_COUNT | K_EVENTS, K_EVENTS, K_EVENTS,
 	K_LATENCY | K_SYSCALLS | K_EVENTS | K_UTIL, K_ALL, K_ALL | K_UTIL,
-	K_EVENTS,
+	K_EVENTS, K_LATENCY,
 };
 
 /* The forms a count probe's 'probe' may take, for hints. */
@@ -2051,6 +2053,20 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 			check_text(ld, k, v, what, probe_examples[key], DESCRIPTION_MAX,
 				   &p->description);
 			break;
+		case P_DERIVED:
+			p->derived_loc = node_loc(ld, v);
+			if (node_is(v, "libuv-pending"))
+				p->derived = DERIVED_LIBUV_PENDING;
+			else if (node_is(v, "libuv-closing"))
+				p->derived = DERIVED_LIBUV_CLOSING;
+			else
+				report(ld, DIAG_ERROR, node_loc(ld, v),
+				       "derived is libuv-pending or libuv-closing: the libuv phase "
+				       "the missing function runs, timed between the phases around "
+				       "it in the loop order of the target's libuv",
+				       "unknown derived phase '%s' %s", show(buf, v->value, v->len),
+				       where);
+			break;
 		}
 	}
 
@@ -2108,6 +2124,11 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 		       "probe point whose hits to record, e.g. "
 		       "'probe: \"uretprobe:/bin/bash:readline\"'",
 		       "%s has no 'syscalls' or 'probe'", label);
+	if (seen[P_DERIVED] && !p->optional && optional_ok)
+		report(ld, DIAG_ERROR, node_loc(ld, seen[P_DERIVED]),
+		       "a derived phase stands in for a function that may be missing; add "
+		       "'optional: true'",
+		       "'derived' %s needs 'optional: true'", where);
 	if (seen[P_MISSING_REASON] && !p->optional && optional_ok &&
 	    (kind < 0 || kind == PROBE_LATENCY))
 		report(ld, DIAG_ERROR, node_loc(ld, seen[P_MISSING_REASON]),

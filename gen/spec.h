@@ -83,6 +83,10 @@ typedef struct spec_probe {
 	char *object;		/* NULL, or object glob (see spec.objects) */
 	diag_loc object_loc;
 	bool optional;		/* missing symbol: warn and skip, not fail */
+	/* When the (optional) function is missing, time the libuv phase it
+	 * runs as a gap between the probed phases around it (resolve.h). */
+	enum { DERIVED_NONE, DERIVED_LIBUV_PENDING, DERIVED_LIBUV_CLOSING } derived;
+	diag_loc derived_loc;
 	char *missing_reason;	/* NULL, or text shown when the symbol is missing */
 	time_unit unit;		/* display unit; reports keep nanoseconds */
 	bool per_thread;	/* group by thread (default true) */
