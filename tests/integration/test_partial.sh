@@ -4,7 +4,9 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 
-node "$TOP/scripts/workloads/phases.js" --seconds 3 &
+# Seconds enough for bpftrace to attach (up to ~2 s on a loaded machine)
+# before the target exits.
+node "$TOP/scripts/workloads/phases.js" --seconds 5 &
 app=$!
 cleanup_pid "$app"
 sleep 1
@@ -19,13 +21,13 @@ r=$TMP/report.json
 jqr "$r" .partial_reason | grep -q "pid $app exited" || fail "reason does not name the pid"
 n=$(jqr "$r" '.probes[] | select(.name == "timers") | .count')
 [ "$n" -gt 0 ] || fail "no timers data in the partial report"
-# The window runs from the attach to the target's exit: under its 3 s.
+# The window runs from the attach to the target's exit: under its 5 s.
 win=$(jqr "$r" .duration_ns | awk '{print $1/1e9}')
 echo "measured: window (s)                    $win"
-awk -v w="$win" 'BEGIN { exit !(w > 0.2 && w < 3) }' || fail "window $win s: expected attach-to-exit, under 3 s"
+awk -v w="$win" 'BEGIN { exit !(w > 0.2 && w < 4) }' || fail "window $win s: expected attach-to-exit, under 4 s"
 
 # The text view says so too.
-node "$TOP/scripts/workloads/phases.js" --seconds 2 &
+node "$TOP/scripts/workloads/phases.js" --seconds 4 &
 app=$!
 cleanup_pid "$app"
 sleep 1
