@@ -156,17 +156,34 @@ for spec in "$TOP/specs/file-io.yaml" "$TOP/specs/net-connect.yaml" \
 	"$BPFSPEC" run "$spec" -p "$target" -d 2s -o json >"$out" 2>"$TMP/stderr" ||
 		{ cat "$TMP/stderr"; fail "bpfspec run $spec exited $?"; }
 done
+# A spec with a function the target lacks: the not-attached shape.
+cat >"$TMP/skip.yaml" <<'YAML'
+name: skip-demo
+probes:
+  - name: timers
+    kind: latency
+    function: uv__run_timers
+  - name: gone
+    kind: latency
+    function: uv__no_such_function
+    optional: true
+    missing_reason: absent on purpose
+YAML
+"$BPFSPEC" run "$TMP/skip.yaml" -p "$phases" -d 1s -o json >"$TMP/skip.json" 2>"$TMP/stderr" ||
+	{ cat "$TMP/stderr"; fail "bpfspec run skip.yaml exited $?"; }
 # One-second intervals: one report per line.
 "$BPFSPEC" run libuv-phases -p "$phases" -i 1s -n 2 -o json >"$TMP/intervals.json" 2>"$TMP/stderr" ||
 	{ cat "$TMP/stderr"; fail "bpfspec run -i 1s -n 2 -o json exited $?"; }
 [ "$(wc -l <"$TMP/intervals.json")" -eq 2 ] || fail "-i 1s -n 2 -o json wrote $(wc -l <"$TMP/intervals.json") lines, not 2"
 
-for r in libuv file-io net-connect file-io-events intervals; do
+for r in libuv skip file-io net-connect file-io-events intervals; do
 	validate --strict "$REPORT_SCHEMA" "$TMP/$r.json" || fail "the $r report does not match docs/report.schema.json"
 done
 # The reports hold what the schema's conditional parts are about.
-[ "$(jqr "$TMP/libuv.json" '[.probes[] | select(.attached == false)] | length')" -ge 1 ] ||
-	fail "no probe of libuv-phases was skipped: the schema's not-attached shape went untested"
+[ "$(jqr "$TMP/skip.json" '[.probes[] | select(.attached == false)] | length')" -eq 1 ] ||
+	fail "no probe of skip.yaml was skipped: the schema's not-attached shape went untested"
+[ "$(jqr "$TMP/libuv.json" '[.probes[] | select(.derived)] | length')" -eq 2 ] ||
+	fail "libuv-phases has no derived phases: the schema's derived field went untested"
 [ "$(jqr "$TMP/net-connect.json" '[.probes[].events[]? | select(.address)] | length')" -ge 1 ] ||
 	fail "no connect record with an address"
 [ "$(jqr "$TMP/net-connect.json" '[.probes[].events[]? | select(.error)] | length')" -ge 1 ] ||

@@ -1,19 +1,34 @@
 #!/usr/bin/env bash
 # A traced process that exits before the window ends: the report covers
 # what was seen, says it is partial and why, and the exit status is 7.
+# The target is ended 1 s after bpfspec says its probes are attached (the
+# attach takes from 1 to several seconds, depending on the machine's load).
 . "$(dirname "$0")/../lib.sh"
 need_root
 
-# Seconds enough for bpftrace to attach (up to ~2 s on a loaded machine)
-# before the target exits.
-node "$TOP/scripts/workloads/phases.js" --seconds 5 &
-app=$!
-cleanup_pid "$app"
-sleep 1
-set +e
-"$BPFSPEC" run libuv-phases -p "$app" -d 20s -o json >"$TMP/report.json" 2>"$TMP/stderr"
-rc=$?
-set -e
+# partial_run FORMAT OUT — traces a fresh phases.js for up to 20 s and ends
+# the target 1 s into the window; sets rc.
+partial_run() {
+	node "$TOP/scripts/workloads/phases.js" --seconds 120 &
+	app=$!
+	cleanup_pid "$app"
+	sleep 0.5
+	set +e
+	"$BPFSPEC" run libuv-phases -p "$app" -d 20s -o "$1" -v >"$2" 2>"$TMP/stderr" &
+	bpf=$!
+	for _ in $(seq 600); do
+		grep -q "bpftrace attached" "$TMP/stderr" && break
+		sleep 0.1
+	done
+	grep -q "bpftrace attached" "$TMP/stderr" || { cat "$TMP/stderr"; fail "bpfspec did not attach in 60 s"; }
+	sleep 1
+	kill "$app"
+	wait "$bpf"
+	rc=$?
+	set -e
+}
+
+partial_run json "$TMP/report.json"
 echo "measured: exit status $rc"
 [ "$rc" -eq 7 ] || { cat "$TMP/stderr"; fail "exit status $rc, expected 7 (partial)"; }
 r=$TMP/report.json
@@ -21,19 +36,12 @@ r=$TMP/report.json
 jqr "$r" .partial_reason | grep -q "pid $app exited" || fail "reason does not name the pid"
 n=$(jqr "$r" '.probes[] | select(.name == "timers") | .count')
 [ "$n" -gt 0 ] || fail "no timers data in the partial report"
-# The window runs from the attach to the target's exit: under its 5 s.
+# The window runs from the attach to the target's exit, about 1 s later.
 win=$(jqr "$r" .duration_ns | awk '{print $1/1e9}')
-echo "measured: window (s)                    $win"
-awk -v w="$win" 'BEGIN { exit !(w > 0.2 && w < 4) }' || fail "window $win s: expected attach-to-exit, under 4 s"
+echo "measured: window (s)                    $win (truth about 1)"
+awk -v w="$win" 'BEGIN { exit !(w > 0.5 && w < 3) }' || fail "window $win s: expected attach-to-exit, about 1 s"
 
 # The text view says so too.
-node "$TOP/scripts/workloads/phases.js" --seconds 4 &
-app=$!
-cleanup_pid "$app"
-sleep 1
-set +e
-"$BPFSPEC" run libuv-phases -p "$app" -d 20s >"$TMP/report.txt" 2>"$TMP/stderr"
-rc=$?
-set -e
+partial_run text "$TMP/report.txt"
 [ "$rc" -eq 7 ] || fail "text mode: exit status $rc"
 grep -q "^PARTIAL: target pid $app exited" "$TMP/report.txt" || fail "text report does not say PARTIAL"
