@@ -9,8 +9,11 @@ set -eu
 # python3-jsonschema, python3-yaml: scripts/validate-json-schema.py (run with
 # /usr/bin/python3) checks specs and reports against docs/*.schema.json.
 # clang, libclang-rt-14-dev: libFuzzer for tests/fuzz/run.sh.
+# wrk, libbpf-tools (funclatency, syscount), linux-perf (perf trace): the
+# comparators and load generator of `make bench` (scripts/bench.sh).
 packages="build-essential pkg-config bpftrace libelf-dev libyaml-dev libjansson-dev check
-valgrind jq strace nodejs prometheus python3-jsonschema python3-yaml clang libclang-rt-14-dev"
+valgrind jq strace nodejs prometheus python3-jsonschema python3-yaml clang libclang-rt-14-dev
+wrk libbpf-tools linux-perf"
 missing=""
 for p in $packages; do
 	# nodejs: any node on PATH will do (the NodeSource build included).
