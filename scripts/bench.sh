@@ -319,9 +319,16 @@ for t in "${load_tools[@]}"; do
 	cslow[$t]=$(median <"$tmp/cslow_$t")
 done
 pct() { awk -v v="$1" 'BEGIN { printf "%.1f%%", 100 * v }'; }
-row overhead "untraced" "${rps[untraced]}" req/s - - - - "median of all $(wc -l <"$tmp/rps_untraced") untraced runs, $(sort -g "$tmp/rps_untraced" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f to %.0f", lo, hi }') (the noise)"
+# run_noise FILE — how much two untraced runs in a row differ: the median of
+# |1 - run[i] / run[i-1]| over the runs in FILE, in their order.
+run_noise() { awk 'NR > 1 { d = 1 - $1 / p; print d < 0 ? -d : d } { p = $1 }' "$1" | median; }
+noise=$(run_noise "$tmp/rps_untraced")
+cnoise=$(run_noise "$tmp/cpr_untraced")
+row overhead "untraced" "${rps[untraced]}" req/s - - - - "median of $(wc -l <"$tmp/rps_untraced") untraced runs, $(sort -g "$tmp/rps_untraced" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f to %.0f", lo, hi }'); noise $(pct "$noise")"
 declare -A ref_label=([bt_phases]="bpftrace by hand" [bt_sys]="bpftrace by hand" [strace]="strace -c"
 	[perf]="perf trace -s" [-]="-")
+# below_noise SLOWDOWN NOISE — true when |SLOWDOWN| < 2 NOISE.
+below_noise() { awk -v s="$1" -v n="$2" 'BEGIN { s = s < 0 ? -s : s; exit !(s < 2 * n) }'; }
 # load_row NAME LABEL REF GOAL_LIMIT — slowdown of NAME and its ratio to
 # REF's, in requests/s (section overhead) and in CPU time per request
 # (section overhead_cpu).
@@ -335,11 +342,14 @@ load_row() {
 		goal="<= ${4}x"
 		st=$(goal_le "$r" "$4")
 		cst=$(goal_le "$cr" "$4")
+		# A ratio to a slowdown the noise could make is no result.
+		if below_noise "${slow[$3]}" "$noise"; then st="n/a"; fi
+		if below_noise "${cslow[$3]}" "$cnoise"; then cst="n/a"; fi
 	fi
 	row overhead "$2" "${rps[$1]}" req/s "${ref_label[$3]}" "${r:--}" "$goal" "$st" "slowdown $(pct "${slow[$1]}") (median of pairs)"
 	row overhead_cpu "$2" "$(fix2 "${cpr[$1]} / 1000")" us/req "${ref_label[$3]}" "${cr:--}" "$goal" "$cst" "slowdown $(pct "${cslow[$1]}") (median of pairs)"
 }
-row overhead_cpu "untraced" "$(fix2 "${cpr[untraced]} / 1000")" us/req - - - - "server main thread CPU per request, median of all $(wc -l <"$tmp/cpr_untraced") untraced runs"
+row overhead_cpu "untraced" "$(fix2 "${cpr[untraced]} / 1000")" us/req - - - - "server main thread CPU per request, median of $(wc -l <"$tmp/cpr_untraced") untraced runs; noise $(pct "$cnoise")"
 load_row bpfspec_phases "libuv-phases: bpfspec" bt_phases 1.0
 load_row bt_phases "libuv-phases: bpftrace by hand" - -
 if [ -f "$spec_entry" ]; then load_row bpfspec_entry "libuv-entry: bpfspec" bt_phases 0.75
