@@ -91,6 +91,8 @@ for sc in nanosleep:5 clock_nanosleep:10 poll:5; do
 done
 
 # ---- (d) parse_bench on a recorded fixture ----------------------------
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 san=()
 [ "${SANITIZED:-0}" = 1 ] && san=(-fsanitize=address,undefined -fno-omit-frame-pointer)
 objs=()
