@@ -39,7 +39,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 .PHONY: all deps check check-unit check-golden check-integration check-asan asan-build \
-	check-valgrind demo install uninstall clean fuzz
+	check-valgrind demo install uninstall clean fuzz bench
 
 all: $(BUILD)/bpfspec
 
@@ -75,7 +75,24 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CPPFLAGS) $(DEP_CFLAGS) $(CFLAGS) $(LDFLAGS) \
 		-o $@ $< $(LIB_OBJS) $(PKG_LIBS) $(BCC_LIBS) $(CHECK_LIBS)
 
-$(BUILD)/obj $(BUILD)/gen $(BUILD)/tests:
+# Benchmark helpers and workloads (scripts/bench.sh); parse_bench links
+# the project's objects, like the unit tests.
+BENCH_BINS := $(BUILD)/bench/stamp $(BUILD)/bench/parse_bench $(BUILD)/bench/latency_mix \
+	$(BUILD)/bench/syscall_sleeps
+
+$(BUILD)/bench/parse_bench: scripts/bench/parse_bench.c $(LIB_OBJS) | $(BUILD)/bench
+	@echo "  CC      $@"
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(PKG_LIBS)
+
+$(BUILD)/bench/%: scripts/bench/%.c | $(BUILD)/bench
+	@echo "  CC      $@"
+	$(Q)$(CC) $(BASE_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+$(BUILD)/bench/%: scripts/workloads/%.c | $(BUILD)/bench
+	@echo "  CC      $@"
+	$(Q)$(CC) $(BASE_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+$(BUILD)/obj $(BUILD)/gen $(BUILD)/tests $(BUILD)/bench:
 	$(Q)mkdir -p $@
 
 # Installs missing Debian packages and mounts tracefs (needs root).
@@ -112,6 +129,11 @@ check-asan: all asan-build
 
 check-valgrind: all $(UNIT_BINS)
 	$(Q)BUILD=$(BUILD) bash tests/run.sh valgrind
+
+# Speed, overhead, accuracy and own cost, side by side with bpftrace by
+# hand, libbpf-tools, strace and perf (about 8 minutes; needs root).
+bench: deps all $(BENCH_BINS)
+	$(Q)BUILD=$(BUILD) bash scripts/bench.sh
 
 demo: deps all
 	$(Q)bash scripts/demo.sh $(BUILD)/bpfspec

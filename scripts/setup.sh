@@ -12,9 +12,12 @@ set -eu
 # libbpfcc-dev: libbcc reads USDT notes (gen/usdt.c); systemtap-sdt-dev:
 # <sys/sdt.h> for the USDT test fixture (tests/targets/usdt_prog.c).
 # zlib1g-dev: CRC32 of separate debug files (gen/debuginfo.c).
+# wrk, libbpf-tools (funclatency, syscount), linux-perf (perf trace): the
+# comparators and load generator of `make bench` (scripts/bench.sh).
 packages="build-essential pkg-config bpftrace libelf-dev libyaml-dev libjansson-dev libbpfcc-dev zlib1g-dev
 systemtap-sdt-dev check
-valgrind jq strace nodejs prometheus python3-jsonschema python3-yaml clang libclang-rt-14-dev"
+valgrind jq strace nodejs prometheus python3-jsonschema python3-yaml clang libclang-rt-14-dev
+wrk libbpf-tools linux-perf"
 missing=""
 for p in $packages; do
 	# nodejs: any node on PATH will do (the NodeSource build included).
