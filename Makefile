@@ -82,7 +82,7 @@ BENCH_BINS := $(BUILD)/bench/stamp $(BUILD)/bench/parse_bench $(BUILD)/bench/lat
 
 $(BUILD)/bench/parse_bench: scripts/bench/parse_bench.c $(LIB_OBJS) | $(BUILD)/bench
 	@echo "  CC      $@"
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(PKG_LIBS)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(PKG_LIBS) $(BCC_LIBS)
 
 $(BUILD)/bench/%: scripts/bench/%.c | $(BUILD)/bench
 	@echo "  CC      $@"
