@@ -17,9 +17,10 @@ DEP_CFLAGS := -MMD -MP
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # zlib: CRC32 of debug files; libstdc++: __cxa_demangle for C++ names.
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lyaml -lelf -ljansson -lz) -lstdc++
-# libbcc (USDT notes): its --cflags add bcc/compat, whose linux/*.h would
-# shadow the system's, so only its --libs are used.
-BCC_LIBS = $(shell $(PKG_CONFIG) --libs libbcc 2>/dev/null || echo -lbcc)
+# libbcc (USDT notes) is loaded with dlopen when needed (gen/usdt.c): it
+# brings LLVM, too heavy to map into every run.  Only its header is used
+# at build time (not its --cflags: they add bcc/compat, whose linux/*.h
+# would shadow the system's).
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck)
 
@@ -45,7 +46,7 @@ all: $(BUILD)/bpfspec
 
 $(BUILD)/bpfspec: $(OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(BCC_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl
 
 $(BUILD)/obj/%.o: gen/%.c | $(BUILD)/obj $(BUILD)/gen/embedded.h
 	@echo "  CC      $@"
@@ -73,7 +74,7 @@ $(BUILD)/obj/embedded.o: $(BUILD)/gen/embedded.c | $(BUILD)/obj
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	@echo "  CC      $@"
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CPPFLAGS) $(DEP_CFLAGS) $(CFLAGS) $(LDFLAGS) \
-		-o $@ $< $(LIB_OBJS) $(PKG_LIBS) $(BCC_LIBS) $(CHECK_LIBS)
+		-o $@ $< $(LIB_OBJS) $(PKG_LIBS) -ldl $(CHECK_LIBS)
 
 # Benchmark helpers and workloads (scripts/bench.sh); parse_bench links
 # the project's objects, like the unit tests.
@@ -82,7 +83,7 @@ BENCH_BINS := $(BUILD)/bench/stamp $(BUILD)/bench/parse_bench $(BUILD)/bench/lat
 
 $(BUILD)/bench/parse_bench: scripts/bench/parse_bench.c $(LIB_OBJS) | $(BUILD)/bench
 	@echo "  CC      $@"
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(PKG_LIBS) $(BCC_LIBS)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(PKG_LIBS) -ldl
 
 $(BUILD)/bench/%: scripts/bench/%.c | $(BUILD)/bench
 	@echo "  CC      $@"
