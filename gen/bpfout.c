@@ -235,6 +235,19 @@ const bpfout_window *bpfout_window_at(const bpfout *p, size_t i)
 	return p && i < p->n_windows ? p->windows[i] : NULL;
 }
 
+void bpfout_window_release(bpfout *p, size_t i)
+{
+	if (!p || i >= p->n_windows)
+		return;
+	bpfout_window *w = p->windows[i];
+	window_clear_maps(w);
+	for (size_t k = 0; k < w->n_events; k++)
+		free(w->events[k]);
+	free(w->events);
+	w->events = NULL;
+	w->n_events = w->cap_events = 0;
+}
+
 const bpfout_window *bpfout_trailing(const bpfout *p)
 {
 	return p ? p->cur : NULL;

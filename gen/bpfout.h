@@ -113,6 +113,12 @@ const bpfout_window *bpfout_window_at(const bpfout *p, size_t i);
  * when no marker was ever seen).  Never NULL; may have no maps. */
 const bpfout_window *bpfout_trailing(const bpfout *p);
 
+/* Frees the maps and events of complete window I once it has been
+ * reported (its begin/end stay): a long run of intervals then holds one
+ * window's data at a time.  Pointers into that window's maps and events
+ * become invalid.  No-op for an index out of range. */
+void bpfout_window_release(bpfout *p, size_t i);
+
 /* Finds map NAME (with '@') in W; NULL when it was not printed. */
 const bpfout_map *bpfout_window_map(const bpfout_window *w, const char *name);
 

@@ -260,6 +260,8 @@ static void handle_stdout_line(run_state *st, const char *line, size_t len)
 		res->windows++;
 		if (st->o->on_window)
 			st->o->on_window(st->o->ctx, bpfout_window_at(st->o->out, idx), idx, final);
+		/* Reported: only its bounds are kept (long -i runs stay small). */
+		bpfout_window_release(st->o->out, idx);
 	}
 }
 

@@ -891,6 +891,33 @@ START_TEST(test_fast_path_matches_jansson)
 }
 END_TEST
 
+/* A reported window can give its data back; its bounds stay. */
+START_TEST(test_window_release)
+{
+	static const char *const lines[] = {
+		"{\"type\": \"printf\", \"data\": \"bpfspec:begin 10\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:flush 20\\n\"}",
+		"{\"type\": \"map\", \"data\": {\"@c_x\": {\"1\": 5}}}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev x 1 2 3 4 5 6\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}",
+	};
+	bpfout *p = bpfout_new();
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+		bpfout_feed(p, lines[i], strlen(lines[i]));
+	ck_assert_uint_eq(bpfout_window_count(p), 1);
+	ck_assert_ptr_nonnull(bpfout_window_map(bpfout_window_at(p, 0), "@c_x"));
+	bpfout_window_release(p, 0);
+	bpfout_window_release(p, 7);	/* out of range: nothing */
+	const bpfout_window *w = bpfout_window_at(p, 0);
+	ck_assert_uint_eq(w->n_maps, 0);
+	ck_assert_uint_eq(w->n_events, 0);
+	ck_assert_uint_eq(w->begin_ns, 10);
+	ck_assert_uint_eq(w->end_ns, 20);
+	ck_assert_ptr_null(bpfout_window_map(w, "@c_x"));
+	bpfout_free(p);
+}
+END_TEST
+
 static Suite *bpfout_suite(void)
 {
 	Suite *s = suite_create("bpfout");
@@ -909,6 +936,7 @@ static Suite *bpfout_suite(void)
 
 	tcase_add_test(core, test_markers);
 	tcase_add_test(core, test_fast_path_matches_jansson);
+	tcase_add_test(core, test_window_release);
 	tcase_add_test(core, test_begin_sets_first_window);
 	tcase_add_test(core, test_record_variants);
 	tcase_add_test(core, test_keys);
