@@ -36,6 +36,7 @@ run_unit() {
 		case $bin in *.d|*.o) continue ;; esac
 		if [ "${VALGRIND:-0}" = 1 ]; then
 			out=$(CK_FORK=no valgrind -q --error-exitcode=99 --leak-check=full \
+				--suppressions="$here/valgrind.supp" \
 				--errors-for-leak-kinds=definite,indirect "$bin" 2>&1)
 		else
 			out=$("$bin" 2>&1)
