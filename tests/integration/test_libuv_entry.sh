@@ -46,6 +46,6 @@ if ! (measure); then
 	echo "measured: a figure was out of tolerance; measuring one more window"
 	(measure) || fail "out of tolerance in two windows in a row"
 fi
-wmax=$(jqr "$r" "[.probes[] | select(.name == \"timers\") | .groups[] | select(.tid != $app)][0].max_ns")
-echo "measured: worker timers max (ms)     $(ms "$wmax")"
+wmax=$(jqr "$r" "[.probes[] | select(.name == \"timers\") | .groups[] | select(.tid != $app)] | max_by(.count) | .p90_ns")
+echo "measured: worker timers p90 (ms)     $(ms "$wmax")"
 awk -v v="$(ms "$wmax")" 'BEGIN{exit !(v < 20)}' || fail "worker group has the main loop's 40 ms phase"

@@ -53,9 +53,11 @@ fi
 workers=$(jqr "$r" "[.probes[] | select(.name == \"timers\") | .groups[] | select(.tid != $app and .count > 0)] | length")
 [ "$workers" -ge 1 ] || fail "no worker thread group in the timers probe"
 # Its timers run a 2 ms callback, never the main loop's 40 ms one: a
-# group mixing the two threads would show 40 ms here.
-wtimers=$(jqr "$r" "[.probes[] | select(.name == \"timers\") | .groups[] | select(.tid != $app)][0].max_ns")
-echo "measured: worker timers max (ms)       $(ms "$wtimers")"
+# group mixing the two threads would show 40 ms in its p90.  The worker's
+# loop is the other thread with the most timers phases (node has other
+# threads with a loop of their own, such as its delayed-task scheduler).
+wtimers=$(jqr "$r" "[.probes[] | select(.name == \"timers\") | .groups[] | select(.tid != $app)] | max_by(.count) | .p90_ns")
+echo "measured: worker timers p90 (ms)       $(ms "$wtimers")"
 awk -v v="$(ms "$wtimers")" 'BEGIN{exit !(v < 20)}' ||
 	fail "worker thread group has a 40 ms timers phase: threads are mixed"
 echo "measured: worker thread groups         $workers"

@@ -2,8 +2,8 @@
 # A function in a shared object mapped into the target (found through
 # /proc/PID/maps by the spec's objects glob): a C program calls
 # work_sleep(10 ms) in libwork.so exactly 25 times.  Truth: count 25
-# exactly, p50 within ±15% of 10 ms, min at least 10 ms, total within ±15%
-# of 250 ms, and a second copy of the same
+# exactly, p50 within ±15% of 10 ms, min at least 10 ms, total from 250
+# to 325 ms (a sleep only ever ends late), and a second copy of the same
 # program running at the same time is not counted.
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -44,7 +44,11 @@ within "work_sleep p50 (ms)" "$(jqr "$r" '.probes[0].p50_ns' | awk '{print $1/1e
 min=$(jqr "$r" '.probes[0].min_ns' | awk '{print $1/1e6}')
 echo "measured: work_sleep min (ms)           $min (at least 10)"
 awk -v v="$min" 'BEGIN { exit !(v >= 10) }' || fail "a 10 ms sleep measured $min ms"
-within "work_sleep total (ms)" "$(jqr "$r" '.probes[0].sum_ns' | awk '{print $1/1e6}')" 250 0.15
+# A sleep never ends early and may end late (timer slack, a busy host):
+# the total is at least 25 x 10 ms and at most 30% more.
+total=$(jqr "$r" '.probes[0].sum_ns' | awk '{print $1/1e6}')
+echo "measured: work_sleep total (ms)         $total (truth 250 to 325)"
+awk -v v="$total" 'BEGIN { exit !(v >= 250 && v <= 325) }' || fail "25 sleeps of 10 ms took $total ms in all"
 
 # With -- CMD the library is not mapped yet when symbols are resolved:
 # the error says so and what to do.
