@@ -280,9 +280,6 @@ static int emit_phase(parts *pt, const resolved *r, const resolved_probe *rp, un
 	return rc;
 }
 
-/* The wait syscalls of an event loop (libuv blocks in one of them). */
-static const char *const loop_waits[] = { "epoll_wait", "epoll_pwait", "epoll_pwait2", NULL };
-
 /* Utilization: busy vs idle per thread, from the wait syscalls' enter
  * and exit tracepoints (templates/utilization.bt.in). */
 static int emit_utilization(parts *pt, const resolved_probe *rp)
@@ -290,9 +287,9 @@ static int emit_utilization(parts *pt, const resolved_probe *rp)
 	static const char *const print[] = { "b", "sum", "min", "max", NULL };
 	buf enter = BUF_INIT, exit_ = BUF_INIT;
 
-	for (size_t k = 0; loop_waits[k]; k++) {
-		buf_printf(&enter, "%stracepoint:syscalls:sys_enter_%s", k ? ",\n" : "", loop_waits[k]);
-		buf_printf(&exit_, "%stracepoint:syscalls:sys_exit_%s", k ? ",\n" : "", loop_waits[k]);
+	for (size_t k = 0; spec_loop_waits[k]; k++) {
+		buf_printf(&enter, "%stracepoint:syscalls:sys_enter_%s", k ? ",\n" : "", spec_loop_waits[k]);
+		buf_printf(&exit_, "%stracepoint:syscalls:sys_exit_%s", k ? ",\n" : "", spec_loop_waits[k]);
 		pt->attach += 2;
 	}
 	char *e = buf_take(&enter), *x = buf_take(&exit_);

@@ -689,8 +689,7 @@ static int render_report(const settings *cfg, const report *rep, FILE *f)
 static void on_begin(void *arg)
 {
 	run_ctx *ctx = arg;
-	static const char *const waits[] = { "epoll_wait", "epoll_pwait", "epoll_pwait2" };
-	int nrs[3];
+	int nrs[8];
 	size_t n = 0;
 	bool wanted = false;
 
@@ -699,8 +698,8 @@ static void on_begin(void *arg)
 			  ctx->res->probes[i].sp->kind == PROBE_UTILIZATION;
 	if (!wanted || ctx->pid <= 0)
 		return;
-	for (size_t k = 0; k < 3; k++)
-		if ((nrs[n] = systab_syscall_nr(waits[k])) >= 0)
+	for (size_t k = 0; spec_loop_waits[k] && n < sizeof nrs / sizeof *nrs; k++)
+		if ((nrs[n] = systab_syscall_nr(spec_loop_waits[k])) >= 0)
 			n++;
 	ctx->n_waiting = target_threads_in_syscalls(ctx->pid, nrs, n, ctx->waiting,
 						    sizeof ctx->waiting / sizeof *ctx->waiting);

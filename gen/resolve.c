@@ -608,17 +608,16 @@ int resolve_check_tracepoints(const resolved *r)
 		const spec_probe *sp = r->probes[i].sp;
 		if (!r->probes[i].active || sp->kind != PROBE_UTILIZATION)
 			continue;
-		/* The wait syscalls' tracepoints (gen.c's loop_waits). */
-		static const char *const waits[] = { "epoll_wait", "epoll_pwait", "epoll_pwait2" };
-		for (size_t k = 0; k < 3; k++) {
-			snprintf(path, sizeof path, "%s/events/syscalls/sys_enter_%s", root, waits[k]);
+		for (size_t k = 0; spec_loop_waits[k]; k++) {
+			snprintf(path, sizeof path, "%s/events/syscalls/sys_enter_%s", root,
+				 spec_loop_waits[k]);
 			if (access(path, F_OK) == 0)
 				continue;
 			diag_error("utilization needs the kernel's syscall tracepoints "
 				   "(CONFIG_FTRACE_SYSCALLS) and a kernel with epoll_pwait2 (5.11 or "
 				   "later); use a syscalls probe on epoll_pwait instead",
 				   "probe '%s': tracepoint syscalls:sys_enter_%s does not exist on this "
-				   "kernel (no %s)", sp->name, waits[k], path);
+				   "kernel (no %s)", sp->name, spec_loop_waits[k], path);
 			rc = -1;
 			break;
 		}

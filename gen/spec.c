@@ -58,6 +58,8 @@ static const char *const kind_names[] = {
 	"latency", "syscalls", "events", "count", "utilization", NULL,
 };
 
+const char *const spec_loop_waits[] = { "epoll_wait", "epoll_pwait", "epoll_pwait2", NULL };
+
 const char *spec_unit_name(time_unit u)
 {
 	return (unsigned)u < 4 ? unit_names[u] : "?";

@@ -189,6 +189,11 @@ void spec_free(spec *s);
  * (above 1 day). */
 int spec_parse_duration(const char *text, uint64_t *ns);
 
+/* The syscalls an event loop blocks in when it has nothing to do: what a
+ * utilization probe times (NULL-terminated).  The one list gen, resolve
+ * and the run's thread snapshot all use. */
+extern const char *const spec_loop_waits[];
+
 const char *spec_unit_name(time_unit u);	/* "ns", "us", "ms", "s" */
 uint64_t spec_unit_ns(time_unit u);		/* 1, 1000, ... */
 const char *spec_kind_name(probe_kind k);	/* "latency", "syscalls", "events", "count", "utilization" */
