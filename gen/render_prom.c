@@ -173,6 +173,19 @@ static bool kind_is(const report_probe *p, const char *kind)
 }
 
 /* Per-thread totals of the latency and syscalls probes. */
+/* The labels of thread group GR of probe P: spec, probe, tid, thread and
+ * main, into LS; TID (24 bytes) holds the tid as text. */
+static void thread_labels(label ls[5], char tid[24], const report *rep, const report_probe *p,
+			  const report_group *gr)
+{
+	snprintf(tid, 24, "%ld", gr->tid);
+	ls[0] = (label){ "spec", rep->spec_name };
+	ls[1] = (label){ "probe", p->name };
+	ls[2] = (label){ "tid", tid };
+	ls[3] = (label){ "thread", gr->thread };
+	ls[4] = (label){ "main", rep->pid > 0 && gr->tid == rep->pid ? "true" : "false" };
+}
+
 static void put_threads(FILE *out, family *time_f, family *calls_f, const report *rep)
 {
 	for (int pass = 0; pass < 2; pass++)
@@ -183,14 +196,10 @@ static void put_threads(FILE *out, family *time_f, family *calls_f, const report
 			for (size_t g = 0; g < p->n_groups; g++) {
 				const report_group *gr = &p->groups[g];
 				char tid[24], v[32];
+				label ls[5];
 				if (gr->tid == 0)	/* the probe is not per thread */
 					continue;
-				snprintf(tid, sizeof tid, "%ld", gr->tid);
-				label ls[] = {
-					{ "spec", rep->spec_name }, { "probe", p->name },
-					{ "tid", tid }, { "thread", gr->thread },
-					{ "main", rep->pid > 0 && gr->tid == rep->pid ? "true" : "false" },
-				};
+				thread_labels(ls, tid, rep, p, gr);
 				if (pass == 0)
 					fmt_seconds(v, sizeof v, gr->st.sum_ns);
 				else
@@ -316,14 +325,10 @@ int render_prom(FILE *out, const report *rep)
 		for (size_t g = 0; g < p->n_groups; g++) {
 			const report_group *gr = &p->groups[g];
 			char tid[24];
+			label ls[5];
 			if (gr->tid == 0)	/* the probe is not per thread */
 				continue;
-			snprintf(tid, sizeof tid, "%ld", gr->tid);
-			label ls[] = {
-				{ "spec", rep->spec_name }, { "probe", p->name },
-				{ "tid", tid }, { "thread", gr->thread },
-				{ "main", rep->pid > 0 && gr->tid == rep->pid ? "true" : "false" },
-			};
+			thread_labels(ls, tid, rep, p, gr);
 			fmt_u64(v, sizeof v, gr->st.count);
 			put_sample(out, &thread_hits, "", ls, 5, v);
 		}
@@ -337,12 +342,8 @@ int render_prom(FILE *out, const report *rep)
 			for (size_t g = 0; g < p->n_groups; g++) {
 				const report_group *gr = &p->groups[g];
 				char tid[24];
-				snprintf(tid, sizeof tid, "%ld", gr->tid);
-				label ls[] = {
-					{ "spec", rep->spec_name }, { "probe", p->name },
-					{ "tid", tid }, { "thread", gr->thread },
-					{ "main", rep->pid > 0 && gr->tid == rep->pid ? "true" : "false" },
-				};
+				label ls[5];
+				thread_labels(ls, tid, rep, p, gr);
 				if (pass == 0)
 					snprintf(v, sizeof v, "%.6f", gr->utilization);
 				else
