@@ -425,8 +425,14 @@ resolved *resolve_spec(const spec *s, const target *t)
 		resolved_free(r);
 		return NULL;
 	}
+	/* libuv's version costs a pass over each object's symbol table until
+	 * one has it (all of them for a process without libuv): only specs
+	 * that time functions read it (derived phases need it). */
+	bool times_functions = false;
+	for (size_t i = 0; i < s->n_probes; i++)
+		times_functions |= s->probes[i].kind == PROBE_LATENCY;
 	char uv[64];
-	if (libuv_target_version(t, uv, sizeof uv, NULL) == 0 &&
+	if (times_functions && libuv_target_version(t, uv, sizeof uv, NULL) == 0 &&
 	    !(r->libuv_version = strdup(uv)))
 		diag_warn("out of memory: the report will not name libuv's version");
 	for (size_t i = 0; i < s->n_probes; i++)
