@@ -42,12 +42,9 @@ measure() {
 	within "check max (ms)" "$(ms "$(main check max_ns)")" 15 0.15
 	within "check total (% window)" "$(awk -v s="$(main check sum_ns)" -v d="$dur" 'BEGIN{print 100*s/d}')" 15 0.15
 }
-# A max is one sample: a busy neighbour can stretch one busy-wait.  One
-# more window is allowed; a wrong tool is wrong in both.
-if ! (measure); then
-	echo "measured: a figure was out of tolerance; measuring one more window"
-	(measure) || fail "out of tolerance in two windows in a row"
-fi
+# A max is one sample: a busy neighbour or host steal can stretch one
+# busy-wait.  Up to three windows are measured; a wrong tool is wrong in all.
+up_to 3 measure
 
 # The worker_thread's loop is a thread group of its own.
 workers=$(jqr "$r" "[.probes[] | select(.name == \"timers\") | .groups[] | select(.tid != $app and .count > 0)] | length")

@@ -38,10 +38,7 @@ measure() {
 		{ cat "$TMP/err"; fail "run on phases.js exited $?"; }
 	within "main loop utilization" "$(util "$r" "$app")" 0.55 0.10
 }
-if ! (measure); then
-	echo "measured: out of tolerance; measuring one more window"
-	(measure) || fail "out of tolerance in two windows in a row"
-fi
+up_to 3 measure
 # The worker's loop: the thread (not the main one) with the most waits.
 wtid=$(jqr "$r" "[.probes[0].groups[] | select(.tid != $app)] | max_by(.count) | .tid")
 wutil=$(util "$r" "$wtid")
