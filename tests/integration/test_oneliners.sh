@@ -95,9 +95,17 @@ set -e
 grep -q "timers" "$TMP/diff.txt" || fail "diff does not show timers"
 "$BPFSPEC" diff "$TMP/c1.json" "$TMP/c2.json" -o json >"$TMP/diff.json" || fail "diff -o json"
 jq -e . "$TMP/diff.json" >/dev/null || fail "diff JSON does not parse"
-# Same workload before and after: the 40 ms max does not grow by 50%.
+# Same workload before and after: the 40 ms max does not grow by 50%.  A
+# max is one sample (a burst of host steal once stretched one to 137 ms):
+# up to three pairs of fresh reports are compared.
+same_workload() {
+	"$BPFSPEC" run libuv-phases -p "$app" -d 2 -o json >"$TMP/s1.json" 2>/dev/null || fail "run s1"
+	"$BPFSPEC" run libuv-phases -p "$app" -d 2 -o json >"$TMP/s2.json" 2>/dev/null || fail "run s2"
+	"$BPFSPEC" diff "$TMP/s1.json" "$TMP/s2.json" --fail-if 'timers.max > +50%' >/dev/null ||
+		fail "timers.max grew by 50% between two runs of the same workload?"
+}
 "$BPFSPEC" diff "$TMP/c1.json" "$TMP/c2.json" --fail-if 'timers.max > +50%' >/dev/null ||
-	fail "timers.max grew by 50% between two runs of the same workload?"
+	up_to 3 same_workload
 # Against a doctored copy of a report whose p99 doubled, the same check
 # fails (compared with the report it was made from: exactly +100%).
 jq '(.probes[] | select(.name == "timers") | .p99_ns) |= . * 2' "$TMP/c2.json" >"$TMP/worse.json"
