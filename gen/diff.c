@@ -511,6 +511,12 @@ static int load_report(loader *l, const json_t *root, report *rep)
 	if (get_u64(l, root, "", "duration_ns", &rep->duration_ns) < 0 ||
 	    get_bool(l, root, "", "partial", &rep->partial) < 0)
 		return -1;
+	/* Reports from before the window was dated have no start. */
+	json_t *start = ld_get(l, root, "", "window_start_unix_ns", T_UINT, false, true);
+	if (l->failed)
+		return -1;
+	if (start)
+		rep->start_unix_ns = (uint64_t)json_integer_value(start);
 	if (rep->partial &&
 	    get_str(l, root, "", "partial_reason", &rep->partial_reason, true, true) < 0)
 		return -1;
@@ -1009,7 +1015,13 @@ static void text_side(FILE *out, const char *which, const report *rep)
 		fprintf(out, "pid %ld (%s)", rep->pid, rep->binary ? rep->binary : "?");
 	else
 		fprintf(out, "%s", rep->binary ? rep->binary : "?");
-	fprintf(out, ", window %s\n", dur);
+	fprintf(out, ", window %s", dur);
+	if (rep->start_unix_ns) {
+		char from[40];
+		report_utc_stamp(from, sizeof from, rep->start_unix_ns, false);
+		fprintf(out, " from %s", from);
+	}
+	fputc('\n', out);
 	if (rep->partial)
 		fprintf(out, "          PARTIAL: %s\n",
 			rep->partial_reason ? rep->partial_reason : "run cut short");
@@ -1146,6 +1158,8 @@ static json_t *json_header(const report *rep)
 	json_object_set_new(o, "spec", jstr(rep->spec_name));
 	json_object_set_new(o, "pid", json_integer(rep->pid));
 	json_object_set_new(o, "binary", jstr(rep->binary));
+	if (rep->start_unix_ns)
+		json_object_set_new(o, "window_start_unix_ns", jint(rep->start_unix_ns));
 	json_object_set_new(o, "duration_ns", jint(rep->duration_ns));
 	json_object_set_new(o, "partial", json_boolean(rep->partial));
 	json_object_set_new(o, "lost_events", jint(rep->lost_events));

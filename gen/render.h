@@ -23,7 +23,8 @@ int render_json_line(FILE *out, const report *rep);
 /* Writes REP as Prometheus metrics (format 0.0.4, for node_exporter's
  * textfile collector or a Pushgateway): families bpfspec_*, every value
  * the window's, histograms in seconds on fixed power-of-two buckets, other
- * counts as gauges, label values escaped, no timestamps (docs/report.md,
+ * counts as gauges, label values escaped, no sample timestamps (the window's start is
+ * the gauge bpfspec_window_start_timestamp_seconds; docs/report.md,
  * "Prometheus").  Returns 0, or -1 when writing to OUT failed. */
 int render_prom(FILE *out, const report *rep);
 

@@ -220,6 +220,12 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 	json_object_set_new(root, "target", t);
 	if (rep->bpftrace_version)
 		json_object_set_new(root, "bpftrace_version", json_string(rep->bpftrace_version));
+	if (rep->start_unix_ns) {
+		char stamp[40];
+		report_utc_stamp(stamp, sizeof stamp, rep->start_unix_ns, true);
+		json_object_set_new(root, "window_start", json_string(stamp));
+		json_object_set_new(root, "window_start_unix_ns", jint(rep->start_unix_ns));
+	}
 	json_object_set_new(root, "duration_ns", jint(rep->duration_ns));
 	json_object_set_new(root, "partial", json_boolean(rep->partial));
 	if (rep->partial)

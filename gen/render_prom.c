@@ -216,6 +216,8 @@ int render_prom(FILE *out, const report *rep)
 	family window = { "bpfspec_window_seconds", "gauge",
 			  "Length of the measured window; every other value is for this window.",
 			  false };
+	family started = { "bpfspec_window_start_timestamp_seconds", "gauge",
+			   "When the window began, in seconds since the Unix epoch.", false };
 	family partial = { "bpfspec_report_partial", "gauge",
 			   "1 when the window was cut short (target exited, bpftrace died or was killed).",
 			   false };
@@ -258,6 +260,12 @@ int render_prom(FILE *out, const report *rep)
 	put_sample(out, &target_info, "", spec_l, 3, "1");
 	fmt_seconds(v, sizeof v, rep->duration_ns);
 	put_sample(out, &window, "", spec_l, 1, v);
+	if (rep->start_unix_ns) {
+		snprintf(v, sizeof v, "%llu.%06llu",
+			 (unsigned long long)(rep->start_unix_ns / 1000000000ull),
+			 (unsigned long long)(rep->start_unix_ns % 1000000000ull / 1000));
+		put_sample(out, &started, "", spec_l, 1, v);
+	}
 	put_sample(out, &partial, "", spec_l, 1, rep->partial ? "1" : "0");
 	fmt_u64(v, sizeof v, rep->lost_events);
 	put_sample(out, &lost, "", spec_l, 1, v);

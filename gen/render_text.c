@@ -277,13 +277,18 @@ static void utilization_table(FILE *out, const report_probe *p, const report *re
 
 int render_text(FILE *out, const report *rep)
 {
-	char dur[32];
+	char dur[32], from[48] = "";
 	fmt_dur(dur, sizeof dur, rep->duration_ns, 1000000000ull, " s");
+	if (rep->start_unix_ns) {
+		memcpy(from, " from ", 7);
+		report_utc_stamp(from + 6, sizeof from - 6, rep->start_unix_ns, false);
+	}
 	if (rep->pid > 0)
-		fprintf(out, "bpfspec %s: pid %ld (%s), window %s\n", rep->spec_name, rep->pid,
-			rep->binary, dur);
+		fprintf(out, "bpfspec %s: pid %ld (%s), window %s%s\n", rep->spec_name, rep->pid,
+			rep->binary, dur, from);
 	else
-		fprintf(out, "bpfspec %s: %s, window %s\n", rep->spec_name, rep->binary, dur);
+		fprintf(out, "bpfspec %s: %s, window %s%s\n", rep->spec_name, rep->binary, dur,
+			from);
 	for (size_t i = 0; i < rep->n_params; i++)
 		fprintf(out, "%s%s=%s%s%s", i ? ", " : "parameters: ", rep->param_names[i],
 			rep->param_values[i], rep->param_set[i] ? " (set)" : "",

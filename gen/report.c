@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <string.h>
 
 #include "buf.h"
@@ -669,6 +670,22 @@ static int fill_events(report_probe *p, const spec_probe *sp, const bpfout_windo
 	return 0;
 }
 
+void report_utc_stamp(char *out, size_t len, uint64_t unix_ns, bool rfc3339)
+{
+	time_t secs = (time_t)(unix_ns / 1000000000ull);
+	struct tm tmv;
+	char day[32];
+	if (!gmtime_r(&secs, &tmv) ||
+	    !strftime(day, sizeof day, rfc3339 ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tmv)) {
+		snprintf(out, len, "?");
+		return;
+	}
+	if (rfc3339)
+		snprintf(out, len, "%s.%06luZ", day, (unsigned long)(unix_ns % 1000000000ull / 1000));
+	else
+		snprintf(out, len, "%s UTC", day);
+}
+
 report *report_build(const resolved *r, const bpfout_window *w, const report_run *run)
 {
 	report *rep = calloc(1, sizeof *rep);
@@ -709,6 +726,8 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 	} else if (w && begin && !w->end_ns && run->stop_ns > begin) {
 		rep->duration_ns = run->stop_ns - begin;	/* never flushed */
 	}
+	if (begin && run->realtime_offset_ns && (int64_t)begin + run->realtime_offset_ns > 0)
+		rep->start_unix_ns = (uint64_t)((int64_t)begin + run->realtime_offset_ns);
 	rep->partial = run->partial;
 	rep->partial_reason = dup_or_null(run->partial_reason);
 	rep->lost_events = run->lost_events;

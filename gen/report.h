@@ -144,6 +144,7 @@ typedef struct report {
 	char *bpftrace_version;	/* "0.17.0", or NULL when unknown */
 	char *libuv_version;	/* the target's libuv, or NULL */
 	uint64_t duration_ns;
+	uint64_t start_unix_ns;	/* wall clock (Unix ns) the window began, 0: unknown */
 	bool partial;
 	char *partial_reason;	/* NULL unless partial */
 	uint64_t lost_events;
@@ -163,6 +164,8 @@ typedef struct report_run {
 	uint64_t begin_ns;	/* bpftrace clock (nsecs) when every probe was
 				 * attached: overrides the BEGIN marker, which
 				 * bpftrace 0.17 prints before attaching; 0 = none */
+	int64_t realtime_offset_ns;	/* CLOCK_REALTIME minus CLOCK_MONOTONIC (the
+				 * bpftrace clock), to date the window; 0: undated */
 	uint64_t stop_ns;	/* bpftrace clock (nsecs) when the run was told to
 				 * stop or the target exited: ends the window
 				 * there, not after bpftrace's detach; 0 = none */
@@ -184,6 +187,10 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 int report_add_warning(report *rep, const char *text);
 
 void report_free(report *rep);
+
+/* Writes UNIX_NS as UTC: "2026-11-22T18:18:34.123456Z" (RFC 3339, for
+ * programs) when RFC3339, else "2026-11-22 18:18:34 UTC" (for people). */
+void report_utc_stamp(char *out, size_t len, uint64_t unix_ns, bool rfc3339);
 
 /* Percentile Q (0..1) of the buckets, clamped to [min, max]. Exposed for tests. */
 uint64_t report_percentile(const report_stats *st, double q);

@@ -480,6 +480,31 @@ START_TEST(test_build_stop)
 }
 END_TEST
 
+/* The window's start (bpftrace clock) is dated with the caller's offset
+ * to the wall clock; without one the report is undated. */
+START_TEST(test_build_dated)
+{
+	const bpfout_window *w = feed_window();
+	report_run run = run_of(100);
+	report *rep = report_build(&fx.r, w, &run);
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_uint_eq(rep->start_unix_ns, 0);
+	report_free(rep);
+
+	uint64_t begin = w->begin_ns;
+	run.realtime_offset_ns = (int64_t)(1795371625859646789ull - begin);
+	rep = report_build(&fx.r, w, &run);
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_uint_eq(rep->start_unix_ns, 1795371625859646789ull);
+	char s[48];
+	report_utc_stamp(s, sizeof s, rep->start_unix_ns, true);
+	ck_assert_str_eq(s, "2026-11-22T18:20:25.859646Z");
+	report_utc_stamp(s, sizeof s, rep->start_unix_ns, false);
+	ck_assert_str_eq(s, "2026-11-22 18:20:25 UTC");
+	report_free(rep);
+}
+END_TEST
+
 /* No window at all (bpftrace died first): every probe is listed, empty. */
 START_TEST(test_build_no_data)
 {
@@ -798,6 +823,7 @@ static Suite *report_suite(void)
 	tc = tcase_create("build");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_build_window);
+	tcase_add_test(tc, test_build_dated);
 	tcase_add_test(tc, test_build_owns_strings);
 	tcase_add_test(tc, test_build_stop);
 	tcase_add_test(tc, test_build_no_data);
