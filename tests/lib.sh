@@ -57,3 +57,81 @@ jqr() {
 	[ -n "$v" ] && [ "$v" != null ] || fail "jq '$2' found nothing in $1"
 	printf '%s\n' "$v"
 }
+
+# logged_truth LOG KIND REPORT [PHASES] — what the workload itself saw:
+# its KIND callbacks (phases.js --log lines "KIND START_UNIX_NS DUR_NS")
+# that ran wholly inside REPORT's window.  Prints "N MAX P99_LO P99 P99_HI
+# SUM" (ms).  P99 is the nearest-rank percentile over PHASES samples (the
+# report's phase count: phases that ran no callback count as 0 ms);
+# P99_LO and P99_HI are the samples one rank below and above: when the
+# host stretched a few callbacks the samples around the 99th rank lie far
+# apart, and a window edge one callback off moves the rank by one.  The
+# truth a tracer is judged against is what happened, not the plan: a
+# busy-wait the host stretched is longer in the log too.
+logged_truth() {
+	local log=$1 kind=$2 rep=$3 phases=${4:-0} ws dur
+	ws=$(jqr "$rep" .window_start_unix_ns)
+	dur=$(jqr "$rep" .duration_ns)
+	awk -v k="$kind" -v ws="$ws" -v we="$(awk -v a="$ws" -v b="$dur" 'BEGIN { printf "%.0f", a + b }')" \
+		'$1 == k && $2 >= ws && $2 + $3 <= we { print $3 }' "$log" | sort -n |
+		awk -v phases="$phases" '
+		function at(r) { if (r < 1) r = 1; if (r > N) r = N; return r > N - n ? d[r - (N - n)] : 0 }
+		{ d[++n] = $1; sum += $1 }
+		END {
+			N = phases > n ? phases : n
+			r = int(0.99 * N); if (r < 0.99 * N) r++
+			printf "%d %.4f %.4f %.4f %.4f %.4f\n", n, d[n] / 1e6, at(r - 1) / 1e6,
+				at(r) / 1e6, at(r + 1) / 1e6, sum / 1e6 }'
+}
+
+# within_range NAME VALUE LO HI TOLERANCE — VALUE within [LO, HI] widened
+# by ±TOLERANCE (fraction).
+within_range() {
+	awk -v n="$1" -v v="$2" -v lo="$3" -v hi="$4" -v tol="$5" 'BEGIN {
+		ok = (v >= lo * (1 - tol) && v <= hi * (1 + tol))
+		printf "measured: %-28s %14.4f  truth %.4f-%.4f  ±%d%%  %s\n", n, v, lo, hi, tol * 100, ok ? "ok" : "OUT OF RANGE"
+		exit ok ? 0 : 1 }' || fail "$1 = $2 is not within ±$5 of $3-$4"
+}
+
+# steal_begin / steal_end — prints the share of CPU time the hypervisor
+# took (steal) between the two calls: a timing figure out of tolerance in
+# a window with steal says where the time went.
+steal_begin() { _steal0=($(awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print $9, t }' /proc/stat)); }
+steal_end() {
+	awk -v s0="${_steal0[0]}" -v t0="${_steal0[1]}" '/^cpu / {
+		t = 0; for (i = 2; i <= NF; i++) t += $i
+		pct = t > t0 ? 100 * ($9 - s0) / (t - t0) : 0
+		printf "measured: host steal in the window   %.2f%% of CPU time\n", pct }' /proc/stat
+}
+
+# judge_loop_phases REPORT LOG — a libuv phases report on
+# scripts/workloads/phases.js (run with --log LOG) against what the
+# workload logged in the window: on the main loop thread, the timers
+# phase's p99, max and total against the timer callbacks, the check
+# phase's against the setImmediate ones, ±15%.  The log must itself keep
+# to the plan (about 10 callbacks a second, each 40 or 15 ms at the
+# median, ±5%), so the truth cannot drift with a broken workload.
+judge_loop_phases() {
+	local rep=$1 log=$2 phase kind plan n max p99lo p99 p99hi sum med cnt sum_ns p99_ns max_ns dur
+	dur=$(jqr "$rep" .duration_ns)
+	for phase in timers:timer:40 check:immediate:15; do
+		IFS=: read -r phase kind plan <<<"$phase"
+		local g=".probes[] | select(.name == \"$phase\") | .groups[] | select(.main_thread)"
+		cnt=$(jqr "$rep" "$g | .count")
+		read -r n max p99lo p99 p99hi sum <<<"$(logged_truth "$log" "$kind" "$rep" "$cnt")"
+		med=$(awk -v k="$kind" '$1 == k { print $3 / 1e6 }' "$log" | sort -n |
+			awk '{ d[++n] = $1 } END { print n ? d[int((n + 1) / 2)] : 0 }')
+		echo "measured: $kind callbacks in the window  $n, logged median $med ms, max $max ms, p99 $p99 ms"
+		awk -v n="$n" -v d="$dur" 'BEGIN { exit !(n >= 0.8 * d / 1e8) }' ||
+			fail "the workload logged $n $kind callbacks in a $dur ns window: it did not run as planned"
+		within "logged $kind median (ms)" "$med" "$plan" 0.05
+		p99_ns=$(jqr "$rep" "$g | .p99_ns")
+		max_ns=$(jqr "$rep" "$g | .max_ns")
+		sum_ns=$(jqr "$rep" "$g | .sum_ns")
+		within_range "$phase p99 (ms)" "$(awk -v v="$p99_ns" 'BEGIN { print v / 1e6 }')" \
+			"$p99lo" "$p99hi" 0.15
+		within "$phase max (ms)" "$(awk -v v="$max_ns" 'BEGIN { print v / 1e6 }')" "$max" 0.15
+		within "$phase total (% window)" "$(awk -v s="$sum_ns" -v d="$dur" 'BEGIN { print 100 * s / d }')" \
+			"$(awk -v s="$sum" -v d="$dur" 'BEGIN { print 100 * s * 1e6 / d }')" 0.15
+	done
+}

@@ -7,7 +7,12 @@
 // a timer every 50 ms that busy-waits 2 ms.
 // With --stats FILE, the main thread writes how many timer and immediate
 // callbacks it ran to FILE when it exits (the truth tests compare with).
-// Usage: node phases.js [--worker] [--seconds N] [--stats FILE]
+// With --log FILE, the main thread appends a line per callback to FILE:
+// "timer|immediate START_UNIX_NS DURATION_NS", the wall time each really
+// took (a busy-wait is stretched when the CPU is taken away at its end:
+// host steal, a busier thread), so tests judge a tracer's figures
+// against what happened rather than against the plan.
+// Usage: node phases.js [--worker] [--seconds N] [--stats FILE] [--log FILE]
 'use strict';
 
 const { Worker, isMainThread } = require('worker_threads');
@@ -24,6 +29,17 @@ function busy(ms) {
 const args = process.argv.slice(2);
 const seconds = args.includes('--seconds') ? Number(args[args.indexOf('--seconds') + 1]) : 0;
 const statsFile = args.includes('--stats') ? args[args.indexOf('--stats') + 1] : null;
+const logFile = args.includes('--log') ? args[args.indexOf('--log') + 1] : null;
+const logFd = logFile && isMainThread ? require('fs').openSync(logFile, 'a') : null;
+
+// Appends KIND's callback that began at performance.now() T0 to the log.
+function logged(kind, t0) {
+	if (logFd === null)
+		return;
+	const t1 = performance.now();
+	const start = Math.round((performance.timeOrigin + t0) * 1e6);
+	require('fs').writeSync(logFd, `${kind} ${start} ${Math.round((t1 - t0) * 1e6)}\n`);
+}
 let timerCalls = 0;
 let immediateCalls = 0;
 
@@ -31,12 +47,16 @@ if (!isMainThread) {
 	setInterval(() => busy(2), 50);
 } else {
 	setInterval(() => {
+		const t0 = performance.now();
 		timerCalls++;
 		busy(40);
 		setImmediate(() => {
+			const t1 = performance.now();
 			immediateCalls++;
 			busy(15);
+			logged('immediate', t1);
 		});
+		logged('timer', t0);
 	}, 100);
 	if (statsFile)
 		process.on('exit', () => require('fs').writeFileSync(statsFile,
