@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -63,25 +62,31 @@ int debuginfo_file_crc(const char *path, uint32_t *crc)
 		errno = EINVAL;
 		return -1;
 	}
-	if (st.st_size > 0) {
-		const unsigned char *p = mmap(NULL, (size_t)st.st_size, PROT_READ,
-					      MAP_PRIVATE, fd, 0);
-		size_t left = (size_t)st.st_size;
-
-		if (p == MAP_FAILED) {
+	/* Read a slice at a time: a debug file can be hundreds of MB, and
+	 * mapping it whole would make them all bpfspec's resident memory. */
+	enum { CRC_SLICE = 256 * 1024 };
+	unsigned char *slice = malloc(CRC_SLICE);
+	if (!slice) {
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (;;) {
+		ssize_t n = read(fd, slice, CRC_SLICE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			free(slice);
 			close(fd);
+			errno = e;
 			return -1;
 		}
-		/* zlib takes at most UINT_MAX bytes a call. */
-		for (size_t off = 0; left > 0;) {
-			uInt n = left > (1u << 30) ? (1u << 30) : (uInt)left;
-
-			c = crc32(c, p + off, n);
-			off += n;
-			left -= n;
-		}
-		munmap((void *)p, (size_t)st.st_size);
+		if (n == 0)
+			break;
+		c = crc32(c, slice, (uInt)n);
 	}
+	free(slice);
 	close(fd);
 	*crc = (uint32_t)c;
 	return 0;

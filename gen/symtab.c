@@ -5,7 +5,10 @@
  * 64 Kbit filter on the first two bytes of every query name rejects most
  * symbols (C++ names all start with "_Z") before any hashing is done.
  * The file is mapped (ELF_C_READ_MMAP), so only the pages of the symbol
- * and string tables that are looked at are read.
+ * and string tables that are looked at are read.  A native 64-bit table
+ * is read through a mapping of its own instead, a slice of symbols at a
+ * time, and the pages read are given back after each slice (they stay in
+ * the page cache): node's tables are 17 MB, bpfspec's memory is not.
  *
  * C++ queries ("a::b::f") are few; each keeps its <length><identifier>
  * pieces, and a mangled name is demangled only when it holds them all, in
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -364,11 +368,133 @@ static bool is_function(unsigned char st_info, uint16_t shndx, uint64_t value)
 	       shndx != SHN_UNDEF && value != 0;
 }
 
+/* A read-only mapping of [OFF, OFF+SIZE) of a file: BASE is the page
+ * boundary it starts at, P the first byte asked for. */
+typedef struct file_window {
+	void *base;
+	size_t len;
+	const char *p;
+} file_window;
+
+static bool window_map(int fd, uint64_t off, uint64_t size, uint64_t file_size,
+		       file_window *w)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t start = off / page * page;
+
+	w->base = NULL;
+	if (size == 0 || off > file_size || size > file_size - off ||
+	    off - start + size > SIZE_MAX)
+		return false;
+	w->len = (size_t)(off - start + size);
+	w->base = mmap(NULL, w->len, PROT_READ, MAP_PRIVATE, fd, (off_t)start);
+	if (w->base == MAP_FAILED) {
+		w->base = NULL;
+		return false;
+	}
+	w->p = (const char *)w->base + (off - start);
+	return true;
+}
+
+/* Gives back the pages of W that were read; they fault in again from
+ * the page cache if read again. */
+static void window_release(file_window *w)
+{
+	if (w->base)
+		madvise(w->base, w->len, MADV_DONTNEED);
+}
+
+static void window_unmap(file_window *w)
+{
+	if (w->base)
+		munmap(w->base, w->len);
+	w->base = NULL;
+}
+
+static bool own_mapping = true;
+
+void symtab_set_own_mapping(bool on)
+{
+	own_mapping = on;
+}
+
+/* Symbols per slice between two window_release calls: 192 KiB of
+ * entries, and the names they point at. */
+#define SYMS_PER_SLICE 8192
+
+/* The fast path of scan_symbols for a 64-bit table in the host's byte
+ * order: the table and its strings are mapped here, not by libelf, and
+ * walked a slice at a time.  Returns 1 when it walked the table, 0 when it
+ * could not map it (the caller goes through libelf), -1 when out of
+ * memory. */
+static int scan_symbols_mapped(Elf *elf, int fd, uint64_t file_size, const GElf_Ehdr *eh,
+			       const GElf_Shdr *sh, sym_sink sink, void *ctx, size_t *nsyms)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const unsigned char host_data = ELFDATA2LSB;
+#else
+	const unsigned char host_data = ELFDATA2MSB;
+#endif
+	Elf_Scn *str_scn = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr ssh;
+	file_window syms, strs;
+	int rc = 1;
+
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != host_data ||
+	    sh->sh_entsize != sizeof(Elf64_Sym) || !str_scn || !gelf_getshdr(str_scn, &ssh) ||
+	    ssh.sh_type != SHT_STRTAB)
+		return 0;
+	if (!window_map(fd, sh->sh_offset, sh->sh_size, file_size, &syms))
+		return 0;
+	if (!window_map(fd, ssh.sh_offset, ssh.sh_size, file_size, &strs)) {
+		window_unmap(&syms);
+		return 0;
+	}
+	const Elf64_Sym *sym = (const Elf64_Sym *)(const void *)syms.p;
+	const char *strtab = strs.p;
+	size_t strsz = (size_t)ssh.sh_size;
+	size_t n = (size_t)(sh->sh_size / sizeof(Elf64_Sym));
+
+	/* Names are looked at with plain string functions: the table must
+	 * end in NUL so that none can run past it.  (A mapping at an offset
+	 * not aligned for Elf64_Sym goes through libelf, which copies.) */
+	if (strtab[strsz - 1] != '\0' || ((uintptr_t)sym % _Alignof(Elf64_Sym)) != 0) {
+		rc = strtab[strsz - 1] != '\0' ? 1 : 0;
+		goto out;
+	}
+	*nsyms = n;
+	for (size_t i = 0; i < n; i++) {
+		if (i % SYMS_PER_SLICE == 0 && i > 0) {
+			window_release(&syms);
+			window_release(&strs);
+		}
+		if (!is_function(sym[i].st_info, sym[i].st_shndx, sym[i].st_value) ||
+		    sym[i].st_name >= strsz)
+			continue;
+		if (sink(ctx, strtab + sym[i].st_name, sym[i].st_value, sym[i].st_size,
+			 sym[i].st_info) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+out:
+	window_unmap(&syms);
+	window_unmap(&strs);
+	return rc;
+}
+
 /* Walks one SHT_SYMTAB or SHT_DYNSYM section.  Returns 0 (a malformed
  * table is skipped, not fatal), or -1 when out of memory. */
-static int scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-			sym_sink sink, void *ctx, size_t *nsyms)
+static int scan_symbols(Elf *elf, int fd, uint64_t file_size, const GElf_Ehdr *eh,
+			Elf_Scn *scn, const GElf_Shdr *sh, sym_sink sink, void *ctx,
+			size_t *nsyms)
 {
+	*nsyms = 0;
+	if (own_mapping && sh->sh_type != SHT_NOBITS) {
+		int mapped = scan_symbols_mapped(elf, fd, file_size, eh, sh, sink, ctx, nsyms);
+		if (mapped != 0)
+			return mapped < 0 ? -1 : 0;
+	}
 	Elf_Scn *str_scn = elf_getscn(elf, sh->sh_link);
 	Elf_Data *data = elf_getdata(scn, NULL);
 	Elf_Data *strs = str_scn ? elf_getdata(str_scn, NULL) : NULL;
@@ -570,6 +696,7 @@ static void find_debuglink(Elf *elf, const GElf_Ehdr *eh, symtab_info *inf)
 /* An open ELF file. */
 typedef struct elf_file {
 	int fd;
+	uint64_t size;		/* of the file */
 	Elf *elf;
 	GElf_Ehdr eh;
 } elf_file;
@@ -610,6 +737,7 @@ static int elf_file_open(const char *path, elf_file *f, symtab_info *inf,
 					      "not a regular file");
 		goto fail;
 	}
+	f->size = (uint64_t)st.st_size;
 	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf) {
 		set_err(errbuf, errlen, "%s", elf_errmsg(-1));
@@ -656,7 +784,8 @@ static int elf_file_walk(elf_file *f, sym_sink sink, void *ctx,
 		if (!gelf_getshdr(scn, &sh) ||
 		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
-		if (scan_symbols(f->elf, scn, &sh, sink, ctx, &nsyms) < 0) {
+		if (scan_symbols(f->elf, f->fd, f->size, &f->eh, scn, &sh, sink, ctx,
+				 &nsyms) < 0) {
 			set_err(errbuf, errlen, "out of memory");
 			return -1;
 		}

@@ -71,6 +71,11 @@ int symtab_resolve(const char *path, symtab_query *q, size_t nq,
 int symtab_foreach(const char *path, symtab_visit_fn visit, void *ctx,
 		   symtab_info *info, char *errbuf, size_t errlen);
 
+/* For tests: false reads every table through libelf (elf_getdata), true
+ * (the default) maps native 64-bit tables and walks them a slice at a
+ * time.  Both must see the same symbols. */
+void symtab_set_own_mapping(bool on);
+
 /* Parses the contents of a .gnu_debuglink section (a NUL-terminated file
  * name, padding to 4 bytes, a 4-byte CRC32 in the file's byte order).
  * Returns 0 with NAME (size LEN) and *CRC set, or -1 when malformed

@@ -239,6 +239,52 @@ START_TEST(test_node)
 }
 END_TEST
 
+/* A running digest of every symbol symtab_foreach shows. */
+typedef struct digest {
+	uint64_t h;
+	size_t n;
+} digest;
+
+static int digest_add(void *ctx, const symtab_symbol *sym)
+{
+	digest *d = ctx;
+	for (const char *c = sym->name; *c; c++)
+		d->h = (d->h ^ (unsigned char)*c) * 1099511628211ull;
+	d->h = (d->h ^ sym->addr) * 1099511628211ull;
+	d->h = (d->h ^ sym->size ^ ((uint64_t)sym->local << 63)) * 1099511628211ull;
+	d->n++;
+	return 0;
+}
+
+/* bpfspec maps native tables itself and gives their pages back a slice
+ * at a time; reading through libelf must show exactly the same symbols,
+ * in the same order, on this test program, libc and node. */
+START_TEST(test_own_mapping_same_as_libelf)
+{
+	const char *paths[] = { "/proc/self/exe", "/lib/x86_64-linux-gnu/libc.so.6",
+				"/usr/bin/node" };
+	char err[256];
+
+	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+		digest mine = { 14695981039346656037ull, 0 }, lib = mine;
+		symtab_info a, b;
+
+		if (access(paths[i], R_OK) != 0)
+			continue;
+		symtab_set_own_mapping(true);
+		ck_assert_int_eq(symtab_foreach(paths[i], digest_add, &mine, &a, err, sizeof err), 0);
+		symtab_set_own_mapping(false);
+		ck_assert_int_eq(symtab_foreach(paths[i], digest_add, &lib, &b, err, sizeof err), 0);
+		symtab_set_own_mapping(true);
+		ck_assert_msg(mine.n > 100, "%s: only %zu symbols", paths[i], mine.n);
+		ck_assert_msg(mine.n == lib.n && mine.h == lib.h,
+			      "%s: %zu symbols mapped, %zu through libelf", paths[i], mine.n, lib.n);
+		ck_assert(a.has_symtab == b.has_symtab && a.has_dynsym == b.has_dynsym);
+		ck_assert_str_eq(a.build_id, b.build_id);
+	}
+}
+END_TEST
+
 static char tmpdir[] = "/tmp/test_symtab.XXXXXX";
 
 static char *write_temp(const char *name, const void *data, size_t len)
@@ -357,6 +403,7 @@ static Suite *symtab_suite(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_local_and_global_in_self);
+	tcase_add_test(tc, test_own_mapping_same_as_libelf);
 	tcase_add_test(tc, test_build_id_matches_memory);
 	tcase_add_test(tc, test_same_name_twice);
 	tcase_add_test(tc, test_many_queries);
