@@ -891,6 +891,40 @@ START_TEST(test_fast_path_matches_jansson)
 }
 END_TEST
 
+/* Event records read directly give the same text as through jansson
+ * (a "\u0061" escape sends a line there); lines with escapes, quotes or
+ * non-ASCII bytes are still read, by jansson. */
+START_TEST(test_fast_events_match_jansson)
+{
+	static const char *const lines[] = {
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev 1 2 openat /tmp/a\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev 1 2 openat /tmp/\\u0061\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev 3 x \\\"q\\\" \\\\ y\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev 4 caf\xc3\xa9\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev 5 tab\\there\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev \\n\"}",
+	};
+	static const char *const want[] = { "1 2 openat /tmp/a", "1 2 openat /tmp/a", "3 x \"q\" \\ y",
+					    "4 caf\xc3\xa9", "5 tab\there", "" };
+	const char *begin = "{\"type\": \"printf\", \"data\": \"bpfspec:flush 5\\n\"}";
+	const char *end = "{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}";
+	bpfout *p = bpfout_new();
+	bpfout_feed(p, begin, strlen(begin));
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+		ck_assert_int_eq(bpfout_feed(p, lines[i], strlen(lines[i])), BPFOUT_LINE_EVENT);
+	/* Not an event record: a marker-like text and a cut-off line. */
+	const char *cut = "{\"type\": \"printf\", \"data\": \"bpfspec:ev 9 x\\n\"";
+	ck_assert_int_eq(bpfout_feed(p, cut, strlen(cut)), BPFOUT_LINE_SKIPPED);
+	bpfout_feed(p, end, strlen(end));
+	const bpfout_window *w = bpfout_window_at(p, 0);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_uint_eq(w->n_events, sizeof want / sizeof *want);
+	for (size_t i = 0; i < w->n_events; i++)
+		ck_assert_str_eq(w->events[i], want[i]);
+	bpfout_free(p);
+}
+END_TEST
+
 /* A reported window can give its data back; its bounds stay. */
 START_TEST(test_window_release)
 {
@@ -936,6 +970,7 @@ static Suite *bpfout_suite(void)
 
 	tcase_add_test(core, test_markers);
 	tcase_add_test(core, test_fast_path_matches_jansson);
+	tcase_add_test(core, test_fast_events_match_jansson);
 	tcase_add_test(core, test_window_release);
 	tcase_add_test(core, test_begin_sets_first_window);
 	tcase_add_test(core, test_record_variants);
