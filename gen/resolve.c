@@ -313,8 +313,8 @@ static int check_usdt(resolved_probe *rp)
 	int got = usdt_list(file, &list, &n, err, sizeof err);
 	if (got == USDT_NONE) {
 		diag_error("this build of the program has no USDT probes: trace its functions "
-			   "with uprobes instead, or use a build with probes (`readelf -n FILE` "
-			   "shows them as stapsdt notes)",
+			   "with uprobes instead (`bpfspec symbols --binary FILE` lists them), or "
+			   "use a build with probes",
 			   "probe '%s': %s has no USDT probes, so it has no %s:%s", sp->name, file,
 			   provider, name);
 		return -1;
@@ -331,8 +331,8 @@ static int check_usdt(resolved_probe *rp)
 		snprintf(want, sizeof want, "%s:%s", provider, name);
 		list_usdt_probes(&b, list, n, want);
 		char *have = buf_take(&b);
-		diag_error("use one of the probes it has (`readelf -n FILE` lists them as "
-			   "stapsdt notes)",
+		diag_error("use one of the probes it has (`bpfspec symbols --binary FILE` "
+			   "lists them with their arguments)",
 			   "probe '%s': %s has no USDT probe %s; it has %s", sp->name, file, want,
 			   have ? have : "?");
 		free(have);
