@@ -371,6 +371,61 @@ wait "$server" 2>/dev/null || true
 forget "$server"
 
 # ---------------------------------------------------------------------------
+# 3c: the price of a probe on each call, without a server's noise.
+# call_loop prints the mean ns per call of an empty function every 0.5 s
+# for 8 s; a tracer attaches 1.6 s in.  Untraced figure: its first three
+# samples; traced: samples 9-16 (after the attach).  The cost is their
+# difference, median of ROUNDS rounds that interleave the tools.
+say "per-call cost: call_loop_work under bpfspec latency and by hand, $ROUNDS rounds"
+call_bin=$BUILD/bench/call_loop
+printf '%s\n' "uprobe:$call_bin:call_loop_work { @start[tid] = nsecs; }" \
+	"uretprobe:$call_bin:call_loop_work /@start[tid]/ { @ns = hist(nsecs - @start[tid]); delete(@start[tid]); }" \
+	>"$tmp/call_hand.bt"
+# call_run NAME CMD... — one run of call_loop traced by CMD -p PID;
+# appends "untraced traced" (ns per call) to $tmp/call_NAME.
+call_run() {
+	local name=$1 pid t
+	shift
+	taskset -c 0 "$call_bin" 8 >"$tmp/call_$name.out" &
+	pid=$!
+	pids+=("$pid")
+	sleep 1.6
+	"$@" -p "$pid" >/dev/null 2>"$tmp/call_$name.err" &
+	t=$!
+	wait "$pid" || die "call_loop failed"
+	forget "$pid"
+	kill -INT "$t" 2>/dev/null || true
+	wait "$t" 2>/dev/null || true
+	[ "$(wc -l <"$tmp/call_$name.out")" -ge 16 ] || die "call_loop printed too few samples"
+	local u tr
+	u=$(head -3 "$tmp/call_$name.out" | median)
+	tr=$(sed -n 9,16p "$tmp/call_$name.out" | median)
+	# A probe costs microseconds a call: less than 50 ns means it never
+	# attached, and the row would praise a tracer that did nothing.
+	awk -v u="$u" -v t="$tr" 'BEGIN { exit !(t - u >= 50) }' ||
+		{ cat "$tmp/call_$name.err" >&2; die "$name: call_loop was not traced ($u -> $tr ns per call)"; }
+	printf '%s %s\n' "$u" "$tr" >>"$tmp/call_$name"
+}
+for ((round = 1; round <= ROUNDS; round++)); do
+	call_run bpfspec "$bpfspec" latency call_loop_work -d 0
+	call_run hand bpftrace "$tmp/call_hand.bt"
+	say "  round $round done"
+done
+call_cost() { awk '{ print $2 - $1 }' "$tmp/call_$1" | median; }
+call_spread() { awk '{ print $2 - $1 }' "$tmp/call_$1" | sort -g |
+	awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; print m ? (v[NR] - v[1]) / m : 0 }'; }
+c_spec=$(call_cost bpfspec)
+c_hand=$(call_cost hand)
+c_ratio=$(calc "$c_spec / $c_hand")
+c_noise=$(call_spread hand)
+c_res=$(goal_le "$c_ratio" 1.0)
+# Above the goal by less than the hand script's own spread: no result.
+if [ "$c_res" = FAIL ] && awk -v r="$c_ratio" -v n="$c_noise" 'BEGIN { exit !(r - 1 < n) }'; then c_res=n/a; fi
+row overhead_call "untraced" "$(awk '{ print $1 }' "$tmp/call_bpfspec" "$tmp/call_hand" | median)" ns/call - - - - "median over all runs"
+row overhead_call "uprobe+uretprobe: bpfspec latency" "$(fix2 "$c_spec")" ns/call "bpftrace by hand" "$c_ratio" "<= 1.0x" "$c_res" "added per call, median of $ROUNDS rounds"
+row overhead_call "uprobe+uretprobe: bpftrace by hand" "$(fix2 "$c_hand")" ns/call - - - - "added per call; spread of its rounds $(pct "$c_noise")"
+
+# ---------------------------------------------------------------------------
 # 4: accuracy.  Workloads that measure their own truth.
 say "accuracy: latency_mix, phases.js, syscall_sleeps"
 mix_n=200
@@ -477,10 +532,11 @@ declare -A title=([first]="1. time to first data (command start to probes attach
 	[report]="2. time to report (window end or SIGINT to the complete report), medians of $ROUNDS"
 	[overhead]="3. overhead: node HTTP hello-world under wrk -t1 -c10 -d${WRK_SECONDS}s, requests/s, medians of $LOAD_ROUNDS pairs"
 	[overhead_cpu]="3b. overhead, the same runs: the server's CPU time per request (less sensitive to other work on the machine)"
+	[overhead_call]="3c. overhead per call of a probed function (an empty function in a loop; no server noise)"
 	[accuracy]="4. accuracy against measured truth"
 	[cost]="5. bpfspec's own cost")
 echo
-for s in first report overhead overhead_cpu accuracy cost; do
+for s in first report overhead overhead_cpu overhead_call accuracy cost; do
 	echo "${title[$s]}"
 	printf '  %-42s %14s %-6s %-22s %9s %-10s %-6s %s\n' measurement value unit "compared with" ratio goal result note
 	awk -F'\t' -v s="$s" '
