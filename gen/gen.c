@@ -133,8 +133,12 @@ static void add_maps(parts *pt, const char *name, const char *const *print,
 	}
 	for (; clear_only && *clear_only; clear_only++)
 		buf_printf(&pt->clears, "\tclear(@%s_%s);\n", *clear_only, name);
+	/* The probes delete from these as calls end: a clear() while they
+	 * run can meet a key they just deleted, which bpftrace 0.17 does not
+	 * survive ("Could not clear map"), so only END clears them; stale
+	 * entries from before the window are told apart by @wstart. */
 	for (; helper && *helper; helper++)
-		buf_printf(&pt->helpers, "\tclear(@%s_%s);\n", *helper, name);
+		buf_printf(&pt->finals, "\tclear(@%s_%s);\n", *helper, name);
 }
 
 static char *chop(char *s)
@@ -158,15 +162,16 @@ static char *derived_hooks(const parts *pt, const resolved *r, size_t self, bool
 			if (!entry && d->gap_after[k] == self) {
 				buf_printf(&b, "\t@gap%zu_%s[tid] = nsecs;\n", k, n);
 			} else if (entry && d->gap_before[k] == self) {
-				buf_printf(&b, "\tif (@gap%zu_%s[tid]) {\n"
+				buf_printf(&b, "\t$g = @gap%zu_%s[tid];\n"
+					   "\tif ($g != 0 && $g >= @wstart) {\n"
 					   "\t\t// derived: %s's gap %zu ends here\n"
-					   "\t\t$ns = nsecs - @gap%zu_%s[tid];\n"
+					   "\t\t$ns = nsecs - $g;\n"
 					   "\t\tdelete(@gap%zu_%s[tid]);\n%s\n"
 					   "\t\t@b_%s[%s, $b] = count();\n"
 					   "\t\t@sum_%s[%s] = sum($ns);\n"
 					   "\t\t@min_%s[%s] = min($ns);\n"
 					   "\t\t@max_%s[%s] = max($ns);\n\t}\n",
-					   k, n, n, k, k, n, k, n, pt->bucket, n, key, n, key, n, key,
+					   k, n, n, k, k, n, pt->bucket, n, key, n, key, n, key,
 					   n, key);
 			}
 		}
@@ -182,7 +187,7 @@ static void emit_derived(parts *pt, const resolved_probe *rp)
 
 	add_maps(pt, rp->sp->name, print, NULL, NULL);
 	for (size_t k = 0; k < rp->n_gaps; k++)
-		buf_printf(&pt->helpers, "\tclear(@gap%zu_%s);\n", k, rp->sp->name);
+		buf_printf(&pt->finals, "\tclear(@gap%zu_%s);\n", k, rp->sp->name);
 }
 
 static int emit_latency(parts *pt, const resolved_probe *rp, const char *on_entry,
@@ -311,7 +316,7 @@ static int emit_utilization(parts *pt, const resolved_probe *rp)
 	/* clear() runs later, in bpftrace's userspace, after the statements
 	 * that follow it in the kernel: the window start is only ever
 	 * overwritten, or a clear would undo the new value. */
-	buf_printf(&pt->helpers, "\tclear(@uin_%s);\n", rp->sp->name);
+	buf_printf(&pt->finals, "\tclear(@uin_%s);\n", rp->sp->name);
 	buf_printf(&pt->finals, "\tclear(@ustart_%s);\n", rp->sp->name);
 	return rc;
 }
@@ -749,7 +754,15 @@ program *gen_program(const resolved *r, const gen_options *o)
 			buf_printf(&pt.starts, "\t@ustart_%s = nsecs;\n", r->probes[i].sp->name);
 	char *start_text = chop(buf_take(&pt.starts));
 	vars bv = { .n = 0 };
-	vars_set(&bv, "start_stmts", start_text ? start_text : "");
+	/* @wstart: when the window began (the window-start probe moves it;
+	 * BEGIN only defines it).  Entries of maps END alone clears that are
+	 * older were left over from attaching: they are skipped. */
+	char *begin_stmts = NULL;
+	if (asprintf(&begin_stmts, "%s%s\t@wstart = nsecs;", start_text ? start_text : "",
+		     start_text && *start_text ? "\n" : "") < 0)
+		begin_stmts = NULL;
+	buf_puts(&pt.finals, "\tclear(@wstart);\n");
+	vars_set(&bv, "start_stmts", begin_stmts ? begin_stmts : "");
 	failed |= render_into(&pt.out, "begin.bt.in", &bv);
 	pt.attach = 1;
 
@@ -824,7 +837,7 @@ program *gen_program(const resolved *r, const gen_options *o)
 			vars_set(&sv, "pid", pid);
 			vars_set(&sv, "clear_maps", clear_text);
 			vars_set(&sv, "clear_helpers", helper_text);
-			vars_set(&sv, "start_stmts", start_text ? start_text : "");
+			vars_set(&sv, "start_stmts", begin_stmts ? begin_stmts : "");
 			buf_putc(&pt.out, '\n');
 			failed |= render_into(&pt.out, "window_start.bt.in", &sv);
 			pt.attach++;
@@ -849,6 +862,7 @@ program *gen_program(const resolved *r, const gen_options *o)
 	free(clear_text);
 	free(helper_text);
 	free(start_text);
+	free(begin_stmts);
 	buf_free(&pt.finals);
 	free(pt.bucket);
 	prog->expected_attach = pt.attach;
