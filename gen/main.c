@@ -733,7 +733,10 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 		.expected_probes = ctx->prog->expected_attach,
 		.lost_events = bpfout_lost_events(ctx->out),
 		.begin_ns = begin,
-		.realtime_offset_ns = realtime_offset_ns(),
+		/* Dated with the clocks' offset as the window began: a long
+		 * window with the wall clock slewed or stepped keeps its start. */
+		.realtime_offset_ns = ctx->rr->begin_realtime_offset_ns ? ctx->rr->begin_realtime_offset_ns
+									: realtime_offset_ns(),
 		.stop_ns = final ? ctx->rr->stop_mono_ns : 0,
 		.waiting_tids = ctx->waiting,
 		.n_waiting = ctx->n_waiting,

@@ -118,6 +118,7 @@ typedef struct runner_result {
 	unsigned error_lines;	/* stderr lines that said ERROR */
 	uint64_t attach_ns;	/* bpftrace start to probes attached, 0 if never */
 	uint64_t begin_mono_ns;	/* CLOCK_MONOTONIC when the window began */
+	int64_t begin_realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC then */
 	uint64_t stop_mono_ns;	/* CLOCK_MONOTONIC of the stop, 0 if none */
 	uint64_t elapsed_ns;	/* window start to stop (or run end) */
 	char first_error[512];	/* the first ERROR line, cleaned */

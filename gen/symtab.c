@@ -416,10 +416,16 @@ static void window_unmap(file_window *w)
 }
 
 static bool own_mapping = true;
+static size_t own_mapping_walks;
 
 void symtab_set_own_mapping(bool on)
 {
 	own_mapping = on;
+}
+
+size_t symtab_own_mapping_walks(void)
+{
+	return own_mapping_walks;
 }
 
 /* Symbols per slice between two window_release calls: 192 KiB of
@@ -467,6 +473,7 @@ static int scan_symbols_mapped(Elf *elf, int fd, uint64_t file_size, const GElf_
 		goto out;
 	}
 	*nsyms = n;
+	own_mapping_walks++;
 	for (size_t i = 0; i < n; i++) {
 		if (i % SYMS_PER_SLICE == 0 && i > 0) {
 			window_release(&syms);

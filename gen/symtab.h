@@ -76,6 +76,10 @@ int symtab_foreach(const char *path, symtab_visit_fn visit, void *ctx,
  * time.  Both must see the same symbols. */
 void symtab_set_own_mapping(bool on);
 
+/* For tests: how many tables were walked through bpfspec's own mapping
+ * so far. */
+size_t symtab_own_mapping_walks(void);
+
 /* Parses the contents of a .gnu_debuglink section (a NUL-terminated file
  * name, padding to 4 bytes, a 4-byte CRC32 in the file's byte order).
  * Returns 0 with NAME (size LEN) and *CRC set, or -1 when malformed

@@ -119,6 +119,7 @@ judge_loop_phases() {
 		local g=".probes[] | select(.name == \"$phase\") | .groups[] | select(.main_thread)"
 		cnt=$(jqr "$rep" "$g | .count")
 		read -r n max p99lo p99 p99hi sum <<<"$(logged_truth "$log" "$kind" "$rep" "$cnt")"
+		[ -n "$sum" ] || fail "no logged truth for $kind (is window_start_unix_ns in $rep?)"
 		med=$(awk -v k="$kind" '$1 == k { print $3 / 1e6 }' "$log" | sort -n |
 			awk '{ d[++n] = $1 } END { print n ? d[int((n + 1) / 2)] : 0 }')
 		echo "measured: $kind callbacks in the window  $n, logged median $med ms, max $max ms, p99 $p99 ms"

@@ -272,9 +272,14 @@ START_TEST(test_own_mapping_same_as_libelf)
 		if (access(paths[i], R_OK) != 0)
 			continue;
 		symtab_set_own_mapping(true);
+		size_t walks = symtab_own_mapping_walks();
 		ck_assert_int_eq(symtab_foreach(paths[i], digest_add, &mine, &a, err, sizeof err), 0);
+		ck_assert_msg(symtab_own_mapping_walks() > walks, "%s: not walked by the own mapping",
+			      paths[i]);
 		symtab_set_own_mapping(false);
+		walks = symtab_own_mapping_walks();
 		ck_assert_int_eq(symtab_foreach(paths[i], digest_add, &lib, &b, err, sizeof err), 0);
+		ck_assert_uint_eq(symtab_own_mapping_walks(), walks);
 		symtab_set_own_mapping(true);
 		ck_assert_msg(mine.n > 100, "%s: only %zu symbols", paths[i], mine.n);
 		ck_assert_msg(mine.n == lib.n && mine.h == lib.h,
