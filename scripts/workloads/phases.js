@@ -7,8 +7,9 @@
 // a timer every 50 ms that busy-waits 2 ms.
 // With --stats FILE, the main thread writes how many timer and immediate
 // callbacks it ran to FILE when it exits (the truth tests compare with).
-// With --log FILE, the main thread appends a line per callback to FILE:
-// "timer|immediate START_UNIX_NS DURATION_NS", the wall time each really
+// With --log FILE, each callback appends a line to FILE:
+// "timer|immediate|worker START_UNIX_NS DURATION_NS" (worker: the
+// worker_thread's 2 ms timer callbacks), the wall time each really
 // took (a busy-wait is stretched when the CPU is taken away at its end:
 // host steal, a busier thread), so tests judge a tracer's figures
 // against what happened rather than against the plan.
@@ -30,7 +31,7 @@ const args = process.argv.slice(2);
 const seconds = args.includes('--seconds') ? Number(args[args.indexOf('--seconds') + 1]) : 0;
 const statsFile = args.includes('--stats') ? args[args.indexOf('--stats') + 1] : null;
 const logFile = args.includes('--log') ? args[args.indexOf('--log') + 1] : null;
-const logFd = logFile && isMainThread ? require('fs').openSync(logFile, 'a') : null;
+const logFd = logFile ? require('fs').openSync(logFile, 'a') : null;
 
 // Appends KIND's callback that began at performance.now() T0 to the log.
 function logged(kind, t0) {
@@ -44,7 +45,11 @@ let timerCalls = 0;
 let immediateCalls = 0;
 
 if (!isMainThread) {
-	setInterval(() => busy(2), 50);
+	setInterval(() => {
+		const t0 = performance.now();
+		busy(2);
+		logged('worker', t0);
+	}, 50);
 } else {
 	setInterval(() => {
 		const t0 = performance.now();
@@ -62,7 +67,7 @@ if (!isMainThread) {
 		process.on('exit', () => require('fs').writeFileSync(statsFile,
 			`timer_callbacks=${timerCalls}\nimmediate_callbacks=${immediateCalls}\n`));
 	if (args.includes('--worker'))
-		new Worker(__filename);
+		new Worker(__filename, { argv: args });
 	if (seconds > 0)
 		setTimeout(() => process.exit(0), seconds * 1000).unref();
 	process.on('SIGTERM', () => process.exit(0));
