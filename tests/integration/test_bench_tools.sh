@@ -77,18 +77,25 @@ awk -v t="$(truth "$TMP/mix.truth" p50_ns)" 'BEGIN { exit !(t >= 1e6 && t < 5e6)
 within "bpfspec: mix_work total / truth" \
 	"$(awk -v m="$(jqr "$TMP/mix.json" '.probes[0].sum_ns')" -v t="$(truth "$TMP/mix.truth" total_ns)" 'BEGIN { print m / t }')" 1 0.05
 
-"$BPFSPEC" run syscall-latency -d 0 -o json -- "$TMP/syscall_sleeps" 5 "$TMP/sleeps.truth" \
-	>"$TMP/sleeps.json" 2>"$TMP/sleeps.err" || { cat "$TMP/sleeps.err"; fail "bpfspec on syscall_sleeps"; }
-for sc in nanosleep:5 clock_nanosleep:10 poll:5; do
-	name=${sc%%:*} n=${sc#*:}
-	[ "$(awk -v s="$name" '$1 == s { print $3 }' "$TMP/sleeps.truth")" = "$n" ] ||
-		fail "syscall_sleeps wrote a wrong count for $name"
-	got=$(jqr "$TMP/sleeps.json" "[.probes[0].syscalls[] | select(.syscall == \"$name\") | .count] | add // 0")
-	[ "$got" = "$n" ] || fail "bpfspec counted $got $name calls, not $n"
-	within "bpfspec: $name total / truth" "$(awk -v m="$(jqr "$TMP/sleeps.json" \
-		".probes[0].syscalls[] | select(.syscall == \"$name\") | .sum_ns")" \
-		-v t="$(awk -v s="$name" '$1 == s { print $5 }' "$TMP/sleeps.truth")" 'BEGIN { print m / t }')" 1 0.05
-done
+# The program times each call around the syscall: host steal between the
+# syscall's return and its clock read lengthens the truth, not the call
+# (10 calls of 2 ms: one 2 ms burst is 10%).  A wrong tool is wrong in
+# every run; up to three runs are measured.
+sleeps_run() {
+	"$BPFSPEC" run syscall-latency -d 0 -o json -- "$TMP/syscall_sleeps" 5 "$TMP/sleeps.truth" \
+		>"$TMP/sleeps.json" 2>"$TMP/sleeps.err" || { cat "$TMP/sleeps.err"; fail "bpfspec on syscall_sleeps"; }
+	for sc in nanosleep:5 clock_nanosleep:10 poll:5; do
+		name=${sc%%:*} n=${sc#*:}
+		[ "$(awk -v s="$name" '$1 == s { print $3 }' "$TMP/sleeps.truth")" = "$n" ] ||
+			fail "syscall_sleeps wrote a wrong count for $name"
+		got=$(jqr "$TMP/sleeps.json" "[.probes[0].syscalls[] | select(.syscall == \"$name\") | .count] | add // 0")
+		[ "$got" = "$n" ] || fail "bpfspec counted $got $name calls, not $n"
+		within "bpfspec: $name total / truth" "$(awk -v m="$(jqr "$TMP/sleeps.json" \
+			".probes[0].syscalls[] | select(.syscall == \"$name\") | .sum_ns")" \
+			-v t="$(awk -v s="$name" '$1 == s { print $5 }' "$TMP/sleeps.truth")" 'BEGIN { print m / t }')" 1 0.05
+	done
+}
+up_to 3 sleeps_run
 
 # ---- (d) parse_bench on a recorded fixture ----------------------------
 BUILD=${BUILD:-build}
