@@ -239,6 +239,7 @@ static void handle_stdout_line(run_state *st, const char *line, size_t len)
 	if (kind == BPFOUT_LINE_STARTED && !res->begun) {
 		res->begun = true;
 		res->begin_mono_ns = now_ns();
+		diag_verbose("the window begins");
 		struct timespec rt;
 		clock_gettime(CLOCK_REALTIME, &rt);
 		res->begin_realtime_offset_ns = (int64_t)rt.tv_sec * 1000000000ll + rt.tv_nsec -

@@ -16,7 +16,7 @@ need_root
 
 S=$TOP/tests/targets
 CALLS=300
-DELAY=2000	# ms before the first call: bpfspec resolves, bpftrace attaches
+DELAY=30000	# the callers start on SIGUSR1 (count_run), at the latest after this
 
 # build_lib DIR [CFLAGS...] — libtarget.so into DIR.
 build_lib() {
@@ -62,6 +62,26 @@ strip_lib "$TMP/bare/libtarget.so" "$TMP/bare/libtarget.so.debug"
 rm "$TMP/bare/libtarget.so.debug"
 bare_id=$(build_id "$TMP/bare/libtarget.so")
 
+# count_run PID OUT ARGS... — runs bpfspec ARGS -v (stdout to OUT, stderr
+# to $TMP/stderr), sends PID its start signal once the window has begun
+# (-v: "the window begins", after bpftrace attached and the program
+# dropped what it saw while attaching; a fixed delay lost the first calls,
+# or all of them, when the host was slow), and returns bpfspec's exit
+# status.
+count_run() {
+	local target=$1 out=$2 b i
+	shift 2
+	"$BPFSPEC" "$@" -v >"$out" 2>"$TMP/stderr" &
+	b=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q "the window begins" "$TMP/stderr" 2>/dev/null && break
+		kill -0 "$b" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -USR1 "$target" 2>/dev/null || true
+	wait "$b"
+}
+
 # start_caller SHAPE — runs the caller on SHAPE's library; sets $pid.
 start_caller() {
 	LD_LIBRARY_PATH=$TMP/$1 "$TMP/caller" "$CALLS" "$DELAY" &
@@ -95,8 +115,7 @@ check_count() {
 	check_symbols "$@"
 	shift 2
 	local rc=0
-	"$BPFSPEC" latency -p "$pid" tick_inner -d 0 -o json "$@" >"$TMP/$shape.json" 2>"$TMP/stderr" ||
-		rc=$?
+	count_run "$pid" "$TMP/$shape.json" latency -p "$pid" tick_inner -d 0 -o json "$@" || rc=$?
 	[ "$rc" -eq 0 ] || { cat "$TMP/stderr"; fail "$shape: bpfspec latency exited $rc"; }
 	wait "$pid" || true
 	local r=$TMP/$shape.json count
@@ -224,7 +243,7 @@ rc=0
 [ "$rc" -eq 0 ] || { cat "$TMP/stderr"; fail "container: symbols exited $rc"; }
 grep -qF "# /proc/$pid/root/app/libtarget.so: 1 function matching from debug file /proc/$pid/root/app/.debug/libtarget.so.debug" \
 	"$TMP/croot-link.sym" || { cat "$TMP/croot-link.sym"; fail "container: debug file not found in its root"; }
-"$BPFSPEC" latency -p "$pid" tick_inner -d 0 -o json >"$TMP/croot-link.json" 2>"$TMP/stderr" || rc=$?
+count_run "$pid" "$TMP/croot-link.json" latency -p "$pid" tick_inner -d 0 -o json || rc=$?
 [ "$rc" -eq 0 ] || { cat "$TMP/stderr"; fail "container: latency exited $rc"; }
 wait "$pid" || true
 count=$(jqr "$TMP/croot-link.json" '.probes[0].count')
@@ -266,8 +285,7 @@ pid=$!
 cleanup_pid "$pid"
 sleep 0.2
 rc=0
-"$BPFSPEC" latency -p "$pid" shop::billing::Ledger::Post -d 0 -o json -v >"$TMP/ledger.json" 2>"$TMP/stderr" ||
-	rc=$?
+count_run "$pid" "$TMP/ledger.json" latency -p "$pid" shop::billing::Ledger::Post -d 0 -o json || rc=$?
 [ "$rc" -eq 0 ] || { cat "$TMP/stderr"; fail "C++ latency exited $rc"; }
 wait "$pid" || true
 grep -F "shop::billing::Ledger::Post: 2 symbols at 2 addresses in $TMP/ledger" "$TMP/stderr" ||

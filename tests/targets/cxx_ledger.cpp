@@ -1,9 +1,11 @@
 // cxx_ledger — a C++ program whose namespaced method has two overloads:
 // shop::billing::Ledger::Post(long) is called INTS times and
-// shop::billing::Ledger::Post(const char*) NOTES times, after DELAY_MS
-// (time for a tracer to attach).  A spec naming
+// shop::billing::Ledger::Post(const char*) NOTES times, once SIGUSR1
+// arrives (the tracer has attached) or after DELAY_MS.  A spec naming
 // shop::billing::Ledger::Post attaches to both.
 // Usage: cxx_ledger INTS NOTES DELAY_MS
+#include <signal.h>
+#include <time.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -44,7 +46,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	long ints = std::atol(argv[1]), notes = std::atol(argv[2]);
-	std::this_thread::sleep_for(std::chrono::milliseconds(std::atol(argv[3])));
+	// Starts on SIGUSR1 (sent once the tracer has attached) or after
+	// DELAY_MS, whichever comes first.
+	long delay = std::atol(argv[3]);
+	sigset_t go;
+	sigemptyset(&go);
+	sigaddset(&go, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &go, nullptr);
+	struct timespec limit = { delay / 1000, (delay % 1000) * 1000000L };
+	sigtimedwait(&go, nullptr, &limit);
 	shop::billing::Ledger ledger;
 	for (long i = 0; i < ints; i++)
 		ledger.Post(i);

@@ -1,7 +1,9 @@
 /* target_caller — calls libtarget's target_tick() exactly COUNT times,
- * after waiting DELAY_MS (time for a tracer to attach to its pid), then
- * waits DELAY_MS again and exits.
+ * once it receives SIGUSR1 (the test sends it when its tracer has
+ * attached) or DELAY_MS have passed, whichever comes first; then waits
+ * 100 ms and exits.
  * Usage: target_caller COUNT DELAY_MS */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -23,7 +25,12 @@ int main(int argc, char **argv)
 	}
 	int count = atoi(argv[1]), delay = atoi(argv[2]);
 
-	pause_ms(delay);
+	sigset_t go;
+	sigemptyset(&go);
+	sigaddset(&go, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &go, NULL);
+	struct timespec limit = { delay / 1000, (long)(delay % 1000) * 1000000L };
+	sigtimedwait(&go, NULL, &limit);
 	for (int i = 0; i < count; i++)
 		target_tick(1);
 	pause_ms(100);
