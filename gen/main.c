@@ -706,17 +706,6 @@ static void on_begin(void *arg)
 	diag_verbose("%zu threads waiting in epoll as the window begins", ctx->n_waiting);
 }
 
-/* CLOCK_REALTIME minus CLOCK_MONOTONIC now: dates a moment of the
- * bpftrace clock (nsecs is CLOCK_MONOTONIC) on the wall clock. */
-static int64_t realtime_offset_ns(void)
-{
-	struct timespec rt, mono;
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	clock_gettime(CLOCK_REALTIME, &rt);
-	return ((int64_t)rt.tv_sec - (int64_t)mono.tv_sec) * 1000000000ll +
-	       ((int64_t)rt.tv_nsec - (int64_t)mono.tv_nsec);
-}
-
 static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool final)
 {
 	char why[256] = "";
@@ -736,7 +725,7 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 		/* Dated with the clocks' offset as the window began: a long
 		 * window with the wall clock slewed or stepped keeps its start. */
 		.realtime_offset_ns = ctx->rr->begin_realtime_offset_ns ? ctx->rr->begin_realtime_offset_ns
-									: realtime_offset_ns(),
+									: runner_clock_offset_ns(),
 		.stop_ns = final ? ctx->rr->stop_mono_ns : 0,
 		.waiting_tids = ctx->waiting,
 		.n_waiting = ctx->n_waiting,

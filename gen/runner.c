@@ -22,6 +22,15 @@
 #define SCRIPT_NAME "/dev/fd/3"
 #define LINE_MAX_BYTES (16u << 20)
 
+int64_t runner_clock_offset_ns(void)
+{
+	struct timespec rt, mono;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	return ((int64_t)rt.tv_sec - (int64_t)mono.tv_sec) * 1000000000ll +
+	       ((int64_t)rt.tv_nsec - (int64_t)mono.tv_nsec);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -240,10 +249,7 @@ static void handle_stdout_line(run_state *st, const char *line, size_t len)
 		res->begun = true;
 		res->begin_mono_ns = now_ns();
 		diag_verbose("the window begins");
-		struct timespec rt;
-		clock_gettime(CLOCK_REALTIME, &rt);
-		res->begin_realtime_offset_ns = (int64_t)rt.tv_sec * 1000000000ll + rt.tv_nsec -
-						(int64_t)res->begin_mono_ns;
+		res->begin_realtime_offset_ns = runner_clock_offset_ns();
 		st->starting = false;
 		if (st->o->on_begin)
 			st->o->on_begin(st->o->ctx);

@@ -131,6 +131,10 @@ typedef struct runner_result {
  * before the report is written. */
 int runner_run(const runner_opts *o, runner_result *res);
 
+/* CLOCK_REALTIME minus CLOCK_MONOTONIC now: dates a moment of the
+ * bpftrace clock (its nsecs is CLOCK_MONOTONIC) on the wall clock. */
+int64_t runner_clock_offset_ns(void);
+
 /* Exit status meaning "interrupted twice". */
 #define RUNNER_FORCED_EXIT 130
 
