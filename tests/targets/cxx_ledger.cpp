@@ -4,8 +4,8 @@
 // arrives (the tracer has attached) or after DELAY_MS.  A spec naming
 // shop::billing::Ledger::Post attaches to both.
 // Usage: cxx_ledger INTS NOTES DELAY_MS
-#include <signal.h>
-#include <time.h>
+#include "start_signal.h"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -48,13 +48,7 @@ int main(int argc, char **argv)
 	long ints = std::atol(argv[1]), notes = std::atol(argv[2]);
 	// Starts on SIGUSR1 (sent once the tracer has attached) or after
 	// DELAY_MS, whichever comes first.
-	long delay = std::atol(argv[3]);
-	sigset_t go;
-	sigemptyset(&go);
-	sigaddset(&go, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &go, nullptr);
-	struct timespec limit = { delay / 1000, (delay % 1000) * 1000000L };
-	sigtimedwait(&go, nullptr, &limit);
+	wait_for_start(std::atol(argv[3]));
 	shop::billing::Ledger ledger;
 	for (long i = 0; i < ints; i++)
 		ledger.Post(i);

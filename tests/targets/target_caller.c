@@ -3,11 +3,11 @@
  * attached) or DELAY_MS have passed, whichever comes first; then waits
  * 100 ms and exits.
  * Usage: target_caller COUNT DELAY_MS */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "start_signal.h"
 #include "target_api.h"
 
 static void pause_ms(int ms)
@@ -25,12 +25,7 @@ int main(int argc, char **argv)
 	}
 	int count = atoi(argv[1]), delay = atoi(argv[2]);
 
-	sigset_t go;
-	sigemptyset(&go);
-	sigaddset(&go, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &go, NULL);
-	struct timespec limit = { delay / 1000, (long)(delay % 1000) * 1000000L };
-	sigtimedwait(&go, NULL, &limit);
+	wait_for_start(delay);
 	for (int i = 0; i < count; i++)
 		target_tick(1);
 	pause_ms(100);
