@@ -27,6 +27,23 @@ need_root() {
 	command -v bpftrace >/dev/null || fail "bpftrace is not installed: run scripts/setup.sh"
 }
 
+# await_window PID ERRFILE [SECONDS] — waits until bpfspec (PID, run with
+# -v, stderr to ERRFILE) says "the window begins": probes are attached and
+# what they saw while attaching is dropped, so a workload started now is
+# counted whole.  Fails (printing ERRFILE) if bpfspec exits first or
+# SECONDS (default 30) pass.
+await_window() {
+	local pid=$1 err=$2 limit=${3:-30} i
+	for ((i = 0; i < limit * 10; i++)); do
+		grep -q "the window begins" "$err" 2>/dev/null && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q "the window begins" "$err" 2>/dev/null && return 0
+	cat "$err" >&2
+	fail "bpfspec (pid $pid) did not begin its window within $limit s"
+}
+
 # within NAME VALUE TRUTH TOLERANCE — VALUE within ±TOLERANCE (fraction) of TRUTH.
 within() {
 	awk -v n="$1" -v v="$2" -v t="$3" -v tol="$4" 'BEGIN {
@@ -60,7 +77,8 @@ jqr() {
 
 # logged_truth LOG KIND REPORT [PHASES] — what the workload itself saw:
 # its KIND callbacks (phases.js --log lines "KIND START_UNIX_NS DUR_NS")
-# that ran wholly inside REPORT's window.  Prints "N MAX P99_LO P99 P99_HI
+# that ran wholly inside REPORT's window (waiting for the workload to
+# have logged them all).  Prints "N MAX P99_LO P99 P99_HI
 # SUM" (ms).  P99 is the nearest-rank percentile over PHASES samples (the
 # report's phase count: phases that ran no callback count as 0 ms);
 # P99_LO and P99_HI are the samples one rank below and above: when the
@@ -69,10 +87,19 @@ jqr() {
 # truth a tracer is judged against is what happened, not the plan: a
 # busy-wait the host stretched is longer in the log too.
 logged_truth() {
-	local log=$1 kind=$2 rep=$3 phases=${4:-0} ws dur
+	local log=$1 kind=$2 rep=$3 phases=${4:-0} ws dur we i
 	ws=$(jqr "$rep" .window_start_unix_ns)
 	dur=$(jqr "$rep" .duration_ns)
-	awk -v k="$kind" -v ws="$ws" -v we="$(awk -v a="$ws" -v b="$dur" 'BEGIN { printf "%.0f", a + b }')" \
+	we=$(awk -v a="$ws" -v b="$dur" 'BEGIN { printf "%.0f", a + b }')
+	# A callback's line is written by the next one: wait (up to 5 s) for
+	# a KIND line that began after the window, unless the workload has
+	# stopped writing (it exited: its last lines were written then).
+	for ((i = 0; i < 50; i++)); do
+		awk -v k="$kind" -v we="$we" '$1 == k && $2 > we { f = 1; exit } END { exit !f }' "$log" && break
+		[ $(($(date +%s) - $(stat -c %Y "$log"))) -lt 2 ] || break
+		sleep 0.1
+	done
+	awk -v k="$kind" -v ws="$ws" -v we="$we" \
 		'$1 == k && $2 >= ws && $2 + $3 <= we { print $3 }' "$log" | sort -n |
 		awk -v phases="$phases" '
 		function at(r) { if (r < 1) r = 1; if (r > N) r = N; return r > N - n ? d[r - (N - n)] : 0 }
@@ -109,8 +136,10 @@ steal_end() {
 # workload logged in the window: on the main loop thread, the timers
 # phase's p99, max and total against the timer callbacks, the check
 # phase's against the setImmediate ones, ±15%.  The log must itself keep
-# to the plan (about 10 callbacks a second, each 40 or 15 ms at the
-# median, ±5%), so the truth cannot drift with a broken workload.
+# to the plan (each callback 40 or 15 ms at the median, ±5%, and at least
+# half of the planned 10 a second), so the truth cannot drift with a
+# broken workload.  Only half: a callback the host stretched delays the
+# next ones (CI saw 70-76 in 10 s at 22-30% steal).
 judge_loop_phases() {
 	local rep=$1 log=$2 phase kind plan n max p99lo p99 p99hi sum med cnt sum_ns p99_ns max_ns dur
 	dur=$(jqr "$rep" .duration_ns)
@@ -123,7 +152,7 @@ judge_loop_phases() {
 		med=$(awk -v k="$kind" '$1 == k { print $3 / 1e6 }' "$log" | sort -n |
 			awk '{ d[++n] = $1 } END { print n ? d[int((n + 1) / 2)] : 0 }')
 		echo "measured: $kind callbacks in the window  $n, logged median $med ms, max $max ms, p99 $p99 ms"
-		awk -v n="$n" -v d="$dur" 'BEGIN { exit !(n >= 0.8 * d / 1e8) }' ||
+		awk -v n="$n" -v d="$dur" 'BEGIN { exit !(n >= 0.5 * d / 1e8) }' ||
 			fail "the workload logged $n $kind callbacks in a $dur ns window: it did not run as planned"
 		within "logged $kind median (ms)" "$med" "$plan" 0.05
 		p99_ns=$(jqr "$rep" "$g | .p99_ns")

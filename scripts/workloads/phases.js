@@ -7,9 +7,10 @@
 // a timer every 50 ms that busy-waits 2 ms.
 // With --stats FILE, the main thread writes how many timer and immediate
 // callbacks it ran to FILE when it exits (the truth tests compare with).
-// With --log FILE, each callback appends a line to FILE:
+// With --log FILE, each callback's line is appended to FILE:
 // "timer|immediate|worker START_UNIX_NS DURATION_NS" (worker: the
-// worker_thread's 2 ms timer callbacks), the wall time each really
+// worker_thread's 2 ms timer callbacks; a line is written by the next
+// callback of its thread, see record()), the wall time each really
 // took (a busy-wait is stretched when the CPU is taken away at its end:
 // host steal, a busier thread), so tests judge a tracer's figures
 // against what happened rather than against the plan.
@@ -33,13 +34,43 @@ const statsFile = args.includes('--stats') ? args[args.indexOf('--stats') + 1] :
 const logFile = args.includes('--log') ? args[args.indexOf('--log') + 1] : null;
 const logFd = logFile ? require('fs').openSync(logFile, 'a') : null;
 
-// Appends KIND's callback that began at performance.now() T0 to the log.
-function logged(kind, t0) {
-	if (logFd === null)
-		return;
+// The log is kept so that a callback's logged time covers as much of its
+// phase as it can: the record is taken as the callback's last act (its
+// end stamp, then two stores into a preallocated array: no allocation,
+// no system call), and records are written out by the next callback,
+// inside its own logged time.  The host can take the CPU away at any
+// instant; time taken outside the logged span but inside the phase is
+// time a tracer rightly reports and the log cannot show, so that span
+// is kept to a few microseconds.  A test reading the log waits for a
+// record that began after its window: every callback before it has then
+// been written.
+const KINDS = ['timer', 'immediate', 'worker'];
+const pending = new Float64Array(3 * 64);
+let npending = 0;
+
+// Notes that a callback of KINDS[KIND] began at performance.now() T0 and
+// ends now.
+function record(kind, t0) {
 	const t1 = performance.now();
-	const start = Math.round((performance.timeOrigin + t0) * 1e6);
-	require('fs').writeSync(logFd, `${kind} ${start} ${Math.round((t1 - t0) * 1e6)}\n`);
+	if (logFd === null || npending === 64)
+		return;
+	pending[3 * npending] = kind;
+	pending[3 * npending + 1] = t0;
+	pending[3 * npending++ + 2] = t1;
+}
+
+// Appends the noted callbacks to the log: "KIND START_UNIX_NS DUR_NS".
+function flush() {
+	if (npending === 0)
+		return;
+	let text = '';
+	for (let i = 0; i < npending; i++) {
+		const t0 = pending[3 * i + 1], t1 = pending[3 * i + 2];
+		text += `${KINDS[pending[3 * i]]} ${Math.round((performance.timeOrigin + t0) * 1e6)} ` +
+			`${Math.round((t1 - t0) * 1e6)}\n`;
+	}
+	npending = 0;
+	require('fs').writeSync(logFd, text);
 }
 let timerCalls = 0;
 let immediateCalls = 0;
@@ -47,21 +78,24 @@ let immediateCalls = 0;
 if (!isMainThread) {
 	setInterval(() => {
 		const t0 = performance.now();
+		flush();
 		busy(2);
-		logged('worker', t0);
+		record(2, t0);
 	}, 50);
 } else {
 	setInterval(() => {
 		const t0 = performance.now();
+		flush();
 		timerCalls++;
 		busy(40);
 		setImmediate(() => {
 			const t1 = performance.now();
+			flush();
 			immediateCalls++;
 			busy(15);
-			logged('immediate', t1);
+			record(1, t1);
 		});
-		logged('timer', t0);
+		record(0, t0);
 	}, 100);
 	if (statsFile)
 		process.on('exit', () => require('fs').writeFileSync(statsFile,
@@ -71,4 +105,5 @@ if (!isMainThread) {
 	if (seconds > 0)
 		setTimeout(() => process.exit(0), seconds * 1000).unref();
 	process.on('SIGTERM', () => process.exit(0));
+	process.on('exit', flush);
 }

@@ -37,12 +37,7 @@ target=$(cat "$TMP/bash.pid")
 "$BPFSPEC" run bash-readline -p "$target" -o json -v >"$TMP/out.json" 2>"$TMP/stderr" &
 bpf=$!
 cleanup_pid "$bpf"
-for _ in $(seq 300); do
-	grep -q "bpftrace attached" "$TMP/stderr" && break
-	kill -0 "$bpf" 2>/dev/null || break
-	sleep 0.1
-done
-grep -q "bpftrace attached" "$TMP/stderr" || { cat "$TMP/stderr"; fail "bpfspec did not attach within 30 s"; }
+await_window "$bpf" "$TMP/stderr"
 touch "$TMP/go"
 set +e
 wait "$bpf"

@@ -53,12 +53,7 @@ grep -q sigtimedwait "/proc/$target/wchan" || fail "count_calls is not waiting f
 	>"$TMP/getppid.json" 2>"$TMP/stderr" &
 bpf=$!
 cleanup_pid "$bpf"
-for _ in $(seq 300); do
-	grep -q "bpftrace attached" "$TMP/stderr" && break
-	kill -0 "$bpf" 2>/dev/null || break
-	sleep 0.1
-done
-grep -q "bpftrace attached" "$TMP/stderr" || { cat "$TMP/stderr"; fail "bpfspec did not attach within 30 s"; }
+await_window "$bpf" "$TMP/stderr"
 kill -USR2 "$target"
 set +e
 wait "$bpf"

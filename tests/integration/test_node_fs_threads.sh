@@ -30,12 +30,7 @@ done
 "$BPFSPEC" run "$TMP/file-io.yaml" -p "$target" -d 0 -o json -v >"$TMP/report.json" 2>"$TMP/stderr" &
 bpf=$!
 cleanup_pid "$bpf"
-for _ in $(seq 300); do
-	grep -q "bpftrace attached" "$TMP/stderr" && break
-	kill -0 "$bpf" 2>/dev/null || break
-	sleep 0.1
-done
-grep -q "bpftrace attached" "$TMP/stderr" || { cat "$TMP/stderr"; fail "bpfspec did not attach within 30 s"; }
+await_window "$bpf" "$TMP/stderr"
 kill -USR2 "$target"
 
 set +e

@@ -16,11 +16,7 @@ partial_run() {
 	set +e
 	"$BPFSPEC" run libuv-phases -p "$app" -d 20s -o "$1" -v >"$2" 2>"$TMP/stderr" &
 	bpf=$!
-	for _ in $(seq 600); do
-		grep -q "bpftrace attached" "$TMP/stderr" && break
-		sleep 0.1
-	done
-	grep -q "bpftrace attached" "$TMP/stderr" || { cat "$TMP/stderr"; fail "bpfspec did not attach in 60 s"; }
+	await_window "$bpf" "$TMP/stderr" 60
 	sleep 1
 	kill "$app"
 	wait "$bpf"
