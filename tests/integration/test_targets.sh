@@ -67,18 +67,14 @@ bare_id=$(build_id "$TMP/bare/libtarget.so")
 # (-v: "the window begins", after bpftrace attached and the program
 # dropped what it saw while attaching; a fixed delay lost the first calls,
 # or all of them, when the host was slow), and returns bpfspec's exit
-# status.
+# status.  A window that never begins fails the test (await_window).
 count_run() {
-	local target=$1 out=$2 b i
+	local target=$1 out=$2 b
 	shift 2
 	"$BPFSPEC" "$@" -v >"$out" 2>"$TMP/stderr" &
 	b=$!
-	for ((i = 0; i < 600; i++)); do
-		grep -q "the window begins" "$TMP/stderr" 2>/dev/null && break
-		kill -0 "$b" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -USR1 "$target" 2>/dev/null || true
+	await_window "$b" "$TMP/stderr" 60
+	kill -USR1 "$target"
 	wait "$b"
 }
 
