@@ -111,6 +111,18 @@ logged_truth() {
 				at(r) / 1e6, at(r + 1) / 1e6, sum / 1e6 }'
 }
 
+# window_length NAME SECONDS PLANNED — a fixed window (-d PLANNED) lasted
+# SECONDS: never shorter (1% for clock granularity), and at most 0.5 s
+# longer: a window ends on a deadline, and a host that takes the CPU away
+# then (steal bursts of 0.3 s have been seen) ends it late; the report
+# says how long it really was.
+window_length() {
+	awk -v n="$1" -v v="$2" -v p="$3" 'BEGIN {
+		ok = (v >= p * 0.99 && v <= p + 0.5)
+		printf "measured: %-28s %14.4f  truth %.4f, at most 0.5 s more  %s\n", n, v, p, ok ? "ok" : "OUT OF RANGE"
+		exit ok ? 0 : 1 }' || fail "$1 = $2 s for a window of $3 s"
+}
+
 # within_range NAME VALUE LO HI TOLERANCE — VALUE within [LO, HI] widened
 # by ±TOLERANCE (fraction).
 within_range() {

@@ -53,7 +53,7 @@ for spec in syscall-latency file-io net-connect memory; do
 	[ "$(jqr "$r" .partial)" = false ] || fail "$spec: partial run: $(jq -r .partial_reason "$r")"
 	[ "$(jqr "$r" .lost_events)" -eq 0 ] || fail "$spec: lost events"
 	[ "$(jqr "$r" '[.probes[] | select(.attached | not)] | length')" -eq 0 ] || fail "$spec: a probe was not attached"
-	within "$spec window (s)" "$(jqr "$r" .duration_ns | awk '{print $1/1e9}')" 2 0.10
+	window_length "$spec window (s)" "$(jqr "$r" .duration_ns | awk '{print $1/1e9}')" 2
 done
 
 nonzero "$TMP/syscall-latency.json" syscalls openat read close socket connect mmap munmap

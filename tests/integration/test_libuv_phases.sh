@@ -39,7 +39,7 @@ measure() {
 	[ "$(jqr "$r" .target.pid)" = "$app" ] || fail "target pid"
 	[ "$(jqr "$r" .partial)" = false ] || fail "report marked partial"
 	dur=$(jqr "$r" .duration_ns)
-	within "window (s)" "$(echo "$dur" | awk '{print $1/1e9}')" 10 0.05
+	window_length "window (s)" "$(echo "$dur" | awk '{print $1/1e9}')" 10
 	judge_loop_phases "$r" "$log"
 }
 # The window's start dates the report: the workload's log is matched to it.

@@ -79,7 +79,7 @@ run() {
 	[ "$rc" -eq 0 ] || { cat "$TMP/$name.stderr"; fail "$name: bpfspec exited $rc"; }
 	promcheck "$TMP/$name.prom"
 	series "$TMP/$name.prom"
-	within "$name window (s)" "$(value "$TMP/$name.prom" "bpfspec_window_seconds{spec=\"$specname\"}")" 2 0.10
+	window_length "$name window (s)" "$(value "$TMP/$name.prom" "bpfspec_window_seconds{spec=\"$specname\"}")" 2
 }
 
 # ---- libuv-phases -----------------------------------------------------
