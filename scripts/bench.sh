@@ -438,9 +438,14 @@ truth() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 # acc_row LABEL MEASURED TRUTH TOLERANCE_PCT
 acc_row() {
 	local e
-	# No figure or no truth (a workload that logged nothing): n/a, never PASS.
-	if ! awk -v v="$2" -v t="$3" 'BEGIN { exit !(v ~ /^[0-9.e+-]+$/ && t ~ /^[0-9.e+-]+$/ && t + 0 != 0) }'; then
-		row accuracy "$1" "$2" - "$3" - "+-$4%" n/a "no measurement or no truth to compare"
+	# No truth (a workload that logged nothing): n/a, never PASS; a
+	# truth but no figure from bpfspec: FAIL.
+	if ! awk -v t="$3" 'BEGIN { exit !(t ~ /^[0-9.e+-]+$/ && t + 0 != 0) }'; then
+		row accuracy "$1" "$2" - "$3" - "+-$4%" n/a "no truth to compare with"
+		return
+	fi
+	if ! awk -v v="$2" 'BEGIN { exit !(v ~ /^[0-9.e+-]+$/) }'; then
+		row accuracy "$1" "$2" - "$3" - "+-$4%" FAIL "bpfspec gave no figure"
 		return
 	fi
 	e=$(relerr "$2" "$3")

@@ -27,6 +27,21 @@ need_root() {
 	command -v bpftrace >/dev/null || fail "bpftrace is not installed: run scripts/setup.sh"
 }
 
+# await_sigwait PID... — waits (up to 10 s) until each PID sleeps in
+# sigtimedwait(): a test program that starts on a signal has blocked it
+# then, and the signal can no longer kill it by its default action.
+await_sigwait() {
+	local p
+	for p in "$@"; do
+		for _ in $(seq 100); do
+			grep -q sigtimedwait "/proc/$p/wchan" 2>/dev/null && break
+			sleep 0.1
+		done
+		grep -q sigtimedwait "/proc/$p/wchan" 2>/dev/null ||
+			fail "process $p is not waiting for its start signal after 10 s"
+	done
+}
+
 # await_window PID ERRFILE [SECONDS] — waits until bpfspec (PID, run with
 # -v, stderr to ERRFILE) says "the window begins": probes are attached and
 # what they saw while attaching is dropped, so a workload started now is
@@ -93,10 +108,12 @@ logged_truth() {
 	we=$(awk -v a="$ws" -v b="$dur" 'BEGIN { printf "%.0f", a + b }')
 	# A callback's line is written by the next one: wait (up to 5 s) for
 	# a KIND line that began after the window, unless the workload has
-	# stopped writing (it exited: its last lines were written then).
+	# stopped writing (it exited: the main thread's last lines were
+	# written then; a worker's last one is lost).
+	[ -f "$log" ] || fail "the workload wrote no log $log"
 	for ((i = 0; i < 50; i++)); do
 		awk -v k="$kind" -v we="$we" '$1 == k && $2 > we { f = 1; exit } END { exit !f }' "$log" && break
-		[ $(($(date +%s) - $(stat -c %Y "$log"))) -lt 2 ] || break
+		[ $(($(date +%s) - $(stat -c %Y "$log" || echo 0))) -lt 2 ] || break
 		sleep 0.1
 	done
 	awk -v k="$kind" -v ws="$ws" -v we="$we" \

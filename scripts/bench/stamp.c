@@ -125,13 +125,14 @@ static pid_t start_child(const settings *s, int *out_fd, int *err_fd)
 		return -1;
 	if (pid == 0) {
 		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
 		/* A shell starts background jobs with SIGINT ignored, and an
 		 * ignored signal stays ignored across exec: the command must
-		 * die of the SIGINT stamp sends, as it would at a terminal. */
+		 * die of the SIGINT stamp sends, as it would at a terminal.
+		 * Restored before the unblock, so a pending one is not lost. */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		dup2(po[1], STDOUT_FILENO);
 		dup2(pe[1], STDERR_FILENO);
 		if (s->measure_hwm) {

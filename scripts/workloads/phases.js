@@ -42,8 +42,10 @@ const logFd = logFile ? require('fs').openSync(logFile, 'a') : null;
 // instant; time taken outside the logged span but inside the phase is
 // time a tracer rightly reports and the log cannot show, so that span
 // is kept to a few microseconds.  A test reading the log waits for a
-// record that began after its window: every callback before it has then
-// been written.
+// record of a kind that began after its window: every callback of that
+// thread before it has then been written.  At exit the main thread
+// writes what it holds; a worker_thread's last record is lost then (the
+// tests read worker records while the workload runs).
 const KINDS = ['timer', 'immediate', 'worker'];
 const pending = new Float64Array(3 * 64);
 let npending = 0;

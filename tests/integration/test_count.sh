@@ -44,11 +44,7 @@ grep -qx 'bpfspec_probe_hits{spec="count-func",probe="calls"} 1234' "$TMP/func.p
 "$TMP/count_calls" getppid 500 60000 &
 target=$!
 cleanup_pid "$target"
-for _ in $(seq 100); do
-	grep -q sigtimedwait "/proc/$target/wchan" 2>/dev/null && break
-	sleep 0.1
-done
-grep -q sigtimedwait "/proc/$target/wchan" || fail "count_calls is not waiting for SIGUSR2 after 10 s"
+await_sigwait "$target"
 "$BPFSPEC" count -p "$target" tracepoint:syscalls:sys_enter_getppid -d 0 -o json -v \
 	>"$TMP/getppid.json" 2>"$TMP/stderr" &
 bpf=$!

@@ -29,7 +29,7 @@ cleanup_pid "$target"
 "$TMP/sleeper" 40 10 30000 &	# same binary and library, another process
 other=$!
 cleanup_pid "$other"
-sleep 0.3
+await_sigwait "$target" "$other"	# SIGUSR1 is blocked: it cannot kill them
 "$BPFSPEC" run "$TMP/work.yaml" -p "$target" -d 0 -o json -v >"$TMP/report.json" 2>"$TMP/stderr" &
 bpf=$!
 cleanup_pid "$bpf"

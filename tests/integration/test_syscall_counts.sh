@@ -37,13 +37,7 @@ cleanup_pid "$other"
 
 # SIGUSR2 would kill a copy that has not blocked it yet: wait until both
 # wait for it (in the kernel's do_sigtimedwait).
-for p in "$target" "$other"; do
-	for _ in $(seq 100); do
-		grep -q sigtimedwait "/proc/$p/wchan" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q sigtimedwait "/proc/$p/wchan" || fail "syscall_mix $p is not waiting for SIGUSR2 after 10 s"
-done
+await_sigwait "$target" "$other"
 
 "$BPFSPEC" run "$TMP/mix.yaml" -p "$target" -d 0 -o json -v >"$TMP/report.json" 2>"$TMP/stderr" &
 bpf=$!
