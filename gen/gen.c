@@ -114,7 +114,7 @@ typedef struct parts {
 	buf out;		/* the program so far */
 	buf prints;		/* print(@map) statements for every result map */
 	buf clears;		/* clear(@map) statements for result maps */
-	buf helpers;		/* clear(@map) statements for helper maps */
+	buf helpers;		/* clear(@map) of helper maps no probe deletes from */
 	buf starts;		/* statements that start a window */
 	buf finals;		/* clear(@map) of maps only END clears */
 	char *bucket;		/* rendered bucket.bt.in, without its last '\n' */
@@ -124,8 +124,12 @@ typedef struct parts {
 	unsigned attach;	/* attach points added */
 } parts;
 
+/* Registers probe NAME's maps: PRINT are printed and cleared with every
+ * window, CLEAR_ONLY cleared only, IN_FLIGHT (per-thread entries of calls
+ * in progress, which the probes delete as calls end) cleared by END
+ * alone. */
 static void add_maps(parts *pt, const char *name, const char *const *print,
-		     const char *const *clear_only, const char *const *helper)
+		     const char *const *clear_only, const char *const *in_flight)
 {
 	for (; print && *print; print++) {
 		buf_printf(&pt->prints, "\tprint(@%s_%s);\n", *print, name);
@@ -137,8 +141,8 @@ static void add_maps(parts *pt, const char *name, const char *const *print,
 	 * run can meet a key they just deleted, which bpftrace 0.17 does not
 	 * survive ("Could not clear map"), so only END clears them; stale
 	 * entries from before the window are told apart by @wstart. */
-	for (; helper && *helper; helper++)
-		buf_printf(&pt->finals, "\tclear(@%s_%s);\n", *helper, name);
+	for (; in_flight && *in_flight; in_flight++)
+		buf_printf(&pt->finals, "\tclear(@%s_%s);\n", *in_flight, name);
 }
 
 static char *chop(char *s)
@@ -194,7 +198,7 @@ static int emit_latency(parts *pt, const resolved_probe *rp, const char *on_entr
 			const char *on_return)
 {
 	static const char *const print[] = { "b", "sum", "min", "max", NULL };
-	static const char *const helper[] = { "start", NULL };
+	static const char *const in_flight[] = { "start", NULL };
 
 	if (!path_is_plain(rp->object)) {
 		diag_error("bpftrace cannot name this file in a probe; copy or link it to a "
@@ -229,7 +233,7 @@ static int emit_latency(parts *pt, const resolved_probe *rp, const char *on_entr
 	free(e);
 	free(rt);
 	pt->attach += 2 * (unsigned)rp->n_addrs;
-	add_maps(pt, rp->sp->name, print, NULL, helper);
+	add_maps(pt, rp->sp->name, print, NULL, in_flight);
 	return rc;
 }
 
@@ -351,7 +355,7 @@ static void syscall_filter(const parts *pt, const spec_probe *sp, buf *pred, buf
 static int emit_syscalls(parts *pt, const resolved_probe *rp)
 {
 	static const char *const print[] = { "b", "n", "sum", "min", "max", "err", NULL };
-	static const char *const helper[] = { "start", NULL };
+	static const char *const in_flight[] = { "start", NULL };
 	buf pred = BUF_INIT, what = BUF_INIT;
 
 	syscall_filter(pt, rp->sp, &pred, &what);
@@ -368,7 +372,7 @@ static int emit_syscalls(parts *pt, const resolved_probe *rp)
 	free(p);
 	free(w);
 	pt->attach += 2;
-	add_maps(pt, rp->sp->name, print, NULL, helper);
+	add_maps(pt, rp->sp->name, print, NULL, in_flight);
 	return rc;
 }
 
@@ -431,7 +435,7 @@ static int emit_events(parts *pt, const resolved_probe *rp)
 {
 	static const char *const print[] = { "evcomm", "evdrop", NULL };
 	static const char *const clear_only[] = { "evn", NULL };
-	static const char *const helper[] = { "evstart", "evarg", NULL };
+	static const char *const in_flight[] = { "evstart", "evarg", NULL };
 	const spec_probe *sp = rp->sp;
 	buf pred = BUF_INIT, what = BUF_INIT, store = BUF_INIT, print_ev = BUF_INIT;
 	char kinds[SPEC_MAX_SYSCALLS];
@@ -483,7 +487,7 @@ static int emit_events(parts *pt, const resolved_probe *rp)
 	free(st);
 	free(pe);
 	pt->attach += 2;
-	add_maps(pt, sp->name, print, clear_only, helper);
+	add_maps(pt, sp->name, print, clear_only, in_flight);
 	return rc;
 }
 
