@@ -473,16 +473,10 @@ ph() { jq -r ".probes[] | select(.name == \"$1\") | .groups[] | select(.main_thr
 dur=$(jq -r .duration_ns "$tmp/phases.json")
 ws=$(jq -r .window_start_unix_ns "$tmp/phases.json")
 # logged KIND PHASES — "N MAX_NS P99_NS SUM_NS" of the KIND callbacks that
-# ran wholly inside the window; P99 nearest-rank over PHASES samples (the
-# phases that ran no callback count as 0).
+# ran wholly inside the window (scripts/workloads/phases-truth.sh).
 logged() {
-	awk -v k="$1" -v ws="$ws" -v we="$(awk -v a="$ws" -v b="$dur" 'BEGIN { printf "%.0f", a + b }')" '$1 == k && $2 >= ws && $2 + $3 <= we { print $3 }' \
-		"$tmp/phases.log" | sort -n | awk -v phases="$2" '
-		{ d[++n] = $1; sum += $1 }
-		END {
-			N = phases > n ? phases : n; r = int(0.99 * N); if (r < 0.99 * N) r++
-			p99 = r > N - n ? d[r - (N - n)] : 0
-			printf("%d %.0f %.0f %.0f\n", n, d[n], p99, sum) }'
+	bash "$top/scripts/workloads/phases-truth.sh" "$tmp/phases.log" "$1" "$ws" "$dur" "$2" |
+		awk '{ print $1, $2, $4, $6 }'
 }
 read -r tn tmax tp99 tsum <<<"$(logged timer "$(ph timers count)")"
 read -r in imax ip99 isum <<<"$(logged immediate "$(ph check count)")"

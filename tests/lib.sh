@@ -93,7 +93,8 @@ jqr() {
 # logged_truth LOG KIND REPORT [PHASES] — what the workload itself saw:
 # its KIND callbacks (phases.js --log lines "KIND START_UNIX_NS DUR_NS")
 # that ran wholly inside REPORT's window (waiting for the workload to
-# have logged them all).  Prints "N MAX P99_LO P99 P99_HI
+# have logged them all; scripts/workloads/phases-truth.sh, which make
+# bench uses too, picks and ranks them).  Prints "N MAX P99_LO P99 P99_HI
 # SUM" (ms).  P99 is the nearest-rank percentile over PHASES samples (the
 # report's phase count: phases that ran no callback count as 0 ms);
 # P99_LO and P99_HI are the samples one rank below and above: when the
@@ -116,16 +117,8 @@ logged_truth() {
 		[ $(($(date +%s) - $(stat -c %Y "$log" || echo 0))) -lt 2 ] || break
 		sleep 0.1
 	done
-	awk -v k="$kind" -v ws="$ws" -v we="$we" \
-		'$1 == k && $2 >= ws && $2 + $3 <= we { print $3 }' "$log" | sort -n |
-		awk -v phases="$phases" '
-		function at(r) { if (r < 1) r = 1; if (r > N) r = N; return r > N - n ? d[r - (N - n)] : 0 }
-		{ d[++n] = $1; sum += $1 }
-		END {
-			N = phases > n ? phases : n
-			r = int(0.99 * N); if (r < 0.99 * N) r++
-			printf "%d %.4f %.4f %.4f %.4f %.4f\n", n, d[n] / 1e6, at(r - 1) / 1e6,
-				at(r) / 1e6, at(r + 1) / 1e6, sum / 1e6 }'
+	bash "$TOP/scripts/workloads/phases-truth.sh" "$log" "$kind" "$ws" "$dur" "$phases" |
+		awk '{ printf("%d %.4f %.4f %.4f %.4f %.4f\n", $1, $2 / 1e6, $3 / 1e6, $4 / 1e6, $5 / 1e6, $6 / 1e6) }'
 }
 
 # window_length NAME SECONDS PLANNED — a fixed window (-d PLANNED) lasted
