@@ -2,9 +2,11 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
+#include "safe.h"
 
 /* Echoed source lines longer than this many columns are cut to a window
  * around the caret, so a huge one-line file cannot flood the terminal. */
@@ -38,6 +40,30 @@ unsigned diag_error_count(void)
 void diag_reset_counts(void)
 {
 	diag_errors = 0;
+}
+
+/* Writes the message FMT, AP in safe.h's text form: whatever a path or
+ * name quoted in it holds, it cannot break the line or reach the
+ * terminal as a control sequence. */
+static void put_message(FILE *f, const char *fmt, va_list ap)
+{
+	char *msg;
+
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fputs("(out of memory formatting the message)", f);
+		return;
+	}
+	safe_fputs(msg, f);
+	free(msg);
+}
+
+static void put_hint(FILE *f, const char *hint)
+{
+	if (!hint)
+		return;
+	fputs("hint: ", f);
+	safe_fputs(hint, f);
+	fputc('\n', f);
 }
 
 static const char *level_name(diag_level level)
@@ -241,37 +267,41 @@ void diag_at(diag_level level, const diag_src *src, diag_loc loc,
 		src = loc.src;
 	fputs("bpfspec: ", f);
 	if (src && src->path) {
+		safe_fputs(src->path, f);
 		if (loc.line)
-			fprintf(f, "%s:%u:%u: ", src->path, loc.line, loc.col ? loc.col : 1);
-		else
-			fprintf(f, "%s: ", src->path);
+			fprintf(f, ":%u:%u", loc.line, loc.col ? loc.col : 1);
+		fputs(": ", f);
 	}
 	fprintf(f, "%s: ", level_name(level));
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	put_message(f, fmt, ap);
 	va_end(ap);
 	fputc('\n', f);
 	if (src && loc.line)
 		print_source(f, src, loc);
-	if (hint)
-		fprintf(f, "hint: %s\n", hint);
+	put_hint(f, hint);
+	fflush(f);
+}
+
+void diag_verror(const char *hint, const char *fmt, va_list ap)
+{
+	FILE *f = stream();
+
+	diag_errors++;
+	fputs("bpfspec: error: ", f);
+	put_message(f, fmt, ap);
+	fputc('\n', f);
+	put_hint(f, hint);
 	fflush(f);
 }
 
 void diag_error(const char *hint, const char *fmt, ...)
 {
-	FILE *f = stream();
 	va_list ap;
 
-	diag_errors++;
-	fputs("bpfspec: error: ", f);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	diag_verror(hint, fmt, ap);
 	va_end(ap);
-	fputc('\n', f);
-	if (hint)
-		fprintf(f, "hint: %s\n", hint);
-	fflush(f);
 }
 
 void diag_warn(const char *fmt, ...)
@@ -281,7 +311,7 @@ void diag_warn(const char *fmt, ...)
 
 	fputs("bpfspec: warning: ", f);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	put_message(f, fmt, ap);
 	va_end(ap);
 	fputc('\n', f);
 	fflush(f);
@@ -296,7 +326,7 @@ void diag_verbose(const char *fmt, ...)
 		return;
 	fputs("bpfspec: note: ", f);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	put_message(f, fmt, ap);
 	va_end(ap);
 	fputc('\n', f);
 	fflush(f);

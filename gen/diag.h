@@ -7,6 +7,11 @@
  *   hint: what to do next
  * Messages without a location drop the FILE:LINE:COL part.
  *
+ * Every message, hint and path is written in safe.h's text form: a
+ * path or name quoted in a message cannot break its line or act on the
+ * terminal.  (An echoed source line shows such characters as '?', so
+ * that the caret under it stays in its column.)
+ *
  * Ownership: nothing here takes ownership; strings are copied or used
  * during the call only.  The output stream defaults to stderr and can be
  * redirected (tests).  Not thread-safe (bpfspec is single-threaded). */
@@ -14,6 +19,7 @@
 #define BPFSPEC_DIAG_H
 
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 /* A source text that locations point into; text need not be NUL-terminated. */
@@ -49,6 +55,10 @@ void diag_at(diag_level level, const diag_src *src, diag_loc loc,
 /* Prints "bpfspec: error: MESSAGE" and "hint: HINT" (HINT may be NULL). */
 void diag_error(const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* diag_error with a va_list (for callers' own printf-like wrappers). */
+void diag_verror(const char *hint, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 /* Prints "bpfspec: warning: MESSAGE". */
 void diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

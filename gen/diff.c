@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "safe.h"
 #include "systab.h"
 #include "version.h"
 
@@ -964,11 +965,17 @@ static void text_row(FILE *out, const char *label, const char *stat, value_kind 
 	} else {
 		snprintf(chg, sizeof chg, "%s", st);
 	}
-	char line[256];
+	/* Names come from the reports' files: safe.h's text form. */
+	char *safe_label = label ? safe_text(label) : NULL, *safe_stat = safe_text(stat);
+	char line[512];
 	if (label)
-		snprintf(line, sizeof line, ROW_FMT, label, stat, sb, sa, chg, pc);
+		snprintf(line, sizeof line, ROW_FMT, safe_label ? safe_label : "?",
+			 safe_stat ? safe_stat : "?", sb, sa, chg, pc);
 	else
-		snprintf(line, sizeof line, ROW_FMT_NOLABEL, stat, sb, sa, chg, pc);
+		snprintf(line, sizeof line, ROW_FMT_NOLABEL, safe_stat ? safe_stat : "?", sb, sa,
+			 chg, pc);
+	free(safe_label);
+	free(safe_stat);
 	fputs(rstrip(line), out);
 	fputc('\n', out);
 }
@@ -1010,11 +1017,16 @@ static void text_side(FILE *out, const char *which, const report *rep)
 {
 	char dur[32];
 	fmt_ns(dur, sizeof dur, rep->duration_ns);
-	fprintf(out, "  %-7s %s, ", which, rep->spec_name ? rep->spec_name : "?");
-	if (rep->pid > 0)
-		fprintf(out, "pid %ld (%s)", rep->pid, rep->binary ? rep->binary : "?");
-	else
-		fprintf(out, "%s", rep->binary ? rep->binary : "?");
+	fprintf(out, "  %-7s ", which);
+	safe_fputs(rep->spec_name, out);
+	fputs(", ", out);
+	if (rep->pid > 0) {
+		fprintf(out, "pid %ld (", rep->pid);
+		safe_fputs(rep->binary, out);
+		fputc(')', out);
+	} else {
+		safe_fputs(rep->binary, out);
+	}
 	fprintf(out, ", window %s", dur);
 	if (rep->start_unix_ns) {
 		char from[40];
@@ -1022,9 +1034,11 @@ static void text_side(FILE *out, const char *which, const report *rep)
 		fprintf(out, " from %s", from);
 	}
 	fputc('\n', out);
-	if (rep->partial)
-		fprintf(out, "          PARTIAL: %s\n",
-			rep->partial_reason ? rep->partial_reason : "run cut short");
+	if (rep->partial) {
+		fputs("          PARTIAL: ", out);
+		safe_fputs(rep->partial_reason ? rep->partial_reason : "run cut short", out);
+		fputc('\n', out);
+	}
 	if (rep->lost_events)
 		fprintf(out, "          WARNING: bpftrace lost %llu events: figures are too low\n",
 			(unsigned long long)rep->lost_events);
@@ -1089,10 +1103,13 @@ static void diff_text(FILE *out, const report *before, const report *after)
 	const char *spec_b = before->spec_name ? before->spec_name : "?";
 	const char *spec_a = after->spec_name ? after->spec_name : "?";
 
-	if (strcmp(spec_b, spec_a) == 0)
-		fprintf(out, "bpfspec diff %s\n", spec_b);
-	else
-		fprintf(out, "bpfspec diff %s -> %s\n", spec_b, spec_a);
+	fputs("bpfspec diff ", out);
+	safe_fputs(spec_b, out);
+	if (strcmp(spec_b, spec_a) != 0) {
+		fputs(" -> ", out);
+		safe_fputs(spec_a, out);
+	}
+	fputc('\n', out);
 	text_side(out, "before:", before);
 	text_side(out, "after:", after);
 	if (windows_differ(before, after))
@@ -1103,18 +1120,29 @@ static void diff_text(FILE *out, const report *before, const report *after)
 	while ((name = next_probe(&it, before, after))) {
 		const report_probe *pb = find_probe(before, name), *pa = find_probe(after, name);
 		side b = probe_side(before, pb), a = probe_side(after, pa);
-		fprintf(out, "\n%s (%s)", name, pa ? pa->kind : pb->kind);
-		if (pb && pa && strcmp(pb->kind, pa->kind) != 0)
-			fprintf(out, ": kind changed from %s", pb->kind);
+		fputc('\n', out);
+		safe_fputs(name, out);
+		fputs(" (", out);
+		safe_fputs(pa ? pa->kind : pb->kind, out);
+		fputc(')', out);
+		if (pb && pa && strcmp(pb->kind, pa->kind) != 0) {
+			fputs(": kind changed from ", out);
+			safe_fputs(pb->kind, out);
+		}
 		const char *rb = pb && !pb->attached ? pb->reason ? pb->reason : "unknown reason" : NULL;
 		const char *ra = pa && !pa->attached ? pa->reason ? pa->reason : "unknown reason" : NULL;
 		if (rb && ra && strcmp(rb, ra) == 0) {
-			fprintf(out, "\n  not attached in either report: %s", rb);
+			fputs("\n  not attached in either report: ", out);
+			safe_fputs(rb, out);
 		} else {
-			if (rb)
-				fprintf(out, "\n  before: not attached: %s", rb);
-			if (ra)
-				fprintf(out, "\n  after:  not attached: %s", ra);
+			if (rb) {
+				fputs("\n  before: not attached: ", out);
+				safe_fputs(rb, out);
+			}
+			if (ra) {
+				fputs("\n  after:  not attached: ", out);
+				safe_fputs(ra, out);
+			}
 		}
 		fputc('\n', out);
 		if (pb && !pb->attached && pa && !pa->attached)

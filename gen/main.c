@@ -27,6 +27,7 @@
 #include "report.h"
 #include "resolve.h"
 #include "runner.h"
+#include "safe.h"
 #include "spec.h"
 #include "symbols.h"
 #include "symtab.h"
@@ -279,11 +280,9 @@ __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "bpfspec: error: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	diag_verror("see `bpfspec --help`", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nhint: see `bpfspec --help`\n");
 	return EXIT_USAGE;
 }
 
@@ -610,11 +609,13 @@ static int run_checks(const check_set *cs, const report *before, const report *a
 		int r = before ? check_eval_diff(cs->items[i], before, after, why, sizeof why)
 			       : check_eval(cs->items[i], after, why, sizeof why);
 		if (r == 1) {
-			fprintf(stderr, "bpfspec: check failed%s: %s\n", label, why);
+			fprintf(stderr, "bpfspec: check failed%s: ", label);
+			safe_fputs(why, stderr);
+			fputc('\n', stderr);
 			failed++;
 		} else if (r < 0) {
-			fprintf(stderr, "bpfspec: error: check '%s' cannot be evaluated: %s\n",
-				check_text(cs->items[i]), why);
+			diag_error(NULL, "check '%s' cannot be evaluated: %s", check_text(cs->items[i]),
+				   why);
 			broken++;
 		} else {
 			diag_verbose("check passed%s: %s", label, why);

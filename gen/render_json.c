@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "safe.h"
 #include "version.h"
 
 static json_t *jint(uint64_t v)
@@ -35,9 +36,46 @@ static void put_stats(json_t *obj, const report_stats *st)
 	json_object_set_new(obj, "buckets", bs);
 }
 
+/* S as a JSON string (null for NULL): valid UTF-8 as is (jansson escapes
+ * quotes and control characters), each byte of an invalid sequence as
+ * U+FFFD.  Every string of the report goes through here, so none is ever
+ * dropped for not being UTF-8. */
 static json_t *jstr(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	if (!s)
+		return json_null();
+	char *valid = safe_utf8_lossy(s);
+	json_t *j = valid ? json_string(valid) : NULL;
+	free(valid);
+	return j ? j : json_null();
+}
+
+/* The exact bytes of S, lower-case hex, as a JSON string. */
+static json_t *jhex(const char *s)
+{
+	size_t len = strlen(s);
+	char *hex = malloc(2 * len + 1);
+	json_t *j;
+
+	if (!hex)
+		return json_null();
+	safe_hex(hex, s, len);
+	j = json_string(hex);
+	free(hex);
+	return j ? j : json_null();
+}
+
+/* Sets KEY of OBJ to S, a string the traced process controls (a path, a
+ * thread name, a symbol): jstr(S), and when S is not valid UTF-8 also
+ * KEY_hex, its exact bytes in hex, so nothing is lost. */
+static void put_bytes(json_t *obj, const char *key, const char *s)
+{
+	json_object_set_new(obj, key, jstr(s));
+	if (s && !safe_utf8_valid(s, strlen(s))) {
+		char hex_key[64];
+		snprintf(hex_key, sizeof hex_key, "%s_hex", key);
+		json_object_set_new(obj, hex_key, jhex(s));
+	}
 }
 
 /* Per-thread entries without buckets or percentiles (syscalls probes). */
@@ -47,7 +85,7 @@ static json_t *threads_json(const report_group *g, size_t n, long pid)
 	for (size_t i = 0; i < n; i++) {
 		json_t *jt = json_object();
 		json_object_set_new(jt, "tid", json_integer(g[i].tid));
-		json_object_set_new(jt, "thread", jstr(g[i].thread));
+		put_bytes(jt, "thread", g[i].thread);
 		json_object_set_new(jt, "main_thread", json_boolean(pid > 0 && g[i].tid == pid));
 		json_object_set_new(jt, "count", jint(g[i].st.count));
 		json_object_set_new(jt, "sum_ns", jint(g[i].st.sum_ns));
@@ -66,7 +104,7 @@ static json_t *syscalls_json(const report_probe *p, long pid)
 	for (size_t i = 0; i < p->n_syscalls; i++) {
 		const report_syscall *sc = &p->syscalls[i];
 		json_t *js = json_object();
-		json_object_set_new(js, "syscall", json_string(sc->name));
+		json_object_set_new(js, "syscall", jstr(sc->name));
 		json_object_set_new(js, "nr", json_integer(sc->nr));
 		put_stats(js, &sc->st);
 		json_object_set_new(js, "error_count", jint(sc->error_count));
@@ -80,50 +118,6 @@ static json_t *syscalls_json(const report_probe *p, long pid)
 	return arr;
 }
 
-/* Length of the valid UTF-8 sequence at S (1-4), or 0 when it is not one. */
-static size_t utf8_sequence(const unsigned char *s)
-{
-	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2 ? 2
-		 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4 ? 4 : 0;
-
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if ((n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))) ||
-	    (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))))
-		return 0;
-	return n;
-}
-
-/* A JSON string of bytes chosen by the traced program: valid UTF-8 as is
- * (jansson escapes quotes and control characters), each byte of an
- * invalid sequence as U+FFFD. */
-static json_t *jbytes(const char *s)
-{
-	size_t len = strlen(s), o = 0;
-	char *copy = malloc(len * 3 + 1);
-	json_t *j;
-
-	if (!copy)
-		return json_null();
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = utf8_sequence(p);
-		if (n) {
-			memcpy(copy + o, p, n);
-			o += n;
-			p += n;
-		} else {
-			memcpy(copy + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			p++;
-		}
-	}
-	copy[o] = '\0';
-	j = json_string(copy);
-	free(copy);
-	return j ? j : json_null();
-}
-
 /* The values of an event on a probe point, by name, in the spec's order. */
 static json_t *event_args_json(const report_event *ev)
 {
@@ -133,7 +127,7 @@ static json_t *event_args_json(const report_event *ev)
 		json_t *jv;
 		char big[24];
 		if (v->type == REPORT_VALUE_STRING) {
-			jv = jbytes(v->s);
+			jv = jstr(v->s);
 		} else if (v->type == REPORT_VALUE_INT) {
 			jv = json_integer(v->i);
 		} else if (v->u > (unsigned long long)INT64_MAX) {
@@ -156,13 +150,24 @@ static json_t *events_json(const report_probe *p)
 		json_t *je = json_object();
 		json_object_set_new(je, "t_ns", jint(ev->t_ns));
 		json_object_set_new(je, "tid", json_integer(ev->tid));
-		json_object_set_new(je, "thread", jstr(ev->thread));
+		put_bytes(je, "thread", ev->thread);
 		if (!ev->syscall) {
 			json_object_set_new(je, "args", event_args_json(ev));
+			json_t *args_hex = json_object();
+			for (size_t a = 0; a < ev->n_args; a++) {
+				const report_value *v = &ev->args[a];
+				if (v->type == REPORT_VALUE_STRING && v->s &&
+				    !safe_utf8_valid(v->s, strlen(v->s)))
+					json_object_set_new(args_hex, v->name, jhex(v->s));
+			}
+			if (json_object_size(args_hex))
+				json_object_set_new(je, "args_hex", args_hex);
+			else
+				json_decref(args_hex);
 			for (size_t a = 0; a < ev->n_args; a++)
 				if (ev->args[a].truncated)
 					json_object_set_new(je, "truncated",
-							    json_string(ev->args[a].name));
+							    jstr(ev->args[a].name));
 			json_array_append_new(arr, je);
 			continue;
 		}
@@ -170,16 +175,15 @@ static json_t *events_json(const report_probe *p)
 		json_object_set_new(je, "latency_ns", jint(ev->latency_ns));
 		json_object_set_new(je, "ret", json_integer(ev->ret));
 		if (ev->error)
-			json_object_set_new(je, "error", json_string(ev->error));
+			json_object_set_new(je, "error", jstr(ev->error));
 		if (ev->path) {
-			/* Paths are bytes: one that is not UTF-8 cannot be a JSON string. */
-			json_t *js = json_string(ev->path);
-			json_object_set_new(je, "path", js ? js : json_string("(not valid UTF-8)"));
+			/* Paths are bytes: one that is not UTF-8 gains path_hex. */
+			put_bytes(je, "path", ev->path);
 			if (ev->path_truncated)
 				json_object_set_new(je, "path_truncated", json_true());
 		}
 		if (ev->address)
-			json_object_set_new(je, "address", json_string(ev->address));
+			json_object_set_new(je, "address", jstr(ev->address));
 		if (ev->has_length)
 			json_object_set_new(je, "length", jint(ev->length));
 		json_array_append_new(arr, je);
@@ -214,12 +218,12 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 								       : "entry-return"));
 	json_t *t = json_object();
 	json_object_set_new(t, "pid", json_integer(rep->pid));
-	json_object_set_new(t, "binary", jstr(rep->binary));
+	put_bytes(t, "binary", rep->binary);
 	if (rep->libuv_version)
-		json_object_set_new(t, "libuv_version", json_string(rep->libuv_version));
+		json_object_set_new(t, "libuv_version", jstr(rep->libuv_version));
 	json_object_set_new(root, "target", t);
 	if (rep->bpftrace_version)
-		json_object_set_new(root, "bpftrace_version", json_string(rep->bpftrace_version));
+		json_object_set_new(root, "bpftrace_version", jstr(rep->bpftrace_version));
 	if (rep->start_unix_ns) {
 		char stamp[40];
 		report_utc_stamp(stamp, sizeof stamp, rep->start_unix_ns, true);
@@ -238,23 +242,23 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
 		json_t *jp = json_object();
-		json_object_set_new(jp, "name", json_string(p->name));
-		json_object_set_new(jp, "kind", json_string(p->kind));
+		json_object_set_new(jp, "name", jstr(p->name));
+		json_object_set_new(jp, "kind", jstr(p->kind));
 		if (p->probe)
-			json_object_set_new(jp, "probe", json_string(p->probe));
-		json_object_set_new(jp, "function", jstr(p->function));
-		json_object_set_new(jp, "object", jstr(p->object));
+			json_object_set_new(jp, "probe", jstr(p->probe));
+		put_bytes(jp, "function", p->function);
+		put_bytes(jp, "object", p->object);
 		if (p->debug_file)
-			json_object_set_new(jp, "debug_file", json_string(p->debug_file));
+			put_bytes(jp, "debug_file", p->debug_file);
 		if (p->matched_symbols)
 			json_object_set_new(jp, "matched_symbols",
 					    json_integer((json_int_t)p->matched_symbols));
-		json_object_set_new(jp, "unit", json_string(p->unit));
+		json_object_set_new(jp, "unit", jstr(p->unit));
 		json_object_set_new(jp, "attached", json_boolean(p->attached));
 		if (!p->attached)
 			json_object_set_new(jp, "reason", jstr(p->reason));
 		if (p->derived)
-			json_object_set_new(jp, "derived", json_string(p->derived));
+			json_object_set_new(jp, "derived", jstr(p->derived));
 		bool is_util = strcmp(p->kind, "utilization") == 0;
 		bool is_latency = strcmp(p->kind, "latency") == 0 || is_util;
 		bool is_syscalls = strcmp(p->kind, "syscalls") == 0;
@@ -271,7 +275,7 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 		for (size_t g = 0; is_latency && g < p->n_groups; g++) {
 			json_t *jg = json_object();
 			json_object_set_new(jg, "tid", json_integer(p->groups[g].tid));
-			json_object_set_new(jg, "thread", jstr(p->groups[g].thread));
+			put_bytes(jg, "thread", p->groups[g].thread);
 			json_object_set_new(jg, "main_thread",
 					    json_boolean(rep->pid > 0 && p->groups[g].tid == rep->pid));
 			put_stats(jg, &p->groups[g].st);
@@ -289,7 +293,7 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 			/* Hits only: a count probe measures no durations. */
 			json_t *jg = json_object();
 			json_object_set_new(jg, "tid", json_integer(p->groups[g].tid));
-			json_object_set_new(jg, "thread", jstr(p->groups[g].thread));
+			put_bytes(jg, "thread", p->groups[g].thread);
 			json_object_set_new(jg, "main_thread",
 					    json_boolean(rep->pid > 0 && p->groups[g].tid == rep->pid));
 			json_object_set_new(jg, "count", jint(p->groups[g].st.count));
@@ -309,7 +313,7 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 	json_object_set_new(root, "probes", probes);
 	json_t *warnings = json_array();
 	for (size_t i = 0; i < rep->n_warnings; i++)
-		json_array_append_new(warnings, json_string(rep->warnings[i]));
+		json_array_append_new(warnings, jstr(rep->warnings[i]));
 	json_object_set_new(root, "warnings", warnings);
 
 	int rc = json_dumpf(root, out, flags | JSON_PRESERVE_ORDER);

@@ -10,6 +10,8 @@
  * the integer nanoseconds.  No sample carries a timestamp. */
 #include "render.h"
 
+#include "safe.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -31,62 +33,6 @@ typedef struct label {
 	const char *name;
 	const char *value;	/* NULL is written as "" (the label is then absent) */
 } label;
-
-/* Length of the valid UTF-8 sequence at S (1..4), or 0 when it is not
- * one (overlong forms, surrogates and code points past U+10FFFF
- * included: Prometheus rejects label values that are not UTF-8). */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n;
-	unsigned cp, min;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f, min = 0x80;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f, min = 0x800;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07, min = 0x10000;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* Writes S as a label value: backslash, double quote and newline escaped,
- * each byte that is not part of valid UTF-8 replaced by '?'. */
-static void put_label_value(FILE *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	while (*p) {
-		size_t n = utf8_len(p);
-		if (n == 0) {
-			fputc('?', out);
-			p++;
-		} else if (*p == '\\') {
-			fputs("\\\\", out);
-			p++;
-		} else if (*p == '"') {
-			fputs("\\\"", out);
-			p++;
-		} else if (*p == '\n') {
-			fputs("\\n", out);
-			p++;
-		} else {
-			fwrite(p, 1, n, out);
-			p += n;
-		}
-	}
-}
 
 /* Formats NS as exact decimal seconds, trailing zeros dropped:
  * 11100000 -> "0.0111", 2000000000 -> "2" (32 bytes hold any). */
@@ -120,7 +66,8 @@ static void put_sample(FILE *out, family *f, const char *suffix, const label *ls
 	fprintf(out, "%s%s", f->name, suffix);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "%c%s=\"", i ? ',' : '{', ls[i].name);
-		put_label_value(out, ls[i].value);
+		if (ls[i].value)	/* the target's strings: safe.h's text form */
+			safe_fputs_prom_label(ls[i].value, out);
 		fputc('"', out);
 	}
 	fprintf(out, "%s %s\n", n ? "}" : "", value);

@@ -6,10 +6,32 @@
  * more than one thread, a per-thread table. */
 #include "render.h"
 
+#include "safe.h"
+
 #include <stdint.h>
 #include <string.h>
 
 #define BAR_WIDTH 40
+/* The THREAD column: a thread name (15 bytes at most in the kernel) and
+ * " (main)"; event tables have no suffix.  Names are written through
+ * safe_fputs_cell, so a hostile one is cut to the column, never wider. */
+#define THREAD_COLS 22
+#define EVENT_THREAD_COLS 16
+
+/* Spaces that pad S's text form to WIDTH columns (0 when it is wider:
+ * our own names, such as syscalls', push the row rather than lose
+ * letters). */
+static int pad_to(size_t width, const char *s)
+{
+	size_t cols = safe_width(s);
+	return cols < width ? (int)(width - cols) : 0;
+}
+
+/* A thread's name in the THREAD column, " (main)" after pid's own. */
+static void thread_cell(FILE *out, const report_group *gr, long pid)
+{
+	safe_fputs_cell(gr->thread, pid > 0 && gr->tid == pid ? " (main)" : NULL, THREAD_COLS, out);
+}
 
 /* Formats NS in UNIT with 3-4 significant digits. */
 static void fmt_dur(char *out, size_t len, uint64_t ns, uint64_t unit_ns, const char *unit)
@@ -101,7 +123,9 @@ static void histogram(FILE *out, const report_probe *p)
 
 static void syscall_table(FILE *out, const report_probe *p, long pid)
 {
-	fprintf(out, "\n%s: syscalls, slowest total first\n", p->name);
+	fputc('\n', out);
+	safe_fputs(p->name, out);
+	fputs(": syscalls, slowest total first\n", out);
 	fprintf(out, "  %-18s %10s %11s %10s %10s %10s %10s  %s\n", "SYSCALL", "COUNT", "TOTAL",
 		"MEAN", "P50~", "P99~", "MAX", "ERRORS");
 	for (size_t i = 0; i < p->n_syscalls; i++) {
@@ -113,60 +137,42 @@ static void syscall_table(FILE *out, const report_probe *p, long pid)
 		fmt_dur(p50, sizeof p50, sc->st.p50_ns, p->unit_ns, p->unit);
 		fmt_dur(p99, sizeof p99, sc->st.p99_ns, p->unit_ns, p->unit);
 		fmt_dur(max, sizeof max, sc->st.max_ns, p->unit_ns, p->unit);
-		fprintf(out, "  %-18s %10llu %11s %10s %10s %10s %10s ", sc->name,
-			(unsigned long long)sc->st.count, total, mean, p50, p99, max);
-		for (size_t e = 0; e < sc->n_errors && e < 4; e++)
-			fprintf(out, " %s %llu", sc->errors[e].name,
-				(unsigned long long)sc->errors[e].count);
+		fputs("  ", out);
+		safe_fputs(sc->name, out);
+		fprintf(out, "%*s", pad_to(18, sc->name), "");
+		fprintf(out, " %10llu %11s %10s %10s %10s %10s ", (unsigned long long)sc->st.count,
+			total, mean, p50, p99, max);
+		for (size_t e = 0; e < sc->n_errors && e < 4; e++) {
+			fputc(' ', out);
+			safe_fputs(sc->errors[e].name, out);
+			fprintf(out, " %llu", (unsigned long long)sc->errors[e].count);
+		}
 		if (sc->n_errors > 4)
 			fprintf(out, " ...");
 		fputc('\n', out);
 	}
 	if (p->n_groups > 1) {
-		fprintf(out, "\n  %-8s %-16s %10s %11s %10s\n", "TID", "THREAD", "COUNT", "TOTAL", "MAX");
+		fprintf(out, "\n  %-8s %-*s %10s %11s %10s\n", "TID", THREAD_COLS, "THREAD", "COUNT",
+			"TOTAL", "MAX");
 		for (size_t g = 0; g < p->n_groups; g++) {
 			const report_group *gr = &p->groups[g];
 			char total[32], max[32];
 			fmt_dur(total, sizeof total, gr->st.sum_ns, p->unit_ns, p->unit);
 			fmt_dur(max, sizeof max, gr->st.max_ns, p->unit_ns, p->unit);
-			char name[40];
-			snprintf(name, sizeof name, "%s%s", gr->thread ? gr->thread : "?",
-				 pid > 0 && gr->tid == pid ? " (main)" : "");
-			fprintf(out, "  %-8ld %-16s %10llu %11s %10s\n", gr->tid, name,
-				(unsigned long long)gr->st.count, total, max);
+			fprintf(out, "  %-8ld ", gr->tid);
+			thread_cell(out, gr, pid);
+			fprintf(out, " %10llu %11s %10s\n", (unsigned long long)gr->st.count, total, max);
 		}
 	}
-}
-
-/* Writes S with control characters shown as '?' (paths are bytes). */
-static void put_printable(FILE *out, const char *s)
-{
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
-}
-
-/* Writes bytes chosen by the traced program quoted, so that no byte can
- * act on the terminal: printable ASCII as is, '"' and '\\' escaped,
- * anything else as \xNN. */
-static void put_quoted(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p >= 0x20 && *p < 0x7f)
-			fputc(*p, out);
-		else
-			fprintf(out, "\\x%02x", *p);
-	}
-	fputc('"', out);
 }
 
 /* Records of an events probe on a probe point: NAME=VALUE per argument. */
 static void point_event_table(FILE *out, const report_probe *p)
 {
-	fprintf(out, "\n%s: %zu hits of ", p->name, p->n_events);
-	put_printable(out, p->probe);
+	fputc('\n', out);
+	safe_fputs(p->name, out);
+	fprintf(out, ": %zu hits of ", p->n_events);
+	safe_fputs(p->probe, out);
 	fputs(" recorded", out);
 	if (p->events_dropped)
 		fprintf(out, ", %llu more not recorded (over the limit)",
@@ -174,16 +180,19 @@ static void point_event_table(FILE *out, const report_probe *p)
 	fputc('\n', out);
 	if (!p->n_events)
 		return;
-	fprintf(out, "  %10s %-8s %-16s %s\n", "TIME(s)", "TID", "THREAD", "ARGUMENTS");
+	fprintf(out, "  %10s %-8s %-*s %s\n", "TIME(s)", "TID", EVENT_THREAD_COLS, "THREAD",
+		"ARGUMENTS");
 	for (size_t i = 0; i < p->n_events; i++) {
 		const report_event *ev = &p->events[i];
-		fprintf(out, "  %10.6f %-8ld %-16s", (double)ev->t_ns / 1e9, ev->tid,
-			ev->thread ? ev->thread : "?");
+		fprintf(out, "  %10.6f %-8ld ", (double)ev->t_ns / 1e9, ev->tid);
+		safe_fputs_cell(ev->thread, NULL, EVENT_THREAD_COLS, out);
 		for (size_t a = 0; a < ev->n_args; a++) {
 			const report_value *v = &ev->args[a];
-			fprintf(out, " %s=", v->name);
+			fputc(' ', out);
+			safe_fputs(v->name, out);
+			fputc('=', out);
 			if (v->type == REPORT_VALUE_STRING)
-				put_quoted(out, v->s);
+				safe_fputs_quoted(v->s, out);
 			else if (v->type == REPORT_VALUE_INT)
 				fprintf(out, "%lld", v->i);
 			else
@@ -203,14 +212,16 @@ static void event_table(FILE *out, const report_probe *p)
 		return;
 	}
 	fmt_dur(thr, sizeof thr, p->threshold_ns, p->unit_ns, p->unit);
-	fprintf(out, "\n%s: %zu calls of at least %s recorded", p->name, p->n_events, thr);
+	fputc('\n', out);
+	safe_fputs(p->name, out);
+	fprintf(out, ": %zu calls of at least %s recorded", p->n_events, thr);
 	if (p->events_dropped)
 		fprintf(out, ", %llu more not recorded (over the limit)",
 			(unsigned long long)p->events_dropped);
 	fputc('\n', out);
 	if (!p->n_events)
 		return;
-	fprintf(out, "  %10s %-8s %-16s %-14s %10s %-14s %s\n", "TIME(s)", "TID", "THREAD",
+	fprintf(out, "  %10s %-8s %-*s %-14s %10s %-14s %s\n", "TIME(s)", "TID", EVENT_THREAD_COLS, "THREAD",
 		"SYSCALL", "LATENCY", "RESULT", "ARGUMENT");
 	for (size_t i = 0; i < p->n_events; i++) {
 		const report_event *ev = &p->events[i];
@@ -220,12 +231,16 @@ static void event_table(FILE *out, const report_probe *p)
 			snprintf(res, sizeof res, "%lld %s", ev->ret, ev->error);
 		else
 			snprintf(res, sizeof res, "%lld", ev->ret);
-		fprintf(out, "  %10.6f %-8ld %-16s %-14s %10s %-14s ", (double)ev->t_ns / 1e9, ev->tid,
-			ev->thread ? ev->thread : "?", ev->syscall, lat, res);
+		fprintf(out, "  %10.6f %-8ld ", (double)ev->t_ns / 1e9, ev->tid);
+		safe_fputs_cell(ev->thread, NULL, EVENT_THREAD_COLS, out);
+		fputc(' ', out);
+		safe_fputs(ev->syscall, out);
+		fprintf(out, "%*s", pad_to(14, ev->syscall), "");
+		fprintf(out, " %10s %-14s ", lat, res);
 		if (ev->path)
-			put_printable(out, ev->path);
+			safe_fputs(ev->path, out);
 		else if (ev->address)
-			fputs(ev->address, out);
+			safe_fputs(ev->address, out);
 		else if (ev->has_length)
 			fprintf(out, "%llu", (unsigned long long)ev->length);
 		fputc('\n', out);
@@ -237,16 +252,16 @@ static void count_table(FILE *out, const report_probe *p, long pid)
 {
 	if (p->n_groups < 2)
 		return;
-	fprintf(out, "\n%s: hits of ", p->name);
-	put_printable(out, p->probe ? p->probe : "?");
-	fprintf(out, " per thread\n  %-8s %-16s %10s\n", "TID", "THREAD", "COUNT");
+	fputc('\n', out);
+	safe_fputs(p->name, out);
+	fputs(": hits of ", out);
+	safe_fputs(p->probe, out);
+	fprintf(out, " per thread\n  %-8s %-*s %10s\n", "TID", THREAD_COLS, "THREAD", "COUNT");
 	for (size_t g = 0; g < p->n_groups; g++) {
 		const report_group *gr = &p->groups[g];
-		char name[40];
-		snprintf(name, sizeof name, "%s%s", gr->thread ? gr->thread : "?",
-			 pid > 0 && gr->tid == pid ? " (main)" : "");
-		fprintf(out, "  %-8ld %-16s %10llu\n", gr->tid, name,
-			(unsigned long long)gr->st.count);
+		fprintf(out, "  %-8ld ", gr->tid);
+		thread_cell(out, gr, pid);
+		fprintf(out, " %10llu\n", (unsigned long long)gr->st.count);
 	}
 }
 
@@ -254,22 +269,22 @@ static void count_table(FILE *out, const report_probe *p, long pid)
  * epoll, then the waits' distribution. */
 static void utilization_table(FILE *out, const report_probe *p, const report *rep)
 {
-	fprintf(out, "\n%s: busy vs idle (waiting in epoll) per thread, as eventLoopUtilization\n",
-		p->name);
-	fprintf(out, "  %-8s %-16s %8s %11s %11s %10s %10s %10s\n", "TID", "THREAD", "UTIL",
-		"BUSY", "IDLE", "WAITS", "P50~", "MAX");
+	fputc('\n', out);
+	safe_fputs(p->name, out);
+	fputs(": busy vs idle (waiting in epoll) per thread, as eventLoopUtilization\n", out);
+	fprintf(out, "  %-8s %-*s %8s %11s %11s %10s %10s %10s\n", "TID", THREAD_COLS, "THREAD",
+		"UTIL", "BUSY", "IDLE", "WAITS", "P50~", "MAX");
 	for (size_t g = 0; g < p->n_groups; g++) {
 		const report_group *gr = &p->groups[g];
-		char name[40], busy[32], idle[32], p50[32], max[32];
-		snprintf(name, sizeof name, "%s%s", gr->thread ? gr->thread : "?",
-			 rep->pid > 0 && gr->tid == rep->pid ? " (main)" : "");
+		char busy[32], idle[32], p50[32], max[32];
 		fmt_auto(busy, sizeof busy, gr->busy_ns);
 		fmt_auto(idle, sizeof idle, gr->idle_ns);
 		fmt_auto(p50, sizeof p50, gr->st.p50_ns);
 		fmt_auto(max, sizeof max, gr->st.max_ns);
-		fprintf(out, "  %-8ld %-16s %7.1f%% %11s %11s %10llu %10s %10s\n", gr->tid, name,
-			100.0 * gr->utilization, busy, idle, (unsigned long long)gr->st.count,
-			p50, max);
+		fprintf(out, "  %-8ld ", gr->tid);
+		thread_cell(out, gr, rep->pid);
+		fprintf(out, " %7.1f%% %11s %11s %10llu %10s %10s\n", 100.0 * gr->utilization, busy,
+			idle, (unsigned long long)gr->st.count, p50, max);
 	}
 	if (p->st.count)
 		histogram(out, p);
@@ -283,21 +298,33 @@ int render_text(FILE *out, const report *rep)
 		memcpy(from, " from ", 7);
 		report_utc_stamp(from + 6, sizeof from - 6, rep->start_unix_ns, false);
 	}
-	if (rep->pid > 0)
-		fprintf(out, "bpfspec %s: pid %ld (%s), window %s%s\n", rep->spec_name, rep->pid,
-			rep->binary, dur, from);
-	else
-		fprintf(out, "bpfspec %s: %s, window %s%s\n", rep->spec_name, rep->binary, dur,
-			from);
-	for (size_t i = 0; i < rep->n_params; i++)
-		fprintf(out, "%s%s=%s%s%s", i ? ", " : "parameters: ", rep->param_names[i],
-			rep->param_values[i], rep->param_set[i] ? " (set)" : "",
+	fputs("bpfspec ", out);
+	safe_fputs(rep->spec_name, out);
+	if (rep->pid > 0) {
+		fprintf(out, ": pid %ld (", rep->pid);
+		safe_fputs(rep->binary, out);
+		fputc(')', out);
+	} else {
+		fputs(": ", out);
+		safe_fputs(rep->binary, out);
+	}
+	fprintf(out, ", window %s%s\n", dur, from);
+	for (size_t i = 0; i < rep->n_params; i++) {
+		fputs(i ? ", " : "parameters: ", out);
+		safe_fputs(rep->param_names[i], out);
+		fputc('=', out);
+		safe_fputs(rep->param_values[i], out);
+		fprintf(out, "%s%s", rep->param_set[i] ? " (set)" : "",
 			i + 1 == rep->n_params ? "\n" : "");
+	}
 	if (rep->entry_only)
 		fprintf(out, "timing: entry-only (each phase from its entry to the next phase's "
 			"entry on its thread)\n");
-	if (rep->partial)
-		fprintf(out, "PARTIAL: %s\n", rep->partial_reason ? rep->partial_reason : "run cut short");
+	if (rep->partial) {
+		fputs("PARTIAL: ", out);
+		safe_fputs(rep->partial_reason ? rep->partial_reason : "run cut short", out);
+		fputc('\n', out);
+	}
 	if (rep->lost_events)
 		fprintf(out, "WARNING: bpftrace lost %llu events: figures are too low\n",
 			(unsigned long long)rep->lost_events);
@@ -308,20 +335,21 @@ int render_text(FILE *out, const report *rep)
 		"TOTAL", "%WIN", "MEAN", "P50~", "P90~", "P99~", "MAX");
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
-		if (p->derived) {
-			char label[40];
-			snprintf(label, sizeof label, "%s*", p->name);
-			fprintf(out, "%-14s ", label);
-		} else {
-			fprintf(out, "%-14s ", p->name);
-		}
+		/* Names past the column push the row, as before: a spec's
+		 * own names are identifiers, only a report read back could
+		 * hold anything else, and it is escaped. */
+		safe_fputs(p->name, out);
+		fprintf(out, "%s%*s ", p->derived ? "*" : "",
+			pad_to(p->derived ? 13 : 14, p->name), "");
 		if (!p->attached) {
-			fprintf(out, "not attached: %s\n", p->reason ? p->reason : "unknown reason");
+			fputs("not attached: ", out);
+			safe_fputs(p->reason ? p->reason : "unknown reason", out);
+			fputc('\n', out);
 			continue;
 		}
 		if (strcmp(p->kind, "count") == 0) {
 			fprintf(out, "%10llu hits of ", (unsigned long long)p->st.count);
-			put_printable(out, p->probe ? p->probe : "?");
+			safe_fputs(p->probe, out);
 			fputc('\n', out);
 			continue;
 		}
@@ -332,7 +360,7 @@ int render_text(FILE *out, const report *rep)
 		}
 		if (strcmp(p->kind, "events") == 0 && p->probe) {
 			fprintf(out, "%10llu hits of ", (unsigned long long)p->st.count);
-			put_printable(out, p->probe);
+			safe_fputs(p->probe, out);
 			fputs(" (records below)\n", out);
 			continue;
 		}
@@ -365,29 +393,43 @@ int render_text(FILE *out, const report *rep)
 			utilization_table(out, p, rep);
 			continue;
 		}
-		if (p->derived)
-			fprintf(out, "\n%s: %s\n", p->name, p->derived);
-		else
-			fprintf(out, "\n%s: %s in %s\n", p->name, p->function, p->object);
+		fputc('\n', out);
+		safe_fputs(p->name, out);
+		fputs(": ", out);
+		if (p->derived) {
+			safe_fputs(p->derived, out);
+		} else {
+			safe_fputs(p->function, out);
+			fputs(" in ", out);
+			safe_fputs(p->object, out);
+		}
+		fputc('\n', out);
 		histogram(out, p);
 		if (p->n_groups > 1) {
-			fprintf(out, "\n  %-8s %-16s %10s %11s %7s %10s %10s %10s %10s %10s\n", "TID",
-				"THREAD", "COUNT", "TOTAL", "%WIN", "MEAN", "P50~", "P90~", "P99~", "MAX");
+			fprintf(out, "\n  %-8s %-*s %10s %11s %7s %10s %10s %10s %10s %10s\n", "TID",
+				THREAD_COLS, "THREAD", "COUNT", "TOTAL", "%WIN", "MEAN", "P50~", "P90~",
+				"P99~", "MAX");
 			for (size_t g = 0; g < p->n_groups; g++) {
 				const report_group *gr = &p->groups[g];
-				char name[40];
-				snprintf(name, sizeof name, "%s%s", gr->thread ? gr->thread : "?",
-					 rep->pid > 0 && gr->tid == rep->pid ? " (main)" : "");
-				fprintf(out, "  %-8ld %-16s ", gr->tid, name);
+				fprintf(out, "  %-8ld ", gr->tid);
+				thread_cell(out, gr, rep->pid);
+				fputc(' ', out);
 				stats_row(out, &gr->st, p, rep->duration_ns);
 			}
 		}
 	}
-	for (size_t i = 0; i < rep->n_probes; i++)
-		if (rep->probes[i].derived)
-			fprintf(out, "\n* %s: %s", rep->probes[i].name, rep->probes[i].derived);
-	for (size_t i = 0; i < rep->n_warnings; i++)
-		fprintf(out, "\nwarning: %s", rep->warnings[i]);
+	for (size_t i = 0; i < rep->n_probes; i++) {
+		if (!rep->probes[i].derived)
+			continue;
+		fputs("\n* ", out);
+		safe_fputs(rep->probes[i].name, out);
+		fputs(": ", out);
+		safe_fputs(rep->probes[i].derived, out);
+	}
+	for (size_t i = 0; i < rep->n_warnings; i++) {
+		fputs("\nwarning: ", out);
+		safe_fputs(rep->warnings[i], out);
+	}
 	fprintf(out, "\n~ percentiles are estimates: %s; count, total, min and max are exact.\n",
 		REPORT_PERCENTILE_METHOD);
 	fflush(out);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "safe.h"
 
 #define SCRIPT_FD 3
 #define SCRIPT_NAME "/dev/fd/3"
@@ -82,7 +83,9 @@ int runner_hold_command(const char *path, char *const argv[], held_command *h)
 		if (n != 1)
 			_exit(127);
 		execv(path, argv);
-		fprintf(stderr, "bpfspec: error: cannot run '%s': %s\n", path, strerror(errno));
+		fputs("bpfspec: error: cannot run '", stderr);
+		safe_fputs(path, stderr);
+		fprintf(stderr, "': %s\n", strerror(errno));
 		_exit(127);
 	}
 	close(fds[0]);
@@ -302,7 +305,9 @@ static void handle_stderr_line(run_state *st, const char *line, size_t len)
 			snprintf(st->res->first_error, sizeof st->res->first_error, "%.500s", shown);
 		st->res->error_lines++;
 	}
-	fprintf(stderr, "bpftrace: %s\n", shown);
+	fputs("bpftrace: ", stderr);
+	safe_fputs(shown, stderr);	/* it may quote the target's paths */
+	fputc('\n', stderr);
 }
 
 /* Reads what is available; calls the handler per complete line.

@@ -13,6 +13,7 @@
 
 #include "debuginfo.h"
 #include "diag.h"
+#include "safe.h"
 #include "libuv.h"
 #include "symtab.h"
 #include "target.h"
@@ -72,11 +73,9 @@ static int usage(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "bpfspec: error: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	diag_verror("see `bpfspec symbols --help`", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nhint: see `bpfspec symbols --help`\n");
 	return SYM_USAGE;
 }
 
@@ -243,24 +242,38 @@ static const char *source_of(const sym_object *o)
 	return o->info.has_dynsym ? ".dynsym" : "none";
 }
 
+/* One line per object, function and probe; fields separated by tabs.
+ * Paths and names come from the target: safe.h's text form (a tab in one
+ * shows as \x09, so the columns hold). */
 static void print_text(FILE *out, const listing *l, const target *t, const char *uv,
 		       const char *uv_object)
 {
-	if (t->pid > 0)
-		fprintf(out, "# pid %d (%s): %zu object%s\n", (int)t->pid, t->exe, l->n_objects,
-			l->n_objects == 1 ? "" : "s");
-	if (uv)
-		fprintf(out, "# libuv %s (in %s)\n", uv, uv_object);
+	if (t->pid > 0) {
+		fprintf(out, "# pid %d (", (int)t->pid);
+		safe_fputs(t->exe, out);
+		fprintf(out, "): %zu object%s\n", l->n_objects, l->n_objects == 1 ? "" : "s");
+	}
+	if (uv) {
+		fputs("# libuv ", out);
+		safe_fputs(uv, out);
+		fputs(" (in ", out);
+		safe_fputs(uv_object, out);
+		fputs(")\n", out);
+	}
 	for (size_t i = 0; i < l->n_objects; i++) {
 		const sym_object *o = &l->objects[i];
 
-		fprintf(out, "# %s: %zu function%s%s from %s", o->path, o->n_functions,
+		fputs("# ", out);
+		safe_fputs(o->path, out);
+		fprintf(out, ": %zu function%s%s from %s", o->n_functions,
 			o->n_functions == 1 ? "" : "s", l->glob ? " matching" : "", source_of(o));
-		if (o->debug_file)
-			fprintf(out, " %s", o->debug_file);
-		else if (!o->info.has_symtab)
+		if (o->debug_file) {
+			fputc(' ', out);
+			safe_fputs(o->debug_file, out);
+		} else if (!o->info.has_symtab) {
 			fprintf(out, " (stripped, no debug file found%s)",
 				o->debug_tried ? ": -v lists the paths tried" : "");
+		}
 		if (o->n_usdt)
 			fprintf(out, ", %zu USDT probe%s", o->n_usdt, o->n_usdt == 1 ? "" : "s");
 		fputc('\n', out);
@@ -268,23 +281,37 @@ static void print_text(FILE *out, const listing *l, const target *t, const char 
 	for (size_t k = 0; k < l->n_funcs; k++) {
 		const sym_func *f = &l->funcs[k];
 
-		if (f->demangled)
-			fprintf(out, "function\t%s\t%s\t%s\n", l->objects[f->object].path,
-				f->demangled, f->name);
-		else
-			fprintf(out, "function\t%s\t%s\n", l->objects[f->object].path, f->name);
+		fputs("function\t", out);
+		safe_fputs(l->objects[f->object].path, out);
+		fputc('\t', out);
+		if (f->demangled) {
+			safe_fputs(f->demangled, out);
+			fputc('\t', out);
+		}
+		safe_fputs(f->name, out);
+		fputc('\n', out);
 	}
 	for (size_t i = 0; i < l->n_objects; i++)
 		for (size_t k = 0; k < l->objects[i].n_usdt; k++) {
 			const usdt_probe *p = &l->objects[i].usdt[k];
-			fprintf(out, "usdt\t%s\t%s:%s\t%d arg%s\n", l->objects[i].path, p->provider,
-				p->name, p->n_args, p->n_args == 1 ? "" : "s");
+			fputs("usdt\t", out);
+			safe_fputs(l->objects[i].path, out);
+			fputc('\t', out);
+			safe_fputs(p->provider, out);
+			fputc(':', out);
+			safe_fputs(p->name, out);
+			fprintf(out, "\t%d arg%s\n", p->n_args, p->n_args == 1 ? "" : "s");
 		}
 }
 
+/* S (a path or symbol from the target) as a JSON string: invalid UTF-8
+ * bytes as U+FFFD, never dropped; null for NULL. */
 static json_t *jstr_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	char *valid = s ? safe_utf8_lossy(s) : NULL;
+	json_t *j = valid ? json_string(valid) : NULL;
+	free(valid);
+	return j ? j : json_null();
 }
 
 static int print_json(FILE *out, const listing *l, const target *t, const char *uv,
@@ -295,7 +322,7 @@ static int print_json(FILE *out, const listing *l, const target *t, const char *
 	char addr[32];
 
 	json_object_set_new(tg, "pid", json_integer(t->pid));
-	json_object_set_new(tg, "binary", json_string(t->exe));
+	json_object_set_new(tg, "binary", jstr_or_null(t->exe));
 	json_object_set_new(root, "target", tg);
 	json_object_set_new(root, "libuv_version", jstr_or_null(uv));
 	json_object_set_new(root, "libuv_object", jstr_or_null(uv_object));
@@ -303,7 +330,7 @@ static int print_json(FILE *out, const listing *l, const target *t, const char *
 		const sym_object *o = &l->objects[i];
 		json_t *jo = json_object();
 
-		json_object_set_new(jo, "path", json_string(o->path));
+		json_object_set_new(jo, "path", jstr_or_null(o->path));
 		json_object_set_new(jo, "build_id", o->info.build_id[0] ?
 					json_string(o->info.build_id) : json_null());
 		json_object_set_new(jo, "symbols_from", json_string(source_of(o)));
@@ -313,12 +340,12 @@ static int print_json(FILE *out, const listing *l, const target *t, const char *
 		json_array_append_new(objs, jo);
 		for (size_t k = 0; k < o->n_usdt; k++) {
 			json_t *jp = json_object();
-			json_object_set_new(jp, "provider", json_string(o->usdt[k].provider));
-			json_object_set_new(jp, "name", json_string(o->usdt[k].name));
+			json_object_set_new(jp, "provider", jstr_or_null(o->usdt[k].provider));
+			json_object_set_new(jp, "name", jstr_or_null(o->usdt[k].name));
 			json_object_set_new(jp, "args", json_integer(o->usdt[k].n_args));
 			json_object_set_new(jp, "locations",
 					    json_integer((json_int_t)o->usdt[k].n_locations));
-			json_object_set_new(jp, "object", json_string(o->path));
+			json_object_set_new(jp, "object", jstr_or_null(o->path));
 			json_array_append_new(probes, jp);
 		}
 	}
@@ -327,9 +354,9 @@ static int print_json(FILE *out, const listing *l, const target *t, const char *
 		json_t *jf = json_object();
 
 		snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)f->addr);
-		json_object_set_new(jf, "name", json_string(f->demangled ? f->demangled : f->name));
-		json_object_set_new(jf, "mangled", f->demangled ? json_string(f->name) : json_null());
-		json_object_set_new(jf, "object", json_string(l->objects[f->object].path));
+		json_object_set_new(jf, "name", jstr_or_null(f->demangled ? f->demangled : f->name));
+		json_object_set_new(jf, "mangled", f->demangled ? jstr_or_null(f->name) : json_null());
+		json_object_set_new(jf, "object", jstr_or_null(l->objects[f->object].path));
 		json_object_set_new(jf, "address", json_string(addr));
 		json_array_append_new(funcs, jf);
 	}
