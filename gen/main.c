@@ -1115,9 +1115,14 @@ static int cmd_check(int argc, char **argv)
 			rc = EXIT_SPEC;
 			continue;
 		}
-		printf("%s: ok (%zu probe%s", argv[i], s->n_probes, s->n_probes == 1 ? "" : "s");
-		for (size_t k = 0; k < s->n_params; k++)
-			printf("%s%s=%s", k ? ", " : "; ", s->params[k].name, s->params[k].value);
+		safe_fputs(argv[i], stdout);
+		printf(": ok (%zu probe%s", s->n_probes, s->n_probes == 1 ? "" : "s");
+		for (size_t k = 0; k < s->n_params; k++) {
+			fputs(k ? ", " : "; ", stdout);
+			safe_fputs(s->params[k].name, stdout);
+			fputc('=', stdout);
+			safe_fputs(s->params[k].value, stdout);
+		}
 		printf(")\n");
 		spec_free(s);
 	}
