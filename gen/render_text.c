@@ -9,6 +9,7 @@
 #include "safe.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BAR_WIDTH 40
@@ -227,8 +228,11 @@ static void event_table(FILE *out, const report_probe *p)
 		const report_event *ev = &p->events[i];
 		char lat[32], res[48];
 		fmt_dur(lat, sizeof lat, ev->latency_ns, p->unit_ns, p->unit);
-		if (ev->error)
-			snprintf(res, sizeof res, "%lld %s", ev->ret, ev->error);
+		if (ev->error) {
+			char *error = safe_text(ev->error);
+			snprintf(res, sizeof res, "%lld %s", ev->ret, error ? error : "?");
+			free(error);
+		}
 		else
 			snprintf(res, sizeof res, "%lld", ev->ret);
 		fprintf(out, "  %10.6f %-8ld ", (double)ev->t_ns / 1e9, ev->tid);
