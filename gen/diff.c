@@ -381,13 +381,16 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	    get_str(l, obj, base, "unit", &p->unit, false, false) < 0 ||
 	    get_bool(l, obj, base, "attached", &p->attached) < 0)
 		return -1;
-	bool is_latency = strcmp(p->kind, "latency") == 0;
+	/* A utilization probe has a latency probe's fields (its waits in
+	 * epoll), per-thread groups included. */
+	bool is_latency = strcmp(p->kind, "latency") == 0 || strcmp(p->kind, "utilization") == 0;
 	bool is_syscalls = strcmp(p->kind, "syscalls") == 0;
 	bool is_events = strcmp(p->kind, "events") == 0;
 	bool is_count = strcmp(p->kind, "count") == 0;
 	if (!is_latency && !is_syscalls && !is_events && !is_count) {
 		path_key(path, base, "kind");
-		return ld_fail(l, path, "unknown kind '%s' (latency, syscalls, events or count)",
+		return ld_fail(l, path,
+			       "unknown kind '%s' (latency, syscalls, events, count or utilization)",
 			       p->kind);
 	}
 	for (size_t i = 0; i < sizeof units / sizeof *units; i++)

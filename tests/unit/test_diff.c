@@ -551,7 +551,7 @@ START_TEST(test_error_fields)
 	json_object_set_new(probe_at(root, 3), "kind", json_string("histogram"));
 	d = json_error_of(root, "before.json");
 	ck_assert_contains(d, "probes[3].kind: unknown kind 'histogram' (latency, syscalls, "
-			      "events or count)");
+			      "events, count or utilization)");
 
 	root = fixture_json("phases-before.json");
 	json_object_set_new(probe_at(root, 3), "unit", json_string("min"));
@@ -713,6 +713,26 @@ START_TEST(test_diff_text_phases)
 	ck_assert_contains(t, "~ p50 and p99 are estimates");
 	/* No row ends in spaces. */
 	ck_assert_lacks(t, " \n");
+	free(t);
+	report_free(a);
+	report_free(b);
+}
+END_TEST
+
+/* A loop-utilization report diffs like a latency probe (its waits in
+ * epoll); the loader once refused its kind ("unknown kind"). */
+START_TEST(test_diff_text_utilization)
+{
+	report *b = load_fixture("utilization.json");
+	report *a = load_fixture("utilization.json");
+	ck_assert_str_eq(b->probes[0].kind, "utilization");
+	ck_assert_uint_eq(b->probes[0].n_groups, 3);
+	char *t = diff_to_string(b, a, DIFF_TEXT);
+
+	ck_assert_contains(t, "\nloop (utilization)\n"
+			      "  STAT             BEFORE        AFTER       CHANGE         %\n"
+			      "  count               234          234            0      0.0%\n");
+	ck_assert_contains(t, "  max             53.29ms      53.29ms          0ns      0.0%\n");
 	free(t);
 	report_free(a);
 	report_free(b);
@@ -971,6 +991,7 @@ static Suite *diff_suite(void)
 	TCase *tc = tcase_create("load");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_load_phases);
+	tcase_add_test(tc, test_diff_text_utilization);
 	tcase_add_test(tc, test_load_syscalls_events);
 	tcase_add_test(tc, test_load_optional_fields);
 	tcase_add_test(tc, test_load_stdin);
