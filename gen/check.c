@@ -863,7 +863,20 @@ static int path_value(const check *c, const report *rep, value *out, char *why,
 	}
 	p = find_probe(rep, c->probe);
 	if (!p) {
+		/* Name the probes it has: a one-liner's probe is named after
+		 * its function, but made a valid name (ns::f -> ns_f). */
+		size_t n = 0;
 		say(why, len, "probe '%s' is not in the report", c->probe);
+		for (size_t i = 0; why && rep->probes && i < rep->n_probes; i++) {
+			n = strlen(why);
+			if (n + 1 >= len)
+				break;
+			snprintf(why + n, len - n, "%s%s", i ? ", " : " (its probes: ",
+				 rep->probes[i].name);
+		}
+		n = why ? strlen(why) : 0;
+		if (rep->n_probes && n + 1 < len)
+			snprintf(why + n, len - n, ")");
 		return -1;
 	}
 	if (c->stat == ST_LOST) {

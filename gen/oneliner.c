@@ -24,7 +24,8 @@ static void put_quoted(buf *b, const char *s)
 }
 
 /* A probe name from a function name: lower-case letters, digits and '_',
- * starting with a letter, at most 32 bytes, unique among the first N. */
+ * starting with a letter, at most 32 bytes, unique among the first N.
+ * A C name that is already one (uv__io_poll) is kept as it is. */
 static void probe_name(char *out, size_t len, const char *func, char names[][33], size_t n)
 {
 	size_t k = 0;
@@ -36,7 +37,9 @@ static void probe_name(char *out, size_t len, const char *func, char names[][33]
 			c = '_';
 		if (k == 0 && !(c >= 'a' && c <= 'z'))
 			continue;	/* leading '_' or digits */
-		if (c == '_' && k && out[k - 1] == '_')
+		/* "ns::f" -> "ns_f"; a C name keeps its "__" (uv__io_poll),
+		 * so that checks and diffs find it by the name typed. */
+		if (c == '_' && k && out[k - 1] == '_' && *p != '_')
 			continue;
 		out[k++] = c;
 	}

@@ -45,6 +45,10 @@ up_to 3 measure_latency
 # --emit-spec writes a spec that loads and gives the same program.
 "$BPFSPEC" latency -p "$app" uv__run_timers --emit-spec >"$TMP/one.yaml"
 "$BPFSPEC" check "$TMP/one.yaml" >/dev/null || fail "--emit-spec output does not load"
+# The probe is named as the function was typed, so checks and diffs
+# find it by that name (it was once "uv_run_timers").
+grep -qx '  - name: uv__run_timers' "$TMP/one.yaml" ||
+	fail "the probe of uv__run_timers is not named uv__run_timers: $(grep name: "$TMP/one.yaml")"
 "$BPFSPEC" latency -p "$app" uv__run_timers --emit-program >"$TMP/a.bt" 2>/dev/null
 "$BPFSPEC" gen "$TMP/one.yaml" -p "$app" >"$TMP/b.bt" 2>/dev/null
 diff <(grep -v '^// spec:' "$TMP/a.bt") <(grep -v '^// spec:' "$TMP/b.bt") >/dev/null ||

@@ -412,7 +412,7 @@ START_TEST(test_eval_cannot)
 		const char *text;
 		const char *why;
 	} cases[] = {
-		{ "nope.p99 > 1ms", "probe 'nope' is not in the report" },
+		{ "nope.p99 > 1ms", "probe 'nope' is not in the report (its probes: lat, " },
 		{ "gone.p99 > 1ms",
 		  "probe 'gone' was not attached: function 'uv__run_idle' not found in main" },
 		{ "gone.count > 0", "probe 'gone' was not attached: function" },
