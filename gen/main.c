@@ -297,6 +297,24 @@ static spec *load_spec(const char *arg, char *const *sets, size_t n_sets)
 		const embedded_file *f = embedded_find(path);
 		if (f)
 			return spec_parse_set(path, f->data, f->len, sets, n_sets);
+		if (access(arg, F_OK) != 0 && errno == ENOENT) {
+			/* Neither a file nor a bundled spec: name the bundled ones. */
+			char names[1024] = "";
+			for (size_t i = 0; i < embedded_count; i++) {
+				const char *p = embedded_files[i].path, *dot = strrchr(p, '.');
+				size_t used = strlen(names);
+				if (strncmp(p, "specs/", 6) != 0 || !dot || used + 64 > sizeof names)
+					continue;
+				snprintf(names + used, sizeof names - used, "%s%.*s", used ? ", " : "",
+					 (int)(dot - p - 6), p + 6);
+			}
+			char hint[1200];
+			snprintf(hint, sizeof hint,
+				 "give a spec file's path, or one of the bundled specs: %s "
+				 "(`bpfspec list` describes them)", names);
+			diag_error(hint, "'%s' is neither a spec file nor a bundled spec", arg);
+			return NULL;
+		}
 	}
 	return spec_load_set(arg, sets, n_sets);
 }

@@ -22,6 +22,9 @@ gone=$!
 wait "$gone"
 expect 4 "no process with pid $gone" "$BPFSPEC" run libuv-phases -p "$gone" -d 1s
 
+# A spec that is neither a file nor bundled: the hint names the bundled ones.
+expect 3 "one of the bundled specs: .*libuv-phases" "$BPFSPEC" run libuv-phase -p $$ -d 1s
+
 # A required function that the binary lacks: names symbol and file.
 cat >"$TMP/missing.yaml" <<'YAML'
 probes:
