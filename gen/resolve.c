@@ -353,6 +353,37 @@ static int check_usdt(resolved_probe *rp)
 
 static bool derive_phase(resolved *r, resolved_probe *rp);
 
+/* True, after one error, when the spec needs libuv's own functions (two
+ * or more required ones named uv_*), none was found and the target holds
+ * no libuv at all: "pid N runs /usr/bin/bash" says it better than the
+ * same missing-symbol error once per phase. */
+static bool no_libuv_at_all(const spec *s, const target *t, const lookup *lk)
+{
+	size_t uv_required = 0;
+	char uv[64];
+
+	for (size_t i = 0; i < s->n_probes; i++) {
+		const spec_probe *p = &s->probes[i];
+		if (!needs_lookup(p))
+			continue;
+		if (lk[i].found_in >= 0)
+			return false;
+		if (!p->optional && p->function && strncmp(p->function, "uv_", 3) == 0)
+			uv_required++;
+	}
+	if (uv_required < 2 || libuv_target_version(t, uv, sizeof uv, NULL) == 0)
+		return false;
+	if (t->pid > 0)
+		diag_error("trace a Node.js process (or another program built on libuv); "
+			   "`bpfspec symbols -p PID 'uv_*'` shows what a process has",
+			   "pid %d runs %s, which has no libuv: spec '%s' times libuv's functions",
+			   (int)t->pid, t->exe, s->name);
+	else
+		diag_error("give a Node.js binary (or another program built on libuv)",
+			   "%s has no libuv: spec '%s' times libuv's functions", t->exe, s->name);
+	return true;
+}
+
 resolved *resolve_spec(const spec *s, const target *t)
 {
 	resolved *r = calloc(1, sizeof *r);
@@ -399,7 +430,9 @@ resolved *resolve_spec(const spec *s, const target *t)
 			search_object(obj, round, r, lk);
 		}
 	}
-	for (size_t i = 0; i < s->n_probes; i++) {
+	if (no_libuv_at_all(s, t, lk))
+		failed = 1;
+	for (size_t i = 0; !failed && i < s->n_probes; i++) {
 		if (!needs_lookup(&s->probes[i])) {
 			/* Tracepoints and the like: nothing to look up in the
 			 * target; usdt:main names the target's executable. */
@@ -411,6 +444,8 @@ resolved *resolve_spec(const spec *s, const target *t)
 			failed = 1;
 		else if (r->probes[i].active)
 			r->n_active++;
+	}
+	for (size_t i = 0; i < s->n_probes; i++) {
 		free(lk[i].addrs);
 		free(lk[i].debug_file);
 		free(lk[i].tracer_path);

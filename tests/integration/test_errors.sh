@@ -22,6 +22,11 @@ gone=$!
 wait "$gone"
 expect 4 "no process with pid $gone" "$BPFSPEC" run libuv-phases -p "$gone" -d 1s
 
+# A process without libuv: one error naming the pid and its program,
+# not the same missing-symbol error once per phase.
+expect 4 "pid $$ runs /usr/bin/bash, which has no libuv" "$BPFSPEC" run libuv-phases -p $$ -d 1s
+[ "$(grep -c 'error:' "$TMP/err")" -eq 1 ] || { cat "$TMP/err"; fail "more than one error for a process without libuv"; }
+
 # A spec that is neither a file nor bundled: the hint names the bundled ones.
 expect 3 "one of the bundled specs: .*libuv-phases" "$BPFSPEC" run libuv-phase -p $$ -d 1s
 
