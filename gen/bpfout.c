@@ -17,6 +17,7 @@
  * the literal text "ffXX", so such lines parse but carry garbage: they are
  * repaired before parsing (see repair_high_bytes). */
 #include "bpfout.h"
+#include "safe.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -96,6 +97,7 @@ static void note(bpfout *p, const char *fmt, ...)
 	free(body);
 	if (n < 0)
 		return;
+	safe_wire_decode(text);	/* printf text keeps the bytes it had */
 	if ((size_t)n > MAX_NOTE_LEN) {
 		/* Cut on a UTF-8 boundary and mark the cut. */
 		size_t cut = MAX_NOTE_LEN - 3;
@@ -574,6 +576,7 @@ static const char *parse_value(bpfout *p, record_kind kind, const json_t *v, bpf
 		e->str = strdup(json_string_value(v));
 		if (!e->str)
 			return "out of memory";
+		safe_wire_decode(e->str);
 		/* A numeric string also fills value, for callers that want it. */
 		bool neg, clamped = false;
 		uint64_t mag;
@@ -602,6 +605,8 @@ static int map_add(bpfout *p, bpfout_map *m, record_kind kind, const char *key,
 	const char *err = parse_value(p, kind, v, e);
 	if (!err && !(e->key = strdup(key)))
 		err = "out of memory";
+	if (!err)
+		safe_wire_decode(e->key);
 	if (err) {
 		entry_clear(e);
 		if (!(*skipped)++) {
@@ -805,6 +810,7 @@ static bpfout_line feed_event(bpfout *p, const char *s, size_t len)
 		w->events_dropped++;
 		return BPFOUT_LINE_EVENT;
 	}
+	safe_wire_decode(copy);
 	w->events[w->n_events++] = copy;
 	return BPFOUT_LINE_EVENT;
 }
@@ -928,37 +934,6 @@ static bpfout_line feed_record(bpfout *p, const json_t *root)
 
 /* ---- line repair -------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at S (N bytes available), or 0.
- * As strict as jansson: no overlongs, no surrogates, nothing > U+10FFFF. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	if (n == 0)
-		return 0;
-	if (s[0] < 0x80)
-		return 1;
-	size_t len;
-	uint32_t cp;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -980,10 +955,13 @@ static int high_byte_escape(const char *s, size_t len)
 }
 
 /* Rewrites bpftrace's "\uffffffXX" escapes in LINE into the raw bytes they
- * stand for; bytes that do not form valid UTF-8 become "\ufffd".  Returns a
- * malloc'ed NUL-terminated copy and its length in *OUT_LEN, with the counts
- * of repaired and replaced bytes; NULL when there was nothing to repair (or
- * no memory). */
+ * stand for; a byte that is not part of valid UTF-8 travels as its
+ * safe.h wire code point (each 10-byte escape becomes at most 4 bytes), so
+ * the JSON stays valid and the string keeps its exact bytes: bpfout
+ * decodes the strings it hands out.  Returns a malloc'ed NUL-terminated
+ * copy and its length in *OUT_LEN, with the counts of repaired bytes and
+ * of bytes carried as wire code points; NULL when there was nothing to
+ * repair (or no memory). */
 static char *repair_high_bytes(const char *line, size_t len, size_t *out_len,
 			       size_t *repaired, size_t *replaced)
 {
@@ -1018,18 +996,11 @@ static char *repair_high_bytes(const char *line, size_t len, size_t *out_len,
 			i += 10;
 		}
 		*repaired += n;
-		for (size_t k = 0; k < n;) {
-			size_t sl = run[k] >= 0x80 ? utf8_seq(run + k, n - k) : 0;
-			if (sl) {
-				memcpy(o, run + k, sl);
-				o += sl;
-				k += sl;
-			} else {
-				memcpy(o, "\\ufffd", 6);
-				o += 6;
+		for (size_t k = 0, used; k < n; k += used) {
+			size_t w = safe_wire_encode(run + k, n - k, o, &used);
+			if (w != used)
 				(*replaced)++;
-				k++;
-			}
+			o += w;
 		}
 	}
 	*o = '\0';
@@ -1261,10 +1232,8 @@ bpfout_line bpfout_feed(bpfout *p, const char *line, size_t len)
 		note(p, "skipped: %s", err.text);
 		return BPFOUT_LINE_SKIPPED;
 	}
-	if (repaired)
-		note(p, "repaired %zu non-ASCII byte escape%s (bpftrace's \\uffffffXX bug)%s", repaired,
-		     repaired == 1 ? "" : "s",
-		     replaced ? "; bytes that are not UTF-8 became U+FFFD" : "");
+	/* Repaired escapes lose nothing (repair_high_bytes): no note. */
+	(void)replaced;
 
 	bpfout_line kind = feed_record(p, root);
 	json_decref(root);

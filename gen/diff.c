@@ -1324,7 +1324,8 @@ static int diff_json(FILE *out, const report *before, const report *after)
 	}
 	json_object_set_new(root, "probes", probes);
 
-	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15) |
+			       JSON_ENSURE_ASCII);
 	json_decref(root);
 	if (rc == 0 && fputc('\n', out) == EOF)
 		rc = -1;

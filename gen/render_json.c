@@ -316,7 +316,10 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 		json_array_append_new(warnings, jstr(rep->warnings[i]));
 	json_object_set_new(root, "warnings", warnings);
 
-	int rc = json_dumpf(root, out, flags | JSON_PRESERVE_ORDER);
+	/* ASCII only: a character past U+007F is a \uXXXX escape, so a
+	 * report printed to a terminal holds no C1 control or bidi override
+	 * (safe.h); a JSON reader gets the same string. */
+	int rc = json_dumpf(root, out, flags | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	json_decref(root);
 	if (rc == 0 && fputc('\n', out) == EOF)
 		rc = -1;

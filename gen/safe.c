@@ -77,6 +77,43 @@ static uint32_t decode(const unsigned char *u, size_t len)
 	return cp;
 }
 
+size_t safe_wire_encode(const unsigned char *s, size_t n, char *out, size_t *used)
+{
+	size_t len = safe_utf8_len((const char *)s, n);
+	uint32_t cp;
+
+	if (len > 0 && (len != SAFE_WIRE_LEN || (cp = decode(s, len)) < SAFE_WIRE_BASE + 0x80)) {
+		memcpy(out, s, len);
+		*used = len;
+		return len;
+	}
+	cp = SAFE_WIRE_BASE + s[0];
+	out[0] = (char)(0xf0 | cp >> 18);
+	out[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+	out[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	*used = 1;
+	return SAFE_WIRE_LEN;
+}
+
+void safe_wire_decode(char *s)
+{
+	char *o = s;
+	const unsigned char *u = (const unsigned char *)s;
+
+	while (*u) {
+		/* U+10FF80..U+10FFFF is F4 8F BE/BF xx. */
+		if (u[0] == 0xf4 && u[1] == 0x8f && (u[2] == 0xbe || u[2] == 0xbf) &&
+		    (u[3] & 0xc0) == 0x80) {
+			*o++ = (char)((u[2] & 0x03) << 6 | (u[3] & 0x3f));
+			u += 4;
+		} else {
+			*o++ = (char)*u++;
+		}
+	}
+	*o = '\0';
+}
+
 /* Columns a terminal gives CP, or 0 when it must be escaped.  wcwidth(3)
  * answers in the C.UTF-8 locale, whatever the process's own locale; when
  * that locale is missing, only the ranges listed here are shown as they

@@ -70,6 +70,24 @@ int safe_fputs_cell(const char *s, const char *suffix, size_t width, FILE *out);
  * the value a scraper reads is the text form. */
 int safe_fputs_prom_label(const char *s, FILE *out);
 
+/* Raw bytes through a UTF-8-only channel (bpftrace's JSON output, once
+ * bpfout has repaired it): byte B of a sequence that is not valid UTF-8
+ * travels as code point SAFE_WIRE_BASE + B (B >= 0x80; plane 16, private
+ * use), and so does each byte of a real character in that range, so the
+ * mapping is exact both ways.  SAFE_WIRE_LEN is the UTF-8 length of one. */
+#define SAFE_WIRE_BASE 0x10ff00u
+#define SAFE_WIRE_LEN 4
+
+/* Encodes the N bytes at S (N >= 1) for the wire into OUT (room for
+ * SAFE_WIRE_LEN * N bytes): a valid UTF-8 character outside the reserved
+ * range as it is, anything else byte by byte.  Sets *USED to the bytes of
+ * S consumed (a whole character or one byte); returns the bytes written. */
+size_t safe_wire_encode(const unsigned char *s, size_t n, char *out, size_t *used);
+
+/* Decodes wire text S in place: each reserved code point back to its
+ * byte.  The result is never longer; it holds no NUL byte if S held none. */
+void safe_wire_decode(char *s);
+
 /* Writes the N bytes of S as lower-case hex ("ff1b") into OUT, which has
  * room for 2 * N + 1 bytes. */
 void safe_hex(char *out, const char *s, size_t n);

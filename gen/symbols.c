@@ -363,7 +363,7 @@ static int print_json(FILE *out, const listing *l, const target *t, const char *
 	json_object_set_new(root, "objects", objs);
 	json_object_set_new(root, "functions", funcs);
 	json_object_set_new(root, "usdt", probes);
-	int rc = json_dumpf(root, out, JSON_COMPACT) < 0 ? -1 : 0;
+	int rc = json_dumpf(root, out, JSON_COMPACT | JSON_ENSURE_ASCII) < 0 ? -1 : 0;
 	fputc('\n', out);
 	json_decref(root);
 	return rc;

@@ -252,6 +252,26 @@ START_TEST(test_lossy_and_hex)
 }
 END_TEST
 
+/* ---- the wire form: bytes through UTF-8-only JSON -------------------- */
+
+START_TEST(test_wire_round_trip)
+{
+	/* Valid text, an invalid byte, a truncated sequence, and a real
+	 * character in the reserved range (U+10FF9B). */
+	static const char in[] = "caf\xc3\xa9 \xff \xe2\x82 \xf4\x8f\xbe\x9b .";
+	char wire[sizeof in * SAFE_WIRE_LEN], *o = wire;
+	size_t n = sizeof in - 1, used;
+
+	for (size_t i = 0; i < n; i += used)
+		o += safe_wire_encode((const unsigned char *)in + i, n - i, o, &used);
+	*o = '\0';
+	ck_assert(safe_utf8_valid(wire, strlen(wire)));
+	ck_assert_ptr_nonnull(strstr(wire, "caf\xc3\xa9 \xf4\x8f\xbf\xbf "));	/* 0xff */
+	safe_wire_decode(wire);
+	ck_assert_str_eq(wire, in);
+}
+END_TEST
+
 /* ---- diag quotes paths in the text form ---------------------------- */
 
 START_TEST(test_diag_message_is_one_safe_line)
@@ -323,6 +343,7 @@ static Suite *safe_suite(void)
 	tcase_add_test(tc, test_cell_cuts_hostile_names);
 	tcase_add_test(tc, test_prom_label);
 	tcase_add_test(tc, test_lossy_and_hex);
+	tcase_add_test(tc, test_wire_round_trip);
 	tcase_add_test(tc, test_diag_message_is_one_safe_line);
 	tcase_add_test(tc, test_render_text_hostile_thread);
 	suite_add_tcase(s, tc);
