@@ -183,7 +183,7 @@ static json_t *events_json(const report_probe *p)
 				json_object_set_new(je, "path_truncated", json_true());
 		}
 		if (ev->address)
-			json_object_set_new(je, "address", jstr(ev->address));
+			put_bytes(je, "address", ev->address);
 		if (ev->has_length)
 			json_object_set_new(je, "length", jint(ev->length));
 		json_array_append_new(arr, je);

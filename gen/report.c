@@ -492,8 +492,10 @@ static char *format_sockaddr(const char *raw)
 			end++;
 		buf b2 = BUF_INIT;
 		buf_puts(&b2, abstract ? "unix:@" : "unix:");
+		/* The path's bytes as they are (no NUL): renderers escape
+		 * them (safe.h). */
 		for (; i < end; i++)
-			buf_putc(&b2, p[i] >= 0x20 && p[i] < 0x7f ? (char)p[i] : '?');
+			buf_putc(&b2, p[i] ? (char)p[i] : '?');
 		return buf_take(&b2);
 	}
 	if (asprintf(&out, "family %u", family) < 0)

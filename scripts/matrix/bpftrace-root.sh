@@ -1,0 +1,59 @@
+#!/bin/sh
+# bpftrace-root.sh SUITE — prints the path of a bpftrace from Debian SUITE
+# (trixie: 0.23, sid: 0.27), for BPFSPEC_BPFTRACE.  The first time, makes
+# a Debian root that holds it:
+# `debootstrap --variant=minbase --include=bpftrace SUITE` from Debian's own
+# packages into $BPFSPEC_MATRIX_CACHE (default /var/cache/bpfspec-matrix),
+# built in a temporary directory and renamed into place when complete, so a
+# root that exists is whole.  The host's own packages are not touched
+# (debootstrap is installed when missing).  Needs root.
+#
+# The path printed is a small script beside the root that runs the root's
+# bpftrace with the root's dynamic loader and libraries, without chroot:
+# every other path (the traced binary, /proc, /sys, the tests' files)
+# means the same file for it as for the host, so uprobes by path attach
+# where they should.  It execs bpftrace: signals and the exit status are
+# bpftrace's own.
+set -eu
+suite=${1:?usage: bpftrace-root.sh SUITE}
+case $suite in
+*[!a-z0-9-]* | "") echo "bpftrace-root.sh: bad suite name '$suite'" >&2; exit 2 ;;
+esac
+cache=${BPFSPEC_MATRIX_CACHE:-/var/cache/bpfspec-matrix}
+root=$cache/root-$suite
+wrapper=$cache/bpftrace-$suite
+if [ -x "$root/usr/bin/bpftrace" ] && [ -x "$wrapper" ]; then
+	echo "$wrapper"
+	exit 0
+fi
+[ "$(id -u)" -eq 0 ] || { echo "bpftrace-root.sh: needs root (debootstrap)" >&2; exit 1; }
+if [ ! -x "$root/usr/bin/bpftrace" ]; then
+	if ! command -v debootstrap >/dev/null 2>&1; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			debootstrap >&2
+	fi
+	mkdir -p "$cache"
+	chmod 755 "$cache"
+	tmp=$(mktemp -d "$cache/.root-$suite.XXXXXX")
+	trap 'rm -rf "$tmp" "$tmp.log"' EXIT
+	mirror=${BPFSPEC_MATRIX_MIRROR:-http://deb.debian.org/debian}
+	echo "bpftrace-root.sh: debootstrap $suite from $mirror (a minute or two)" >&2
+	debootstrap --variant=minbase --include=bpftrace "$suite" "$tmp" "$mirror" \
+		>"$tmp.log" 2>&1 || { tail -20 "$tmp.log" >&2; exit 1; }
+	chmod 755 "$tmp"
+	rm -rf "$root"	# a root without bpftrace: from an interrupted run
+	mv "$tmp" "$root"
+	trap - EXIT
+	rm -f "$tmp.log"
+fi
+# The loader's --library-path, not LD_LIBRARY_PATH: nothing bpftrace
+# starts inherits the root's libraries.
+cat >"$wrapper.tmp" <<WRAPPER
+#!/bin/sh
+# bpftrace from $root (made by scripts/matrix/bpftrace-root.sh)
+exec '$root/lib64/ld-linux-x86-64.so.2' --library-path '$root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu' '$root/usr/bin/bpftrace' "\$@"
+WRAPPER
+chmod 755 "$wrapper.tmp"
+mv "$wrapper.tmp" "$wrapper"
+"$wrapper" --version >&2
+echo "$wrapper"
