@@ -208,7 +208,10 @@ char *safe_text(const char *s)
 	return text;
 }
 
-int safe_fputs(const char *s, FILE *out)
+/* Writes S's text form to OUT with a backslash before each character of
+ * it that is in MORE (a second layer of escaping: a quote, a format's
+ * own escapes).  Returns 0, or -1 on a write error. */
+static int put_text(const char *s, const char *more, FILE *out)
 {
 	char unit[12];
 	size_t cols;
@@ -216,23 +219,21 @@ int safe_fputs(const char *s, FILE *out)
 	if (!s)
 		s = "?";
 	for (size_t n; (n = next_unit(s, unit, &cols)) > 0; s += n)
-		if (fputs(unit, out) == EOF)
-			return -1;
+		for (const char *c = unit; *c; c++)
+			if ((strchr(more, *c) && fputc('\\', out) == EOF) || fputc(*c, out) == EOF)
+				return -1;
 	return 0;
+}
+
+int safe_fputs(const char *s, FILE *out)
+{
+	return put_text(s, "", out);
 }
 
 int safe_fputs_quoted(const char *s, FILE *out)
 {
-	char unit[12];
-	size_t cols;
-
-	if (!s)
-		s = "?";
-	if (fputc('"', out) == EOF)
+	if (fputc('"', out) == EOF || put_text(s, "\"", out) < 0)
 		return -1;
-	for (size_t n; (n = next_unit(s, unit, &cols)) > 0; s += n)
-		if (fputs(unit[0] == '"' ? "\\\"" : unit, out) == EOF)
-			return -1;
 	return fputc('"', out) == EOF ? -1 : 0;
 }
 
@@ -280,20 +281,7 @@ int safe_fputs_cell(const char *s, const char *suffix, size_t width, FILE *out)
 
 int safe_fputs_prom_label(const char *s, FILE *out)
 {
-	char unit[12];
-	size_t cols;
-
-	if (!s)
-		s = "?";
-	for (size_t n; (n = next_unit(s, unit, &cols)) > 0; s += n) {
-		for (const char *c = unit; *c; c++) {
-			if ((*c == '\\' || *c == '"') && fputc('\\', out) == EOF)
-				return -1;
-			if (fputc(*c, out) == EOF)
-				return -1;
-		}
-	}
-	return 0;
+	return put_text(s, "\\\"", out);
 }
 
 void safe_hex(char *out, const char *s, size_t n)

@@ -42,6 +42,23 @@ await_sigwait() {
 	done
 }
 
+# start_pty_bash LINESFILE — starts tests/workloads/pty_bash.py: an
+# interactive bash on a pseudo-terminal that types LINESFILE's lines once
+# $TMP/go exists.  Sets $pty_driver (the driver's pid, cleaned up on exit)
+# and $pty_bash (bash's pid); fails when bash has not started in 10 s.
+start_pty_bash() {
+	rm -f "$TMP/bash.pid" "$TMP/go"
+	python3 "$TOP/tests/workloads/pty_bash.py" "$TMP/bash.pid" "$TMP/go" "$1" &
+	pty_driver=$!
+	cleanup_pid "$pty_driver"
+	for _ in $(seq 100); do
+		[ -s "$TMP/bash.pid" ] && break
+		sleep 0.1
+	done
+	[ -s "$TMP/bash.pid" ] || fail "the interactive bash did not start within 10 s"
+	pty_bash=$(cat "$TMP/bash.pid")
+}
+
 # await_window PID ERRFILE [SECONDS] — waits until bpfspec (PID, run with
 # -v, stderr to ERRFILE) says "the window begins": probes are attached and
 # what they saw while attaching is dropped, so a workload started now is

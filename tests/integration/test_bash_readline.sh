@@ -25,15 +25,9 @@ long=$(printf 'x%.0s' $(seq 250))
 	printf '%s\n' ': last'
 } >"$TMP/lines"
 
-python3 "$TOP/tests/workloads/pty_bash.py" "$TMP/bash.pid" "$TMP/go" "$TMP/lines" &
-driver=$!
-cleanup_pid "$driver"
-for _ in $(seq 100); do
-	[ -s "$TMP/bash.pid" ] && break
-	sleep 0.1
-done
-[ -s "$TMP/bash.pid" ] || fail "the interactive bash did not start within 10 s"
-target=$(cat "$TMP/bash.pid")
+start_pty_bash "$TMP/lines"
+driver=$pty_driver
+target=$pty_bash
 "$BPFSPEC" run bash-readline -p "$target" -o json -v >"$TMP/out.json" 2>"$TMP/stderr" &
 bpf=$!
 cleanup_pid "$bpf"

@@ -365,14 +365,18 @@ done
 # ---- h. an openat flood ---------------------------------------------------
 # Events: far more calls than records kept and than the ring buffer holds.
 python3 "$TMP/reaper.py" "$TMP/h1.info" "$BPFSPEC" run "$TMP/events.yaml" -d 0 -o json \
-	-- "$TMP/flood" 2 200000 3>"$TMP/h1.count" >"$TMP/h1.json" 2>"$TMP/h1.err" &&
+	-- "$TMP/flood" 3 200000 3>"$TMP/h1.count" >"$TMP/h1.json" 2>"$TMP/h1.err" &&
 	rc=0 || rc=$?
 calls_made=$(cat "$TMP/h1.count")
 lost=$(jq -r .lost_events "$TMP/h1.json")
 dropped=$(jq -r '.probes[0].events_dropped' "$TMP/h1.json")
-echo "measured: h. events, $calls_made openat in 2 s ($((calls_made / 2))/s): exit $rc, lost_events $lost, events_dropped $dropped, count $(jq -r '.probes[0].count' "$TMP/h1.json"), records $(jq -r '.probes[0].events | length' "$TMP/h1.json"), $(jq '.warnings | length' "$TMP/h1.json") warnings; bpfspec CPU $(info h1 cpu_s) s (utime+stime; $(info h1 oncpu_s) s on CPU by schedstat)"
+echo "measured: h. events, $calls_made openat in 3 s ($((calls_made / 3))/s): exit $rc, lost_events $lost, events_dropped $dropped, count $(jq -r '.probes[0].count' "$TMP/h1.json"), records $(jq -r '.probes[0].events | length' "$TMP/h1.json"), $(jq '.warnings | length' "$TMP/h1.json") warnings; bpfspec CPU $(info h1 cpu_s) s (utime+stime; $(info h1 oncpu_s) s on CPU by schedstat)"
 [ "$rc" -eq 0 ] || { bad "h (events): exit status $rc"; cat "$TMP/h1.err" >&2; }
-[ "$calls_made" -ge 300000 ] || bad "h: the workload made only $calls_made calls in 2 s"
+# What the case needs is more calls than the 100000 records a window
+# keeps; how fast the traced flood runs is the host's business (95k-170k
+# calls/s seen here, fewer while other work ran).
+[ "$calls_made" -gt 150000 ] ||
+	bad "h: the workload made only $calls_made calls in 3 s: too few to overflow the 100000 records kept"
 [ "$lost" -gt 0 ] || [ "$dropped" -gt 0 ] || bad "h (events): neither lost_events nor events_dropped"
 # The text view says so.
 "$BPFSPEC" run "$TMP/events.yaml" -d 0 -- "$TMP/flood" 2 200000 3>/dev/null >"$TMP/h2.txt" 2>"$TMP/h2.err" &&

@@ -186,23 +186,15 @@ echo "measured: errors quote the hostile path on one line: $(head -c 160 "$TMP/e
 # ---- bash-readline: a line with ESC, BEL and U+202E typed literally -----
 printf 'echo start\n: red \x16\x1b[31m bell \x16\x07 rlo \xe2\x80\xae end\n' >"$TMP/lines"
 for fmt in text json; do
-	rm -f "$TMP/bash.pid" "$TMP/go"
-	python3 tests/workloads/pty_bash.py "$TMP/bash.pid" "$TMP/go" "$TMP/lines" &
-	driver=$!
-	cleanup_pid "$driver"
-	for _ in $(seq 100); do
-		[ -s "$TMP/bash.pid" ] && break
-		sleep 0.1
-	done
-	[ -s "$TMP/bash.pid" ] || fail "the interactive bash did not start"
-	"$BPFSPEC" run bash-readline -p "$(cat "$TMP/bash.pid")" -o "$fmt" -v \
+	start_pty_bash "$TMP/lines"
+	"$BPFSPEC" run bash-readline -p "$pty_bash" -o "$fmt" -v \
 		>"$TMP/bash.$fmt.out" 2>"$TMP/bash.$fmt.err" &
 	bpf=$!
 	cleanup_pid "$bpf"
 	await_window "$bpf" "$TMP/bash.$fmt.err"
 	touch "$TMP/go"
 	wait "$bpf" || { cat "$TMP/bash.$fmt.err"; fail "bash-readline -o $fmt failed"; }
-	wait "$driver" || true
+	wait "$pty_driver" || fail "the bash driver exited $?"
 	check_safe "$TMP/bash.$fmt.err"
 done
 check_safe "$TMP/bash.text.out"
