@@ -98,7 +98,7 @@ static void note(bpfout *p, const char *fmt, ...)
 	if (n < 0)
 		return;
 	safe_wire_decode(text);	/* printf text keeps the bytes it had */
-	if ((size_t)n > MAX_NOTE_LEN) {
+	if (strlen(text) > MAX_NOTE_LEN) {
 		/* Cut on a UTF-8 boundary and mark the cut. */
 		size_t cut = MAX_NOTE_LEN - 3;
 		while (cut > 0 && ((unsigned char)text[cut] & 0xc0) == 0x80)

@@ -752,6 +752,21 @@ START_TEST(test_note_cap)
 	ck_assert_uint_eq(strlen(bpfout_note_at(q, 0)), 1024);
 	free(big);
 	bpfout_free(q);
+
+	/* 600 bytes that are not UTF-8 travel as 2400 bytes of wire text
+	 * but make a note of 600: it is not cut. */
+	q = bpfout_new();
+	big = malloc(600 * 10 + 64);
+	ck_assert_ptr_nonnull(big);
+	size_t o = (size_t)sprintf(big, "{\"type\": \"printf\", \"data\": \"");
+	for (int i = 0; i < 600; i++)
+		o += (size_t)sprintf(big + o, "\\uffffffff");
+	sprintf(big + o, "\"}");
+	ck_assert_int_eq(feed(q, big), BPFOUT_LINE_MESSAGE);
+	ck_assert_uint_eq(strlen(bpfout_note_at(q, 0)), strlen("line 1: printf: ") + 600);
+	ck_assert_int_eq((unsigned char)bpfout_note_at(q, 0)[strlen("line 1: printf: ")], 0xff);
+	free(big);
+	bpfout_free(q);
 	bpfout_free(p);
 }
 END_TEST
