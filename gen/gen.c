@@ -164,12 +164,12 @@ static char *derived_hooks(const parts *pt, const resolved *r, size_t self, bool
 		const char *n = d->sp->name, *key = d->sp->per_thread ? "tid" : "0";
 		for (size_t k = 0; d->active && d->derived && k < d->n_gaps; k++) {
 			if (!entry && d->gap_after[k] == self) {
-				buf_printf(&b, "\t@gap%zu_%s[tid] = nsecs;\n", k, n);
+				buf_printf(&b, "\t@gap%zu_%s[tid] = (int64)nsecs;\n", k, n);
 			} else if (entry && d->gap_before[k] == self) {
 				buf_printf(&b, "\t$g = @gap%zu_%s[tid];\n"
 					   "\tif ($g != 0 && $g >= @wstart) {\n"
 					   "\t\t// derived: %s's gap %zu ends here\n"
-					   "\t\t$ns = nsecs - $g;\n"
+					   "\t\t$ns = (int64)nsecs - $g;\n"
 					   "\t\tdelete(@gap%zu_%s[tid]);\n%s\n"
 					   "\t\t@b_%s[%s, $b] = count();\n"
 					   "\t\t@sum_%s[%s] = sum($ns);\n"
@@ -755,16 +755,29 @@ program *gen_program(const resolved *r, const gen_options *o)
 	/* What starts each window: utilization probes move their start. */
 	for (size_t i = 0; i < r->n_probes; i++)
 		if (r->probes[i].active && r->probes[i].sp->kind == PROBE_UTILIZATION)
-			buf_printf(&pt.starts, "\t@ustart_%s = nsecs;\n", r->probes[i].sp->name);
+			buf_printf(&pt.starts, "\t@ustart_%s = (int64)nsecs;\n", r->probes[i].sp->name);
 	char *start_text = chop(buf_take(&pt.starts));
 	vars bv = { .n = 0 };
 	/* @wstart: when the window began (the window-start probe moves it;
 	 * BEGIN only defines it).  Entries of maps END alone clears that are
 	 * older were left over from attaching: they are skipped. */
+	/* A derived phase's gap map is read (at the next phase's entry)
+	 * above the probe that fills it: bpftrace 0.23 would type the
+	 * variable read from it before the map has a type and then refuse
+	 * the int64 it gets.  An entry for tid 0 (no user thread) types the
+	 * map first; it is never a gap ($g != 0) and END clears it. */
+	buf gap_types = BUF_INIT;
+	for (size_t i = 0; i < r->n_probes; i++)
+		for (size_t k = 0; r->probes[i].active && r->probes[i].derived &&
+				   k < r->probes[i].n_gaps; k++)
+			buf_printf(&gap_types, "\t@gap%zu_%s[0] = (int64)0;\n", k,
+				   r->probes[i].sp->name);
+	char *gap_text = buf_take(&gap_types);
 	char *begin_stmts = NULL;
-	if (asprintf(&begin_stmts, "%s%s\t@wstart = nsecs;", start_text ? start_text : "",
-		     start_text && *start_text ? "\n" : "") < 0)
+	if (asprintf(&begin_stmts, "%s%s%s\t@wstart = (int64)nsecs;", start_text ? start_text : "",
+		     start_text && *start_text ? "\n" : "", gap_text ? gap_text : "") < 0)
 		begin_stmts = NULL;
+	free(gap_text);
 	buf_puts(&pt.finals, "\tclear(@wstart);\n");
 	vars_set(&bv, "start_stmts", begin_stmts ? begin_stmts : "");
 	failed |= render_into(&pt.out, "begin.bt.in", &bv);
