@@ -109,6 +109,14 @@ static int render_into(buf *out, const char *name, vars *v)
 	return 0;
 }
 
+/* Whether the bpftrace O names is MAJOR.MINOR or later (0.0, unknown,
+ * is taken as the oldest supported, 0.17). */
+static bool bpftrace_at_least(const gen_options *o, int major, int minor)
+{
+	return o->bpftrace_major > major ||
+	       (o->bpftrace_major == major && o->bpftrace_minor >= minor);
+}
+
 /* The parts of the program gen_program assembles. */
 typedef struct parts {
 	buf out;		/* the program so far */
@@ -120,6 +128,7 @@ typedef struct parts {
 	char *bucket;		/* rendered bucket.bt.in, without its last '\n' */
 	char pid_filter[64];	/* "/pid == N/" or "" */
 	char pid_test[64];	/* "pid == N && " or "" */
+	const char *delete_call;	/* "delete" or "$deleted = delete": ${delete}(@m[k]); */
 	pid_t pid;
 	unsigned attach;	/* attach points added */
 } parts;
@@ -170,12 +179,12 @@ static char *derived_hooks(const parts *pt, const resolved *r, size_t self, bool
 					   "\tif ($g != 0 && $g >= @wstart) {\n"
 					   "\t\t// derived: %s's gap %zu ends here\n"
 					   "\t\t$ns = (int64)nsecs - $g;\n"
-					   "\t\tdelete(@gap%zu_%s[tid]);\n%s\n"
+					   "\t\t%s(@gap%zu_%s[tid]);\n%s\n"
 					   "\t\t@b_%s[%s, $b] = count();\n"
 					   "\t\t@sum_%s[%s] = sum($ns);\n"
 					   "\t\t@min_%s[%s] = min($ns);\n"
 					   "\t\t@max_%s[%s] = max($ns);\n\t}\n",
-					   k, n, n, k, k, n, pt->bucket, n, key, n, key, n, key,
+					   k, n, n, k, pt->delete_call, k, n, pt->bucket, n, key, n, key, n, key,
 					   n, key);
 			}
 		}
@@ -229,6 +238,7 @@ static int emit_latency(parts *pt, const resolved_probe *rp, const char *on_entr
 	vars_set(&v, "on_entry", on_entry ? on_entry : "");
 	vars_set(&v, "on_return", on_return ? on_return : "");
 	buf_putc(&pt->out, '\n');
+	vars_set(&v, "delete", pt->delete_call);
 	int rc = render_into(&pt->out, "latency.bt.in", &v);
 	free(e);
 	free(rt);
@@ -310,6 +320,7 @@ static int emit_utilization(parts *pt, const resolved_probe *rp)
 	vars_set(&v, "pid_test", pt->pid_test);
 	vars_set(&v, "bucket", pt->bucket);
 	buf_putc(&pt->out, '\n');
+	vars_set(&v, "delete", pt->delete_call);
 	int rc = render_into(&pt->out, "utilization.bt.in", &v);
 	free(e);
 	free(x);
@@ -368,6 +379,7 @@ static int emit_syscalls(parts *pt, const resolved_probe *rp)
 	vars_set(&v, "key", rp->sp->per_thread ? "tid" : "0");
 	vars_set(&v, "bucket", pt->bucket);
 	buf_putc(&pt->out, '\n');
+	vars_set(&v, "delete", pt->delete_call);
 	int rc = render_into(&pt->out, "syscalls.bt.in", &v);
 	free(p);
 	free(w);
@@ -481,6 +493,7 @@ static int emit_events(parts *pt, const resolved_probe *rp)
 	vars_set(&v, "limit", limit);
 	vars_set(&v, "print_event", pe);
 	buf_putc(&pt->out, '\n');
+	vars_set(&v, "delete", pt->delete_call);
 	int rc = render_into(&pt->out, "events.bt.in", &v);
 	free(p);
 	free(w);
@@ -712,7 +725,8 @@ program *gen_program(const resolved *r, const gen_options *o)
 	const spec *s = r->sp;
 	const target *t = r->tg;
 	parts pt = { .out = BUF_INIT, .prints = BUF_INIT, .clears = BUF_INIT,
-		     .helpers = BUF_INIT, .starts = BUF_INIT, .finals = BUF_INIT, .pid = o->pid };
+		     .helpers = BUF_INIT, .starts = BUF_INIT, .finals = BUF_INIT, .pid = o->pid,
+		     .delete_call = bpftrace_at_least(o, 0, 24) ? "$deleted = delete" : "delete" };
 	buf syms = BUF_INIT, tgt = BUF_INIT, sp = BUF_INIT;
 	program *prog = calloc(1, sizeof *prog);
 	int failed = 0;
@@ -766,12 +780,19 @@ program *gen_program(const resolved *r, const gen_options *o)
 	 * variable read from it before the map has a type and then refuse
 	 * the int64 it gets.  An entry for tid 0 (no user thread) types the
 	 * map first; it is never a gap ($g != 0) and END clears it. */
+	/* So is @phase_t of entry-only phases (templates/phase.bt.in): read
+	 * in the first phase's probe, filled at its end. */
 	buf gap_types = BUF_INIT;
-	for (size_t i = 0; i < r->n_probes; i++)
-		for (size_t k = 0; r->probes[i].active && r->probes[i].derived &&
-				   k < r->probes[i].n_gaps; k++)
-			buf_printf(&gap_types, "\t@gap%zu_%s[0] = (int64)0;\n", k,
-				   r->probes[i].sp->name);
+	bool entry_phases = false;
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const resolved_probe *rp = &r->probes[i];
+		for (size_t k = 0; rp->active && rp->derived && k < rp->n_gaps; k++)
+			buf_printf(&gap_types, "\t@gap%zu_%s[0] = (int64)0;\n", k, rp->sp->name);
+		if (rp->active && !rp->derived && s->entry_only && rp->sp->kind == PROBE_LATENCY)
+			entry_phases = true;
+	}
+	if (entry_phases)
+		buf_puts(&gap_types, "\t@phase_t[0] = (int64)0;\n");
 	char *gap_text = buf_take(&gap_types);
 	char *begin_stmts = NULL;
 	if (asprintf(&begin_stmts, "%s%s%s\t@wstart = (int64)nsecs;", start_text ? start_text : "",

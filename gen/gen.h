@@ -40,6 +40,12 @@ typedef struct gen_options {
 	uint64_t trigger_addr;
 	pid_t trigger_pid;
 	bool cumulative;	/* interval flushes keep the maps (-i --cumulative) */
+	/* The bpftrace that will run the program (0.0 = unknown: the 0.17
+	 * dialect).  Where versions disagree on what compiles silently,
+	 * the program is written in this one's dialect: from 0.24,
+	 * delete() returns a value (and 0.25+ warns when it is discarded;
+	 * 0.17-0.23 refuse to assign it). */
+	int bpftrace_major, bpftrace_minor;
 } gen_options;
 
 typedef struct program {

@@ -935,6 +935,16 @@ static int cmd_trace(settings *cfg)
 			goto done;
 		t->pid = held.pid;
 	}
+	/* The program is written in the dialect of the bpftrace that will
+	 * run it (gen: the one run would start); none found: 0.17's. */
+	const char *bpftrace = getenv("BPFSPEC_BPFTRACE");
+	if (!bpftrace || !*bpftrace)
+		bpftrace = "bpftrace";
+	char bt_version[32];
+	int bt_major, bt_minor;
+	if (runner_bpftrace_version(bpftrace, bt_version, sizeof bt_version, &bt_major,
+				    &bt_minor) == 0)
+		diag_verbose("bpftrace %s", bt_version);
 	gen_options go = {
 		.pid = t->pid,
 		.window_ns = cfg->interval_ns && gen_only ? cfg->interval_ns : window,
@@ -942,6 +952,8 @@ static int cmd_trace(settings *cfg)
 		.trigger_addr = trigger_addr,
 		.trigger_pid = getpid(),
 		.cumulative = cfg->cumulative,
+		.bpftrace_major = bt_major,
+		.bpftrace_minor = bt_minor,
 	};
 	if (!(prog = gen_program(res, &go))) {
 		rc = EXIT_SPEC;
@@ -960,14 +972,6 @@ static int cmd_trace(settings *cfg)
 		rc = EXIT_TRACER;
 		goto done;
 	}
-	const char *bpftrace = getenv("BPFSPEC_BPFTRACE");
-	if (!bpftrace || !*bpftrace)
-		bpftrace = "bpftrace";
-	char bt_version[32];
-	int bt_major, bt_minor;
-	if (runner_bpftrace_version(bpftrace, bt_version, sizeof bt_version, &bt_major,
-				    &bt_minor) == 0)
-		diag_verbose("bpftrace %s", bt_version);
 	runner_result rr;
 	memset(&rr, 0, sizeof rr);
 	run_ctx ctx = { .cfg = cfg, .res = res, .prog = prog, .checks = &checks, .out = out,

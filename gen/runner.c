@@ -198,7 +198,24 @@ typedef struct run_state {
 	uint64_t next_progress;	/* when to redraw the countdown */
 	unsigned ticks;		/* intervals ended */
 	bool starting;		/* window start triggered; waiting for "started" */
+	bool kernel_functions;	/* the program has kprobe/kfunc probes */
 } run_state;
+
+/* Whether program TEXT attaches to kernel functions (a probe line that
+ * starts with one of their probe types). */
+static bool has_kernel_function_probes(const char *text)
+{
+	static const char *const kinds[] = { "kprobe:", "kretprobe:", "kfunc:", "kretfunc:",
+					     "fentry:", "fexit:" };
+	for (const char *line = text; line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+			if (strncmp(line, kinds[i], strlen(kinds[i])) == 0)
+				return true;
+	}
+	return false;
+}
 
 /* Ends the window the quickest way available.  CAUSE is recorded if it
  * is the first. */
@@ -290,6 +307,13 @@ static void handle_stderr_line(run_state *st, const char *line, size_t len)
 		text[--n] = '\0';
 	if (strstr(text, "couldn't set RLIMIT_MEMLOCK")) {
 		diag_verbose("bpftrace: %s (harmless on this kernel)", text);
+		return;
+	}
+	/* 0.25+ reads the kernel's list of traceable functions at every
+	 * start and warns when it cannot: news only for a program with
+	 * kernel-function probes. */
+	if (strstr(text, "available_filter_functions") && !st->kernel_functions) {
+		diag_verbose("bpftrace: %s (this program has no kernel-function probe)", text);
 		return;
 	}
 	if (n == 0)
@@ -499,7 +523,8 @@ static void show_progress(const runner_opts *o, const runner_result *res, uint64
 
 int runner_run(const runner_opts *o, runner_result *res)
 {
-	run_state st = { .o = o, .res = res };
+	run_state st = { .o = o, .res = res,
+			  .kernel_functions = has_kernel_function_probes(o->prog->text) };
 	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 }, exec_pipe[2] = { -1, -1 };
 	int script_fd = -1, sfd = -1, bpf_pidfd = -1, tgt_pidfd = -1;
 	line_reader rout = { .fd = -1 }, rerr = { .fd = -1 };

@@ -16,6 +16,24 @@ _cleanup() {
 }
 trap _cleanup EXIT
 
+# The version matrix (scripts/matrix/): BPFSPEC_TEST_NODE names the node
+# binary the tests run and BPFSPEC_BPFTRACE the bpftrace bpfspec starts.
+# Both are put first on PATH under their usual names, so `node`, the
+# commands bpfspec starts, and the tests' own `bpftrace` calls all mean
+# the cell's versions.
+if [ -n "${BPFSPEC_TEST_NODE:-}" ] || [ -n "${BPFSPEC_BPFTRACE:-}" ]; then
+	mkdir "$TMP/bin"
+	if [ -n "${BPFSPEC_TEST_NODE:-}" ]; then
+		[ -x "$BPFSPEC_TEST_NODE" ] || { echo "FAIL: BPFSPEC_TEST_NODE=$BPFSPEC_TEST_NODE is not executable" >&2; exit 1; }
+		ln -s "$BPFSPEC_TEST_NODE" "$TMP/bin/node"
+	fi
+	if [ -n "${BPFSPEC_BPFTRACE:-}" ]; then
+		[ -x "$BPFSPEC_BPFTRACE" ] || { echo "FAIL: BPFSPEC_BPFTRACE=$BPFSPEC_BPFTRACE is not executable" >&2; exit 1; }
+		ln -s "$BPFSPEC_BPFTRACE" "$TMP/bin/bpftrace"
+	fi
+	PATH=$TMP/bin:$PATH
+fi
+
 # cleanup_pid PID — kill PID when the test ends.
 cleanup_pid() { _cleanup_pids+=("$1"); }
 

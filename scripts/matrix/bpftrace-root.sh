@@ -22,7 +22,8 @@ esac
 cache=${BPFSPEC_MATRIX_CACHE:-/var/cache/bpfspec-matrix}
 root=$cache/root-$suite
 wrapper=$cache/bpftrace-$suite
-if [ -x "$root/usr/bin/bpftrace" ] && [ -x "$wrapper" ]; then
+if [ -x "$root/usr/bin/bpftrace" ] && [ -x "$wrapper" ] &&
+	grep -q -- --argv0 "$wrapper"; then
 	echo "$wrapper"
 	exit 0
 fi
@@ -46,12 +47,32 @@ if [ ! -x "$root/usr/bin/bpftrace" ]; then
 	trap - EXIT
 	rm -f "$tmp.log"
 fi
-# The loader's --library-path, not LD_LIBRARY_PATH: nothing bpftrace
-# starts inherits the root's libraries.
+# The wrapper: the root's bpftrace started by the root's own dynamic
+# loader with the root's library directory (ld.so --library-path, not
+# LD_LIBRARY_PATH: what bpftrace starts gets the host's libraries).  No
+# chroot, no mount: a path that exists in the root and on the host
+# (/usr/bin/bash, libc) names the host's file, as the traced process sees
+# it; binding host files into a chroot instead would break the root's
+# bpftrace when it is a library bpftrace loads (sid needs GLIBC_2.38).
+# The loader runs through a symlink named "bpftrace", so the process's
+# comm is bpftrace, as for a normal install (pgrep -x bpftrace finds it),
+# and --argv0 gives it argv[0] "bpftrace".  The wrapper execs: bpftrace
+# keeps its pid, signals, exit status and every inherited descriptor
+# (bpfspec hands the program over on /dev/fd/3).
+case $(uname -m) in
+x86_64) multiarch=x86_64-linux-gnu loader=ld-linux-x86-64.so.2 ;;
+aarch64) multiarch=aarch64-linux-gnu loader=ld-linux-aarch64.so.1 ;;
+*) echo "bpftrace-root.sh: unsupported machine $(uname -m)" >&2; exit 2 ;;
+esac
+libdir=$root/usr/lib/$multiarch
+link=$root/usr/local/lib/bpfspec-matrix/bpftrace
+mkdir -p "${link%/*}"
+ln -sfn "../../../lib/$multiarch/$loader" "$link.tmp"
+mv -fT "$link.tmp" "$link"
 cat >"$wrapper.tmp" <<WRAPPER
 #!/bin/sh
-# bpftrace from $root (made by scripts/matrix/bpftrace-root.sh)
-exec '$root/lib64/ld-linux-x86-64.so.2' --library-path '$root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu' '$root/usr/bin/bpftrace' "\$@"
+# bpftrace from $root (made by bpfspec's scripts/matrix/bpftrace-root.sh)
+exec '$link' --argv0 bpftrace --library-path '$libdir' '$root/usr/bin/bpftrace' "\$@"
 WRAPPER
 chmod 755 "$wrapper.tmp"
 mv "$wrapper.tmp" "$wrapper"

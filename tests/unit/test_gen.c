@@ -688,6 +688,38 @@ START_TEST(test_program_count)
 }
 END_TEST
 
+/* The delete() statements follow the bpftrace that runs the program:
+ * 0.17-0.23 refuse its value in an assignment, 0.25+ warns when it is
+ * discarded (0.24 returns it).  Unknown (0.0) is 0.17's dialect. */
+START_TEST(test_program_delete_dialect)
+{
+	static const struct {
+		int major, minor;
+		bool assigned;
+	} cases[] = { { 0, 0, false }, { 0, 17, false }, { 0, 23, false },
+		      { 0, 24, true },	{ 0, 27, true },  { 1, 0, true } };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		gen_options o = { .pid = 42, .window_ns = 1000000000ull,
+				  .bpftrace_major = cases[i].major,
+				  .bpftrace_minor = cases[i].minor };
+		capture_start();
+		program *p = gen_program(&fx.r, &o);
+		char *out = capture_end();
+		ck_assert_msg(p != NULL, "gen_program failed:\n%s", out);
+		free(out);
+		check_shape(p->text);
+		if (cases[i].assigned) {
+			ck_assert_contains(p->text, "\t$deleted = delete(@start_timers[tid]);\n");
+			ck_assert_lacks(p->text, "\tdelete(");
+		} else {
+			ck_assert_contains(p->text, "\tdelete(@start_timers[tid]);\n");
+			ck_assert_lacks(p->text, "$deleted");
+		}
+		program_free(p);
+	}
+}
+END_TEST
+
 START_TEST(test_program_free_null)
 {
 	program_free(NULL);
@@ -718,6 +750,7 @@ static Suite *gen_suite(void)
 	tcase_add_test(tc, test_program_comment_injection);
 	tcase_add_test(tc, test_program_spec_path_injection);
 	tcase_add_test(tc, test_program_count);
+	tcase_add_test(tc, test_program_delete_dialect);
 	tcase_add_test(tc, test_program_free_null);
 	suite_add_tcase(s, tc);
 	return s;

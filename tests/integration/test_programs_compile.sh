@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Every generated program compiles on the bpftrace that runs it without a
+# single warning: each case of tests/golden/gen/cases is generated for the
+# node on PATH (the version matrix's BPFSPEC_TEST_NODE, or the host's) and
+# for the bpftrace bpfspec would start (BPFSPEC_BPFTRACE, or the one on
+# PATH), then compiled with nothing attached (--dry-run from 0.22, -d
+# before).  Users see bpftrace's warnings as bpfspec's noise.
+#
+# Two lines are the machine's, not the program's, and are left out:
+# RLIMIT_MEMLOCK (bpfspec shows it only with -v) and, for programs with no
+# kernel-function probe, 0.25+'s note that available_filter_functions is
+# unreadable (the same).  A case with kprobes runs only where the kernel
+# has them (CONFIG_KPROBES is off on some machines: bpftrace then rejects
+# every kprobe, which is the kernel's answer, not a warning).
+. "$(dirname "$0")/../lib.sh"
+need_root
+cd "$TOP"
+
+bpftrace=${BPFSPEC_BPFTRACE:-bpftrace}
+version=$("$bpftrace" --version 2>/dev/null | sed -n 's/.* v\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+[ -n "$version" ] || fail "cannot read the version of $bpftrace"
+read -r major minor <<<"$version"
+node_bin=$(readlink -f "$(command -v node)") || fail "no node on PATH"
+# The settings bpfspec's runner gives this version (gen/runner.c).
+if [ "$major" -gt 0 ] || [ "$minor" -ge 20 ]; then
+	export BPFTRACE_MAX_MAP_KEYS=16384 BPFTRACE_MAX_STRLEN=200
+else
+	export BPFTRACE_MAP_KEYS_MAX=16384 BPFTRACE_STRLEN=200
+fi
+if [ "$major" -gt 0 ] || [ "$minor" -ge 22 ]; then dry=--dry-run; else dry=-d; fi
+kprobes=no
+[ -e /sys/kernel/tracing/kprobe_events ] && kprobes=yes
+
+compiled=0
+failed=0
+while read -r name spec binary opts; do
+	case $name in '' | '#'*) continue ;; esac
+	[ "$binary" = /usr/bin/node ] && binary=$node_bin
+	# shellcheck disable=SC2086
+	if ! BPFSPEC_BPFTRACE=$bpftrace "$BPFSPEC" gen "$spec" --binary "$binary" $opts \
+		>"$TMP/$name.bt" 2>"$TMP/$name.err"; then
+		echo "$name: bpfspec gen failed:" >&2
+		sed 's/^/    /' "$TMP/$name.err" >&2
+		failed=$((failed + 1))
+		continue
+	fi
+	kernel_functions=no
+	grep -Eq '^(kprobe|kretprobe|kfunc|kretfunc|fentry|fexit):' "$TMP/$name.bt" && kernel_functions=yes
+	if [ $kernel_functions = yes ] && [ $kprobes = no ]; then
+		echo "measured: $name not compiled: it has kprobes and this kernel has none"
+		continue
+	fi
+	rc=0
+	"$bpftrace" "$dry" "$TMP/$name.bt" >"$TMP/$name.out" 2>&1 || rc=$?
+	noise='RLIMIT_MEMLOCK'
+	[ $kernel_functions = no ] && noise="$noise|available_filter_functions"
+	if [ "$rc" -ne 0 ] || grep -Ev "$noise" "$TMP/$name.out" | grep -Eq 'WARNING|ERROR|HINT'; then
+		echo "$name: bpftrace $major.$minor $dry: exit $rc" >&2
+		grep -Ev "$noise" "$TMP/$name.out" | grep -E -A2 'WARNING|ERROR|HINT' | head -12 |
+			sed 's/^/    /' >&2
+		failed=$((failed + 1))
+		continue
+	fi
+	compiled=$((compiled + 1))
+done <tests/golden/gen/cases
+echo "measured: bpftrace $major.$minor ($dry), node $("$node_bin" --version): $compiled programs compiled silently, $failed did not"
+[ "$failed" -eq 0 ] || fail "$failed generated programs are not clean on bpftrace $major.$minor"
+[ "$compiled" -ge 10 ] || fail "only $compiled programs were compiled"
