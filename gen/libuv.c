@@ -13,11 +13,25 @@
 #include "symtab.h"
 
 static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+static const unsigned char frame_setup[4] = { 0x55, 0x48, 0x89, 0xe5 };	/* push rbp; mov rbp,rsp */
 
-/* Skips an endbr64 at the start of CODE. */
-static size_t body_start(const unsigned char *code, size_t n)
+/* Where the body of CODE starts: after an endbr64 and after a frame
+ * pointer's setup (builds with -fno-omit-frame-pointer, node 26's).
+ * *FRAMED tells whether the return is then `pop rbp; ret`. */
+static size_t body_start(const unsigned char *code, size_t n, bool *framed)
 {
-	return n >= 4 && memcmp(code, endbr64, 4) == 0 ? 4 : 0;
+	size_t i = n >= 4 && memcmp(code, endbr64, 4) == 0 ? 4 : 0;
+
+	*framed = n >= i + 4 && memcmp(code + i, frame_setup, 4) == 0;
+	return *framed ? i + 4 : i;
+}
+
+/* Whether CODE[AT..] returns: `ret`, or `pop rbp; ret` when FRAMED. */
+static bool returns_at(const unsigned char *code, size_t n, size_t at, bool framed)
+{
+	if (framed)
+		return n >= at + 2 && code[at] == 0x5d && code[at + 1] == 0xc3;
+	return n >= at + 1 && code[at] == 0xc3;
 }
 
 static uint32_t le32(const unsigned char *p)
@@ -28,18 +42,19 @@ static uint32_t le32(const unsigned char *p)
 int libuv_decode_string_fn(const unsigned char *code, size_t n, unsigned long long addr,
 			   unsigned long long *str)
 {
-	size_t i = body_start(code, n);
+	bool framed;
+	size_t i = body_start(code, n, &framed);
 
 	/* lea rax,[rip+disp32]; ret */
-	if (n >= i + 8 && code[i] == 0x48 && code[i + 1] == 0x8d && code[i + 2] == 0x05 &&
-	    code[i + 7] == 0xc3) {
+	if (n >= i + 7 && code[i] == 0x48 && code[i + 1] == 0x8d && code[i + 2] == 0x05 &&
+	    returns_at(code, n, i + 7, framed)) {
 		int32_t disp = (int32_t)le32(code + i + 3);
 
 		*str = addr + i + 7 + (unsigned long long)(long long)disp;
 		return 0;
 	}
 	/* mov eax,imm32; ret */
-	if (n >= i + 6 && code[i] == 0xb8 && code[i + 5] == 0xc3) {
+	if (n >= i + 5 && code[i] == 0xb8 && returns_at(code, n, i + 5, framed)) {
 		*str = le32(code + i + 1);
 		return 0;
 	}
@@ -48,9 +63,10 @@ int libuv_decode_string_fn(const unsigned char *code, size_t n, unsigned long lo
 
 int libuv_decode_version_fn(const unsigned char *code, size_t n, char *out, size_t len)
 {
-	size_t i = body_start(code, n);
+	bool framed;
+	size_t i = body_start(code, n, &framed);
 
-	if (n < i + 6 || code[i] != 0xb8 || code[i + 5] != 0xc3)
+	if (n < i + 5 || code[i] != 0xb8 || !returns_at(code, n, i + 5, framed))
 		return -1;
 	uint32_t v = le32(code + i + 1);
 	if (v >> 24)

@@ -2,8 +2,9 @@
  *
  * libuv_version_string() returns a pointer to a string literal: its
  * x86-64 body is `lea rax,[rip+X]; ret` (PIC) or `mov eax,X; ret`
- * (non-PIE executables), optionally after an endbr64, and the string is
- * read at X.  When that fails, uv_version()'s `mov eax,imm32; ret` gives
+ * (non-PIE executables), optionally after an endbr64 and a frame
+ * pointer's `push rbp; mov rbp,rsp` (then ending `pop rbp; ret`), and the
+ * string is read at X.  When that fails, uv_version()'s `mov eax,imm32; ret` gives
  * (major << 16 | minor << 8 | patch).  Nothing is run; only the file is
  * read.  Other architectures, or other code shapes, give no version.
  *

@@ -421,14 +421,21 @@ static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err
 	 * when its version is unknown). */
 	bool renamed = o->version_major > 0 || o->version_minor >= 20;
 	bool unknown = o->version_major == 0 && o->version_minor == 0;
+	/* 0.24's str() keeps one byte more of the same setting: 199 bytes
+	 * on every version (REPORT_PATH_MAX). */
+	bool longer_str = o->version_major > 0 || o->version_minor >= 24;
 	if (!renamed || unknown) {
 		setenv("BPFTRACE_MAP_KEYS_MAX", "16384", 0);
 		setenv("BPFTRACE_STRLEN", "200", 0);
 	}
 	if (renamed || unknown) {
 		setenv("BPFTRACE_MAX_MAP_KEYS", "16384", 0);
-		setenv("BPFTRACE_MAX_STRLEN", "200", 0);
+		setenv("BPFTRACE_MAX_STRLEN", longer_str ? "199" : "200", 0);
 	}
+	/* From 0.18 a cut string ends in "..", which could be the string's
+	 * own bytes: none, so strings are the target's bytes on every
+	 * version; a cut one is known by its length (report.h). */
+	setenv("BPFTRACE_STR_TRUNC_TRAILER", "", 1);
 	execvp(o->bpftrace, argv);
 	int e = errno;
 	ssize_t w = write(report_w, &e, sizeof e);

@@ -21,7 +21,8 @@ sleep 1.5
 
 "$BPFSPEC" gen libuv-entry -p "$app" >"$TMP/prog.bt" 2>/dev/null || fail "gen libuv-entry failed"
 grep -q uretprobe "$TMP/prog.bt" && fail "entry-only program has a uretprobe"
-[ "$(grep -c '^uprobe:/usr/bin/node:' "$TMP/prog.bt")" -eq 5 ] || fail "expected 5 entry uprobes"
+node_bin=$(readlink -f "/proc/$app/exe")
+[ "$(grep -c "^uprobe:$node_bin:" "$TMP/prog.bt")" -eq 5 ] || fail "expected 5 entry uprobes on $node_bin"
 
 r=$TMP/report.json
 main() { jqr "$r" ".probes[] | select(.name == \"$1\") | .groups[] | select(.main_thread) | .$2"; }

@@ -29,6 +29,23 @@ START_TEST(test_decode_string_fn)
 	ck_assert_uint_eq(str, 0x2ce582f);
 	ck_assert_int_eq(libuv_decode_string_fn(other, sizeof other, 0, &str), -1);
 	ck_assert_int_eq(libuv_decode_string_fn(lea, 5, 0, &str), -1);	/* cut short */
+
+	/* With a frame pointer (node 26): push rbp; mov rbp,rsp; mov
+	 * eax,0x3feeefb; pop rbp; ret — and the same with lea. */
+	static const unsigned char framed_mov[] = { 0x55, 0x48, 0x89, 0xe5, 0xb8, 0xfb, 0xee,
+						    0xfe, 0x03, 0x5d, 0xc3 };
+	static const unsigned char framed_lea[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5,
+						    0x48, 0x8d, 0x05, 0x10, 0x00, 0x00, 0x00,
+						    0x5d, 0xc3 };
+	/* A frame set up but a bare ret: not a shape this reads. */
+	static const unsigned char unbalanced[] = { 0x55, 0x48, 0x89, 0xe5, 0xb8, 0xfb, 0xee,
+						    0xfe, 0x03, 0xc3 };
+	ck_assert_int_eq(libuv_decode_string_fn(framed_mov, sizeof framed_mov, 0x1a0f740, &str), 0);
+	ck_assert_uint_eq(str, 0x3feeefb);
+	ck_assert_int_eq(libuv_decode_string_fn(framed_lea, sizeof framed_lea, 0x2000, &str), 0);
+	ck_assert_uint_eq(str, 0x2000 + 8 + 7 + 0x10);
+	ck_assert_int_eq(libuv_decode_string_fn(unbalanced, sizeof unbalanced, 0, &str), -1);
+	ck_assert_int_eq(libuv_decode_string_fn(framed_mov, sizeof framed_mov - 1, 0, &str), -1);
 }
 END_TEST
 
@@ -45,6 +62,11 @@ START_TEST(test_decode_version_fn)
 	ck_assert_str_eq(out, "1.44.2");
 	ck_assert_int_eq(libuv_decode_version_fn(big, sizeof big, out, sizeof out), -1);
 	ck_assert_int_eq(libuv_decode_version_fn(v146, 5, out, sizeof out), -1);
+	/* push rbp; mov rbp,rsp; mov eax,0x013401; pop rbp; ret */
+	static const unsigned char framed[] = { 0x55, 0x48, 0x89, 0xe5, 0xb8, 0x01, 0x34,
+						0x01, 0x00, 0x5d, 0xc3 };
+	ck_assert_int_eq(libuv_decode_version_fn(framed, sizeof framed, out, sizeof out), 0);
+	ck_assert_str_eq(out, "1.52.1");
 }
 END_TEST
 
