@@ -157,14 +157,14 @@ _bpfspec() {
 		_bpfspec_filenames
 		_bpfspec_reply < <(compgen -d -- "$cur")
 		return 0 ;;
-	-c | --command | -d | --duration | -i | --interval | -n | --count | --fail-if)
+	-c | --command | -d | --duration | -i | --interval | -n | --count | --fail-if | --bpftrace-version)
 		return 0 ;;	# free text: nothing to offer
 	esac
 
 	case $cmd in
 	run) opts="$opts_run --set" ;;
-	latency | syscalls | count) opts="$opts_run --emit-spec --emit-program" ;;
-	gen) opts="-p --pid --binary --set --debug-dir -d --duration -v --verbose -h --help" ;;
+	latency | syscalls | count) opts="$opts_run --emit-spec --emit-program --bpftrace-version" ;;
+	gen) opts="-p --pid --binary --set --debug-dir --bpftrace-version -d --duration -v --verbose -h --help" ;;
 	symbols) opts="-p --pid --binary --debug-dir -o --output-format -v --verbose -h --help" ;;
 	diff) opts="-o --output-format --output --fail-if -v --verbose -h --help" ;;
 	check) opts="--set -h --help" ;;

@@ -80,6 +80,9 @@ typedef struct settings {
 	bool emit_spec;
 	bool emit_program;
 	bool verbose;
+	/* --bpftrace-version: the dialect gen writes (0.0: the bpftrace run
+	 * would start, 0.17 without one). */
+	int bpftrace_major, bpftrace_minor;
 } settings;
 
 static uint64_t start_ns;	/* CLOCK_MONOTONIC at start, for -v timings */
@@ -98,6 +101,7 @@ static const char usage_text[] =
 	"        uretprobe:..., usdt:OBJ:PROVIDER:NAME, kprobe:FUNC, software:EVENT:PERIOD,\n"
 	"        profile:hz:N\n"
 	"  gen SPEC (-p PID | --binary PATH) [--set NAME=VALUE]... [-d D]\n"
+	"      [--bpftrace-version V]\n"
 	"        print the bpftrace program SPEC becomes, without running it\n"
 	"  check SPEC... [--set NAME=VALUE]...\n"
 	"        validate specs (errors name file, line, column)\n"
@@ -131,6 +135,8 @@ static const char usage_text[] =
 	"                         a list parameter takes VALUE,VALUE... (repeatable)\n"
 	"      --binary PATH      (gen) resolve symbols in PATH; the program then traces\n"
 	"                         every process running it\n"
+	"      --bpftrace-version V  (gen, --emit-program) write the program for\n"
+	"                         bpftrace V (e.g. 0.27); default: the one run starts\n"
 	"      --debug-dir DIR    look for separate debug files of stripped objects in\n"
 	"                         DIR first (.build-id/ tree or debuglink name; repeatable)\n"
 	"  -v, --verbose          say what happens at each stage\n"
@@ -189,14 +195,21 @@ static const char help_run_opts[] =
 	"  bpfspec run libuv-phases -p 1234 -o prom --output /var/lib/node_exporter/bpfspec.prom\n";
 static const char help_gen[] =
 	"usage: bpfspec gen SPEC (-p PID | --binary PATH) [--set NAME=VALUE]... [-d D]\n"
+	"       [--bpftrace-version V]\n"
 	"\n"
 	"Prints the bpftrace program SPEC becomes, without running it.  Symbols are\n"
 	"resolved in the process PID or in the file PATH; with --binary the program\n"
 	"traces every process running PATH, and ends on Ctrl-C or after -d.\n"
 	"\n"
+	"The program is written for the bpftrace run would start (BPFSPEC_BPFTRACE,\n"
+	"else bpftrace on PATH; 0.17 when there is none): versions differ in what\n"
+	"compiles without warnings.  --bpftrace-version V (e.g. 0.27) writes it\n"
+	"for another one, such as the one on the host that will run it.\n"
+	"\n"
 	"Examples:\n"
 	"  bpfspec gen libuv-phases --binary /usr/bin/node > phases.bt && bpftrace phases.bt\n"
-	"  bpfspec gen file-io -p 1234 --set threshold=10ms\n";
+	"  bpfspec gen file-io -p 1234 --set threshold=10ms\n"
+	"  bpfspec gen libuv-phases --binary /usr/bin/node --bpftrace-version 0.27\n";
 static const char help_latency[] =
 	"usage: bpfspec latency TARGET FUNC... [OPTIONS]\n"
 	"\n"
@@ -374,7 +387,7 @@ static int parse_cli_duration(const char *s, uint64_t *ns)
 
 enum {
 	OPT_BINARY = 256, OPT_CUMULATIVE, OPT_OUTPUT, OPT_FAIL_IF, OPT_EMIT_SPEC, OPT_EMIT_PROGRAM,
-	OPT_SET, OPT_DEBUG_DIR,
+	OPT_SET, OPT_DEBUG_DIR, OPT_BPFTRACE_VERSION,
 };
 
 static int parse_options(int argc, char **argv, settings *cfg)
@@ -394,6 +407,7 @@ static int parse_options(int argc, char **argv, settings *cfg)
 		{ "binary", required_argument, NULL, OPT_BINARY },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "bpftrace-version", required_argument, NULL, OPT_BPFTRACE_VERSION },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -471,6 +485,17 @@ static int parse_options(int argc, char **argv, settings *cfg)
 		case OPT_BINARY:
 			cfg->binary = optarg;
 			break;
+		case OPT_BPFTRACE_VERSION: {
+			int major, minor, used = 0;
+			if (sscanf(optarg, "%d.%d%n", &major, &minor, &used) != 2 ||
+			    (optarg[used] != '\0' && optarg[used] != '.') || major < 0 || minor < 0 ||
+			    (major == 0 && minor < 17) || major > 99 || minor > 999)
+				return usage_error("invalid bpftrace version '%s': expected e.g. 0.23 "
+						   "or 0.27.1 (0.17 or later)", optarg);
+			cfg->bpftrace_major = major;
+			cfg->bpftrace_minor = minor;
+			break;
+		}
 		case OPT_SET:
 			if (cfg->n_sets == MAX_SETS)
 				return usage_error("at most %d --set options", MAX_SETS);
@@ -560,6 +585,10 @@ static int parse_options(int argc, char **argv, settings *cfg)
 				   "interval): one stream cannot hold several scrapes");
 	if (cfg->cumulative && !cfg->interval_ns)
 		return usage_error("%s", "--cumulative applies to -i intervals");
+	if ((cfg->bpftrace_major || cfg->bpftrace_minor) && cfg->mode != MODE_GEN &&
+	    !cfg->emit_program)
+		return usage_error("%s", "--bpftrace-version is for gen and --emit-program; run "
+				   "writes for the bpftrace it starts (BPFSPEC_BPFTRACE)");
 	if ((cfg->emit_spec || cfg->emit_program) &&
 	    cfg->mode != MODE_LATENCY && cfg->mode != MODE_SYSCALLS && cfg->mode != MODE_COUNT)
 		return usage_error("%s", "--emit-spec and --emit-program are for latency, syscalls "
@@ -942,9 +971,14 @@ static int cmd_trace(settings *cfg)
 		bpftrace = "bpftrace";
 	char bt_version[32];
 	int bt_major, bt_minor;
-	if (runner_bpftrace_version(bpftrace, bt_version, sizeof bt_version, &bt_major,
-				    &bt_minor) == 0)
+	if (cfg->bpftrace_major || cfg->bpftrace_minor) {
+		bt_major = cfg->bpftrace_major;
+		bt_minor = cfg->bpftrace_minor;
+		bt_version[0] = '\0';
+	} else if (runner_bpftrace_version(bpftrace, bt_version, sizeof bt_version, &bt_major,
+					   &bt_minor) == 0) {
 		diag_verbose("bpftrace %s", bt_version);
+	}
 	gen_options go = {
 		.pid = t->pid,
 		.window_ns = cfg->interval_ns && gen_only ? cfg->interval_ns : window,

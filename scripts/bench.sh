@@ -43,6 +43,13 @@ mountpoint -q /sys/kernel/tracing || die "tracefs is not mounted: run scripts/se
 [ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (the server and wrk on their own)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX")
+# The bpftrace measured (bpfspec's and the hand-written scripts' alike) is
+# BPFSPEC_BPFTRACE when set, e.g. one from scripts/matrix/bpftrace-root.sh;
+# BPFSPEC_TEST_NODE the same for node.
+mkdir "$tmp/bin"
+if [ -n "${BPFSPEC_BPFTRACE:-}" ]; then ln -s "$BPFSPEC_BPFTRACE" "$tmp/bin/bpftrace"; fi
+if [ -n "${BPFSPEC_TEST_NODE:-}" ]; then ln -s "$BPFSPEC_TEST_NODE" "$tmp/bin/node"; fi
+PATH=$tmp/bin:$PATH
 pids=()	# processes this script started and has not reaped yet
 # forget PID — PID was reaped: never signal it again (its number may be reused).
 forget() {

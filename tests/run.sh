@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh [unit] [golden] [integration] [asan] [valgrind] [fuzz] [all] — runs test groups and
+# run.sh [unit] [golden] [integration] [modern] [asan] [valgrind] [fuzz] [all] — runs test groups and
 # ends with one summary line "N passed, N failed".  BUILD names the build
 # dir; "asan" runs the unit, golden and integration tests again with the
 # sanitizer build in $BUILD/asan (make asan-build).
@@ -74,12 +74,35 @@ run_integration() {
 	done
 }
 
+# The modern cell of the version matrix: the core tests
+# (scripts/matrix/core.list) on Debian sid's bpftrace (0.27) and Node.js
+# 24, both fetched once into /var/cache/bpfspec-matrix (debootstrap, npm).
+run_modern() {
+	local bt nb t rc
+	if ! bt=$(sh "$top/scripts/matrix/bpftrace-root.sh" sid 2>"$BUILD/modern-setup.log") ||
+		! nb=$(sh "$top/scripts/matrix/node.sh" 24 2>>"$BUILD/modern-setup.log"); then
+		sed 's/^/    /' "$BUILD/modern-setup.log"
+		record "modern/setup (bpftrace from Debian sid, node 24)" 1
+		return
+	fi
+	echo "    modern cell: $("$bt" --version 2>&1 | head -1), node $("$nb" --version)"
+	for t in $(awk '$1 == "node" || $1 == "c" { print $2 }' "$top/scripts/matrix/core.list"); do
+		BPFSPEC_BPFTRACE=$bt BPFSPEC_TEST_NODE=$nb \
+			bash "$here/integration/test_$t.sh" >"$BUILD/modern-test_$t.log" 2>&1
+		rc=$?
+		[ "$rc" -eq 0 ] || sed 's/^/    /' "$BUILD/modern-test_$t.log"
+		[ "$rc" -eq 0 ] && grep '^measured:' "$BUILD/modern-test_$t.log" | sed 's/^/    /'
+		record "modern/integration/test_$t" "$rc"
+	done
+}
+
 [ $# -gt 0 ] || set -- all
 for group in "$@"; do
 	case $group in
 	unit) run_unit ;;
 	golden) run_golden ;;
 	integration) run_integration ;;
+	modern) run_modern ;;
 	all) run_unit; run_golden; run_integration ;;
 	fuzz)
 		# A short pass of every libFuzzer harness (make fuzz runs longer).

@@ -8,9 +8,11 @@
 #   -b  bpftrace versions: 0.17 is the host's /usr/bin/bpftrace (Debian
 #       12), 0.23 Debian trixie's, 0.27 Debian sid's (bpftrace-root.sh)
 #   -n  Node.js majors (node.sh: the official build from the npm registry)
-#   -t  the tests run in every cell (tests/integration/test_NAME.sh)
+#   -t  the tests run in every cell (tests/integration/test_NAME.sh;
+#       default: the "node" lines of core.list)
 #   -c  tests whose workloads are C programs, not node: run once per
 #       bpftrace version (in its first node cell), their column is "C"
+#       (default: the "c" lines of core.list)
 #
 # Each test runs with BPFSPEC_BPFTRACE and BPFSPEC_TEST_NODE set
 # (tests/lib.sh puts both first on PATH); logs go to
@@ -26,12 +28,9 @@ export BUILD TOP=$top BPFSPEC=$BUILD/bpfspec
 
 bpftraces="0.17 0.23 0.27"
 nodes="18 20 22 24 26"
-# The core: libuv phases (derived phases too), entry-only phases,
-# utilization, the one-liners, interrupt and partial reports, the thread
-# pool, and that every generated program compiles silently.
-tests="programs_compile libuv_phases libuv_entry loop_utilization oneliners interrupt partial node_fs_threads"
-# Syscalls with errno, connect events, exact counts, strings (bash).
-ctests="syscall_counts connect_events count bash_readline"
+# The core tests: scripts/matrix/core.list.
+tests=$(awk '$1 == "node" { printf "%s ", $2 }' "$here/core.list")
+ctests=$(awk '$1 == "c" { printf "%s ", $2 }' "$here/core.list")
 json=$BUILD/matrix.json
 while getopts b:n:t:c:o: opt; do
 	case $opt in

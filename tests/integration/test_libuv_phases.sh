@@ -35,6 +35,12 @@ measure() {
 	"$BPFSPEC" run libuv-phases -p "$app" -d 10s -o json >"$r" 2>"$TMP/stderr" ||
 		{ cat "$TMP/stderr"; fail "bpfspec run exited $?"; }
 	steal_end
+	# Nothing of bpftrace's reaches the user (every version: its
+	# warnings would be bpfspec's noise), and nothing else is said.
+	if [ -s "$TMP/stderr" ]; then
+		sed 's/^/    /' "$TMP/stderr" >&2
+		fail "bpfspec run libuv-phases printed on stderr (bpftrace $(bpftrace --version 2>&1 | head -1))"
+	fi
 	[ "$(jqr "$r" .schema)" = 1 ] || fail "schema is not 1"
 	[ "$(jqr "$r" .target.pid)" = "$app" ] || fail "target pid"
 	[ "$(jqr "$r" .partial)" = false ] || fail "report marked partial"
