@@ -59,6 +59,18 @@ static void put_attach_path(buf *b, const char *p)
 	buf_printf(b, strchr(p, '+') ? "\"%s\"" : "%s", p);
 }
 
+/* Appends TYPE:PATH:0xADDR for each of the N addresses, one per line,
+ * comma-separated: every uprobe by address is written here. */
+static void put_address_points(buf *b, const char *type, const char *path,
+			       const uint64_t *addrs, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		buf_printf(b, "%s%s:", k ? ",\n" : "", type);
+		put_attach_path(b, path);
+		buf_printf(b, ":0x%llx", (unsigned long long)addrs[k]);
+	}
+}
+
 /* Appends S with anything outside printable ASCII replaced by '?'. */
 static void put_comment_text(buf *b, const char *s)
 {
@@ -217,14 +229,8 @@ static int emit_latency(parts *pt, const resolved_probe *rp, const char *on_entr
 		return -1;
 	}
 	buf entry = BUF_INIT, ret = BUF_INIT;
-	for (size_t k = 0; k < rp->n_addrs; k++) {
-		buf_printf(&entry, "%suprobe:", k ? ",\n" : "");
-		put_attach_path(&entry, rp->object);
-		buf_printf(&entry, ":0x%llx", (unsigned long long)rp->addrs[k]);
-		buf_printf(&ret, "%suretprobe:", k ? ",\n" : "");
-		put_attach_path(&ret, rp->object);
-		buf_printf(&ret, ":0x%llx", (unsigned long long)rp->addrs[k]);
-	}
+	put_address_points(&entry, "uprobe", rp->object, rp->addrs, rp->n_addrs);
+	put_address_points(&ret, "uretprobe", rp->object, rp->addrs, rp->n_addrs);
 	char *e = buf_take(&entry), *rt = buf_take(&ret);
 	vars v = { .n = 0 };
 	vars_set(&v, "name", rp->sp->name);
@@ -263,9 +269,7 @@ static int emit_phase(parts *pt, const resolved *r, const resolved_probe *rp, un
 		return -1;
 	}
 	buf entry = BUF_INIT, rec = BUF_INIT;
-	for (size_t k = 0; k < rp->n_addrs; k++)
-		buf_printf(&entry, "%suprobe:%s:0x%llx", k ? ",\n" : "", rp->object,
-			   (unsigned long long)rp->addrs[k]);
+	put_address_points(&entry, "uprobe", rp->object, rp->addrs, rp->n_addrs);
 	unsigned i = 0;
 	for (size_t k = 0; k < r->n_probes; k++) {
 		const resolved_probe *o = &r->probes[k];
@@ -522,11 +526,7 @@ static unsigned point_attach(const resolved_probe *rp, buf *at)
 	}
 	if (rp->object && rp->n_addrs) {
 		const char *type = sp->point == POINT_URETPROBE ? "uretprobe" : "uprobe";
-		for (size_t k = 0; k < rp->n_addrs; k++) {
-			buf_printf(at, "%s%s:", k ? ",\n" : "", type);
-			put_attach_path(at, rp->object);
-			buf_printf(at, ":0x%llx", (unsigned long long)rp->addrs[k]);
-		}
+		put_address_points(at, type, rp->object, rp->addrs, rp->n_addrs);
 		return (unsigned)rp->n_addrs;
 	}
 	if (sp->point != POINT_UPROBE && sp->point != POINT_URETPROBE && sp->point != POINT_USDT) {
@@ -849,8 +849,10 @@ program *gen_program(const resolved *r, const gen_options *o)
 	if (!failed && (o->trigger_path || o->window_ns > 0)) {
 		char probe[4200], filter[64] = "";
 		if (o->trigger_path) {
-			snprintf(probe, sizeof probe, "uprobe:%s:0x%llx", o->trigger_path,
-				 (unsigned long long)o->trigger_addr);
+			buf tp = BUF_INIT;
+			put_address_points(&tp, "uprobe", o->trigger_path, &o->trigger_addr, 1);
+			snprintf(probe, sizeof probe, "%s", tp.data ? tp.data : "");
+			buf_free(&tp);
 			snprintf(filter, sizeof filter, "/pid == %d && arg0 != 2/", (int)o->trigger_pid);
 		} else {
 			snprintf(probe, sizeof probe, "interval:ms:%llu",

@@ -10,12 +10,20 @@
  * Map naming contract, read back by report.c (key: the thread id when
  * per_thread, else 0; all durations in nanoseconds):
  *   latency:  @b_NAME[key, bucket] (count)  @sum_/@min_/@max_NAME[key]
+ *             (uprobe pairs, entry-only phases and derived phases alike)
+ *   utilization: the same maps, keyed by tid: time in epoll waits
  *   syscalls: @b_NAME[nr, bucket] (count)   @n_/@sum_/@min_/@max_NAME[key, nr]
  *             @err_NAME[nr, errno] (count)
  *   events:   printf "bpfspec:ev NAME TIME TID NR NS RET KIND ARG" records,
  *             @evcomm_NAME[tid] (thread name)  @evdrop_NAME (count over limit)
+ *   point events: printf "bpfspec:ev NAME TIME TID =VALUES" records,
+ *             @evcomm_NAME, @evdrop_NAME as above
  *   count:    @c_NAME[key] (count)
+ *   window markers (printf): bpfspec:begin NS, bpfspec:started NS,
+ *             bpfspec:flush NS, bpfspec:end
  *   helpers, never printed: @start_NAME @evstart_NAME @evarg_NAME @evn_NAME
+ *             @gapK_NAME (derived phases) @phase_cur @phase_t (entry-only)
+ *             @uin_NAME @ustart_NAME (utilization) @wstart (window start)
  *
  * Ownership: gen_program returns an owned program or NULL after a
  * diagnostic; program_free(NULL) is a no-op. */

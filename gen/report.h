@@ -105,7 +105,7 @@ typedef struct report_event {
 
 typedef struct report_probe {
 	char *name;
-	char *kind;		/* "latency", "syscalls", "events", "count" */
+	char *kind;		/* "latency", "syscalls", "events", "count", "utilization" */
 	char *probe;		/* count, events on a point: the probe point; else NULL */
 	char *function;
 	char *object;		/* NULL when not attached */

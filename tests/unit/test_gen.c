@@ -720,6 +720,35 @@ START_TEST(test_program_delete_dialect)
 }
 END_TEST
 
+/* A path with '+' (bpftrace 0.17 cuts a bare path there) is quoted in
+ * every uprobe by address: latency pairs, entry-only phases and both
+ * window triggers. */
+START_TEST(test_program_plus_paths_quoted)
+{
+	gen_options o = { .pid = 42, .window_ns = 1000000000ull,
+			  .trigger_path = "/opt/c++/bpfspec", .trigger_addr = 0x4321,
+			  .trigger_pid = 777 };
+	strcpy(fx.object, "/opt/node+v24/node");
+	for (int entry_only = 0; entry_only <= 1; entry_only++) {
+		fx.s->entry_only = entry_only;
+		capture_start();
+		program *p = gen_program(&fx.r, &o);
+		char *out = capture_end();
+		ck_assert_msg(p != NULL, "gen_program failed:\n%s", out);
+		free(out);
+		check_shape(p->text);
+		ck_assert_contains(p->text, "uprobe:\"/opt/node+v24/node\":0x1000,\n"
+					    "uprobe:\"/opt/node+v24/node\":0x2000\n");
+		if (!entry_only)
+			ck_assert_contains(p->text, "uretprobe:\"/opt/node+v24/node\":0x1000,\n");
+		ck_assert_uint_eq(count_of(p->text, "\nuprobe:\"/opt/c++/bpfspec\":0x4321\n"), 2);
+		ck_assert_lacks(p->text, ":/opt/");
+		program_free(p);
+	}
+	fx.s->entry_only = false;
+}
+END_TEST
+
 START_TEST(test_program_free_null)
 {
 	program_free(NULL);
@@ -751,6 +780,7 @@ static Suite *gen_suite(void)
 	tcase_add_test(tc, test_program_spec_path_injection);
 	tcase_add_test(tc, test_program_count);
 	tcase_add_test(tc, test_program_delete_dialect);
+	tcase_add_test(tc, test_program_plus_paths_quoted);
 	tcase_add_test(tc, test_program_free_null);
 	suite_add_tcase(s, tc);
 	return s;
