@@ -18,6 +18,7 @@
 #include "check.h"
 #include "diag.h"
 #include "systab.h"
+#include "suggest.h"
 
 #define CHECK_TEXT_MAX 256
 #define NAME_MAX_LEN 32		/* probe names, as in specs */
@@ -186,32 +187,6 @@ static int stat_lookup(const parser *p, size_t off, size_t len)
 	return -1;
 }
 
-/* Optimal string alignment distance, for "did you mean". */
-static size_t edit_distance(const char *a, size_t la, const char *b)
-{
-	size_t lb = strlen(b), d[SHOW_MAX + 1][SHOW_MAX + 1];
-
-	if (la > SHOW_MAX || lb > SHOW_MAX)
-		return SIZE_MAX;
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			size_t v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < v)
-				v = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < v)
-				v = d[i - 2][j - 2] + 1;
-			d[i][j] = v;
-		}
-	}
-	return d[la][lb];
-}
 
 /* probe := [a-z][a-z0-9_]{0,31} */
 static int parse_probe(parser *p, check *c)
@@ -276,7 +251,7 @@ static int parse_errno(parser *p, check *c)
 			known = true;
 			break;
 		}
-		d = edit_distance(p->text + start, len, name);
+		d = suggest_distance(p->text + start, len, name, strlen(name));
 		if (d < best) {
 			best = d;
 			guess = name;

@@ -424,9 +424,6 @@ static const useful_arg *useful_arg_of(int nr)
 	return NULL;
 }
 
-/* Bytes of a sockaddr copied into a record: sockaddr_in6 is 28 bytes,
- * sockaddr_un 110 (a 108-byte path). */
-#define SOCKADDR_BYTES 110
 
 static void put_event_printf(buf *b, const char *name, char kind, const char *indent)
 {
@@ -437,7 +434,7 @@ static void put_event_printf(buf *b, const char *name, char kind, const char *in
 		break;
 	case 'r':
 		buf_printf(b, "r %%r\\n\", nsecs, tid, args->id, $ns, args->ret, "
-			   "buf(uptr((uint8 *)$a), %d));\n", SOCKADDR_BYTES);
+			   "buf(uptr((uint8 *)$a), %d));\n", GEN_SOCKADDR_BYTES);
 		break;
 	case 'n':
 		buf_puts(b, "n %llu\\n\", nsecs, tid, args->id, $ns, args->ret, $a);\n");

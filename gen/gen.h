@@ -37,6 +37,10 @@
 
 #include "resolve.h"
 
+/* Bytes of a sockaddr an event record carries ('r' arguments, %r):
+ * sockaddr_in6 is 28 bytes, sockaddr_un 110 (a 108-byte path). */
+#define GEN_SOCKADDR_BYTES 110
+
 typedef struct gen_options {
 	pid_t pid;		/* only this process is traced; 0 = any process */
 	uint64_t window_ns;	/* > 0: the program ends itself after this long

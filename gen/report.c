@@ -431,8 +431,6 @@ static int fill_syscalls(report_probe *p, const char *name, const bpfout_window 
 
 /* ---- events probes --------------------------------------------------- */
 
-/* Bytes of a sockaddr a record carries (gen.c: GEN_SOCKADDR_BYTES). */
-#define SOCKADDR_SHOWN 128
 
 /* Decodes bpftrace's %r text (printable bytes as-is, others as \xNN) into
  * OUT; returns the number of bytes. */
@@ -455,7 +453,7 @@ static size_t decode_raw(const char *s, uint8_t *out, size_t max)
  * families (e.g. AF_UNIX: shown as "unix"). */
 static char *format_sockaddr(const char *raw)
 {
-	uint8_t b[SOCKADDR_SHOWN];
+	uint8_t b[GEN_SOCKADDR_BYTES];
 	size_t n = decode_raw(raw, b, sizeof b);
 	char host[INET6_ADDRSTRLEN], *out = NULL;
 	if (n < 2)

@@ -15,6 +15,7 @@
 #include "libuv.h"
 #include "symtab.h"
 #include "usdt.h"
+#include "suggest.h"
 
 /* The probe names a probe point (count probes, events on a point). */
 static bool has_point(const spec_probe *p)
@@ -236,30 +237,6 @@ static int settle_probe(const spec *s, const target *t, resolved_probe *rp, look
 	return -1;
 }
 
-/* Levenshtein distance of A and B ((size_t)-1 when B is too long). */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[130];
-
-	if (lb >= sizeof row / sizeof *row)
-		return (size_t)-1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
 
 #define USDT_SHOWN 8
 
@@ -273,7 +250,7 @@ static void list_usdt_probes(buf *b, const usdt_probe *p, size_t n, const char *
 	for (size_t i = 0; i < n; i++) {
 		char full[140];
 		snprintf(full, sizeof full, "%s:%s", p[i].provider, p[i].name);
-		size_t d = edit_distance(want, full), k = shown;
+		size_t d = suggest_distance_str(want, full), k = shown;
 		if (shown == USDT_SHOWN && d >= dist[shown - 1])
 			continue;
 		if (shown < USDT_SHOWN)

@@ -18,6 +18,7 @@
 
 #include "spec.h"
 #include "systab.h"
+#include "suggest.h"
 
 /* check.h brings report.h, whose `report` type and check_text() would
  * clash with this file's report() and check_text(); the loader uses
@@ -989,32 +990,6 @@ static const char *type_name(const node *n)
 	}
 }
 
-/* Optimal string alignment distance, for "did you mean". */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), d[33][33];
-
-	if (la > 32 || lb > 32)
-		return 99;
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = a[i - 1] != b[j - 1], v = d[i - 1][j - 1] + cost;
-			if (d[i - 1][j] + 1 < v)
-				v = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < v)
-				v = d[i - 2][j - 2] + 1;
-			d[i][j] = v;
-		}
-	}
-	return d[la][lb];
-}
 
 /* Writes "did you mean 'X'? valid WHAT are: A, B, C" into HINT. */
 static const char *choices_hint(char *hint, size_t size, const char *word,
@@ -1024,7 +999,7 @@ static const char *choices_hint(char *hint, size_t size, const char *word,
 	const char *guess = NULL;
 
 	for (size_t i = 0; words[i]; i++) {
-		size_t d = edit_distance(word, words[i]);
+		size_t d = suggest_distance_str(word, words[i]);
 		if (d < best) {
 			best = d;
 			guess = words[i];
@@ -1455,7 +1430,7 @@ static const char *syscall_guess(const char *name)
 	const char *guess = NULL;
 
 	for (size_t i = 0; i < systab_n_syscalls; i++) {
-		size_t d = edit_distance(name, systab_syscalls[i].name);
+		size_t d = suggest_distance_str(name, systab_syscalls[i].name);
 		if (d < best) {
 			best = d;
 			guess = systab_syscalls[i].name;
