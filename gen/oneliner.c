@@ -90,7 +90,7 @@ char *oneliner_latency(char *const *funcs, size_t n_funcs, uint64_t duration_ns)
 		probe_name(names[i], sizeof names[i], funcs[i], names, i);
 		buf_printf(&b, "  - name: %s\n    kind: latency\n    function: ", names[i]);
 		put_quoted(&b, funcs[i]);
-		buf_puts(&b, "\n    unit: us\n");
+		buf_puts(&b, "\n    unit: auto\n");
 	}
 	if (n_funcs > 64)
 		buf_puts(&b, "# (only the first 64 functions)\n");
@@ -155,6 +155,6 @@ char *oneliner_syscalls(const char *list, uint64_t duration_ns)
 		free(copy);
 		buf_puts(&b, "]\n");
 	}
-	buf_puts(&b, "    unit: us\n");
+	buf_puts(&b, "    unit: auto\n");
 	return buf_take(&b);
 }

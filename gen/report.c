@@ -126,6 +126,18 @@ static int group_order(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : 1;
 }
 
+/* Sets P's display unit to U.  Returns 0, or -1 out of memory. */
+static int set_unit(report_probe *p, time_unit u)
+{
+	char *name = strdup(spec_unit_name(u));
+	if (!name)
+		return -1;
+	free(p->unit);
+	p->unit = name;
+	p->unit_ns = spec_unit_ns(u);
+	return 0;
+}
+
 static int fill_latency(report_probe *p, const char *name, const bpfout_window *w, long pid)
 {
 	const bpfout_map *m;
@@ -750,8 +762,9 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 		p->debug_file = dup_or_null(rp->active ? rp->debug_file : NULL);
 		if (rp->active && rp->sp->function && strstr(rp->sp->function, "::"))
 			p->matched_symbols = rp->n_names;
-		p->unit = strdup(spec_unit_name(rp->sp->unit));
-		p->unit_ns = spec_unit_ns(rp->sp->unit);
+		/* unit: auto is decided once the figures are in (below). */
+		p->unit = strdup(spec_unit_name(rp->sp->unit == UNIT_AUTO ? UNIT_US : rp->sp->unit));
+		p->unit_ns = spec_unit_ns(rp->sp->unit == UNIT_AUTO ? UNIT_US : rp->sp->unit);
 		p->attached = rp->active;
 		p->reason = dup_or_null(rp->reason);
 		p->derived = dup_or_null(rp->derived);
@@ -772,6 +785,10 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 			rc = fill_utilization(p, rp->sp->name, w, run, begin,
 					      begin + rep->duration_ns);
 		if (rc < 0) {
+			report_free(rep);
+			return NULL;
+		}
+		if (rp->sp->unit == UNIT_AUTO && set_unit(p, spec_unit_for(p->st.p99_ns)) < 0) {
 			report_free(rep);
 			return NULL;
 		}

@@ -53,8 +53,8 @@
 
 /* ---- names of enum values ---- */
 
-static const char *const unit_names[] = { "ns", "us", "ms", "s", NULL };
-static const uint64_t unit_mults[] = { 1, 1000, 1000000, 1000000000 };
+static const char *const unit_names[] = { "ns", "us", "ms", "s", "auto", NULL };
+static const uint64_t unit_mults[] = { 1, 1000, 1000000, 1000000000, 1000 };
 static const char *const kind_names[] = {
 	"latency", "syscalls", "events", "count", "utilization", NULL,
 };
@@ -63,12 +63,17 @@ const char *const spec_loop_waits[] = { "epoll_wait", "epoll_pwait", "epoll_pwai
 
 const char *spec_unit_name(time_unit u)
 {
-	return (unsigned)u < 4 ? unit_names[u] : "?";
+	return (unsigned)u <= UNIT_AUTO ? unit_names[u] : "?";
 }
 
 uint64_t spec_unit_ns(time_unit u)
 {
-	return (unsigned)u < 4 ? unit_mults[u] : 1;
+	return (unsigned)u <= UNIT_AUTO ? unit_mults[u] : 1;
+}
+
+time_unit spec_unit_for(uint64_t ns)
+{
+	return ns >= 1000000000ull ? UNIT_S : ns >= 1000000 ? UNIT_MS : ns >= 1000 ? UNIT_US : UNIT_NS;
 }
 
 const char *spec_kind_name(probe_kind k)
@@ -2011,10 +2016,10 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 			break;
 		case P_UNIT: {
 			size_t u;
-			for (u = 0; u < 4; u++)
+			for (u = 0; u <= UNIT_AUTO; u++)
 				if (node_is(v, unit_names[u]))
 					break;
-			if (u < 4) {
+			if (u <= UNIT_AUTO) {
 				p->unit = (time_unit)u;
 				break;
 			}
