@@ -23,7 +23,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "report.h"
+/* report.h's report: only pointed to here, so this header includes
+ * nothing of bpfspec's (spec.c parses checks without the report model). */
+struct report;
 
 typedef struct check check;
 
@@ -44,12 +46,12 @@ bool check_is_relative(const check *c);
  * syscall or stat is not in the report, or a relative check): WHY (size
  * LEN) then says which.  On 0 and 1, WHY shows the value, e.g.
  * "poll.p99 = 132.4ms > 100ms". */
-int check_eval(const check *c, const report *rep, char *why, size_t len);
+int check_eval(const check *c, const struct report *rep, char *why, size_t len);
 
 /* Like check_eval on AFTER, but a relative value compares AFTER with
  * BEFORE ("poll.p99 > +20%": grew by more than 20%); an absolute value
  * compares AFTER alone. */
-int check_eval_diff(const check *c, const report *before, const report *after, char *why,
-		    size_t len);
+int check_eval_diff(const check *c, const struct report *before, const struct report *after,
+		    char *why, size_t len);
 
 #endif

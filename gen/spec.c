@@ -20,14 +20,7 @@
 #include "systab.h"
 #include "suggest.h"
 
-/* check.h brings report.h, whose `report` type and check_text() would
- * clash with this file's report() and check_text(); the loader uses
- * neither of them, so both are renamed out of the way. */
-#define report check_report_type_
-#define check_text check_text_of_
 #include "check.h"
-#undef check_text
-#undef report
 
 #define SPEC_MAX_BYTES (1024 * 1024)
 #define SPEC_MAX_PROBES 64
@@ -1104,7 +1097,7 @@ static bool no_memory(loader *ld)
 
 /* Free text: at most MAX bytes, one line, no control or invisible
  * characters.  Trailing line breaks (from block scalars) are dropped. */
-static bool check_text(loader *ld, const node *k, const node *v, const char *what,
+static bool check_prose(loader *ld, const node *k, const node *v, const char *what,
 		       const char *example, size_t max, char **out)
 {
 	size_t len, i;
@@ -2004,7 +1997,7 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 			optional_ok = check_bool(ld, k, v, what, probe_examples[key], &p->optional);
 			break;
 		case P_MISSING_REASON:
-			check_text(ld, k, v, what, probe_examples[key], REASON_MAX, &p->missing_reason);
+			check_prose(ld, k, v, what, probe_examples[key], REASON_MAX, &p->missing_reason);
 			break;
 		case P_THRESHOLD:
 			snprintf(suffix, sizeof(suffix), " %s", where);
@@ -2032,7 +2025,7 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 			check_bool(ld, k, v, what, probe_examples[key], &p->per_thread);
 			break;
 		case P_DESCRIPTION:
-			check_text(ld, k, v, what, probe_examples[key], DESCRIPTION_MAX,
+			check_prose(ld, k, v, what, probe_examples[key], DESCRIPTION_MAX,
 				   &p->description);
 			break;
 		case P_DERIVED:
@@ -2595,7 +2588,7 @@ static bool read_param(loader *ld, const node *k, const node *v, param_def *def)
 		if (key == 0)
 			def->value = pv;
 		else if (key == 1)
-			check_text(ld, pk, pv, "'description' of a parameter", "description: slowest "
+			check_prose(ld, pk, pv, "'description' of a parameter", "description: slowest "
 				   "call to record", DESCRIPTION_MAX, &def->description);
 	}
 	if (!seen[0]) {
@@ -3012,7 +3005,7 @@ static void check_top(loader *ld, spec *s, const node *root)
 				no_memory(ld);
 			break;
 		case TOP_DESCRIPTION:
-			check_text(ld, k, v, what, top_examples[key], DESCRIPTION_MAX,
+			check_prose(ld, k, v, what, top_examples[key], DESCRIPTION_MAX,
 				   &s->description);
 			break;
 		case TOP_OBJECTS:
