@@ -1,0 +1,342 @@
+/* spec_checks — 'checks': runbook conditions, each located in the spec (spec_internal.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_internal.h"
+#include "systab.h"
+#include "check.h"
+
+/* ---- checks ---- */
+
+#define CHECKS_HINT "see docs/spec.md#checks"
+
+/* The statistics of check.h's grammar that a probe-level path may end in. */
+static const char *const check_stats[] = {
+	"count", "sum", "min", "max", "mean", "p50", "p90", "p99", "errors", "lost", NULL,
+};
+
+/* Where column COL (1-based, in characters) of the text of check item V
+ * is in the source, underlining the word that starts there.  Returns
+ * false when V's value is not its source text as is (escapes, folded
+ * lines, block scalars): a column inside it cannot be mapped. */
+static bool check_col_loc(const loader *ld, const node *v, size_t col, diag_loc *out)
+{
+	const diag_src *src = v->src ? v->src : ld->src;
+	size_t off = mark_offset(src, v->start), q = 0, i = 0, end;
+
+	if (!v->plain) {
+		if (off >= src->len || (src->text[off] != '"' && src->text[off] != '\''))
+			return false;
+		q = 1;
+	}
+	if (memchr(v->value, '\n', v->len) || memchr(v->value, '\r', v->len) ||
+	    off + q + v->len + q > src->len ||
+	    memcmp(src->text + off + q, v->value, v->len) != 0 ||
+	    (q && src->text[off + q + v->len] != src->text[off]))
+		return false;
+	for (size_t c = 1; c < col && i < v->len; c++)
+		i += diag_char_len(v->value + i, v->len - i);
+	for (end = i; end < v->len && (is_lower(v->value[end]) || is_upper(v->value[end]) ||
+				      is_digit(v->value[end]) || v->value[end] == '_');)
+		end++;
+	if (end == i)
+		end = i + (i < v->len ? diag_char_len(v->value + i, v->len - i) : 1);
+	*out = diag_loc_of(src, off + q + i, off + q + end);
+	return true;
+}
+
+/* The location of column COL of check item V, or the item when the
+ * column cannot be mapped. */
+static diag_loc check_loc(const loader *ld, const node *v, size_t col)
+{
+	diag_loc loc;
+
+	return check_col_loc(ld, v, col, &loc) ? loc : node_loc(ld, v);
+}
+
+/* The dot-separated words of the path of TEXT, a check that parsed:
+ * PROBE "." STAT ["." ERRNO] or PROBE "." SYSCALL "." STAT ["." ERRNO].
+ * Each word is [A-Za-z0-9_]{1,64} (check_parse made sure). */
+typedef struct check_path {
+	char probe[65], syscall[65], stat[65];	/* syscall: "" at probe level */
+	size_t syscall_col, stat_col;		/* 1-based columns in TEXT */
+	size_t len;				/* bytes of TEXT the path takes */
+} check_path;
+
+static void check_path_of(const char *text, check_path *cp)
+{
+	char words[4][65] = { { 0 } };
+	size_t cols[4] = { 0 }, n = 0, i = 0;
+
+	while (n < 4) {
+		size_t len = 0;
+		cols[n] = i + 1;
+		while (text[i] && text[i] != '.' && !strchr(" \t<>=!", text[i]))
+			if (len < 64)
+				words[n][len++] = text[i++];
+			else
+				i++;
+		n++;
+		if (text[i] != '.')
+			break;
+		i++;
+	}
+	cp->len = i;
+	memcpy(cp->probe, words[0], sizeof(cp->probe));
+	cp->syscall[0] = '\0';
+	cp->syscall_col = 0;
+	for (i = 0; check_stats[i]; i++)
+		if (strcmp(words[1], check_stats[i]) == 0)
+			break;
+	if (check_stats[i]) {
+		memcpy(cp->stat, words[1], sizeof(cp->stat));
+		cp->stat_col = cols[1];
+	} else {
+		memcpy(cp->syscall, words[1], sizeof(cp->syscall));
+		cp->syscall_col = cols[1];
+		memcpy(cp->stat, words[2], sizeof(cp->stat));
+		cp->stat_col = cols[2];
+	}
+}
+
+/* The byte offset in a check's text of what follows "PROBE.". */
+static size_t cols_of_stat_start(const check_path *cp)
+{
+	return (cp->syscall[0] ? cp->syscall_col : cp->stat_col) - 1;
+}
+
+/* Checks that check C (item V, text TEXT) reads probe P as its kind
+ * allows.  Returns false after reporting. */
+static bool check_fits_probe(loader *ld, const node *v, const char *text, const spec_probe *p,
+			     const check_path *cp)
+{
+	char hint[512];
+	size_t o;
+	int nr;
+
+	switch (p->kind) {
+	case PROBE_LATENCY:
+		if (cp->syscall[0]) {
+			snprintf(hint, sizeof(hint),
+				 "a latency probe times a function as a whole; write e.g. "
+				 "'%s.p99 > 10ms', or check a probe with 'kind: syscalls'", p->name);
+			report(ld, DIAG_ERROR, check_loc(ld, v, cp->syscall_col), hint,
+			       "check reads syscall '%s' of probe '%s', a latency probe, which has "
+			       "no syscalls", cp->syscall, p->name);
+			return false;
+		}
+		if (strcmp(cp->stat, "errors") == 0) {
+			report(ld, DIAG_ERROR, check_loc(ld, v, cp->stat_col),
+			       "errors are counted by probes with 'kind: syscalls'; a latency probe "
+			       "has count, sum, min, max, mean, p50, p90, p99 (and lost)",
+			       "check reads the errors of probe '%s', a latency probe, which does not "
+			       "count errors", p->name);
+			return false;
+		}
+		return true;
+	case PROBE_COUNT:
+		if (cp->syscall[0] || (strcmp(cp->stat, "count") != 0 &&
+				       strcmp(cp->stat, "lost") != 0)) {
+			snprintf(hint, sizeof(hint),
+				 "a count probe counts the hits of its probe point: check how many "
+				 "there were, e.g. '%s.count > 0'", p->name);
+			report(ld, DIAG_ERROR,
+			       check_loc(ld, v, cp->syscall[0] ? cp->syscall_col : cp->stat_col), hint,
+			       "check reads '%.*s' of probe '%s', a count probe, which can be "
+			       "checked on its count and lost only",
+			       (int)(cp->len - cols_of_stat_start(cp)), text + cols_of_stat_start(cp),
+			       p->name);
+			return false;
+		}
+		return true;
+	case PROBE_EVENTS:
+		if (cp->syscall[0] || (strcmp(cp->stat, "count") != 0 &&
+				       strcmp(cp->stat, "lost") != 0)) {
+			snprintf(hint, sizeof(hint),
+				 "an events probe records single slow calls: check how many there "
+				 "were, e.g. '%s.count > 0'; for latency statistics, use a probe with "
+				 "'kind: syscalls'", p->name);
+			report(ld, DIAG_ERROR,
+			       check_loc(ld, v, cp->syscall[0] ? cp->syscall_col : cp->stat_col), hint,
+			       "check reads '%.*s' of probe '%s', an events probe, which can be "
+			       "checked on its count and lost only",
+			       (int)(cp->len - cols_of_stat_start(cp)), text + cols_of_stat_start(cp),
+			       p->name);
+			return false;
+		}
+		return true;
+	case PROBE_UTILIZATION:
+		if (cp->syscall[0] || strcmp(cp->stat, "errors") == 0) {
+			report(ld, DIAG_ERROR,
+			       check_loc(ld, v, cp->syscall[0] ? cp->syscall_col : cp->stat_col),
+			       "a utilization probe times the waits of each loop thread: check "
+			       "count, sum, min, max, mean, p50, p90 or p99 of them",
+			       "check reads '%.*s' of probe '%s', a utilization probe, which has no "
+			       "syscalls or errors", (int)(cp->len - cols_of_stat_start(cp)),
+			       text + cols_of_stat_start(cp), p->name);
+			return false;
+		}
+		return true;
+	default:
+		break;
+	}
+	if (!cp->syscall[0] || p->all_syscalls)
+		return true;
+	nr = systab_syscall_nr(cp->syscall);
+	for (size_t i = 0; i < p->n_syscalls; i++)
+		if (p->syscalls[i] == nr)
+			return true;
+	o = (size_t)snprintf(hint, sizeof(hint), "add it to the probe's 'syscalls', or check one "
+			     "it measures: ");
+	for (size_t i = 0; i < p->n_syscalls && o < sizeof(hint); i++)
+		o += (size_t)snprintf(hint + o, sizeof(hint) - o, "%s%s", i ? ", " : "",
+				      systab_syscall_name(p->syscalls[i]));
+	report(ld, DIAG_ERROR, check_loc(ld, v, cp->syscall_col), hint,
+	       "check refers to syscall '%s', which probe '%s' does not measure", cp->syscall,
+	       p->name);
+	return false;
+}
+
+/* Checks that the probe check TEXT (item V) reads is defined in S, and
+ * read as its kind allows. */
+static void check_refs(loader *ld, const spec *s, const node *v, const char *text)
+{
+	const char *names[SPEC_MAX_PROBES + 1];
+	char hint[512];
+	check_path cp;
+
+	check_path_of(text, &cp);
+	for (size_t i = 0; i < s->n_probes; i++) {
+		if (s->probes[i].name && strcmp(s->probes[i].name, cp.probe) == 0) {
+			check_fits_probe(ld, v, text, &s->probes[i], &cp);
+			return;
+		}
+		names[i] = s->probes[i].name;
+	}
+	names[s->n_probes] = NULL;
+	report(ld, DIAG_ERROR, check_loc(ld, v, 1),
+	       choices_hint(hint, sizeof(hint), cp.probe, "probes", names),
+	       "check refers to probe '%s', which this spec does not define", cp.probe);
+}
+
+/* The probe names of S are all known: every item of the probes list
+ * PROBES became a probe with a valid name (else a check naming a probe
+ * that failed to load would be reported twice). */
+static bool probe_names_known(const spec *s, const node *probes)
+{
+	if (!probes || probes->type != NODE_SEQ || probes->n_kids != s->n_probes)
+		return false;
+	for (size_t i = 0; i < s->n_probes; i++)
+		if (!s->probes[i].name)
+			return false;
+	return true;
+}
+
+/* Checks V, the value of key K ('checks'): a list of conditions, each
+ * parsed by check_parse.  Runs after the probes are loaded (PROBES is
+ * their list, or NULL), so that checks can be matched with them. */
+void check_checks(loader *ld, spec *s, const node *k, const node *v, const node *probes)
+{
+	bool refs = probe_names_known(s, probes);
+	char buf[SHOW_BUF], err[512];
+
+	if (v->type == NODE_BAD)
+		return;
+	if (is_null(v) || (v->type == NODE_SEQ && v->n_kids == 0)) {
+		report(ld, DIAG_ERROR, node_loc(ld, is_null(v) ? k : v),
+		       "list conditions that fail the run, as in 'checks: [\"timers.p99 > "
+		       "100ms\"]', or remove the line; " CHECKS_HINT,
+		       "'checks' %s", is_null(v) ? "has no value" : "is empty");
+		return;
+	}
+	if (v->type != NODE_SEQ) {
+		report(ld, DIAG_ERROR, node_loc(ld, v),
+		       "write a list, even of one check, as in 'checks: [\"timers.p99 > 100ms\"]' "
+		       "or '- timers.p99 > 100ms' on the next line; " CHECKS_HINT,
+		       "'checks' must be a list, not %s", type_name(v));
+		return;
+	}
+	if (v->n_kids > SPEC_MAX_CHECKS) {
+		report(ld, DIAG_ERROR, node_loc(ld, v->kids[SPEC_MAX_CHECKS]),
+		       "a spec has at most 64 checks; keep the ones that matter",
+		       "too many checks (%zu)", v->n_kids);
+		return;
+	}
+	s->checks = calloc(v->n_kids, sizeof(*s->checks));
+	s->check_locs = calloc(v->n_kids, sizeof(*s->check_locs));
+	if (!s->checks || !s->check_locs) {
+		no_memory(ld);
+		return;
+	}
+	for (size_t i = 0; i < v->n_kids; i++) {
+		const node *o = v->kids[i];
+		check *c;
+		const char *msg;
+		diag_loc loc;
+		size_t col, j;
+
+		if (o->type == NODE_BAD)
+			continue;
+		if (is_null(o) || o->type != NODE_SCALAR) {
+			report(ld, DIAG_ERROR, node_loc(ld, o),
+			       is_null(o) ? "remove the empty item, or write a condition such as "
+					    "'timers.p99 > 100ms'"
+					  : "a check is one condition written as text, such as "
+					    "'timers.p99 > 100ms'; " CHECKS_HINT,
+			       "check %zu %s", i + 1, is_null(o) ? "is empty"
+						      : o->type == NODE_SEQ ? "must be a condition, not a list"
+									    : "must be a condition, not a mapping");
+			continue;
+		}
+		if (memchr(o->value, '\0', o->len)) {
+			report(ld, DIAG_ERROR, node_loc(ld, o), "remove the \\0 escape",
+			       "check %zu contains a NUL character", i + 1);
+			continue;
+		}
+		c = check_parse(o->value, err, sizeof(err));
+		if (!c) {
+			/* "column N: message": point at column N when it maps. */
+			col = strtoul(err + strlen("column "), NULL, 10);
+			msg = strstr(err, ": ");
+			msg = msg ? msg + 2 : err;
+			if (check_col_loc(ld, o, col, &loc))
+				report(ld, DIAG_ERROR, loc, CHECKS_HINT, "invalid check: %s", msg);
+			else
+				report(ld, DIAG_ERROR, node_loc(ld, o), CHECKS_HINT,
+				       "invalid check (at column %zu of its text): %s", col, msg);
+			continue;
+		}
+		if (check_is_relative(c)) {
+			check_free(c);
+			report(ld, DIAG_ERROR,
+			       check_loc(ld, o, (size_t)(strpbrk(o->value, "+-") - o->value) + 1),
+			       "a spec's checks judge one run: write an absolute value, as in "
+			       "'timers.p99 > 100ms'; relative changes compare two reports (a diff); "
+			       CHECKS_HINT,
+			       "check '%s' is a relative change, which a spec cannot check",
+			       show(buf, o->value, o->len));
+			continue;
+		}
+		check_free(c);
+		for (j = 0; j < s->n_checks; j++)
+			if (strcmp(s->checks[j], o->value) == 0)
+				break;
+		if (j < s->n_checks) {
+			report(ld, DIAG_ERROR, node_loc(ld, o), "remove one of them",
+			       "check '%s' is listed twice", show(buf, o->value, o->len));
+			report(ld, DIAG_NOTE, s->check_locs[j], NULL, "it was first listed here");
+			continue;
+		}
+		if (refs)
+			check_refs(ld, s, o, o->value);
+		s->checks[s->n_checks] = dup_value(o);
+		if (!s->checks[s->n_checks]) {
+			no_memory(ld);
+			return;
+		}
+		s->check_locs[s->n_checks++] = node_loc(ld, o);
+	}
+}
+
+/* The default name: PATH's basename without .yaml or .yml. */

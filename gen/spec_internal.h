@@ -1,0 +1,185 @@
+/* spec_internal — what the files of the spec loader share (spec.c and
+ * spec_*.c; see spec.h for the module's contract).  Not for other modules.
+ *
+ *   spec_grammar.c  names of enum values, durations, the small grammars
+ *                   (names, symbols, paths) and count probe points
+ *   spec_tree.c     the loader's diagnostics; pass 1: YAML events to a
+ *                   tree of nodes with their marks
+ *   spec_probes.c   pass 2: the tree against the format (keys, probes)
+ *   spec_args.c     events on a probe point: 'args'
+ *   spec_checks.c   'checks': runbook conditions, located in the spec
+ *   spec_params.c   'parameters', --set overrides, ${NAME} values, the top
+ *   spec.c          entry points: parse, load, free */
+#ifndef BPFSPEC_SPEC_INTERNAL_H
+#define BPFSPEC_SPEC_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yaml.h>
+
+#include "diag.h"
+#include "spec.h"
+
+#define SPEC_MAX_BYTES (1024 * 1024)
+#define SPEC_MAX_PROBES 64
+#define SPEC_MAX_OBJECTS 32
+#define SPEC_MAX_ERRORS 50	/* more are counted, not shown */
+/* top mapping > probes list > probe mapping > syscalls or args list >
+ * argument mapping */
+#define SPEC_DEPTH 5
+#define YAML_MAX_DEPTH 64	/* deeper than this, reading stops */
+#define DESCRIPTION_MAX 1000
+#define REASON_MAX 200
+#define PROBE_NAME_MAX 32
+#define SPEC_NAME_MAX 64
+#define FUNCTION_MAX 256
+#define OBJECT_MAX 128
+#define POINT_MAX 1024	/* a count probe's probe point, in bytes */
+#define POINT_WORD_MAX 64	/* tracepoint, usdt words */
+#define SYSCALL_NAME_MAX 64
+#define EVENTS_MAX_SYSCALLS 16	/* an events probe names a few calls */
+#define SYSCALL_GUESS_DISTANCE 2	/* "did you mean" at most this far off */
+#define DAY_NS (86400ULL * 1000000000ULL)
+#define SHOW_BUF 64		/* user text quoted in messages is cut to fit */
+
+
+typedef struct loader {
+	const diag_src *src;
+	unsigned errors;	/* shown */
+	unsigned dropped;	/* past SPEC_MAX_ERRORS */
+	bool muted;		/* the last error was dropped: so are its notes */
+} loader;
+
+typedef enum { NODE_SCALAR, NODE_SEQ, NODE_MAP, NODE_BAD } node_type;
+
+/* NODE_BAD stands for an alias, already reported.  A collection nested
+ * deeper than SPEC_DEPTH is kept without its contents: the format expects
+ * a plain value there, so checking its type reports it. */
+typedef struct node {
+	node_type type;
+	yaml_mark_t start, end;
+	char *value;		/* scalar: NUL-terminated (may hold NULs) */
+	size_t len;
+	bool plain;		/* scalar written without quotes */
+	const diag_src *src;	/* where start/end point; NULL: the spec */
+	struct node **kids;	/* sequence items; mapping key, value, key, ... */
+	size_t n_kids, cap;
+} node;
+
+typedef struct builder {
+	loader *ld;
+	node *root;
+	node *open[SPEC_DEPTH];	/* collections being filled */
+	int depth;
+	int skip;		/* open collections inside a contents-less one */
+	node *skipped;		/* the contents-less collection */
+	int docs;
+	bool stop;		/* read no further */
+	bool broken;		/* the tree is incomplete: do not validate it */
+} builder;
+
+enum {
+	TOP_NAME, TOP_DESCRIPTION, TOP_OBJECTS, TOP_DURATION, TOP_PROBES, TOP_CHECKS,
+	TOP_PARAMETERS, TOP_TIMING, N_TOP,
+};
+
+enum {
+	P_NAME, P_KIND, P_FUNCTION, P_OBJECT, P_OPTIONAL, P_MISSING_REASON, P_SYSCALLS,
+	P_PROBE, P_THRESHOLD, P_LIMIT, P_UNIT, P_PER_THREAD, P_DESCRIPTION, P_ARGS, P_DERIVED,
+	N_PROBE,
+};
+
+/* The kinds each probe key applies to. */
+#define K_LATENCY (1u << PROBE_LATENCY)
+#define K_SYSCALLS (1u << PROBE_SYSCALLS)
+#define K_EVENTS (1u << PROBE_EVENTS)
+#define K_COUNT (1u << PROBE_COUNT)
+#define K_UTIL (1u << PROBE_UTILIZATION)
+#define K_ALL (K_LATENCY | K_SYSCALLS | K_EVENTS | K_COUNT)
+
+#define POINT_FORMS "a probe point is one of tracepoint:CATEGORY:NAME, uprobe:OBJECT:SYMBOL, " \
+	"uretprobe:OBJECT:SYMBOL, usdt:OBJECT:PROVIDER:NAME, kprobe:SYMBOL, kretprobe:SYMBOL, " \
+	"software:EVENT:PERIOD, profile:hz:N, interval:s:N, interval:ms:N (OBJECT: main or an " \
+	"absolute path); see docs/spec.md#count-probes"
+
+/* How messages about one duration field read. */
+typedef struct duration_field {
+	const char *name;	/* "duration" */
+	const char *examples;	/* "500ms, 10s or 1.5m" */
+	const char *zero;	/* what 0 does: "trace until stopped" */
+	const char *zero_is;	/* "means until stopped" */
+} duration_field;
+
+/* ---- shared tables ---- */
+
+extern const char *const unit_names[];
+extern const char *const kind_names[];
+extern const char *const top_keys[];
+extern const char *const top_examples[];
+extern const char *const probe_keys[];
+extern const char *const probe_examples[];
+extern const unsigned probe_key_kinds[];
+extern const duration_field duration_top;
+extern const duration_field duration_threshold;
+
+/* ---- shared functions (defined in the file of their section) ---- */
+
+static inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+static inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+int parse_duration(const char *text, uint64_t *ns);
+bool probe_name_ok(const char *s, size_t len);
+bool spec_name_ok(const char *s, size_t len);
+bool function_ok(const char *s, size_t len);
+bool cxx_function_ok(const char *s, size_t len);
+bool syscall_name_ok(const char *s, size_t len);
+bool object_ok(const char *s, size_t len);
+void report(loader *ld, diag_level level, diag_loc loc, const char *hint,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+size_t mark_offset(const diag_src *src, yaml_mark_t m);
+diag_loc marks_loc(const loader *ld, yaml_mark_t start, yaml_mark_t end);
+const char *show(char *buf, const char *s, size_t len);
+void node_free(node *n);
+bool attach(builder *b, node *n);
+node *build_tree(loader *ld, bool *broken);
+diag_loc node_loc(const loader *ld, const node *n);
+diag_loc map_loc(const loader *ld, const node *map);
+bool node_is(const node *n, const char *word);
+bool is_null(const node *n);
+const char *type_name(const node *n);
+const char *choices_hint(char *hint, size_t size, const char *word,
+				const char *what, const char *const *words);
+int check_key(loader *ld, const node *k, const char *const *keys, const node **seen,
+		     const char *where);
+bool want_scalar(loader *ld, const node *k, const node *v, const char *what,
+			const char *example, bool required);
+char *dup_value(const node *v);
+bool no_memory(loader *ld);
+bool check_prose(loader *ld, const node *k, const node *v, const char *what,
+		       const char *example, size_t max, char **out);
+bool check_bool(loader *ld, const node *k, const node *v, const char *what,
+		       const char *example, bool *out);
+bool check_object(loader *ld, const node *v, const char *what, char **out);
+bool check_duration_value(loader *ld, const node *k, const node *v,
+				 const duration_field *f, const char *what, const char *where,
+				 const char *example, uint64_t *ns);
+void check_objects(loader *ld, spec *s, const node *k, const node *v);
+void probe_label(const node *map, size_t index, char *buf, size_t size);
+void check_probe_name(loader *ld, spec *s, spec_probe *p, const node *v);
+int probe_kind_in(const node *map);
+void report_misplaced_key(loader *ld, const node *k, int key, int kind,
+				 const char *where);
+void check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const node *v,
+			   const char *where);
+bool check_limit(loader *ld, const node *v, const char *where, unsigned *out);
+void check_point(loader *ld, spec_probe *p, const node *v, const char *where);
+void spec_arg_free(spec_arg *a);
+void check_probes(loader *ld, spec *s, const node *k, const node *v);
+void check_checks(loader *ld, spec *s, const node *k, const node *v, const node *probes);
+bool apply_parameters(loader *ld, spec *s, node *root, char *const *sets,
+			     size_t n_sets);
+void check_top(loader *ld, spec *s, const node *root);
+
+#endif
