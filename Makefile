@@ -9,7 +9,7 @@ PKG_CONFIG ?= pkg-config
 PKGS := yaml-0.1 libelf jansson zlib
 
 CFLAGS ?= -O2 -g
-WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wswitch-enum
 # -iquote: project headers by "name.h" only, so gen/check.h never hides
 # the Check framework's <check.h>.
 BASE_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -iquote gen -iquote $(BUILD)/gen

@@ -537,8 +537,12 @@ static const char *json_kind_name(const json_t *v)
 	case JSON_ARRAY: return "value is a tuple or array";
 	case JSON_STRING: return "value is a string";
 	case JSON_NULL: return "value is null";
-	default: return "value is not an integer";
+	case JSON_INTEGER:
+	case JSON_REAL:
+	case JSON_TRUE:
+	case JSON_FALSE: return "value is not an integer";
 	}
+	return "value is not an integer";
 }
 
 /* Fills E's value from V.  Returns NULL on success, else why it could not. */

@@ -124,8 +124,9 @@ static bool holds_for(int cmp, check_op op)
 	case OP_LT: return cmp < 0;
 	case OP_LE: return cmp <= 0;
 	case OP_EQ: return cmp == 0;
-	default: return cmp != 0;
+	case OP_NE: return cmp != 0;
 	}
+	return false;
 }
 
 static const report_probe *find_probe(const report *rep, const char *name)
@@ -134,11 +135,6 @@ static const report_probe *find_probe(const report *rep, const char *name)
 		if (rep->probes[i].name && strcmp(rep->probes[i].name, name) == 0)
 			return &rep->probes[i];
 	return NULL;
-}
-
-static bool kind_is(const report_probe *p, const char *kind)
-{
-	return p->kind && strcmp(p->kind, kind) == 0;
 }
 
 /* Errors of syscall SC: all of them, or those of errno NAME (0 when that
@@ -166,8 +162,9 @@ static int stats_value(const check *c, const report_stats *st, const char *what,
 	case ST_SUM:
 		*out = value_of(st->sum_ns);
 		return 0;
-	default:
-		break;
+	case ST_MIN: case ST_MAX: case ST_MEAN: case ST_P50: case ST_P90: case ST_P99:
+	case ST_ERRORS: case ST_LOST: case N_STATS:
+		break;	/* below */
 	}
 	if (st->count == 0) {
 		/* No calls: nothing was slow.  A runbook's "p99 > 100ms" passes,
@@ -186,7 +183,9 @@ static int stats_value(const check *c, const report_stats *st, const char *what,
 		break;
 	case ST_P50: *out = value_of(st->p50_ns); break;
 	case ST_P90: *out = value_of(st->p90_ns); break;
-	default: *out = value_of(st->p99_ns); break;
+	case ST_P99: *out = value_of(st->p99_ns); break;
+	case ST_COUNT: case ST_SUM: case ST_ERRORS: case ST_LOST: case N_STATS:
+		break;	/* taken above, or not a statistic of durations */
 	}
 	return 0;
 }
@@ -231,20 +230,20 @@ static int path_value(const check *c, const report *rep, value *out, char *why,
 			say(why, len, "probe '%s' was not attached", c->probe);
 		return -1;
 	}
-	if (kind_is(p, "events") || kind_is(p, "count")) {
+	if (!kind_has_durations(p->kind)) {
 		if (c->syscall || c->stat != ST_COUNT) {
 			say(why, len, "probe '%s' is %s probe: only its count of %s (%s.count) and "
 			    "lost can be checked, not %.*s", c->probe,
-			    kind_is(p, "count") ? "a count" : "an events",
-			    kind_is(p, "count") ? "hits" : "slow calls", c->probe,
+			    p->kind == PROBE_COUNT ? "a count" : "an events",
+			    p->kind == PROBE_COUNT ? "hits" : "slow calls", c->probe,
 			    (int)c->path_len, c->text);
 			return -1;
 		}
 		*out = value_of(p->st.count);
 		return 0;
 	}
-	if (!kind_is(p, "syscalls")) {
-		const char *kind = p->kind ? p->kind : "latency";
+	if (p->kind != PROBE_SYSCALLS) {
+		const char *kind = kind_name(p->kind);
 		if (c->syscall) {
 			say(why, len, "probe '%s' is a %s probe: it has no syscalls", c->probe, kind);
 			return -1;

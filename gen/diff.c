@@ -373,25 +373,42 @@ static const struct {
 static int load_probe(loader *l, const json_t *obj, const char *base, report_probe *p)
 {
 	char path[JPATH_LEN], apath[JPATH_LEN];
+	char *kind = NULL;
 
 	if (get_str(l, obj, base, "name", &p->name, false, false) < 0 ||
-	    get_str(l, obj, base, "kind", &p->kind, false, false) < 0 ||
+	    get_str(l, obj, base, "kind", &kind, false, false) < 0)
+		return -1;
+	int known = kind_from_name(kind, &p->kind);
+	if (known < 0) {
+		path_key(path, base, "kind");
+		ld_fail(l, path, "unknown kind '%s' (latency, syscalls, events, count or utilization)",
+			kind);
+	}
+	free(kind);
+	if (known < 0 ||
 	    get_str(l, obj, base, "function", &p->function, true, false) < 0 ||
 	    get_str(l, obj, base, "object", &p->object, true, false) < 0 ||
 	    get_str(l, obj, base, "unit", &p->unit, false, false) < 0 ||
 	    get_bool(l, obj, base, "attached", &p->attached) < 0)
 		return -1;
-	/* A utilization probe has a latency probe's fields (its waits in
+	/* What each kind's report holds (render_json.c writes it).  A
+	 * utilization probe has a latency probe's fields (its waits in
 	 * epoll), per-thread groups included. */
-	bool is_latency = strcmp(p->kind, "latency") == 0 || strcmp(p->kind, "utilization") == 0;
-	bool is_syscalls = strcmp(p->kind, "syscalls") == 0;
-	bool is_events = strcmp(p->kind, "events") == 0;
-	bool is_count = strcmp(p->kind, "count") == 0;
-	if (!is_latency && !is_syscalls && !is_events && !is_count) {
-		path_key(path, base, "kind");
-		return ld_fail(l, path,
-			       "unknown kind '%s' (latency, syscalls, events, count or utilization)",
-			       p->kind);
+	bool is_latency = false, is_syscalls = false, is_events = false, is_count = false;
+	switch (p->kind) {
+	case PROBE_LATENCY:
+	case PROBE_UTILIZATION:
+		is_latency = true;
+		break;
+	case PROBE_SYSCALLS:
+		is_syscalls = true;
+		break;
+	case PROBE_EVENTS:
+		is_events = true;
+		break;
+	case PROBE_COUNT:
+		is_count = true;
+		break;
 	}
 	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
 		if (strcmp(p->unit, units[i].name) == 0)
@@ -740,8 +757,8 @@ static side probe_side(const report *rep, const report_probe *p)
 	s.present = true;
 	s.attached = p->attached;
 	s.reason = p->reason;
-	s.has_stats = strcmp(p->kind, "events") != 0 && strcmp(p->kind, "count") != 0;
-	s.has_errors = strcmp(p->kind, "syscalls") == 0;
+	s.has_stats = kind_has_durations(p->kind);
+	s.has_errors = p->kind == PROBE_SYSCALLS;
 	s.count = p->st.count;
 	s.p50 = p->st.p50_ns;
 	s.p99 = p->st.p99_ns;
@@ -1091,7 +1108,7 @@ static bool windows_differ(const report *b, const report *a)
 
 static bool is_syscalls(const report_probe *p)
 {
-	return p && strcmp(p->kind, "syscalls") == 0;
+	return p && p->kind == PROBE_SYSCALLS;
 }
 
 /* P when its syscalls are to be listed: a probe that was not attached
@@ -1126,11 +1143,11 @@ static void diff_text(FILE *out, const report *before, const report *after)
 		fputc('\n', out);
 		safe_fputs(name, out);
 		fputs(" (", out);
-		safe_fputs(pa ? pa->kind : pb->kind, out);
+		fputs(kind_name(pa ? pa->kind : pb->kind), out);
 		fputc(')', out);
-		if (pb && pa && strcmp(pb->kind, pa->kind) != 0) {
+		if (pb && pa && pb->kind != pa->kind) {
 			fputs(": kind changed from ", out);
-			safe_fputs(pb->kind, out);
+			fputs(kind_name(pb->kind), out);
 		}
 		const char *rb = pb && !pb->attached ? pb->reason ? pb->reason : "unknown reason" : NULL;
 		const char *ra = pa && !pa->attached ? pa->reason ? pa->reason : "unknown reason" : NULL;
@@ -1307,7 +1324,7 @@ static int diff_json(FILE *out, const report *before, const report *after)
 	while ((name = next_probe(&it, before, after))) {
 		const report_probe *pb = find_probe(before, name), *pa = find_probe(after, name);
 		side b = probe_side(before, pb), a = probe_side(after, pa);
-		json_t *jp = json_compare("name", name, pa ? pa->kind : pb->kind, &b, &a);
+		json_t *jp = json_compare("name", name, kind_name(pa ? pa->kind : pb->kind), &b, &a);
 		if (is_syscalls(pb) || is_syscalls(pa)) {
 			const report_probe *sb = is_syscalls(pb) ? pb : NULL;
 			const report_probe *sa = is_syscalls(pa) ? pa : NULL;

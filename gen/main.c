@@ -727,9 +727,10 @@ static int render_report(const settings *cfg, const report *rep, FILE *f)
 		return cfg->interval_ns ? render_json_line(f, rep) : render_json(f, rep);
 	case OUT_PROM:
 		return render_prom(f, rep);
-	default:
-		return render_text(f, rep);
+	case OUT_TEXT:
+		break;
 	}
+	return render_text(f, rep);
 }
 
 /* As the window begins: for utilization probes, which threads are

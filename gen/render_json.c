@@ -203,6 +203,79 @@ int render_json_line(FILE *out, const report *rep)
 	return render_json_flags(out, rep, JSON_COMPACT);
 }
 
+/* The groups of a latency or utilization probe: per thread, with its
+ * statistics (and, for utilization, its busy and idle time). */
+static json_t *timed_groups(const report_probe *p, const report *rep, bool utilization)
+{
+	json_t *groups = json_array();
+	for (size_t g = 0; g < p->n_groups; g++) {
+		json_t *jg = json_object();
+		json_object_set_new(jg, "tid", json_integer(p->groups[g].tid));
+		put_bytes(jg, "thread", p->groups[g].thread);
+		json_object_set_new(jg, "main_thread",
+				    json_boolean(rep->pid > 0 && p->groups[g].tid == rep->pid));
+		put_stats(jg, &p->groups[g].st);
+		if (utilization) {
+			json_object_set_new(jg, "idle_ns", jint(p->groups[g].idle_ns));
+			json_object_set_new(jg, "busy_ns", jint(p->groups[g].busy_ns));
+			json_object_set_new(jg, "utilization", json_real(p->groups[g].utilization));
+		}
+		json_array_append_new(groups, jg);
+	}
+	return groups;
+}
+
+/* The groups of a count probe: hits per thread (no durations). */
+static json_t *count_groups(const report_probe *p, const report *rep)
+{
+	json_t *groups = json_array();
+	for (size_t g = 0; g < p->n_groups; g++) {
+		json_t *jg = json_object();
+		json_object_set_new(jg, "tid", json_integer(p->groups[g].tid));
+		put_bytes(jg, "thread", p->groups[g].thread);
+		json_object_set_new(jg, "main_thread",
+				    json_boolean(rep->pid > 0 && p->groups[g].tid == rep->pid));
+		json_object_set_new(jg, "count", jint(p->groups[g].st.count));
+		json_array_append_new(groups, jg);
+	}
+	return groups;
+}
+
+/* The fields probe P's kind holds, in the order docs/report.md lists
+ * them (diff.c's loader reads the same per kind). */
+static void put_kind_fields(json_t *jp, const report_probe *p, const report *rep)
+{
+	switch (p->kind) {
+	case PROBE_LATENCY:
+		put_stats(jp, &p->st);
+		json_object_set_new(jp, "groups", timed_groups(p, rep, false));
+		break;
+	case PROBE_UTILIZATION:
+		put_stats(jp, &p->st);
+		json_object_set_new(jp, "utilization", json_real(p->utilization));
+		json_object_set_new(jp, "groups", timed_groups(p, rep, true));
+		break;
+	case PROBE_SYSCALLS:
+		put_stats(jp, &p->st);
+		/* No per-thread histograms for syscalls: totals only. */
+		json_object_set_new(jp, "groups", threads_json(p->groups, p->n_groups, rep->pid));
+		json_object_set_new(jp, "syscalls", syscalls_json(p, rep->pid));
+		break;
+	case PROBE_COUNT:
+		json_object_set_new(jp, "count", jint(p->st.count));
+		json_object_set_new(jp, "groups", count_groups(p, rep));
+		break;
+	case PROBE_EVENTS:
+		json_object_set_new(jp, "count", jint(p->st.count));
+		json_object_set_new(jp, "groups", json_array());
+		if (!p->probe)
+			json_object_set_new(jp, "threshold_ns", jint(p->threshold_ns));
+		json_object_set_new(jp, "events_dropped", jint(p->events_dropped));
+		json_object_set_new(jp, "events", events_json(p));
+		break;
+	}
+}
+
 static int render_json_flags(FILE *out, const report *rep, size_t flags)
 {
 	json_t *root = json_object();
@@ -243,7 +316,7 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 		const report_probe *p = &rep->probes[i];
 		json_t *jp = json_object();
 		json_object_set_new(jp, "name", jstr(p->name));
-		json_object_set_new(jp, "kind", jstr(p->kind));
+		json_object_set_new(jp, "kind", json_string(kind_name(p->kind)));
 		if (p->probe)
 			json_object_set_new(jp, "probe", jstr(p->probe));
 		put_bytes(jp, "function", p->function);
@@ -259,55 +332,7 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 			json_object_set_new(jp, "reason", jstr(p->reason));
 		if (p->derived)
 			json_object_set_new(jp, "derived", jstr(p->derived));
-		bool is_util = strcmp(p->kind, "utilization") == 0;
-		bool is_latency = strcmp(p->kind, "latency") == 0 || is_util;
-		bool is_syscalls = strcmp(p->kind, "syscalls") == 0;
-		if (is_latency || is_syscalls)
-			put_stats(jp, &p->st);
-		else
-			json_object_set_new(jp, "count", jint(p->st.count));
-		json_t *groups = json_array();
-		if (is_syscalls) {
-			/* No per-thread histograms for syscalls: totals only. */
-			json_decref(groups);
-			groups = threads_json(p->groups, p->n_groups, rep->pid);
-		}
-		for (size_t g = 0; is_latency && g < p->n_groups; g++) {
-			json_t *jg = json_object();
-			json_object_set_new(jg, "tid", json_integer(p->groups[g].tid));
-			put_bytes(jg, "thread", p->groups[g].thread);
-			json_object_set_new(jg, "main_thread",
-					    json_boolean(rep->pid > 0 && p->groups[g].tid == rep->pid));
-			put_stats(jg, &p->groups[g].st);
-			if (is_util) {
-				json_object_set_new(jg, "idle_ns", jint(p->groups[g].idle_ns));
-				json_object_set_new(jg, "busy_ns", jint(p->groups[g].busy_ns));
-				json_object_set_new(jg, "utilization",
-						    json_real(p->groups[g].utilization));
-			}
-			json_array_append_new(groups, jg);
-		}
-		if (is_util)
-			json_object_set_new(jp, "utilization", json_real(p->utilization));
-		for (size_t g = 0; strcmp(p->kind, "count") == 0 && g < p->n_groups; g++) {
-			/* Hits only: a count probe measures no durations. */
-			json_t *jg = json_object();
-			json_object_set_new(jg, "tid", json_integer(p->groups[g].tid));
-			put_bytes(jg, "thread", p->groups[g].thread);
-			json_object_set_new(jg, "main_thread",
-					    json_boolean(rep->pid > 0 && p->groups[g].tid == rep->pid));
-			json_object_set_new(jg, "count", jint(p->groups[g].st.count));
-			json_array_append_new(groups, jg);
-		}
-		json_object_set_new(jp, "groups", groups);
-		if (strcmp(p->kind, "syscalls") == 0)
-			json_object_set_new(jp, "syscalls", syscalls_json(p, rep->pid));
-		if (strcmp(p->kind, "events") == 0) {
-			if (!p->probe)
-				json_object_set_new(jp, "threshold_ns", jint(p->threshold_ns));
-			json_object_set_new(jp, "events_dropped", jint(p->events_dropped));
-			json_object_set_new(jp, "events", events_json(p));
-		}
+		put_kind_fields(jp, p, rep);
 		json_array_append_new(probes, jp);
 	}
 	json_object_set_new(root, "probes", probes);

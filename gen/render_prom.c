@@ -114,11 +114,6 @@ static void put_histogram(FILE *out, family *f, label *ls, size_t n, const repor
 	put_sample(out, f, "_count", ls, n, v);
 }
 
-static bool kind_is(const report_probe *p, const char *kind)
-{
-	return p->kind && strcmp(p->kind, kind) == 0;
-}
-
 /* Per-thread totals of the latency and syscalls probes. */
 /* The labels of thread group GR of probe P: spec, probe, tid, thread and
  * main, into LS; TID (24 bytes) holds the tid as text. */
@@ -138,7 +133,7 @@ static void put_threads(FILE *out, family *time_f, family *calls_f, const report
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < rep->n_probes; i++) {
 			const report_probe *p = &rep->probes[i];
-			if (!p->attached || !(kind_is(p, "latency") || kind_is(p, "syscalls")))
+			if (!p->attached || !((p->kind == PROBE_LATENCY) || (p->kind == PROBE_SYSCALLS)))
 				continue;
 			for (size_t g = 0; g < p->n_groups; g++) {
 				const report_group *gr = &p->groups[g];
@@ -224,7 +219,7 @@ int render_prom(FILE *out, const report *rep)
 	}
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
-		if (!p->attached || !kind_is(p, "latency"))
+		if (!p->attached || p->kind != PROBE_LATENCY)
 			continue;
 		label ls[4] = { { "spec", rep->spec_name }, { "probe", p->name },
 				{ "function", p->function } };
@@ -233,7 +228,7 @@ int render_prom(FILE *out, const report *rep)
 	put_threads(out, &thread_time, &thread_calls, rep);
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
-		if (!p->attached || !kind_is(p, "syscalls"))
+		if (!p->attached || p->kind != PROBE_SYSCALLS)
 			continue;
 		for (size_t s = 0; s < p->n_syscalls; s++) {
 			label ls[4] = { { "spec", rep->spec_name }, { "probe", p->name },
@@ -243,7 +238,7 @@ int render_prom(FILE *out, const report *rep)
 	}
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
-		if (!p->attached || !kind_is(p, "syscalls"))
+		if (!p->attached || p->kind != PROBE_SYSCALLS)
 			continue;
 		for (size_t s = 0; s < p->n_syscalls; s++)
 			for (size_t e = 0; e < p->syscalls[s].n_errors; e++) {
@@ -258,7 +253,7 @@ int render_prom(FILE *out, const report *rep)
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < rep->n_probes; i++) {
 			const report_probe *p = &rep->probes[i];
-			if (!p->attached || !kind_is(p, "events"))
+			if (!p->attached || p->kind != PROBE_EVENTS)
 				continue;
 			label ls[] = { { "spec", rep->spec_name }, { "probe", p->name } };
 			fmt_u64(v, sizeof v, pass == 0 ? p->st.count : p->events_dropped);
@@ -267,7 +262,7 @@ int render_prom(FILE *out, const report *rep)
 
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
-		if (!p->attached || !kind_is(p, "count"))
+		if (!p->attached || p->kind != PROBE_COUNT)
 			continue;
 		label ls[] = { { "spec", rep->spec_name }, { "probe", p->name } };
 		fmt_u64(v, sizeof v, p->st.count);
@@ -275,7 +270,7 @@ int render_prom(FILE *out, const report *rep)
 	}
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
-		if (!p->attached || !kind_is(p, "count"))
+		if (!p->attached || p->kind != PROBE_COUNT)
 			continue;
 		for (size_t g = 0; g < p->n_groups; g++) {
 			const report_group *gr = &p->groups[g];
@@ -292,7 +287,7 @@ int render_prom(FILE *out, const report *rep)
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < rep->n_probes; i++) {
 			const report_probe *p = &rep->probes[i];
-			if (!p->attached || !kind_is(p, "utilization"))
+			if (!p->attached || p->kind != PROBE_UTILIZATION)
 				continue;
 			for (size_t g = 0; g < p->n_groups; g++) {
 				const report_group *gr = &p->groups[g];

@@ -294,6 +294,93 @@ static void utilization_table(FILE *out, const report_probe *p, const report *re
 		histogram(out, p);
 }
 
+/* Probe P's row of the summary table, after its name (attached). */
+static void summary_row(FILE *out, const report_probe *p, const report *rep)
+{
+	char thr[32];
+
+	switch (p->kind) {
+	case PROBE_COUNT:
+		fprintf(out, "%10llu hits of ", (unsigned long long)p->st.count);
+		safe_fputs(p->probe, out);
+		fputc('\n', out);
+		break;
+	case PROBE_UTILIZATION:
+		fprintf(out, "%10llu waits in epoll; busiest thread %.1f%% busy (below)\n",
+			(unsigned long long)p->st.count, 100.0 * p->utilization);
+		break;
+	case PROBE_EVENTS:
+		if (p->probe) {
+			fprintf(out, "%10llu hits of ", (unsigned long long)p->st.count);
+			safe_fputs(p->probe, out);
+			fputs(" (records below)\n", out);
+			break;
+		}
+		fmt_dur(thr, sizeof thr, p->threshold_ns, p->unit_ns, p->unit);
+		fprintf(out, "%10llu calls of at least %s (records below)\n",
+			(unsigned long long)p->st.count, thr);
+		break;
+	case PROBE_LATENCY:
+	case PROBE_SYSCALLS:
+		stats_row(out, &p->st, p, rep->duration_ns);
+		break;
+	}
+}
+
+/* A latency probe's histogram and, with several threads, its per-thread
+ * table. */
+static void latency_details(FILE *out, const report_probe *p, const report *rep)
+{
+	fputc('\n', out);
+	safe_fputs(p->name, out);
+	fputs(": ", out);
+	if (p->derived) {
+		safe_fputs(p->derived, out);
+	} else {
+		safe_fputs(p->function, out);
+		fputs(" in ", out);
+		safe_fputs(p->object, out);
+	}
+	fputc('\n', out);
+	histogram(out, p);
+	if (p->n_groups > 1) {
+		fprintf(out, "\n  %-8s %-*s %10s %11s %7s %10s %10s %10s %10s %10s\n", "TID",
+			THREAD_COLS, "THREAD", "COUNT", "TOTAL", "%WIN", "MEAN", "P50~", "P90~", "P99~",
+			"MAX");
+		for (size_t g = 0; g < p->n_groups; g++) {
+			const report_group *gr = &p->groups[g];
+			fprintf(out, "  %-8ld ", gr->tid);
+			thread_cell(out, gr, rep->pid);
+			fputc(' ', out);
+			stats_row(out, &gr->st, p, rep->duration_ns);
+		}
+	}
+}
+
+/* What follows the summary for attached probe P: its kind's table. */
+static void probe_details(FILE *out, const report_probe *p, const report *rep)
+{
+	if (p->kind != PROBE_EVENTS && p->st.count == 0 && p->n_groups == 0)
+		return;	/* nothing seen */
+	switch (p->kind) {
+	case PROBE_EVENTS:
+		event_table(out, p);
+		break;
+	case PROBE_COUNT:
+		count_table(out, p, rep->pid);
+		break;
+	case PROBE_SYSCALLS:
+		syscall_table(out, p, rep->pid);
+		break;
+	case PROBE_UTILIZATION:
+		utilization_table(out, p, rep);
+		break;
+	case PROBE_LATENCY:
+		latency_details(out, p, rep);
+		break;
+	}
+}
+
 int render_text(FILE *out, const report *rep)
 {
 	char dur[32], from[48] = "";
@@ -351,76 +438,12 @@ int render_text(FILE *out, const report *rep)
 			fputc('\n', out);
 			continue;
 		}
-		if (strcmp(p->kind, "count") == 0) {
-			fprintf(out, "%10llu hits of ", (unsigned long long)p->st.count);
-			safe_fputs(p->probe, out);
-			fputc('\n', out);
-			continue;
-		}
-		if (strcmp(p->kind, "utilization") == 0) {
-			fprintf(out, "%10llu waits in epoll; busiest thread %.1f%% busy (below)\n",
-				(unsigned long long)p->st.count, 100.0 * p->utilization);
-			continue;
-		}
-		if (strcmp(p->kind, "events") == 0 && p->probe) {
-			fprintf(out, "%10llu hits of ", (unsigned long long)p->st.count);
-			safe_fputs(p->probe, out);
-			fputs(" (records below)\n", out);
-			continue;
-		}
-		if (strcmp(p->kind, "events") == 0) {
-			char thr[32];
-			fmt_dur(thr, sizeof thr, p->threshold_ns, p->unit_ns, p->unit);
-			fprintf(out, "%10llu calls of at least %s (records below)\n",
-				(unsigned long long)p->st.count, thr);
-			continue;
-		}
-		stats_row(out, &p->st, p, rep->duration_ns);
+		summary_row(out, p, rep);
 	}
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
-		if (p->attached && strcmp(p->kind, "events") == 0) {
-			event_table(out, p);
-			continue;
-		}
-		if (!p->attached || (p->st.count == 0 && p->n_groups == 0))
-			continue;
-		if (strcmp(p->kind, "count") == 0) {
-			count_table(out, p, rep->pid);
-			continue;
-		}
-		if (strcmp(p->kind, "syscalls") == 0) {
-			syscall_table(out, p, rep->pid);
-			continue;
-		}
-		if (strcmp(p->kind, "utilization") == 0) {
-			utilization_table(out, p, rep);
-			continue;
-		}
-		fputc('\n', out);
-		safe_fputs(p->name, out);
-		fputs(": ", out);
-		if (p->derived) {
-			safe_fputs(p->derived, out);
-		} else {
-			safe_fputs(p->function, out);
-			fputs(" in ", out);
-			safe_fputs(p->object, out);
-		}
-		fputc('\n', out);
-		histogram(out, p);
-		if (p->n_groups > 1) {
-			fprintf(out, "\n  %-8s %-*s %10s %11s %7s %10s %10s %10s %10s %10s\n", "TID",
-				THREAD_COLS, "THREAD", "COUNT", "TOTAL", "%WIN", "MEAN", "P50~", "P90~",
-				"P99~", "MAX");
-			for (size_t g = 0; g < p->n_groups; g++) {
-				const report_group *gr = &p->groups[g];
-				fprintf(out, "  %-8ld ", gr->tid);
-				thread_cell(out, gr, rep->pid);
-				fputc(' ', out);
-				stats_row(out, &gr->st, p, rep->duration_ns);
-			}
-		}
+		if (p->attached)
+			probe_details(out, p, rep);
 	}
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		if (!rep->probes[i].derived)

@@ -755,7 +755,7 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 		const resolved_probe *rp = &r->probes[i];
 		report_probe *p = &rep->probes[i];
 		p->name = strdup(rp->sp->name);
-		p->kind = strdup(spec_kind_name(rp->sp->kind));
+		p->kind = rp->sp->kind;
 		p->function = dup_or_null(rp->sp->function);
 		p->probe = dup_or_null(rp->sp->probe);
 		p->object = dup_or_null(rp->active ? rp->object : NULL);
@@ -768,7 +768,7 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 		p->attached = rp->active;
 		p->reason = dup_or_null(rp->reason);
 		p->derived = dup_or_null(rp->derived);
-		if (!p->name || !p->kind || !p->unit) {
+		if (!p->name || !p->unit) {
 			report_free(rep);
 			return NULL;
 		}
@@ -815,7 +815,6 @@ void report_free(report *rep)
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		report_probe *p = &rep->probes[i];
 		free(p->name);
-		free(p->kind);
 		free(p->function);
 		free(p->probe);
 		free(p->object);

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "bpfout.h"
+#include "kind.h"
 #include "resolve.h"
 
 #define REPORT_PERCENTILE_METHOD \
@@ -105,7 +106,7 @@ typedef struct report_event {
 
 typedef struct report_probe {
 	char *name;
-	char *kind;		/* "latency", "syscalls", "events", "count", "utilization" */
+	probe_kind kind;	/* kind.h */
 	char *probe;		/* count, events on a point: the probe point; else NULL */
 	char *function;
 	char *object;		/* NULL when not attached */

@@ -16,14 +16,7 @@
 #include <stdint.h>
 
 #include "diag.h"
-
-typedef enum {
-	PROBE_LATENCY,		/* entry/return pair on a function */
-	PROBE_SYSCALLS,		/* latency of a set of syscalls, with errors */
-	PROBE_EVENTS,		/* one record per slow syscall, or per hit of a probe point */
-	PROBE_COUNT,		/* hits of one probe point */
-	PROBE_UTILIZATION,	/* busy vs idle (waiting in epoll) per loop thread */
-} probe_kind;
+#include "kind.h"
 
 /* The forms of a count probe's probe point (docs/spec.md). */
 typedef enum {

@@ -178,7 +178,7 @@ static bool check_fits_probe(loader *ld, const node *v, const char *text, const 
 			return false;
 		}
 		return true;
-	default:
+	case PROBE_SYSCALLS:
 		break;
 	}
 	if (!cp->syscall[0] || p->all_syscalls)

@@ -8,9 +8,6 @@
 
 const char *const unit_names[] = { "ns", "us", "ms", "s", "auto", NULL };
 static const uint64_t unit_mults[] = { 1, 1000, 1000000, 1000000000, 1000 };
-const char *const kind_names[] = {
-	"latency", "syscalls", "events", "count", "utilization", NULL,
-};
 
 const char *const spec_loop_waits[] = { "epoll_wait", "epoll_pwait", "epoll_pwait2", NULL };
 
@@ -31,7 +28,7 @@ time_unit spec_unit_for(uint64_t ns)
 
 const char *spec_kind_name(probe_kind k)
 {
-	return (unsigned)k < 5 ? kind_names[k] : "?";
+	return kind_name(k);
 }
 
 /* ---- durations ---- */

@@ -114,7 +114,6 @@ typedef struct duration_field {
 /* ---- shared tables ---- */
 
 extern const char *const unit_names[];
-extern const char *const kind_names[];
 extern const char *const top_keys[];
 extern const char *const top_examples[];
 extern const char *const probe_keys[];

@@ -78,9 +78,11 @@ const char *type_name(const node *n)
 		return "a list";
 	case NODE_MAP:
 		return "a mapping";
-	default:
-		return is_null(n) ? "nothing" : "a single value";
+	case NODE_SCALAR:
+	case NODE_BAD:
+		break;
 	}
+	return is_null(n) ? "nothing" : "a single value";
 }
 
 /* Writes "did you mean 'X'? valid WHAT are: A, B, C" into HINT. */

@@ -310,6 +310,10 @@ static void on_event(builder *b, const yaml_event_t *ev)
 	case YAML_MAPPING_END_EVENT:
 		close_collection(b, ev);
 		break;
+	case YAML_NO_EVENT:
+	case YAML_STREAM_START_EVENT:
+	case YAML_STREAM_END_EVENT:
+	case YAML_DOCUMENT_END_EVENT:
 	default:
 		break;
 	}
@@ -384,6 +388,12 @@ static void report_yaml_error(loader *ld, const yaml_parser_t *p)
 			       "cannot read the spec: %s", problem);
 		}
 		return;
+	case YAML_NO_ERROR:
+	case YAML_SCANNER_ERROR:
+	case YAML_PARSER_ERROR:
+	case YAML_COMPOSER_ERROR:
+	case YAML_WRITER_ERROR:
+	case YAML_EMITTER_ERROR:
 	default:
 		report(ld, DIAG_ERROR, marks_loc(ld, p->problem_mark, p->problem_mark),
 		       syntax_hint(ld, p), "invalid YAML: %s", problem);

@@ -32,24 +32,24 @@ static report_syscall syscalls[] = {
 };
 
 static report_probe probes_a[] = {
-	{ .name = (char *)"poll", .kind = (char *)"latency", .attached = true,
+	{ .name = (char *)"poll", .kind = PROBE_LATENCY, .attached = true,
 	  .st = { .count = 10, .sum_ns = 1000000, .min_ns = 1, .max_ns = UINT64_MAX,
 		  .p50_ns = 50000, .p90_ns = 200000, .p99_ns = 132400000 } },
-	{ .name = (char *)"io", .kind = (char *)"syscalls", .attached = true,
+	{ .name = (char *)"io", .kind = PROBE_SYSCALLS, .attached = true,
 	  .st = { .count = 5, .sum_ns = 50000 }, .syscalls = syscalls, .n_syscalls = 2 },
-	{ .name = (char *)"slow", .kind = (char *)"events", .attached = true, .st = { .count = 3 } },
-	{ .name = (char *)"gone", .kind = (char *)"latency", .reason = (char *)"not found" },
-	{ .name = (char *)"idle", .kind = NULL, .attached = true },
+	{ .name = (char *)"slow", .kind = PROBE_EVENTS, .attached = true, .st = { .count = 3 } },
+	{ .name = (char *)"gone", .kind = PROBE_LATENCY, .reason = (char *)"not found" },
+	{ .name = (char *)"idle", .attached = true },
 };
 
 /* The same probes, with other values: zeros where A has some. */
 static report_probe probes_b[] = {
-	{ .name = (char *)"poll", .kind = (char *)"latency", .attached = true,
+	{ .name = (char *)"poll", .kind = PROBE_LATENCY, .attached = true,
 	  .st = { .count = 0 } },
-	{ .name = (char *)"io", .kind = (char *)"syscalls", .attached = true },
-	{ .name = (char *)"slow", .kind = (char *)"events", .attached = true,
+	{ .name = (char *)"io", .kind = PROBE_SYSCALLS, .attached = true },
+	{ .name = (char *)"slow", .kind = PROBE_EVENTS, .attached = true,
 	  .st = { .count = UINT64_MAX } },
-	{ .name = (char *)"gone", .kind = (char *)"latency", .attached = true,
+	{ .name = (char *)"gone", .kind = PROBE_LATENCY, .attached = true,
 	  .st = { .count = 1, .sum_ns = UINT64_MAX, .max_ns = UINT64_MAX } },
 };
 

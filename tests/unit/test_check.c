@@ -61,29 +61,29 @@ static void fixture_init(fixture *f)
 			.p50_ns = 1000, .p90_ns = 2000, .p99_ns = 2000 },
 	};
 	f->probes[0] = (report_probe){
-		.name = (char *)"lat", .kind = (char *)"latency", .attached = true,
+		.name = (char *)"lat", .kind = PROBE_LATENCY, .attached = true,
 		.st = { .count = 10, .sum_ns = 1 * MS, .min_ns = 10000, .max_ns = 500 * MS,
 			.p50_ns = 50000, .p90_ns = 200000, .p99_ns = 132400000 },
 	};
 	f->probes[1] = (report_probe){
-		.name = (char *)"io", .kind = (char *)"syscalls", .attached = true,
+		.name = (char *)"io", .kind = PROBE_SYSCALLS, .attached = true,
 		.st = { .count = 7, .sum_ns = 53000, .min_ns = 1000, .max_ns = 20000,
 			.p50_ns = 5000, .p90_ns = 15000, .p99_ns = 19800 },
 		.syscalls = f->syscalls, .n_syscalls = 2,
 	};
 	f->probes[2] = (report_probe){
-		.name = (char *)"slow", .kind = (char *)"events", .attached = true,
+		.name = (char *)"slow", .kind = PROBE_EVENTS, .attached = true,
 		.st = { .count = 3 },
 	};
 	f->probes[3] = (report_probe){
-		.name = (char *)"gone", .kind = (char *)"latency", .attached = false,
+		.name = (char *)"gone", .kind = PROBE_LATENCY, .attached = false,
 		.reason = (char *)"function 'uv__run_idle' not found in main",
 	};
 	f->probes[4] = (report_probe){
-		.name = (char *)"idle", .kind = (char *)"latency", .attached = true,
+		.name = (char *)"idle", .kind = PROBE_LATENCY, .attached = true,
 	};
 	f->probes[5] = (report_probe){
-		.name = (char *)"bare", .kind = (char *)"latency", .attached = false,
+		.name = (char *)"bare", .kind = PROBE_LATENCY, .attached = false,
 	};
 	f->rep.probes = f->probes;
 	f->rep.n_probes = 6;

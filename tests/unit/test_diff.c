@@ -269,7 +269,7 @@ START_TEST(test_load_phases)
 
 	const report_probe *t = &rep->probes[0];
 	ck_assert_str_eq(t->name, "timers");
-	ck_assert_str_eq(t->kind, "latency");
+	ck_assert_int_eq(t->kind, PROBE_LATENCY);
 	ck_assert_str_eq(t->function, "uv__run_timers");
 	ck_assert_str_eq(t->object, "/usr/bin/node");
 	ck_assert_str_eq(t->unit, "ms");
@@ -315,7 +315,7 @@ START_TEST(test_load_syscalls_events)
 
 	ck_assert_uint_eq(rep->n_probes, 2);
 	const report_probe *f = &rep->probes[0];
-	ck_assert_str_eq(f->kind, "syscalls");
+	ck_assert_int_eq(f->kind, PROBE_SYSCALLS);
 	ck_assert_uint_eq(f->unit_ns, 1000);
 	ck_assert_uint_eq(f->n_syscalls, 4);
 	ck_assert_uint_eq(f->n_groups, 5);
@@ -341,7 +341,7 @@ START_TEST(test_load_syscalls_events)
 	ck_assert_ptr_nonnull(openat->threads[0].thread);
 
 	const report_probe *ev = &rep->probes[1];
-	ck_assert_str_eq(ev->kind, "events");
+	ck_assert_int_eq(ev->kind, PROBE_EVENTS);
 	ck_assert_uint_eq(ev->threshold_ns, 20000);
 	ck_assert_uint_eq(ev->st.count, 16);
 	ck_assert_uint_eq(ev->n_events, 8);
@@ -725,7 +725,7 @@ START_TEST(test_diff_text_utilization)
 {
 	report *b = load_fixture("utilization.json");
 	report *a = load_fixture("utilization.json");
-	ck_assert_str_eq(b->probes[0].kind, "utilization");
+	ck_assert_int_eq(b->probes[0].kind, PROBE_UTILIZATION);
 	ck_assert_uint_eq(b->probes[0].n_groups, 3);
 	char *t = diff_to_string(b, a, DIFF_TEXT);
 

@@ -69,17 +69,17 @@ static report_group sys_groups[] = {
 };
 
 static report_probe small_probes[] = {
-	{ .name = S("timers"), .kind = S("latency"), .function = S("uv__run_timers"),
+	{ .name = S("timers"), .kind = PROBE_LATENCY, .function = S("uv__run_timers"),
 	  .object = S("/usr/bin/x"), .unit = S("ms"), .unit_ns = 1000000, .attached = true,
 	  .st = { .count = 5, .sum_ns = 18800000, .buckets = timer_buckets, .n_buckets = 2 },
 	  .groups = timer_groups, .n_groups = 2 },
-	{ .name = S("gone"), .kind = S("latency"), .function = S("missing_fn"), .unit = S("ns"),
+	{ .name = S("gone"), .kind = PROBE_LATENCY, .function = S("missing_fn"), .unit = S("ns"),
 	  .unit_ns = 1, .attached = false, .reason = S("missing_fn: not found (inlined)") },
-	{ .name = S("sys"), .kind = S("syscalls"), .unit = S("us"), .unit_ns = 1000,
+	{ .name = S("sys"), .kind = PROBE_SYSCALLS, .unit = S("us"), .unit_ns = 1000,
 	  .attached = true,
 	  .st = { .count = 5, .sum_ns = 4500000000ull, .buckets = openat_buckets, .n_buckets = 2 },
 	  .groups = sys_groups, .n_groups = 1, .syscalls = sys_syscalls, .n_syscalls = 1 },
-	{ .name = S("slow"), .kind = S("events"), .unit = S("ms"), .unit_ns = 1000000,
+	{ .name = S("slow"), .kind = PROBE_EVENTS, .unit = S("ms"), .unit_ns = 1000000,
 	  .attached = true, .st = { .count = 7 }, .threshold_ns = 10000000, .events_dropped = 2 },
 };
 
@@ -205,7 +205,7 @@ START_TEST(test_partial_and_empty)
 {
 	report_group g0[] = { { .tid = 0, .st = { .count = 0 } } };
 	report_probe probes[] = {
-		{ .name = S("idle"), .kind = S("latency"), .function = S("f"), .unit = S("ns"),
+		{ .name = S("idle"), .kind = PROBE_LATENCY, .function = S("f"), .unit = S("ns"),
 		  .unit_ns = 1, .attached = true, .groups = g0, .n_groups = 1 },
 	};
 	report rep = { .spec_name = S("s"), .pid = 0, .binary = NULL, .duration_ns = 1500000001,
@@ -240,7 +240,7 @@ START_TEST(test_label_escaping)
 		{ .tid = 7, .thread = S("a\xff\xc3\xa9\xc0\xaf\xed\xa0\x80z"), .st = { .count = 1 } },
 	};
 	report_probe probes[] = {
-		{ .name = S("p\\q"), .kind = S("latency"), .function = S("f\"g"), .unit = S("ns"),
+		{ .name = S("p\\q"), .kind = PROBE_LATENCY, .function = S("f\"g"), .unit = S("ns"),
 		  .unit_ns = 1, .attached = true, .groups = g, .n_groups = 1 },
 	};
 	report rep = { .spec_name = S("say \"hi\"\\\nbye"), .pid = 7, .binary = S("/bin/\"x\""),
@@ -323,7 +323,7 @@ START_TEST(test_folding_cumulative)
 		bs[nb++] = (report_bucket){ lo, hi, 1 };
 	}
 	report_probe probes[] = {
-		{ .name = S("all"), .kind = S("latency"), .function = S("f"), .unit = S("ns"),
+		{ .name = S("all"), .kind = PROBE_LATENCY, .function = S("f"), .unit = S("ns"),
 		  .unit_ns = 1, .attached = true,
 		  .st = { .count = nb, .sum_ns = 123, .buckets = bs, .n_buckets = nb } },
 	};
@@ -358,7 +358,7 @@ START_TEST(test_count_beyond_buckets)
 {
 	report_bucket bs[] = { { 1024, 1088, 2 } };
 	report_probe probes[] = {
-		{ .name = S("p"), .kind = S("latency"), .function = S("f"), .unit = S("ns"),
+		{ .name = S("p"), .kind = PROBE_LATENCY, .function = S("f"), .unit = S("ns"),
 		  .unit_ns = 1, .attached = true,
 		  .st = { .count = 5, .sum_ns = 9, .buckets = bs, .n_buckets = 1 } },
 	};

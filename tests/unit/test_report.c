@@ -341,7 +341,7 @@ START_TEST(test_build_window)
 	/* timers: totals over every thread. */
 	const report_probe *p = &rep->probes[0];
 	ck_assert_str_eq(p->name, "timers");
-	ck_assert_str_eq(p->kind, "latency");
+	ck_assert_int_eq(p->kind, PROBE_LATENCY);
 	ck_assert_str_eq(p->function, "uv__run_timers");
 	ck_assert_str_eq(p->object, "/usr/bin/x");
 	ck_assert_str_eq(p->unit, "us");
@@ -653,7 +653,7 @@ START_TEST(test_utilization)
 	ck_assert_ptr_nonnull(rep);
 	ck_assert_uint_eq(rep->duration_ns, 2000000000);
 	const report_probe *p = &rep->probes[0];
-	ck_assert_str_eq(p->kind, "utilization");
+	ck_assert_int_eq(p->kind, PROBE_UTILIZATION);
 	ck_assert_uint_eq(p->n_groups, 4);
 	static const struct { long tid; uint64_t idle; } want[] = {
 		{ 100, 700000000 }, { 101, 100000000 }, { 102, 2000000000 }, { 103, 2000000000 },
@@ -732,7 +732,7 @@ START_TEST(test_point_events)
 	report *rep = point_report(&s, lines, sizeof lines / sizeof *lines);
 	const report_probe *p = &rep->probes[0];
 
-	ck_assert_str_eq(p->kind, "events");
+	ck_assert_int_eq(p->kind, PROBE_EVENTS);
 	ck_assert_str_eq(p->probe, "usdt:main:node:http__server__request");
 	ck_assert_uint_eq(p->n_events, 3);
 	ck_assert_uint_eq(p->events_dropped, 4);

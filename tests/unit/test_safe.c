@@ -303,7 +303,7 @@ START_TEST(test_render_text_hostile_thread)
 		  .st = { .count = 2, .sum_ns = 9 } },
 	};
 	report_probe probes[] = {
-		{ .name = S_("timers"), .kind = S_("latency"), .function = S_("f"),
+		{ .name = S_("timers"), .kind = PROBE_LATENCY, .function = S_("f"),
 		  .object = S_("/srv/" ESC "[31m/node"), .unit = S_("ns"), .unit_ns = 1,
 		  .attached = true, .groups = g, .n_groups = 2, .st = { .count = 3, .sum_ns = 14 } },
 	};
