@@ -773,17 +773,27 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 			return NULL;
 		}
 		int rc = 0;
-		if (rp->active && rp->sp->kind == PROBE_LATENCY)
-			rc = fill_latency(p, rp->sp->name, w, run->pid);
-		else if (rp->active && rp->sp->kind == PROBE_SYSCALLS)
-			rc = fill_syscalls(p, rp->sp->name, w, run->pid);
-		else if (rp->active && rp->sp->kind == PROBE_EVENTS)
-			rc = fill_events(p, rp->sp, w, run->pid, begin);
-		else if (rp->active && rp->sp->kind == PROBE_COUNT)
-			rc = fill_count(p, rp->sp->name, w, run->pid);
-		else if (rp->active && rp->sp->kind == PROBE_UTILIZATION)
-			rc = fill_utilization(p, rp->sp->name, w, run, begin,
-					      begin + rep->duration_ns);
+		/* Not attached: nothing to fill. */
+		if (rp->active) {
+			switch (rp->sp->kind) {
+			case PROBE_LATENCY:
+				rc = fill_latency(p, rp->sp->name, w, run->pid);
+				break;
+			case PROBE_SYSCALLS:
+				rc = fill_syscalls(p, rp->sp->name, w, run->pid);
+				break;
+			case PROBE_EVENTS:
+				rc = fill_events(p, rp->sp, w, run->pid, begin);
+				break;
+			case PROBE_COUNT:
+				rc = fill_count(p, rp->sp->name, w, run->pid);
+				break;
+			case PROBE_UTILIZATION:
+				rc = fill_utilization(p, rp->sp->name, w, run, begin,
+						      begin + rep->duration_ns);
+				break;
+			}
+		}
 		if (rc < 0) {
 			report_free(rep);
 			return NULL;
