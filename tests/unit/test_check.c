@@ -16,10 +16,7 @@
 
 #include "check.h"
 #include "report.h"
-
-#define ck_assert_contains(hay, needle)                                    \
-	ck_assert_msg(strstr((hay), (needle)) != NULL,                     \
-		      "expected \"%s\" in \"%s\"", (needle), (hay))
+#include "helpers.h"
 
 /* ---- a hand-built report ------------------------------------------- */
 

@@ -18,16 +18,9 @@
 #include "render.h"
 #include "report.h"
 #include "version.h"
+#include "helpers.h"
 
 /* ---- helpers ------------------------------------------------------------ */
-
-#define ck_assert_contains(hay, needle)                                    \
-	ck_assert_msg(strstr((hay), (needle)) != NULL,                     \
-		      "expected \"%s\" in:\n%s", (needle), (hay))
-
-#define ck_assert_lacks(hay, needle)                                       \
-	ck_assert_msg(strstr((hay), (needle)) == NULL,                     \
-		      "did not expect \"%s\" in:\n%s", (needle), (hay))
 
 static const char *const fixtures[] = {
 	"phases-before.json", "phases-after.json", "file-io.json", "file-io-events.json",

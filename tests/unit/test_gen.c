@@ -16,61 +16,7 @@
 #include "spec.h"
 #include "target.h"
 #include "tmpl.h"
-
-/* ---- helpers ------------------------------------------------------- */
-
-#define ck_assert_contains(hay, needle)                                    \
-	ck_assert_msg(strstr((hay), (needle)) != NULL,                     \
-		      "expected \"%s\" in:\n%s", (needle), (hay))
-#define ck_assert_lacks(hay, needle)                                       \
-	ck_assert_msg(strstr((hay), (needle)) == NULL,                     \
-		      "unexpected \"%s\" in:\n%s", (needle), (hay))
-
-static unsigned count_of(const char *hay, const char *needle)
-{
-	unsigned n = 0;
-
-	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	return n;
-}
-
-/* Number of lines of TEXT that begin with PREFIX. */
-static unsigned lines_starting(const char *text, const char *prefix)
-{
-	unsigned n = 0;
-	size_t len = strlen(prefix);
-
-	for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (strncmp(p, prefix, len) == 0)
-			n++;
-	return n;
-}
-
-static char *cap_buf;
-static size_t cap_len;
-static FILE *cap_file;
-
-static void capture_start(void)
-{
-	cap_file = open_memstream(&cap_buf, &cap_len);
-	ck_assert_ptr_nonnull(cap_file);
-	diag_set_stream(cap_file);
-	diag_reset_counts();
-}
-
-/* Returns what diag printed since capture_start (owned). */
-static char *capture_end(void)
-{
-	char *s;
-
-	diag_set_stream(NULL);
-	fclose(cap_file);
-	s = cap_buf;
-	cap_buf = NULL;
-	cap_file = NULL;
-	return s;
-}
+#include "helpers.h"
 
 /* xorshift64*: the same "random" values on every run. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;

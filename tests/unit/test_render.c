@@ -19,12 +19,9 @@
 #include "spec.h"
 #include "target.h"
 #include "version.h"
+#include "helpers.h"
 
 /* ---- helpers ------------------------------------------------------- */
-
-#define ck_assert_contains(hay, needle)                                    \
-	ck_assert_msg(strstr((hay), (needle)) != NULL,                     \
-		      "expected \"%s\" in:\n%s", (needle), (hay))
 
 static const char spec_yaml[] =
 	"name: demo\n"

@@ -14,37 +14,7 @@
 #include "diag.h"
 #include "spec.h"
 #include "systab.h"
-
-/* ---- helpers ------------------------------------------------------- */
-
-static char *cap_buf;
-static size_t cap_len;
-static FILE *cap_file;
-
-static void capture_start(void)
-{
-	cap_file = open_memstream(&cap_buf, &cap_len);
-	ck_assert_ptr_nonnull(cap_file);
-	diag_set_stream(cap_file);
-	diag_reset_counts();
-}
-
-/* Returns what diag printed since capture_start (owned). */
-static char *capture_end(void)
-{
-	char *s;
-
-	diag_set_stream(NULL);
-	fclose(cap_file);
-	s = cap_buf;
-	cap_buf = NULL;
-	cap_file = NULL;
-	return s;
-}
-
-#define ck_assert_contains(hay, needle)                                    \
-	ck_assert_msg(strstr((hay), (needle)) != NULL,                     \
-		      "expected \"%s\" in:\n%s", (needle), (hay))
+#include "helpers.h"
 
 /* Parses TEXT as "t/test.yaml"; *OUT gets the diagnostics (owned). */
 static spec *parse(const char *text, char **out)
@@ -67,15 +37,6 @@ static char *parse_fail(const char *text)
 	ck_assert_msg(diag_error_count() > 0, "no error counted for:\n%s", text);
 	ck_assert_contains(out, "error: ");
 	return out;
-}
-
-static unsigned count_of(const char *hay, const char *needle)
-{
-	unsigned n = 0;
-
-	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	return n;
 }
 
 #define PROBE_OK "probes:\n  - name: timers\n    kind: latency\n    function: f\n"

@@ -20,36 +20,7 @@
 
 #include "diag.h"
 #include "target.h"
-
-/* ---- helpers ------------------------------------------------------- */
-
-static char *cap_buf;
-static size_t cap_len;
-static FILE *cap_file;
-
-static void capture_start(void)
-{
-	cap_file = open_memstream(&cap_buf, &cap_len);
-	ck_assert_ptr_nonnull(cap_file);
-	diag_set_stream(cap_file);
-}
-
-/* Returns what diag printed since capture_start (owned). */
-static char *capture_end(void)
-{
-	char *s;
-
-	diag_set_stream(NULL);
-	fclose(cap_file);
-	s = cap_buf;
-	cap_buf = NULL;
-	cap_file = NULL;
-	return s;
-}
-
-#define ck_assert_contains(hay, needle)                                    \
-	ck_assert_msg(strstr((hay), (needle)) != NULL,                     \
-		      "expected \"%s\" in:\n%s", (needle), (hay))
+#include "helpers.h"
 
 static char tmpdir[PATH_MAX];
 

@@ -1,0 +1,78 @@
+/* helpers.h — what the unit tests share: substring assertions, counting,
+ * and capturing what diag prints.  Header-only (static inline), so each
+ * test stays one file that make builds alone. */
+#ifndef BPFSPEC_TEST_HELPERS_H
+#define BPFSPEC_TEST_HELPERS_H
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+#define ck_assert_contains(hay, needle)                                    \
+	ck_assert_msg(strstr((hay), (needle)) != NULL,                     \
+		      "expected \"%s\" in:\n%s", (needle), (hay))
+#define ck_assert_lacks(hay, needle)                                       \
+	ck_assert_msg(strstr((hay), (needle)) == NULL,                     \
+		      "did not expect \"%s\" in:\n%s", (needle), (hay))
+
+/* Occurrences of NEEDLE in HAY (not overlapping). */
+static inline unsigned count_of(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Number of lines of TEXT that begin with PREFIX. */
+static inline unsigned lines_starting(const char *text, const char *prefix)
+{
+	unsigned n = 0;
+	size_t len = strlen(prefix);
+
+	for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strncmp(p, prefix, len) == 0)
+			n++;
+	return n;
+}
+
+/* What diag prints between capture_start and capture_end. */
+typedef struct capture {
+	char *buf;
+	size_t len;
+	FILE *file;
+} capture;
+
+static inline capture *capture_state(void)
+{
+	static capture c;
+	return &c;
+}
+
+/* Sends diag's output to memory and resets its error counts. */
+static inline void capture_start(void)
+{
+	capture *c = capture_state();
+	c->file = open_memstream(&c->buf, &c->len);
+	ck_assert_ptr_nonnull(c->file);
+	diag_set_stream(c->file);
+	diag_reset_counts();
+}
+
+/* Returns what diag printed since capture_start (owned). */
+static inline char *capture_end(void)
+{
+	capture *c = capture_state();
+	diag_set_stream(NULL);
+	fclose(c->file);
+	char *s = c->buf;
+	c->buf = NULL;
+	c->file = NULL;
+	return s;
+}
+
+#endif
