@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "check_internal.h"
+#include "units.h"
 #include "diag.h"
 #include "systab.h"
 #include "suggest.h"
@@ -425,10 +426,8 @@ static int parse_relative(parser *p, check *c)
 /* The unit word at the cursor: ns us ms s (a letter run). */
 static int parse_unit(parser *p, check *c, uint64_t *mult)
 {
-	static const struct { const char *name; uint64_t mult; } units[] = {
-		{ "ns", 1 }, { "us", 1000ULL }, { "ms", 1000000ULL }, { "s", 1000000000ULL },
-	};
 	size_t start = p->pos, len;
+	time_unit u;
 	char buf[64];
 
 	*mult = 1;
@@ -442,14 +441,12 @@ static int parse_unit(parser *p, check *c, uint64_t *mult)
 	len = p->pos - start;
 	if (len == 0)
 		return 0;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strlen(units[i].name) != len || memcmp(units[i].name, p->text + start, len) != 0)
-			continue;
+	if (unit_lookup(p->text + start, len, &u) == 0) {
 		if (!check_stat_is_duration(c->stat))
 			return fail(p, start, "'%s' is a number of %s, not a duration: remove the "
 				    "unit '%s'", stat_names[c->stat], stat_counts(c->stat),
-				    units[i].name);
-		*mult = units[i].mult;
+				    unit_name(u));
+		*mult = unit_ns(u);
 		return 0;
 	}
 	return fail(p, start, "unknown unit '%s': use ns, us, ms or s",

@@ -10,6 +10,7 @@
 
 #include "check_internal.h"
 #include "report.h"
+#include "units.h"
 
 #define WHY_DIGITS 4		/* significant digits of durations in WHY */
 
@@ -58,15 +59,12 @@ static double value_double(value v)
  * largest unit (ns, us, ms, s) that keeps it at least 1: "132.4ms". */
 static void format_duration(double ns, int digits, char *buf, size_t size)
 {
-	static const struct { const char *name; double div; } units[] = {
-		{ "ns", 1.0 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
-	size_t u = 0;
+	time_unit u = UNIT_NS;
 
-	while (u + 1 < 4 && ns >= units[u + 1].div)
+	while (u + 1 < N_TIME_UNITS && ns >= (double)unit_ns(u + 1))
 		u++;
 	for (;;) {
-		double v = ns / units[u].div;
+		double v = ns / (double)unit_ns(u);
 		int whole = 1, decimals;
 		char *dot, *end;
 
@@ -75,7 +73,7 @@ static void format_duration(double ns, int digits, char *buf, size_t size)
 		decimals = digits > whole ? digits - whole : 0;
 		snprintf(buf, size, "%.*f", decimals, v);
 		/* 999.96us rounds to 1000us: say 1ms. */
-		if (u + 1 < 4 && strtod(buf, NULL) >= 1000) {
+		if (u + 1 < N_TIME_UNITS && strtod(buf, NULL) >= 1000) {
 			u++;
 			continue;
 		}
@@ -87,7 +85,7 @@ static void format_duration(double ns, int digits, char *buf, size_t size)
 			if (end == dot + 1)
 				*dot = '\0';
 		}
-		strncat(buf, units[u].name, size - strlen(buf) - 1);
+		strncat(buf, unit_name(u), size - strlen(buf) - 1);
 		return;
 	}
 }

@@ -19,6 +19,7 @@
 #include "safe.h"
 #include "systab.h"
 #include "version.h"
+#include "units.h"
 
 /* ---- loading ----------------------------------------------------------- */
 
@@ -365,10 +366,6 @@ static int load_event(loader *l, const json_t *obj, const char *base, report_eve
 	return l->failed ? -1 : 0;
 }
 
-static const struct {
-	const char *name;
-	uint64_t ns;
-} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
 
 static int load_probe(loader *l, const json_t *obj, const char *base, report_probe *p)
 {
@@ -410,9 +407,9 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 		is_count = true;
 		break;
 	}
-	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-		if (strcmp(p->unit, units[i].name) == 0)
-			p->unit_ns = units[i].ns;
+	time_unit u;
+	if (unit_lookup(p->unit, strlen(p->unit), &u) == 0)
+		p->unit_ns = unit_ns(u);
 	if (!p->unit_ns) {
 		path_key(path, base, "unit");
 		return ld_fail(l, path, "unknown unit '%s' (ns, us, ms or s)", p->unit);
@@ -862,18 +859,13 @@ static const char *status(const side *b, const side *a)
  * 1.050us, 40.31ms, 2.000s. */
 static void fmt_ns(char *out, size_t len, uint64_t ns)
 {
-	static const struct { uint64_t ns; const char *unit; } scale[] = {
-		{ 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" },
-	};
-	for (size_t i = 0; i < sizeof scale / sizeof *scale; i++) {
-		if (ns < scale[i].ns)
-			continue;
-		double v = (double)ns / (double)scale[i].ns;
-		snprintf(out, len, v >= 100 ? "%.1f%s" : v >= 10 ? "%.2f%s" : "%.3f%s", v,
-			 scale[i].unit);
+	time_unit u = unit_for(ns);
+	if (u == UNIT_NS) {
+		snprintf(out, len, "%lluns", (unsigned long long)ns);
 		return;
 	}
-	snprintf(out, len, "%lluns", (unsigned long long)ns);
+	double v = (double)ns / (double)unit_ns(u);
+	snprintf(out, len, v >= 100 ? "%.1f%s" : v >= 10 ? "%.2f%s" : "%.3f%s", v, unit_name(u));
 }
 
 static double dabs(double v)

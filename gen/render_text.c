@@ -7,6 +7,7 @@
 #include "render.h"
 
 #include "safe.h"
+#include "units.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,13 +36,13 @@ static void thread_cell(FILE *out, const report_group *gr, long pid)
 }
 
 /* Formats NS in UNIT with 3-4 significant digits. */
-static void fmt_dur(char *out, size_t len, uint64_t ns, uint64_t unit_ns, const char *unit)
+static void fmt_dur(char *out, size_t len, uint64_t ns, uint64_t per_unit, const char *unit)
 {
-	double v = (double)ns / (double)unit_ns;
+	double v = (double)ns / (double)per_unit;
 	/* Past 99999 of a unit, the next one up reads better. */
-	if (v >= 100000 && unit_ns < 1000000000ull && unit && *unit) {
-		const char *up = unit_ns == 1 ? "us" : unit_ns == 1000 ? "ms" : "s";
-		fmt_dur(out, len, ns, unit_ns * 1000, up);
+	if (v >= 100000 && per_unit < 1000000000ull && unit && *unit) {
+		time_unit up = unit_for(per_unit * 1000);
+		fmt_dur(out, len, ns, unit_ns(up), unit_name(up));
 		return;
 	}
 	if (v == 0)
@@ -59,14 +60,11 @@ static void fmt_dur(char *out, size_t len, uint64_t ns, uint64_t unit_ns, const 
 /* Formats NS with the unit that suits its size: 512ns, 1.05us, 40.3ms. */
 static void fmt_auto(char *out, size_t len, uint64_t ns)
 {
-	if (ns < 1000)
+	time_unit u = unit_for(ns);
+	if (u == UNIT_NS)
 		snprintf(out, len, "%lluns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		fmt_dur(out, len, ns, 1000, "us");
-	else if (ns < 1000000000)
-		fmt_dur(out, len, ns, 1000000, "ms");
 	else
-		fmt_dur(out, len, ns, 1000000000, "s");
+		fmt_dur(out, len, ns, unit_ns(u), unit_name(u));
 }
 
 static void stats_row(FILE *out, const report_stats *st, const report_probe *p,

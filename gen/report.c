@@ -129,12 +129,12 @@ static int group_order(const void *a, const void *b)
 /* Sets P's display unit to U.  Returns 0, or -1 out of memory. */
 static int set_unit(report_probe *p, time_unit u)
 {
-	char *name = strdup(spec_unit_name(u));
+	char *name = strdup(unit_name(u));
 	if (!name)
 		return -1;
 	free(p->unit);
 	p->unit = name;
-	p->unit_ns = spec_unit_ns(u);
+	p->unit_ns = unit_ns(u);
 	return 0;
 }
 
@@ -763,8 +763,8 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 		if (rp->active && rp->sp->function && strstr(rp->sp->function, "::"))
 			p->matched_symbols = rp->n_names;
 		/* unit: auto is decided once the figures are in (below). */
-		p->unit = strdup(spec_unit_name(rp->sp->unit == UNIT_AUTO ? UNIT_US : rp->sp->unit));
-		p->unit_ns = spec_unit_ns(rp->sp->unit == UNIT_AUTO ? UNIT_US : rp->sp->unit);
+		p->unit = strdup(unit_name(rp->sp->unit == UNIT_AUTO ? UNIT_US : rp->sp->unit));
+		p->unit_ns = unit_ns(rp->sp->unit == UNIT_AUTO ? UNIT_US : rp->sp->unit);
 		p->attached = rp->active;
 		p->reason = dup_or_null(rp->reason);
 		p->derived = dup_or_null(rp->derived);
@@ -798,7 +798,7 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 			report_free(rep);
 			return NULL;
 		}
-		if (rp->sp->unit == UNIT_AUTO && set_unit(p, spec_unit_for(p->st.p99_ns)) < 0) {
+		if (rp->sp->unit == UNIT_AUTO && set_unit(p, unit_for(p->st.p99_ns)) < 0) {
 			report_free(rep);
 			return NULL;
 		}

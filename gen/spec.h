@@ -17,6 +17,7 @@
 
 #include "diag.h"
 #include "kind.h"
+#include "units.h"
 
 /* The forms of a count probe's probe point (docs/spec.md). */
 typedef enum {
@@ -62,10 +63,6 @@ typedef struct spec_arg {
 /* Most checks (runbook conditions, check.h) one spec may hold. */
 #define SPEC_MAX_CHECKS 64
 
-typedef enum {
-	UNIT_NS, UNIT_US, UNIT_MS, UNIT_S,
-	UNIT_AUTO,	/* the report picks the unit of each probe's p99 */
-} time_unit;
 
 typedef struct spec_probe {
 	char *name;		/* [a-z][a-z0-9_]{0,31}, unique in the spec */
@@ -188,11 +185,6 @@ int spec_parse_duration(const char *text, uint64_t *ns);
  * and the run's thread snapshot all use. */
 extern const char *const spec_loop_waits[];
 
-const char *spec_unit_name(time_unit u);	/* "ns", "us", "ms", "s", "auto" */
-uint64_t spec_unit_ns(time_unit u);		/* 1, 1000, ...; auto: 1000 */
-/* The unit that suits a duration of NS: the largest of ns, us, ms and s
- * in which it is at least 1 (what unit: auto picks from a p99). */
-time_unit spec_unit_for(uint64_t ns);
 const char *spec_kind_name(probe_kind k);	/* "latency", "syscalls", "events", "count", "utilization" */
 
 /* True for events probes that record hits of a probe point (not syscalls). */

@@ -6,25 +6,7 @@
 
 /* ---- names of enum values ---- */
 
-const char *const unit_names[] = { "ns", "us", "ms", "s", "auto", NULL };
-static const uint64_t unit_mults[] = { 1, 1000, 1000000, 1000000000, 1000 };
-
 const char *const spec_loop_waits[] = { "epoll_wait", "epoll_pwait", "epoll_pwait2", NULL };
-
-const char *spec_unit_name(time_unit u)
-{
-	return (unsigned)u <= UNIT_AUTO ? unit_names[u] : "?";
-}
-
-uint64_t spec_unit_ns(time_unit u)
-{
-	return (unsigned)u <= UNIT_AUTO ? unit_mults[u] : 1;
-}
-
-time_unit spec_unit_for(uint64_t ns)
-{
-	return ns >= 1000000000ull ? UNIT_S : ns >= 1000000 ? UNIT_MS : ns >= 1000 ? UNIT_US : UNIT_NS;
-}
 
 const char *spec_kind_name(probe_kind k)
 {
@@ -37,12 +19,13 @@ const char *spec_kind_name(probe_kind k)
  * -2 when well-formed but longer than a day. */
 int parse_duration(const char *text, uint64_t *ns)
 {
-	static const struct { const char *name; uint64_t mult; } units[] = {
-		{ "ns", 1 }, { "us", 1000ULL }, { "ms", 1000000ULL },
-		{ "s", 1000000000ULL }, { "m", 60000000000ULL }, { "h", 3600000000000ULL },
+	/* Windows also take minutes and hours, beyond units.h's four. */
+	static const struct { const char *name; uint64_t mult; } longer[] = {
+		{ "m", 60000000000ULL }, { "h", 3600000000000ULL },
 	};
+	time_unit u;
 	const char *p = text, *frac, *unit;
-	uint64_t whole = 0, num = 0, mult = 0, unit_ns, den = 1;
+	uint64_t whole = 0, num = 0, mult = 0, per_unit, den = 1;
 	size_t nfrac, k;
 	bool too_big = false;
 
@@ -70,14 +53,16 @@ int parse_duration(const char *text, uint64_t *ns)
 	}
 	nfrac = (size_t)(p - frac);
 	unit = p;
-	for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
-		if (strcmp(unit, units[k].name) == 0)
-			mult = units[k].mult;
+	if (unit_lookup(unit, strlen(unit), &u) == 0)
+		mult = unit_ns(u);
+	for (k = 0; k < sizeof(longer) / sizeof(longer[0]); k++)
+		if (strcmp(unit, longer[k].name) == 0)
+			mult = longer[k].mult;
 	if (!mult)
 		return -1;
 	if (too_big || whole > DAY_NS / mult)
 		return -2;
-	unit_ns = mult;
+	per_unit = mult;
 
 	/* The fraction as NUM / 10^nfrac, trailing zeros dropped. */
 	while (nfrac && frac[nfrac - 1] == '0')
@@ -96,7 +81,7 @@ int parse_duration(const char *text, uint64_t *ns)
 	if (num % den)
 		return -1;
 	num = num / den * mult;		/* < the unit's size: no overflow */
-	whole *= unit_ns;
+	whole *= per_unit;
 	if (whole + num > DAY_NS)
 		return -2;
 	*ns = whole + num;

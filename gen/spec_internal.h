@@ -113,7 +113,6 @@ typedef struct duration_field {
 
 /* ---- shared tables ---- */
 
-extern const char *const unit_names[];
 extern const char *const top_keys[];
 extern const char *const top_examples[];
 extern const char *const probe_keys[];

@@ -302,7 +302,7 @@ static void check_in_bucket(const report_stats *st, uint64_t p, uint64_t index)
 }
 
 /* unit: auto takes the unit of the probe's p99: timers' calls here are
- * 3.68 to 7.7 ms, so ms (as spec_unit_for says), not the us of the spec. */
+ * 3.68 to 7.7 ms, so ms (as unit_for says), not the us of the spec. */
 START_TEST(test_build_unit_auto)
 {
 	fx.s->probes[0].unit = UNIT_AUTO;
