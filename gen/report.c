@@ -126,6 +126,16 @@ static int group_order(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : 1;
 }
 
+/* The name of thread TID of process PID as /proc has it now (owned), or
+ * NULL when there is no single process or the thread is gone. */
+static char *thread_name(long pid, long tid)
+{
+	char comm[64];
+	if (pid <= 0 || tid <= 0 || target_thread_name((pid_t)pid, (pid_t)tid, comm, sizeof comm) < 0)
+		return NULL;
+	return strdup(comm);
+}
+
 /* Sets P's display unit to U.  Returns 0, or -1 out of memory. */
 static int set_unit(report_probe *p, time_unit u)
 {
@@ -185,11 +195,7 @@ static int fill_latency(report_probe *p, const char *name, const bpfout_window *
 		if (g->st.min_ns == UINT64_MAX)
 			g->st.min_ns = 0;
 		stats_finish(&g->st);
-		if (pid > 0) {
-			char comm[64];
-			if (target_thread_name((pid_t)pid, (pid_t)g->tid, comm, sizeof comm) == 0)
-				g->thread = strdup(comm);
-		}
+		g->thread = thread_name(pid, g->tid);
 	}
 	if (p->st.min_ns == UINT64_MAX)
 		p->st.min_ns = 0;
@@ -266,11 +272,7 @@ static int fill_count(report_probe *p, const char *name, const bpfout_window *w,
 	for (size_t i = 0; i < p->n_groups; i++) {
 		report_group *g = &p->groups[i];
 		g->st.min_ns = 0;
-		if (pid > 0 && g->tid > 0) {
-			char comm[64];
-			if (target_thread_name((pid_t)pid, (pid_t)g->tid, comm, sizeof comm) == 0)
-				g->thread = strdup(comm);
-		}
+		g->thread = thread_name(pid, g->tid);
 	}
 	main_pid = pid;
 	if (p->n_groups > 1)
@@ -408,11 +410,7 @@ static int fill_syscalls(report_probe *p, const char *name, const bpfout_window 
 			report_group *th = &sc->threads[t];
 			if (th->st.min_ns == UINT64_MAX)
 				th->st.min_ns = 0;
-			if (pid > 0) {
-				char comm[64];
-				if (target_thread_name((pid_t)pid, (pid_t)th->tid, comm, sizeof comm) == 0)
-					th->thread = strdup(comm);
-			}
+			th->thread = thread_name(pid, th->tid);
 		}
 		if (sc->n_threads > 1)
 			qsort(sc->threads, sc->n_threads, sizeof *sc->threads, group_order);
@@ -423,11 +421,7 @@ static int fill_syscalls(report_probe *p, const char *name, const bpfout_window 
 		report_group *g = &p->groups[i];
 		if (g->st.min_ns == UINT64_MAX)
 			g->st.min_ns = 0;
-		if (pid > 0) {
-			char comm[64];
-			if (target_thread_name((pid_t)pid, (pid_t)g->tid, comm, sizeof comm) == 0)
-				g->thread = strdup(comm);
-		}
+		g->thread = thread_name(pid, g->tid);
 	}
 	if (p->st.min_ns == UINT64_MAX)
 		p->st.min_ns = 0;
@@ -672,11 +666,8 @@ static int fill_events(report_probe *p, const spec_probe *sp, const bpfout_windo
 		const bpfout_entry *e = m ? bpfout_map_entry(m, key) : NULL;
 		if (e && e->type == BPFOUT_VALUE_STRING && e->str)
 			ev->thread = strdup(e->str);
-		else if (pid > 0) {
-			char comm[64];
-			if (target_thread_name((pid_t)pid, (pid_t)ev->tid, comm, sizeof comm) == 0)
-				ev->thread = strdup(comm);
-		}
+		else
+			ev->thread = thread_name(pid, ev->tid);
 	}
 	p->st.count = p->n_events + p->events_dropped;
 	return 0;
