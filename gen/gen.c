@@ -10,6 +10,7 @@
 #include "systab.h"
 #include "tmpl.h"
 #include "version.h"
+#include "wire.h"
 
 uint64_t gen_bucket_index(uint64_t ns)
 {
@@ -208,9 +209,8 @@ static char *derived_hooks(const parts *pt, const resolved *r, size_t self, bool
  * of the phases around it, and its gap timestamps. */
 static void emit_derived(parts *pt, const resolved_probe *rp)
 {
-	static const char *const print[] = { "b", "sum", "min", "max", NULL };
 
-	add_maps(pt, rp->sp->name, print, NULL, NULL);
+	add_maps(pt, rp->sp->name, wire_of(rp->sp->kind)->cleared, NULL, NULL);
 	for (size_t k = 0; k < rp->n_gaps; k++)
 		buf_printf(&pt->finals, "\tclear(@gap%zu_%s);\n", k, rp->sp->name);
 }
@@ -218,7 +218,6 @@ static void emit_derived(parts *pt, const resolved_probe *rp)
 static int emit_latency(parts *pt, const resolved_probe *rp, const char *on_entry,
 			const char *on_return)
 {
-	static const char *const print[] = { "b", "sum", "min", "max", NULL };
 	static const char *const in_flight[] = { "start", NULL };
 
 	if (!path_is_plain(rp->object)) {
@@ -249,7 +248,7 @@ static int emit_latency(parts *pt, const resolved_probe *rp, const char *on_entr
 	free(e);
 	free(rt);
 	pt->attach += 2 * (unsigned)rp->n_addrs;
-	add_maps(pt, rp->sp->name, print, NULL, in_flight);
+	add_maps(pt, rp->sp->name, wire_of(rp->sp->kind)->cleared, NULL, in_flight);
 	return rc;
 }
 
@@ -259,7 +258,6 @@ static int emit_latency(parts *pt, const resolved_probe *rp, const char *on_entr
  * closes whichever of them its thread entered last (templates/phase.bt.in). */
 static int emit_phase(parts *pt, const resolved *r, const resolved_probe *rp, unsigned index)
 {
-	static const char *const print[] = { "b", "sum", "min", "max", NULL };
 
 	if (!path_is_plain(rp->object)) {
 		diag_error("bpftrace cannot name this file in a probe; copy or link it to a "
@@ -297,7 +295,7 @@ static int emit_phase(parts *pt, const resolved *r, const resolved_probe *rp, un
 	free(e);
 	free(rc_text);
 	pt->attach += (unsigned)rp->n_addrs;
-	add_maps(pt, rp->sp->name, print, NULL, NULL);
+	add_maps(pt, rp->sp->name, wire_of(rp->sp->kind)->cleared, NULL, NULL);
 	if (index == 1)
 		buf_puts(&pt->helpers, "\tclear(@phase_cur);\n\tclear(@phase_t);\n");
 	return rc;
@@ -307,7 +305,6 @@ static int emit_phase(parts *pt, const resolved *r, const resolved_probe *rp, un
  * and exit tracepoints (templates/utilization.bt.in). */
 static int emit_utilization(parts *pt, const resolved_probe *rp)
 {
-	static const char *const print[] = { "b", "sum", "min", "max", NULL };
 	buf enter = BUF_INIT, exit_ = BUF_INIT;
 
 	for (size_t k = 0; spec_loop_waits[k]; k++) {
@@ -330,12 +327,13 @@ static int emit_utilization(parts *pt, const resolved_probe *rp)
 	free(x);
 	/* Waits in progress stay across windows: printed, never cleared by a
 	 * flush; the window start moves with every flush. */
-	add_maps(pt, rp->sp->name, print, NULL, NULL);
-	buf_printf(&pt->prints, "\tprint(@uin_%s);\n", rp->sp->name);
+	add_maps(pt, rp->sp->name, wire_of(rp->sp->kind)->cleared, NULL, NULL);
+	for (const char *const *k = wire_of(rp->sp->kind)->kept; *k; k++)
+		buf_printf(&pt->prints, "\tprint(@%s_%s);\n", *k, rp->sp->name);
 	/* clear() runs later, in bpftrace's userspace, after the statements
 	 * that follow it in the kernel: the window start is only ever
 	 * overwritten, or a clear would undo the new value. */
-	buf_printf(&pt->finals, "\tclear(@uin_%s);\n", rp->sp->name);
+	buf_printf(&pt->finals, "\tclear(@" WIRE_WAITING "_%s);\n", rp->sp->name);
 	buf_printf(&pt->finals, "\tclear(@ustart_%s);\n", rp->sp->name);
 	return rc;
 }
@@ -369,7 +367,6 @@ static void syscall_filter(const parts *pt, const spec_probe *sp, buf *pred, buf
 
 static int emit_syscalls(parts *pt, const resolved_probe *rp)
 {
-	static const char *const print[] = { "b", "n", "sum", "min", "max", "err", NULL };
 	static const char *const in_flight[] = { "start", NULL };
 	buf pred = BUF_INIT, what = BUF_INIT;
 
@@ -388,7 +385,7 @@ static int emit_syscalls(parts *pt, const resolved_probe *rp)
 	free(p);
 	free(w);
 	pt->attach += 2;
-	add_maps(pt, rp->sp->name, print, NULL, in_flight);
+	add_maps(pt, rp->sp->name, wire_of(rp->sp->kind)->cleared, NULL, in_flight);
 	return rc;
 }
 
@@ -446,7 +443,6 @@ static void put_event_printf(buf *b, const char *name, char kind, const char *in
 
 static int emit_events(parts *pt, const resolved_probe *rp)
 {
-	static const char *const print[] = { "evcomm", "evdrop", NULL };
 	static const char *const clear_only[] = { "evn", NULL };
 	static const char *const in_flight[] = { "evstart", "evarg", NULL };
 	const spec_probe *sp = rp->sp;
@@ -501,7 +497,7 @@ static int emit_events(parts *pt, const resolved_probe *rp)
 	free(st);
 	free(pe);
 	pt->attach += 2;
-	add_maps(pt, sp->name, print, clear_only, in_flight);
+	add_maps(pt, sp->name, wire_of(sp->kind)->cleared, clear_only, in_flight);
 	return rc;
 }
 
@@ -544,7 +540,6 @@ static unsigned point_attach(const resolved_probe *rp, buf *at)
  * they are counted in all, with no pid filter. */
 static int emit_count(parts *pt, const resolved_probe *rp)
 {
-	static const char *const print[] = { "c", NULL };
 	const spec_probe *sp = rp->sp;
 	buf at = BUF_INIT, what = BUF_INIT;
 	bool interval = sp->point == POINT_INTERVAL;
@@ -567,7 +562,7 @@ static int emit_count(parts *pt, const resolved_probe *rp)
 	free(a);
 	free(w);
 	pt->attach += n;
-	add_maps(pt, sp->name, print, NULL, NULL);
+	add_maps(pt, sp->name, wire_of(sp->kind)->cleared, NULL, NULL);
 	return rc;
 }
 
@@ -594,7 +589,6 @@ static void put_arg_value(buf *b, const spec_arg *a, point_type point)
 /* An events probe on a probe point: numbers first, the string last. */
 static int emit_point_events(parts *pt, const resolved_probe *rp)
 {
-	static const char *const print[] = { "evcomm", "evdrop", NULL };
 	static const char *const clear_only[] = { "evn", NULL };
 	const spec_probe *sp = rp->sp;
 	buf at = BUF_INIT, what = BUF_INIT, formats = BUF_INIT, values = BUF_INIT;
@@ -634,7 +628,7 @@ static int emit_point_events(parts *pt, const resolved_probe *rp)
 	free(f);
 	free(vl);
 	pt->attach += n;
-	add_maps(pt, sp->name, print, clear_only, NULL);
+	add_maps(pt, sp->name, wire_of(sp->kind)->cleared, clear_only, NULL);
 	return rc;
 }
 

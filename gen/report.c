@@ -14,6 +14,7 @@
 #include "gen.h"
 #include "systab.h"
 #include "target.h"
+#include "wire.h"
 
 static char *dup_or_null(const char *s)
 {
@@ -152,7 +153,7 @@ static int fill_latency(report_probe *p, const char *name, const bpfout_window *
 {
 	const bpfout_map *m;
 
-	if ((m = window_map(w, "b", name)))
+	if ((m = window_map(w, WIRE_BUCKETS, name)))
 		for (size_t i = 0; i < m->n_entries; i++) {
 			const bpfout_entry *e = &m->entries[i];
 			if (e->n_ikeys != 2 || e->type != BPFOUT_VALUE_INT || e->value <= 0 ||
@@ -163,7 +164,7 @@ static int fill_latency(report_probe *p, const char *name, const bpfout_window *
 			    stats_add_bucket(&p->st, (uint64_t)e->ikeys[1], (uint64_t)e->value) < 0)
 				return -1;
 		}
-	static const char *const kinds[] = { "sum", "min", "max" };
+	static const char *const kinds[] = { WIRE_SUM, WIRE_MIN, WIRE_MAX };
 	p->st.min_ns = UINT64_MAX;
 	for (size_t k = 0; k < 3; k++) {
 		if (!(m = window_map(w, kinds[k], name)))
@@ -214,7 +215,7 @@ static int fill_latency(report_probe *p, const char *name, const bpfout_window *
 static int fill_utilization(report_probe *p, const char *name, const bpfout_window *w,
 			    const report_run *run, uint64_t begin, uint64_t end)
 {
-	const bpfout_map *in = window_map(w, "uin", name);
+	const bpfout_map *in = window_map(w, WIRE_WAITING, name);
 	uint64_t win = end > begin ? end - begin : 0;
 
 	for (size_t i = 0; in && i < in->n_entries; i++)
@@ -257,7 +258,7 @@ static int fill_utilization(report_probe *p, const char *name, const bpfout_wind
 /* @c_NAME[key] = hits: groups carry only a count. */
 static int fill_count(report_probe *p, const char *name, const bpfout_window *w, long pid)
 {
-	const bpfout_map *m = window_map(w, "c", name);
+	const bpfout_map *m = window_map(w, WIRE_HITS, name);
 
 	for (size_t i = 0; m && i < m->n_entries; i++) {
 		const bpfout_entry *e = &m->entries[i];
@@ -337,10 +338,10 @@ static void stats_merge(report_stats *st, int k, uint64_t v)
 static int fill_syscalls(report_probe *p, const char *name, const bpfout_window *w, long pid)
 {
 	const bpfout_map *m;
-	static const char *const kinds[] = { "n", "sum", "min", "max" };
+	static const char *const kinds[] = { WIRE_CALLS, WIRE_SUM, WIRE_MIN, WIRE_MAX };
 
 	p->st.min_ns = UINT64_MAX;
-	if ((m = window_map(w, "b", name)))
+	if ((m = window_map(w, WIRE_BUCKETS, name)))
 		for (size_t i = 0; i < m->n_entries; i++) {
 			const bpfout_entry *e = &m->entries[i];
 			if (e->n_ikeys != 2 || e->type != BPFOUT_VALUE_INT || e->value <= 0 ||
@@ -376,7 +377,7 @@ static int fill_syscalls(report_probe *p, const char *name, const bpfout_window 
 			}
 		}
 	}
-	if ((m = window_map(w, "err", name)))
+	if ((m = window_map(w, WIRE_ERRORS, name)))
 		for (size_t i = 0; i < m->n_entries; i++) {
 			const bpfout_entry *e = &m->entries[i];
 			if (e->n_ikeys != 2 || e->type != BPFOUT_VALUE_INT || e->value <= 0)
@@ -654,11 +655,11 @@ static int fill_events(report_probe *p, const spec_probe *sp, const bpfout_windo
 		p->events[p->n_events++] = ev;
 	}
 	p->events_dropped = w->events_dropped;
-	if ((m = window_map(w, "evdrop", sp->name)))
+	if ((m = window_map(w, WIRE_DROPPED, sp->name)))
 		for (size_t i = 0; i < m->n_entries; i++)
 			if (m->entries[i].type == BPFOUT_VALUE_INT && m->entries[i].value > 0)
 				p->events_dropped += (uint64_t)m->entries[i].value;
-	m = window_map(w, "evcomm", sp->name);
+	m = window_map(w, WIRE_THREAD, sp->name);
 	for (size_t i = 0; i < p->n_events; i++) {
 		report_event *ev = &p->events[i];
 		char key[32];

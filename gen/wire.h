@@ -1,0 +1,35 @@
+/* wire — what passes between a generated program and the report: the
+ * maps a probe of each kind prints at every window's end.  A map is named
+ * @PREFIX_NAME (NAME: the probe's); the prefixes are below.  gen.c prints
+ * (and clears) exactly the maps of wire_of(kind), report.c reads them by
+ * these prefixes, and tests/unit/test_wire.c checks every kind's program
+ * prints its table and nothing else.  Bottom module (kind.h only).
+ *
+ * Records (events) and window markers are printf lines: gen.h. */
+#ifndef BPFSPEC_WIRE_H
+#define BPFSPEC_WIRE_H
+
+#include "kind.h"
+
+#define WIRE_BUCKETS "b"	/* [key, bucket] -> calls: log-linear histogram
+				 * (syscalls: [nr, bucket]) */
+#define WIRE_SUM "sum"		/* [key] -> ns in total (syscalls: [key, nr]) */
+#define WIRE_MIN "min"		/* [key] -> shortest ns (syscalls: [key, nr]) */
+#define WIRE_MAX "max"		/* [key] -> longest ns (syscalls: [key, nr]) */
+#define WIRE_CALLS "n"		/* syscalls: [key, nr] -> calls */
+#define WIRE_ERRORS "err"	/* syscalls: [nr, errno] -> failed calls */
+#define WIRE_HITS "c"		/* count: [key] -> hits */
+#define WIRE_THREAD "evcomm"	/* events: [tid] -> thread name */
+#define WIRE_DROPPED "evdrop"	/* events: -> records over the limit */
+#define WIRE_WAITING "uin"	/* utilization: [tid] -> when the wait in
+				 * progress began (kept across windows) */
+
+typedef struct wire_kind {
+	const char *const *cleared;	/* printed, then cleared, every window */
+	const char *const *kept;	/* printed every window, never cleared by it */
+} wire_kind;
+
+/* The maps a probe of KIND prints (NULL-terminated lists). */
+const wire_kind *wire_of(probe_kind kind);
+
+#endif
