@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "diag.h"
 #include "diff.h"
+#include "report_load.h"
 #include "embedded.h"
 #include "gen.h"
 #include "oneliner.h"

@@ -10,6 +10,7 @@
 
 #include "diag.h"
 #include "diff.h"
+#include "report_load.h"
 #include "render.h"
 #include "report.h"
 

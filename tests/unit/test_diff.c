@@ -15,6 +15,7 @@
 
 #include "diag.h"
 #include "diff.h"
+#include "report_load.h"
 #include "render.h"
 #include "report.h"
 #include "version.h"

@@ -1,0 +1,718 @@
+/* report_load — reads JSON reports back into the report model (see
+ * report_load.h).
+ *
+ * The loader is the inverse of render_json: every field render_json
+ * writes is required with its documented type (docs/report.md), values
+ * render_json derives (mean_ns, main_thread) are type-checked and
+ * otherwise ignored, and the first problem found is reported with the
+ * file name and the JSON path of the field. */
+#include "report_load.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "systab.h"
+#include "units.h"
+#include "version.h"
+
+/* ---- loading ----------------------------------------------------------- */
+
+#define JPATH_LEN 160
+
+static const char load_hint[] =
+	"compare reports written by `bpfspec run SPEC -o json > FILE` "
+	"(docs/report.md lists every field)";
+
+typedef struct loader {
+	const char *file;	/* as the user named it */
+	bool failed;		/* a diagnostic was printed */
+} loader;
+
+/* Prints "FILE: PATH: MESSAGE" (the first problem only). Returns -1. */
+static int ld_fail(loader *l, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int ld_fail(loader *l, const char *path, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (l->failed)
+		return -1;
+	l->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (path && *path)
+		diag_error(load_hint, "%s: %s: %s", l->file, path, msg);
+	else
+		diag_error(load_hint, "%s: %s", l->file, msg);
+	return -1;
+}
+
+static int ld_oom(loader *l)
+{
+	if (!l->failed)
+		diag_error(NULL, "%s: out of memory", l->file);
+	l->failed = true;
+	return -1;
+}
+
+static void path_key(char *out, const char *base, const char *key)
+{
+	snprintf(out, JPATH_LEN, *base ? "%s.%s" : "%s%s", base, key);
+}
+
+static void path_idx(char *out, const char *base, size_t i)
+{
+	snprintf(out, JPATH_LEN, "%s[%zu]", base, i);
+}
+
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a real number";
+	case JSON_TRUE: return "true";
+	case JSON_FALSE: return "false";
+	case JSON_NULL: return "null";
+	}
+	return "?";
+}
+
+typedef enum { T_INT, T_UINT, T_STR, T_BOOL, T_ARR, T_OBJ } want_type;
+
+static const char *const want_names[] = {
+	[T_INT] = "an integer", [T_UINT] = "a non-negative integer", [T_STR] = "a string",
+	[T_BOOL] = "true or false", [T_ARR] = "an array", [T_OBJ] = "an object",
+};
+
+static bool type_ok(const json_t *v, want_type t)
+{
+	switch (t) {
+	case T_INT: return json_is_integer(v);
+	case T_UINT: return json_is_integer(v);
+	case T_STR: return json_is_string(v);
+	case T_BOOL: return json_is_boolean(v);
+	case T_ARR: return json_is_array(v);
+	case T_OBJ: return json_is_object(v);
+	}
+	return false;
+}
+
+/* The value of KEY in OBJ (at BASE), checked against T.  Returns NULL
+ * when it is absent and OPTIONAL (no diagnostic), or after a diagnostic
+ * when it is absent, of another type, or negative for T_UINT.  With
+ * NULLABLE a JSON null is accepted and returned as is. */
+static json_t *ld_get(loader *l, const json_t *obj, const char *base, const char *key,
+		      want_type t, bool nullable, bool optional)
+{
+	char path[JPATH_LEN];
+	json_t *v = json_object_get(obj, key);
+
+	if (!v) {
+		if (!optional) {
+			path_key(path, base, key);
+			ld_fail(l, path, "missing (expected %s%s)", want_names[t],
+				nullable ? " or null" : "");
+		}
+		return NULL;
+	}
+	if (nullable && json_is_null(v))
+		return v;
+	if (!type_ok(v, t)) {
+		path_key(path, base, key);
+		ld_fail(l, path, "expected %s%s, found %s", want_names[t],
+			nullable ? " or null" : "", type_name(v));
+		return NULL;
+	}
+	if (t == T_UINT && json_integer_value(v) < 0) {
+		path_key(path, base, key);
+		ld_fail(l, path, "expected a non-negative integer, found %lld",
+			(long long)json_integer_value(v));
+		return NULL;
+	}
+	return v;
+}
+
+static int get_u64(loader *l, const json_t *obj, const char *base, const char *key,
+		   uint64_t *out)
+{
+	json_t *v = ld_get(l, obj, base, key, T_UINT, false, false);
+	if (!v)
+		return -1;
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int get_long(loader *l, const json_t *obj, const char *base, const char *key, long *out)
+{
+	json_t *v = ld_get(l, obj, base, key, T_INT, false, false);
+	if (!v)
+		return -1;
+	*out = (long)json_integer_value(v);
+	return 0;
+}
+
+static int get_bool(loader *l, const json_t *obj, const char *base, const char *key, bool *out)
+{
+	json_t *v = ld_get(l, obj, base, key, T_BOOL, false, false);
+	if (!v)
+		return -1;
+	*out = json_is_true(v);
+	return 0;
+}
+
+/* Copies string KEY into *OUT (NULL for a JSON null when NULLABLE, or
+ * when absent and OPTIONAL). */
+static int get_str(loader *l, const json_t *obj, const char *base, const char *key, char **out,
+		   bool nullable, bool optional)
+{
+	json_t *v = ld_get(l, obj, base, key, T_STR, nullable, optional);
+	*out = NULL;
+	if (!v)
+		return l->failed ? -1 : 0;
+	if (json_is_null(v))
+		return 0;
+	if (!(*out = strdup(json_string_value(v))))
+		return ld_oom(l);
+	return 0;
+}
+
+static json_t *get_arr(loader *l, const json_t *obj, const char *base, const char *key)
+{
+	return ld_get(l, obj, base, key, T_ARR, false, false);
+}
+
+/* Array element I of ARR (at BASE) as an object, its path in PATH. */
+static json_t *elem_obj(loader *l, const json_t *arr, const char *base, size_t i, char *path)
+{
+	json_t *v = json_array_get(arr, i);
+	path_idx(path, base, i);
+	if (!json_is_object(v)) {
+		ld_fail(l, path, "expected an object, found %s", type_name(v));
+		return NULL;
+	}
+	return v;
+}
+
+/* Allocates N zeroed elements of SIZE (a valid pointer even for N = 0
+ * is not needed: NULL is returned and the caller stores 0 elements). */
+static int alloc_array(loader *l, void **out, size_t n, size_t size)
+{
+	*out = NULL;
+	if (n == 0)
+		return 0;
+	if (!(*out = calloc(n, size)))
+		return ld_oom(l);
+	return 0;
+}
+
+/* count, sum_ns, min_ns, max_ns, mean_ns; with FULL also the percentiles
+ * and the buckets. */
+static int load_stats(loader *l, const json_t *obj, const char *base, report_stats *st,
+		      bool full)
+{
+	uint64_t mean;
+
+	if (get_u64(l, obj, base, "count", &st->count) < 0 ||
+	    get_u64(l, obj, base, "sum_ns", &st->sum_ns) < 0 ||
+	    get_u64(l, obj, base, "min_ns", &st->min_ns) < 0 ||
+	    get_u64(l, obj, base, "max_ns", &st->max_ns) < 0 ||
+	    get_u64(l, obj, base, "mean_ns", &mean) < 0)
+		return -1;
+	if (!full)
+		return 0;
+	if (get_u64(l, obj, base, "p50_ns", &st->p50_ns) < 0 ||
+	    get_u64(l, obj, base, "p90_ns", &st->p90_ns) < 0 ||
+	    get_u64(l, obj, base, "p99_ns", &st->p99_ns) < 0)
+		return -1;
+	json_t *bs = get_arr(l, obj, base, "buckets");
+	if (!bs)
+		return -1;
+	char bpath[JPATH_LEN], path[JPATH_LEN];
+	path_key(bpath, base, "buckets");
+	size_t n = json_array_size(bs);
+	if (alloc_array(l, (void **)&st->buckets, n, sizeof *st->buckets) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		json_t *b = elem_obj(l, bs, bpath, i, path);
+		report_bucket *rb = &st->buckets[i];
+		if (!b || get_u64(l, b, path, "lo_ns", &rb->lo_ns) < 0 ||
+		    get_u64(l, b, path, "hi_ns", &rb->hi_ns) < 0 ||
+		    get_u64(l, b, path, "count", &rb->count) < 0)
+			return -1;
+		st->n_buckets = i + 1;
+	}
+	return 0;
+}
+
+/* One entry of a groups or threads array: tid, thread, main_thread and
+ * the statistics (FULL: with percentiles and buckets). */
+static int load_group(loader *l, const json_t *obj, const char *base, report_group *g, bool full)
+{
+	bool main_thread;
+
+	if (get_long(l, obj, base, "tid", &g->tid) < 0 ||
+	    get_str(l, obj, base, "thread", &g->thread, true, false) < 0 ||
+	    get_bool(l, obj, base, "main_thread", &main_thread) < 0)
+		return -1;
+	return load_stats(l, obj, base, &g->st, full);
+}
+
+static int load_groups(loader *l, const json_t *obj, const char *base, const char *key,
+		       report_group **out, size_t *n_out, bool full)
+{
+	char gpath[JPATH_LEN], path[JPATH_LEN];
+	json_t *arr = get_arr(l, obj, base, key);
+
+	if (!arr)
+		return -1;
+	path_key(gpath, base, key);
+	size_t n = json_array_size(arr);
+	if (alloc_array(l, (void **)out, n, sizeof **out) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		json_t *g = elem_obj(l, arr, gpath, i, path);
+		/* Counted before filling: report_free frees what was copied. */
+		*n_out = i + 1;
+		if (!g || load_group(l, g, path, &(*out)[i], full) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The errno number of NAME: from this architecture's table, or "E123". */
+static long errno_number(const char *name)
+{
+	for (size_t i = 0; i < systab_n_errnos; i++)
+		if (strcmp(systab_errnos[i].name, name) == 0)
+			return systab_errnos[i].nr;
+	if (name[0] == 'E' && isdigit((unsigned char)name[1])) {
+		char *end;
+		errno = 0;
+		long v = strtol(name + 1, &end, 10);
+		if (!*end && errno == 0)
+			return v;
+	}
+	return 0;
+}
+
+static int load_syscall(loader *l, const json_t *obj, const char *base, report_syscall *sc)
+{
+	char epath[JPATH_LEN], path[JPATH_LEN];
+
+	if (get_str(l, obj, base, "syscall", &sc->name, false, false) < 0 ||
+	    get_long(l, obj, base, "nr", &sc->nr) < 0 ||
+	    load_stats(l, obj, base, &sc->st, true) < 0 ||
+	    get_u64(l, obj, base, "error_count", &sc->error_count) < 0)
+		return -1;
+	json_t *errs = ld_get(l, obj, base, "errors", T_OBJ, false, false);
+	if (!errs)
+		return -1;
+	path_key(epath, base, "errors");
+	if (alloc_array(l, (void **)&sc->errors, json_object_size(errs), sizeof *sc->errors) < 0)
+		return -1;
+	const char *name;
+	json_t *v;
+	json_object_foreach(errs, name, v) {
+		report_errno *e = &sc->errors[sc->n_errors];
+		if (!json_is_integer(v) || json_integer_value(v) < 0) {
+			path_key(path, epath, name);
+			return ld_fail(l, path, "expected a non-negative integer, found %s",
+				       type_name(v));
+		}
+		if (!(e->name = strdup(name)))
+			return ld_oom(l);
+		sc->n_errors++;
+		e->number = errno_number(name);
+		e->count = (uint64_t)json_integer_value(v);
+	}
+	return load_groups(l, obj, base, "threads", &sc->threads, &sc->n_threads, false);
+}
+
+static int load_event(loader *l, const json_t *obj, const char *base, report_event *ev)
+{
+	json_t *v;
+
+	if (get_u64(l, obj, base, "t_ns", &ev->t_ns) < 0 ||
+	    get_long(l, obj, base, "tid", &ev->tid) < 0 ||
+	    get_str(l, obj, base, "thread", &ev->thread, true, false) < 0 ||
+	    get_str(l, obj, base, "syscall", &ev->syscall, true, false) < 0 ||
+	    get_u64(l, obj, base, "latency_ns", &ev->latency_ns) < 0)
+		return -1;
+	if (!(v = ld_get(l, obj, base, "ret", T_INT, false, false)))
+		return -1;
+	ev->ret = (long long)json_integer_value(v);
+	if (get_str(l, obj, base, "error", &ev->error, false, true) < 0 ||
+	    get_str(l, obj, base, "path", &ev->path, false, true) < 0 ||
+	    get_str(l, obj, base, "address", &ev->address, false, true) < 0)
+		return -1;
+	if ((v = ld_get(l, obj, base, "path_truncated", T_BOOL, false, true)))
+		ev->path_truncated = json_is_true(v);
+	if ((v = ld_get(l, obj, base, "length", T_UINT, false, true))) {
+		ev->has_length = true;
+		ev->length = (uint64_t)json_integer_value(v);
+	}
+	return l->failed ? -1 : 0;
+}
+
+
+static int load_probe(loader *l, const json_t *obj, const char *base, report_probe *p)
+{
+	char path[JPATH_LEN], apath[JPATH_LEN];
+	char *kind = NULL;
+
+	if (get_str(l, obj, base, "name", &p->name, false, false) < 0 ||
+	    get_str(l, obj, base, "kind", &kind, false, false) < 0)
+		return -1;
+	int known = kind_from_name(kind, &p->kind);
+	if (known < 0) {
+		path_key(path, base, "kind");
+		ld_fail(l, path, "unknown kind '%s' (latency, syscalls, events, count or utilization)",
+			kind);
+	}
+	free(kind);
+	if (known < 0 ||
+	    get_str(l, obj, base, "function", &p->function, true, false) < 0 ||
+	    get_str(l, obj, base, "object", &p->object, true, false) < 0 ||
+	    get_str(l, obj, base, "unit", &p->unit, false, false) < 0 ||
+	    get_bool(l, obj, base, "attached", &p->attached) < 0)
+		return -1;
+	/* What each kind's report holds (render_json.c writes it).  A
+	 * utilization probe has a latency probe's fields (its waits in
+	 * epoll), per-thread groups included. */
+	bool is_latency = false, is_syscalls = false, is_events = false, is_count = false;
+	switch (p->kind) {
+	case PROBE_LATENCY:
+	case PROBE_UTILIZATION:
+		is_latency = true;
+		break;
+	case PROBE_SYSCALLS:
+		is_syscalls = true;
+		break;
+	case PROBE_EVENTS:
+		is_events = true;
+		break;
+	case PROBE_COUNT:
+		is_count = true;
+		break;
+	}
+	time_unit u;
+	if (unit_lookup(p->unit, strlen(p->unit), &u) == 0)
+		p->unit_ns = unit_ns(u);
+	if (!p->unit_ns) {
+		path_key(path, base, "unit");
+		return ld_fail(l, path, "unknown unit '%s' (ns, us, ms or s)", p->unit);
+	}
+	if (get_str(l, obj, base, "derived", &p->derived, false, true) < 0)
+		return -1;
+	if (!p->attached && get_str(l, obj, base, "reason", &p->reason, true, true) < 0)
+		return -1;
+	if (is_events || is_count) {
+		if (get_u64(l, obj, base, "count", &p->st.count) < 0)
+			return -1;
+		/* render_json writes an empty groups array for events probes,
+		 * and counts alone for count probes: a diff reads the total. */
+		if (!get_arr(l, obj, base, "groups"))
+			return -1;
+	} else if (load_stats(l, obj, base, &p->st, true) < 0 ||
+		   load_groups(l, obj, base, "groups", &p->groups, &p->n_groups, is_latency) < 0) {
+		return -1;
+	}
+	if (is_syscalls) {
+		json_t *arr = get_arr(l, obj, base, "syscalls");
+		if (!arr)
+			return -1;
+		path_key(apath, base, "syscalls");
+		size_t n = json_array_size(arr);
+		if (alloc_array(l, (void **)&p->syscalls, n, sizeof *p->syscalls) < 0)
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			json_t *s = elem_obj(l, arr, apath, i, path);
+			p->n_syscalls = i + 1;
+			if (!s || load_syscall(l, s, path, &p->syscalls[i]) < 0)
+				return -1;
+		}
+	}
+	if (is_events) {
+		if (get_u64(l, obj, base, "threshold_ns", &p->threshold_ns) < 0 ||
+		    get_u64(l, obj, base, "events_dropped", &p->events_dropped) < 0)
+			return -1;
+		json_t *arr = get_arr(l, obj, base, "events");
+		if (!arr)
+			return -1;
+		path_key(apath, base, "events");
+		size_t n = json_array_size(arr);
+		if (alloc_array(l, (void **)&p->events, n, sizeof *p->events) < 0)
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			json_t *e = elem_obj(l, arr, apath, i, path);
+			p->n_events = i + 1;
+			if (!e || load_event(l, e, path, &p->events[i]) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The optional "parameters" object (name -> value text). */
+static int load_params(loader *l, const json_t *root, report *rep)
+{
+	json_t *ps = ld_get(l, root, "", "parameters", T_OBJ, false, true), *v;
+	const char *name;
+	char path[JPATH_LEN];
+	size_t n;
+
+	if (!ps)
+		return l->failed ? -1 : 0;
+	n = json_object_size(ps);
+	if (alloc_array(l, (void **)&rep->param_names, n, sizeof *rep->param_names) < 0 ||
+	    alloc_array(l, (void **)&rep->param_values, n, sizeof *rep->param_values) < 0 ||
+	    alloc_array(l, (void **)&rep->param_set, n, sizeof *rep->param_set) < 0)
+		return -1;
+	json_object_foreach(ps, name, v) {
+		if (!json_is_string(v)) {
+			path_key(path, "parameters", name);
+			return ld_fail(l, path, "expected a string, found %s", type_name(v));
+		}
+		rep->param_names[rep->n_params] = strdup(name);
+		rep->param_values[rep->n_params] = strdup(json_string_value(v));
+		rep->n_params++;
+		if (!rep->param_names[rep->n_params - 1] || !rep->param_values[rep->n_params - 1])
+			return ld_oom(l);
+	}
+	return 0;
+}
+
+static int load_report(loader *l, const json_t *root, report *rep)
+{
+	char path[JPATH_LEN];
+	json_t *v;
+
+	if (!json_is_object(root))
+		return ld_fail(l, NULL, "expected a JSON object (a report), found %s",
+			       type_name(root));
+	/* The schema first: a newer report may differ in any other field. */
+	if (!(v = ld_get(l, root, "", "schema", T_INT, false, false)))
+		return -1;
+	if (json_integer_value(v) != BPFSPEC_REPORT_SCHEMA) {
+		l->failed = true;
+		diag_error("compare it with the bpfspec version that wrote it",
+			   "%s: report schema %lld is not supported by this bpfspec (schema %d)",
+			   l->file, (long long)json_integer_value(v), BPFSPEC_REPORT_SCHEMA);
+		return -1;
+	}
+	if (!ld_get(l, root, "", "bpfspec_version", T_STR, false, false) ||
+	    get_str(l, root, "", "spec", &rep->spec_name, true, false) < 0 ||
+	    get_str(l, root, "", "spec_path", &rep->spec_path, true, false) < 0)
+		return -1;
+	if (load_params(l, root, rep) < 0)
+		return -1;
+	json_t *timing = ld_get(l, root, "", "timing", T_STR, false, true);
+	if (l->failed)
+		return -1;
+	rep->entry_only = timing && strcmp(json_string_value(timing), "entry-only") == 0;
+	json_t *t = ld_get(l, root, "", "target", T_OBJ, false, false);
+	if (!t || get_long(l, t, "target", "pid", &rep->pid) < 0 ||
+	    get_str(l, t, "target", "binary", &rep->binary, true, false) < 0)
+		return -1;
+	if (get_u64(l, root, "", "duration_ns", &rep->duration_ns) < 0 ||
+	    get_bool(l, root, "", "partial", &rep->partial) < 0)
+		return -1;
+	/* Reports from before the window was dated have no start. */
+	json_t *start = ld_get(l, root, "", "window_start_unix_ns", T_UINT, false, true);
+	if (l->failed)
+		return -1;
+	if (start)
+		rep->start_unix_ns = (uint64_t)json_integer_value(start);
+	if (rep->partial &&
+	    get_str(l, root, "", "partial_reason", &rep->partial_reason, true, true) < 0)
+		return -1;
+	if (get_u64(l, root, "", "lost_events", &rep->lost_events) < 0 ||
+	    get_long(l, root, "", "attached_probes", &rep->attached_probes) < 0 ||
+	    get_long(l, root, "", "expected_probes", &rep->expected_probes) < 0 ||
+	    !ld_get(l, root, "", "percentile_method", T_STR, false, false))
+		return -1;
+
+	json_t *probes = get_arr(l, root, "", "probes");
+	if (!probes)
+		return -1;
+	size_t n = json_array_size(probes);
+	if (alloc_array(l, (void **)&rep->probes, n, sizeof *rep->probes) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		json_t *p = elem_obj(l, probes, "probes", i, path);
+		rep->n_probes = i + 1;
+		if (!p || load_probe(l, p, path, &rep->probes[i]) < 0)
+			return -1;
+	}
+
+	json_t *warnings = get_arr(l, root, "", "warnings");
+	if (!warnings)
+		return -1;
+	n = json_array_size(warnings);
+	if (alloc_array(l, (void **)&rep->warnings, n, sizeof *rep->warnings) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		v = json_array_get(warnings, i);
+		if (!json_is_string(v)) {
+			path_idx(path, "warnings", i);
+			return ld_fail(l, path, "expected a string, found %s", type_name(v));
+		}
+		if (!(rep->warnings[i] = strdup(json_string_value(v))))
+			return ld_oom(l);
+		rep->n_warnings = i + 1;
+	}
+	return 0;
+}
+
+static bool all_space(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isspace((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* When TEXT holds several JSON values one after the other (NDJSON from
+ * interval mode), returns how many and sets *LAST_LINE to the line the
+ * last one starts on; otherwise returns 0. */
+static size_t count_values(const char *text, size_t len, unsigned *last_line)
+{
+	size_t off = 0, n = 0;
+	unsigned line = 1;
+
+	while (off < len && !all_space(text + off, len - off)) {
+		json_error_t err;
+		/* Lines up to where the value starts. */
+		while (off < len && isspace((unsigned char)text[off]))
+			if (text[off++] == '\n')
+				line++;
+		json_t *v = json_loadb(text + off, len - off, JSON_DISABLE_EOF_CHECK, &err);
+		if (!v)
+			return 0;
+		json_decref(v);
+		if (err.position <= 0 || (size_t)err.position > len - off)
+			return 0;
+		*last_line = line;
+		for (size_t i = 0; i < (size_t)err.position; i++)
+			if (text[off + i] == '\n')
+				line++;
+		off += (size_t)err.position;
+		n++;
+	}
+	return n > 1 ? n : 0;
+}
+
+report *report_parse_json(const char *text, size_t len, const char *name)
+{
+	loader l = { .file = name };
+	json_error_t err;
+
+	if (all_space(text, len)) {
+		diag_error("write one with `bpfspec run SPEC -o json > FILE`",
+			   "%s: empty file: expected a JSON report", name);
+		return NULL;
+	}
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+	if (!root) {
+		unsigned last_line = 0;
+		size_t n = count_values(text, len, &last_line);
+		if (n) {
+			char hint[256];
+			snprintf(hint, sizeof hint,
+				 "pick one line: `sed -n %up %s > one.json` (the last report)",
+				 last_line, strcmp(name, "<stdin>") == 0 ? "FILE" : name);
+			diag_error(hint,
+				   "%s: holds %zu JSON values, not one report (interval mode, -i, "
+				   "writes one report per line)",
+				   name, n);
+			return NULL;
+		}
+		diag_src src = { .path = name, .text = text, .len = len };
+		diag_loc loc = { 0, 0, 1, NULL };
+		if (err.line > 0 && err.position >= 0 && (size_t)err.position <= len) {
+			/* jansson points at the end of the offending token: underline
+			 * a bare word or number from its start. */
+			size_t end = (size_t)err.position, start = end;
+			while (start > 0 && text[start - 1] &&
+			       (isalnum((unsigned char)text[start - 1]) ||
+				strchr("_.+-", text[start - 1])))
+				start--;
+			if (start == end && start > 0 && text[start - 1] != '\n')
+				start--;
+			loc = diag_loc_of(&src, start, end);
+		}
+		diag_at(DIAG_ERROR, &src, loc, load_hint, "not a JSON report: %s", err.text);
+		return NULL;
+	}
+	report *rep = calloc(1, sizeof *rep);
+	if (!rep) {
+		json_decref(root);
+		diag_error(NULL, "%s: out of memory", name);
+		return NULL;
+	}
+	rep->attached_probes = -1;
+	int rc = load_report(&l, root, rep);
+	json_decref(root);
+	if (rc < 0) {
+		report_free(rep);
+		return NULL;
+	}
+	return rep;
+}
+
+report *report_load_json(const char *path)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	const char *name = is_stdin ? "<stdin>" : path;
+	FILE *f = is_stdin ? stdin : fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+
+	if (!f) {
+		diag_error("check the path", "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (len + 65536 > cap) {
+			size_t ncap = cap ? cap * 2 : 65536;
+			char *nt = realloc(text, ncap);
+			if (!nt) {
+				diag_error(NULL, "%s: out of memory", name);
+				goto fail;
+			}
+			text = nt;
+			cap = ncap;
+		}
+		size_t got = fread(text + len, 1, cap - len, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		diag_error(NULL, "cannot read %s: %s", name, strerror(errno));
+		goto fail;
+	}
+	if (!is_stdin)
+		fclose(f);
+	report *rep = report_parse_json(text, len, name);
+	free(text);
+	return rep;
+fail:
+	if (!is_stdin)
+		fclose(f);
+	free(text);
+	return NULL;
+}
