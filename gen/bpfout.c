@@ -15,7 +15,7 @@
  * Both versions print bytes >= 0x80 inside strings as "\uffffffXX" (a sign-
  * extended char through "\\u%04x").  jansson accepts "\uffff" followed by
  * the literal text "ffXX", so such lines parse but carry garbage: they are
- * repaired before parsing (see repair_high_bytes). */
+ * repaired before parsing (see bpfout_repair_high_bytes). */
 #include "bpfout.h"
 #include "safe.h"
 
@@ -29,23 +29,7 @@
 
 #include <jansson.h>
 
-#define MAX_LINE	((size_t)64 << 20)	/* longer lines are skipped */
-#define MAX_NOTES	10000			/* then one "dropped" note */
-#define MAX_NOTE_LEN	1024			/* longer notes are cut */
-
-struct bpfout {
-	long attached;
-	uint64_t lost;
-	bpfout_window **windows;	/* complete; pointers never move */
-	size_t n_windows, cap_windows;
-	bpfout_window *cur;		/* the trailing window */
-	bool in_section;		/* flush seen, end not yet */
-	bool begin_seen;
-	char **notes;
-	size_t n_notes, cap_notes;
-	size_t lineno;
-	bool line_clamped;		/* an integer of this line was clamped */
-};
+#include "bpfout_internal.h"
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -58,7 +42,7 @@ static void *xrealloc_array(void *ptr, size_t n, size_t size)
 
 /* Grows ARR (of *CAP elements of SIZE) to hold at least NEED.  Returns the
  * array, possibly moved; NULL on allocation failure (ARR is untouched). */
-static void *grow(void *arr, size_t *cap, size_t need, size_t size)
+void *bpfout_grow(void *arr, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
 		return arr;
@@ -73,12 +57,11 @@ static void *grow(void *arr, size_t *cap, size_t need, size_t size)
 
 /* Adds "line N: " + the formatted text as a note.  Control characters other
  * than tab and newline become '?'; the note is cut at MAX_NOTE_LEN bytes. */
-__attribute__((format(printf, 2, 3)))
-static void note(bpfout *p, const char *fmt, ...)
+void bpfout_note(bpfout *p, const char *fmt, ...)
 {
 	if (p->n_notes > MAX_NOTES)
 		return;
-	char **notes = grow(p->notes, &p->cap_notes, p->n_notes + 1, sizeof *notes);
+	char **notes = bpfout_grow(p->notes, &p->cap_notes, p->n_notes + 1, sizeof *notes);
 	if (!notes)
 		return;
 	p->notes = notes;
@@ -166,7 +149,7 @@ static void window_free(bpfout_window *w)
 
 /* Moves M into W, replacing a map of the same name.  Returns 0 on success;
  * -1 on allocation failure (M is cleared either way). */
-static int window_put(bpfout_window *w, bpfout_map *m)
+int bpfout_window_put(bpfout_window *w, bpfout_map *m)
 {
 	for (size_t i = 0; i < w->n_maps; i++) {
 		if (strcmp(w->maps[i].name, m->name) == 0) {
@@ -442,7 +425,7 @@ static bool is_quoted_big_int(bpfout *p, const json_t *j, int64_t *out)
 
 /* Fills E->ikeys from E->key when every comma-separated part (at most 8) is
  * a decimal integer; uint64 parts above INT64_MAX keep their bits. */
-static void split_ikeys_len(bpfout_entry *e, size_t key_len)
+void bpfout_split_ikeys_len(bpfout_entry *e, size_t key_len)
 {
 	const char *s = e->key, *stop = e->key + key_len;
 	size_t n = 0;
@@ -473,7 +456,7 @@ static void split_ikeys_len(bpfout_entry *e, size_t key_len)
 
 static void split_ikeys(bpfout_entry *e)
 {
-	split_ikeys_len(e, strlen(e->key));
+	bpfout_split_ikeys_len(e, strlen(e->key));
 }
 
 /* ---- values ------------------------------------------------------------- */
@@ -637,13 +620,13 @@ static int parse_map(bpfout *p, record_kind kind, const char *name, const json_t
 	if (!(m->name = strdup(name)))
 		return -1;
 	if (!keyed && !json_is_array(v) && kind == KIND_HIST) {
-		note(p, "%s: skipped: hist %s", name, json_kind_name(v));
+		bpfout_note(p, "%s: skipped: hist %s", name, json_kind_name(v));
 		map_clear(m);
 		return -1;
 	}
 	size_t n = keyed ? json_object_size(v) : 1;
 	if (n && !(m->entries = xrealloc_array(NULL, n, sizeof *m->entries))) {
-		note(p, "skipped: %s: out of memory", name);
+		bpfout_note(p, "skipped: %s: out of memory", name);
 		map_clear(m);
 		return -1;
 	}
@@ -657,10 +640,10 @@ static int parse_map(bpfout *p, record_kind kind, const char *name, const json_t
 	}
 	if (skipped) {
 		if (*why_key)
-			note(p, "%s: skipped %zu of %zu entries (first: key \"%s\": %s)", name,
+			bpfout_note(p, "%s: skipped %zu of %zu entries (first: key \"%s\": %s)", name,
 			     skipped, n, why_key, why);
 		else
-			note(p, "%s: skipped: %s", name, why);
+			bpfout_note(p, "%s: skipped: %s", name, why);
 	}
 	if (m->n_entries == 0 && skipped) {
 		map_clear(m);
@@ -678,15 +661,15 @@ static bpfout_line feed_maps(bpfout *p, const char *type, record_kind kind, cons
 	const json_t *v;
 
 	if (!json_is_object(data) || json_object_size(data) == 0) {
-		note(p, "skipped: %s record without a map", type);
+		bpfout_note(p, "skipped: %s record without a map", type);
 		return BPFOUT_LINE_SKIPPED;
 	}
 	json_object_foreach((json_t *)data, name, v) {
 		bpfout_map m;
 		if (parse_map(p, kind, name, v, &m) < 0)
 			continue;
-		if (window_put(p->cur, &m) < 0) {
-			note(p, "skipped: %s: out of memory", name);
+		if (bpfout_window_put(p->cur, &m) < 0) {
+			bpfout_note(p, "skipped: %s: out of memory", name);
 			continue;
 		}
 		used++;
@@ -703,16 +686,16 @@ static bpfout_line feed_value(bpfout *p, const json_t *data)
 
 	if (json_is_integer(data) || json_is_real(data) || json_is_boolean(data) ||
 	    (json_is_string(data) && is_quoted_big_int(p, data, &iv))) {
-		if (parse_map(p, KIND_MAP, "", data, &m) == 0 && window_put(p->cur, &m) == 0)
+		if (parse_map(p, KIND_MAP, "", data, &m) == 0 && bpfout_window_put(p->cur, &m) == 0)
 			return BPFOUT_LINE_DATA;
 		return BPFOUT_LINE_SKIPPED;
 	}
 	if (json_is_string(data)) {
-		note(p, "value: %s", json_string_value(data));
+		bpfout_note(p, "value: %s", json_string_value(data));
 		return BPFOUT_LINE_MESSAGE;
 	}
 	char *text = json_dumps(data, JSON_COMPACT | JSON_ENCODE_ANY);
-	note(p, "value: %s", text ? text : "(unprintable)");
+	bpfout_note(p, "value: %s", text ? text : "(unprintable)");
 	free(text);
 	return BPFOUT_LINE_MESSAGE;
 }
@@ -740,7 +723,7 @@ static bpfout_line feed_marker(bpfout *p, const char *s, size_t len)
 
 	if (parse_marker(s, len, "begin", true, &ns)) {
 		if (p->begin_seen || p->n_windows || p->in_section) {
-			note(p, "ignored a second begin marker (%" PRIu64 ")", ns);
+			bpfout_note(p, "ignored a second begin marker (%" PRIu64 ")", ns);
 		} else {
 			p->cur->begin_ns = ns;
 			p->begin_seen = true;
@@ -755,7 +738,7 @@ static bpfout_line feed_marker(bpfout *p, const char *s, size_t len)
 			 * event?): its maps may be partial, drop them; the maps that
 			 * follow cover both intervals, since the script clears only
 			 * after printing. */
-			note(p, "flush marker while the window ending at %" PRIu64
+			bpfout_note(p, "flush marker while the window ending at %" PRIu64
 			     " was still open (end marker lost?): that window was dropped",
 			     p->cur->end_ns);
 			window_clear_maps(p->cur);
@@ -767,17 +750,17 @@ static bpfout_line feed_marker(bpfout *p, const char *s, size_t len)
 	}
 	if (parse_marker(s, len, "end", false, &ns)) {
 		if (!p->in_section) {
-			note(p, "ignored an end marker without a flush marker before it");
+			bpfout_note(p, "ignored an end marker without a flush marker before it");
 			return BPFOUT_LINE_MESSAGE;
 		}
 		bpfout_window *next = calloc(1, sizeof *next);
-		bpfout_window **ws = grow(p->windows, &p->cap_windows, p->n_windows + 1,
+		bpfout_window **ws = bpfout_grow(p->windows, &p->cap_windows, p->n_windows + 1,
 					  sizeof *ws);
 		if (ws)
 			p->windows = ws;
 		if (!next || !ws) {
 			free(next);
-			note(p, "out of memory: window ending at %" PRIu64 " dropped", p->cur->end_ns);
+			bpfout_note(p, "out of memory: window ending at %" PRIu64 " dropped", p->cur->end_ns);
 			window_clear_maps(p->cur);
 			p->cur->begin_ns = p->cur->end_ns;
 			p->cur->end_ns = 0;
@@ -791,12 +774,12 @@ static bpfout_line feed_marker(bpfout *p, const char *s, size_t len)
 		p->in_section = false;
 		return BPFOUT_LINE_WINDOW;
 	}
-	note(p, "malformed bpfspec marker: %.*s", chomp_len(s), s);
+	bpfout_note(p, "malformed bpfspec marker: %.*s", chomp_len(s), s);
 	return BPFOUT_LINE_MESSAGE;
 }
 
 /* Keeps one event record in the open window. */
-static bpfout_line feed_event(bpfout *p, const char *s, size_t len)
+bpfout_line bpfout_feed_event(bpfout *p, const char *s, size_t len)
 {
 	bpfout_window *w = p->cur;
 
@@ -806,7 +789,7 @@ static bpfout_line feed_event(bpfout *p, const char *s, size_t len)
 		w->events_dropped++;
 		return BPFOUT_LINE_EVENT;
 	}
-	char **ev = grow(w->events, &w->cap_events, w->n_events + 1, sizeof *ev);
+	char **ev = bpfout_grow(w->events, &w->cap_events, w->n_events + 1, sizeof *ev);
 	char *copy = ev ? strndup(s, len) : NULL;
 	if (ev)
 		w->events = ev;
@@ -822,16 +805,16 @@ static bpfout_line feed_event(bpfout *p, const char *s, size_t len)
 static bpfout_line feed_printf(bpfout *p, const json_t *data)
 {
 	if (!json_is_string(data)) {
-		note(p, "skipped: printf record without text");
+		bpfout_note(p, "skipped: printf record without text");
 		return BPFOUT_LINE_SKIPPED;
 	}
 	const char *s = json_string_value(data);
 	size_t len = json_string_length(data);
 	if (len >= 11 && memcmp(s, "bpfspec:ev ", 11) == 0)
-		return feed_event(p, s + 11, len - 11);
+		return bpfout_feed_event(p, s + 11, len - 11);
 	if (len >= 8 && memcmp(s, "bpfspec:", 8) == 0)
 		return feed_marker(p, s, len);
-	note(p, "printf: %.*s", chomp_len(s), s);
+	bpfout_note(p, "printf: %.*s", chomp_len(s), s);
 	return BPFOUT_LINE_MESSAGE;
 }
 
@@ -863,11 +846,11 @@ static bpfout_line feed_located(bpfout *p, const char *type, const json_t *root)
 		if (!msg && has_rc && rc < 0 && rc > -4096)
 			msg = strerror((int)-rc);
 		if (msg)
-			note(p, "%s: %s failed: %s (%" PRId64 ")%s", type, helper, msg, rc, where);
+			bpfout_note(p, "%s: %s failed: %s (%" PRId64 ")%s", type, helper, msg, rc, where);
 		else
-			note(p, "%s: %s failed with %" PRId64 "%s", type, helper, rc, where);
+			bpfout_note(p, "%s: %s failed with %" PRId64 "%s", type, helper, rc, where);
 	} else {
-		note(p, "%s: %s%s", type, msg ? msg : "(no message)", where);
+		bpfout_note(p, "%s: %s%s", type, msg ? msg : "(no message)", where);
 	}
 	return BPFOUT_LINE_MESSAGE;
 }
@@ -879,7 +862,7 @@ static bpfout_line feed_record(bpfout *p, const json_t *root)
 	uint64_t n;
 
 	if (!json_is_object(root) || !type) {
-		note(p, "skipped: not a bpftrace record (no \"type\")");
+		bpfout_note(p, "skipped: not a bpftrace record (no \"type\")");
 		return BPFOUT_LINE_SKIPPED;
 	}
 	if (strcmp(type, "map") == 0)
@@ -894,7 +877,7 @@ static bpfout_line feed_record(bpfout *p, const json_t *root)
 		return feed_value(p, data);
 	if (strcmp(type, "attached_probes") == 0) {
 		if (counted(p, root, "probes", &n) < 0 || n > LONG_MAX) {
-			note(p, "skipped: attached_probes without a probe count");
+			bpfout_note(p, "skipped: attached_probes without a probe count");
 			return BPFOUT_LINE_SKIPPED;
 		}
 		p->attached = (long)n;
@@ -902,21 +885,21 @@ static bpfout_line feed_record(bpfout *p, const json_t *root)
 	}
 	if (strcmp(type, "lost_events") == 0) {
 		if (counted(p, root, "events", &n) < 0) {
-			note(p, "skipped: lost_events without an event count");
+			bpfout_note(p, "skipped: lost_events without an event count");
 			return BPFOUT_LINE_SKIPPED;
 		}
 		p->lost = n > UINT64_MAX - p->lost ? UINT64_MAX : p->lost + n;
-		note(p, "bpftrace lost %" PRIu64 " events", n);
+		bpfout_note(p, "bpftrace lost %" PRIu64 " events", n);
 		return BPFOUT_LINE_LOST;
 	}
 	if (strcmp(type, "time") == 0 || strcmp(type, "cat") == 0 ||
 	    strcmp(type, "join") == 0 || strcmp(type, "syscall") == 0) {
 		const char *t = json_string_value(data);
 		if (!t) {
-			note(p, "skipped: %s record without text", type);
+			bpfout_note(p, "skipped: %s record without text", type);
 			return BPFOUT_LINE_SKIPPED;
 		}
-		note(p, "%s: %.*s", type, chomp_len(t), t);
+		bpfout_note(p, "%s: %.*s", type, chomp_len(t), t);
 		return BPFOUT_LINE_MESSAGE;
 	}
 	if (strcmp(type, "helper_error") == 0 || strcmp(type, "runtime_error") == 0 ||
@@ -929,252 +912,11 @@ static bpfout_line feed_record(bpfout *p, const json_t *root)
 		if (json_is_object(data))
 			json_object_foreach((json_t *)data, name, v)
 				break;
-		note(p, "tseries map %s is not supported; skipped", name ? name : "(unnamed)");
+		bpfout_note(p, "tseries map %s is not supported; skipped", name ? name : "(unnamed)");
 		return BPFOUT_LINE_MESSAGE;
 	}
-	note(p, "unknown bpftrace record type \"%s\"", type);
+	bpfout_note(p, "unknown bpftrace record type \"%s\"", type);
 	return BPFOUT_LINE_MESSAGE;
-}
-
-/* ---- line repair -------------------------------------------------------- */
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* The byte of a "\uffffffXX" escape at S (LEN bytes left), or -1. */
-static int high_byte_escape(const char *s, size_t len)
-{
-	if (len < 10 || memcmp(s, "\\uffffff", 8) != 0)
-		return -1;
-	int hi = hexval(s[8]), lo = hexval(s[9]);
-	return hi < 0 || lo < 0 ? -1 : hi << 4 | lo;
-}
-
-/* Rewrites bpftrace's "\uffffffXX" escapes in LINE into the raw bytes they
- * stand for; a byte that is not part of valid UTF-8 travels as its
- * safe.h wire code point (each 10-byte escape becomes at most 4 bytes), so
- * the JSON stays valid and the string keeps its exact bytes: bpfout
- * decodes the strings it hands out.  Returns a malloc'ed NUL-terminated
- * copy and its length in *OUT_LEN, with the counts of repaired bytes and
- * of bytes carried as wire code points; NULL when there was nothing to
- * repair (or no memory). */
-static char *repair_high_bytes(const char *line, size_t len, size_t *out_len,
-			       size_t *repaired, size_t *replaced)
-{
-	if (!memmem(line, len, "\\uffffff", 8))
-		return NULL;
-	/* Each 10-byte escape shrinks to 1 byte or to a 6-byte "\ufffd". */
-	char *out = malloc(len + 1), *o = out;
-	unsigned char *run = malloc(len / 10 + 1);
-	if (!out || !run) {
-		free(out);
-		free(run);
-		return NULL;
-	}
-	*repaired = *replaced = 0;
-	for (size_t i = 0; i < len;) {
-		if (line[i] != '\\') {
-			*o++ = line[i++];
-			continue;
-		}
-		if (high_byte_escape(line + i, len - i) < 0) {
-			/* Any other escape: copy it whole so "\\\\uffffff..." (an
-			 * escaped backslash, then text) is left alone. */
-			*o++ = line[i++];
-			if (i < len)
-				*o++ = line[i++];
-			continue;
-		}
-		size_t n = 0;
-		int b;
-		while ((b = high_byte_escape(line + i, len - i)) >= 0) {
-			run[n++] = (unsigned char)b;
-			i += 10;
-		}
-		*repaired += n;
-		for (size_t k = 0, used; k < n; k += used) {
-			size_t w = safe_wire_encode(run + k, n - k, o, &used);
-			if (w != used)
-				(*replaced)++;
-			o += w;
-		}
-	}
-	*o = '\0';
-	*out_len = (size_t)(o - out);
-	free(run);
-	return out;
-}
-
-/* ---- the fast path for plain integer maps ----------------------------------
- *
- * Most of what bpftrace prints is map dumps of integers, one map a line:
- *   {"type": "map", "data": {"@b_timers": {"100,300": 3, "101,300": 1}}}
- * Building a jansson tree of such a line (a hash table of every key) costs
- * more than the rest of bpfspec together, so lines of exactly this shape
- * are read directly.  Anything else — escapes, non-ASCII text, floats,
- * integers outside int64, nested values, several maps — returns false
- * before any state changes, and the line goes through jansson. */
-
-typedef struct scan {
-	const char *s, *end;
-} scan;
-
-static void scan_ws(scan *c)
-{
-	while (c->s < c->end && (*c->s == ' ' || *c->s == '\t'))
-		c->s++;
-}
-
-static bool scan_char(scan *c, char ch)
-{
-	scan_ws(c);
-	if (c->s < c->end && *c->s == ch) {
-		c->s++;
-		return true;
-	}
-	return false;
-}
-
-/* A string of printable ASCII without escapes: sets *STR and *LEN. */
-static bool scan_string(scan *c, const char **str, size_t *len)
-{
-	if (!scan_char(c, '"'))
-		return false;
-	const char *b = c->s;
-	while (c->s < c->end && *c->s != '"') {
-		unsigned char ch = (unsigned char)*c->s;
-		if (ch < 0x20 || ch > 0x7e || ch == '\\')
-			return false;
-		c->s++;
-	}
-	if (c->s == c->end)
-		return false;
-	*str = b;
-	*len = (size_t)(c->s - b);
-	c->s++;
-	return true;
-}
-
-static bool scan_word(scan *c, const char *word)
-{
-	const char *s;
-	size_t len;
-	return scan_string(c, &s, &len) && len == strlen(word) && memcmp(s, word, len) == 0;
-}
-
-/* A JSON integer that fits int64. */
-static bool scan_int(scan *c, int64_t *out)
-{
-	scan_ws(c);
-	bool neg = c->s < c->end && *c->s == '-';
-	const char *d = c->s + neg, *e = d;
-	uint64_t mag = 0;
-	while (e < c->end && *e >= '0' && *e <= '9') {
-		if (mag > (UINT64_MAX - 9) / 10)
-			return false;
-		mag = mag * 10 + (uint64_t)(*e - '0');
-		e++;
-	}
-	if (e == d || (e - d > 1 && *d == '0') || (e < c->end && strchr(".eE", *e)))
-		return false;
-	if (mag > (uint64_t)INT64_MAX + neg)
-		return false;
-	*out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
-	c->s = e;
-	return true;
-}
-
-static bool fast_map_line(bpfout *p, const char *line, size_t len)
-{
-	scan c = { line, line + len };
-	const char *name, *key;
-	size_t name_len, key_len, n = 0, cap = 0;
-	bpfout_entry *entries = NULL;
-	bpfout_map m;
-	int64_t v;
-	/* Every key, NUL-terminated, in one block: they take less room than
-	 * the line itself. */
-	char *arena, *ap;
-
-	if (memchr(line, '\\', len) || !scan_char(&c, '{') || !scan_word(&c, "type") ||
-	    !scan_char(&c, ':') || !scan_word(&c, "map") || !scan_char(&c, ',') ||
-	    !scan_word(&c, "data") || !scan_char(&c, ':') || !scan_char(&c, '{') ||
-	    !scan_string(&c, &name, &name_len) || !scan_char(&c, ':') || !scan_char(&c, '{'))
-		return false;
-	if (!(ap = arena = malloc(len + 1)))
-		return false;
-	bool first = true;
-	while (!scan_char(&c, '}')) {
-		if ((!first && !scan_char(&c, ',')) || !scan_string(&c, &key, &key_len) ||
-		    !scan_char(&c, ':') || !scan_int(&c, &v))
-			goto fallback;
-		first = false;
-		if (n == cap) {
-			bpfout_entry *ne = grow(entries, &cap, n + 1, sizeof *ne);
-			if (!ne)
-				goto fallback;
-			entries = ne;
-		}
-		bpfout_entry *e = &entries[n];
-		memset(e, 0, sizeof *e);
-		memcpy(ap, key, key_len);
-		ap[key_len] = '\0';
-		e->key = ap;
-		ap += key_len + 1;
-		e->type = BPFOUT_VALUE_INT;
-		e->value = v;
-		split_ikeys_len(e, key_len);
-		n++;
-	}
-	if (!scan_char(&c, '}') || !scan_char(&c, '}') || (scan_ws(&c), c.s != c.end))
-		goto fallback;
-	memset(&m, 0, sizeof m);
-	if (!(m.name = strndup(name, name_len)))
-		goto fallback;
-	m.entries = entries;
-	m.n_entries = n;
-	m.key_arena = arena;
-	if (window_put(p->cur, &m) < 0)
-		note(p, "skipped: %s: out of memory", name);
-	return true;
-fallback:
-	free(entries);	/* keys are in the arena, nothing else was allocated */
-	free(arena);
-	return false;
-}
-
-/* ---- the fast path for event records ----------------------------------------
- *
- * An events probe prints one record a call:
- *   {"type": "printf", "data": "bpfspec:ev 123 4567 openat\n"}
- * Its text is taken as it stands when it holds no escape, quote, control
- * or non-ASCII byte (any of these: false, and jansson reads the line), so
- * it is byte for byte what jansson would have decoded. */
-static bool fast_event_line(bpfout *p, const char *line, size_t len, bpfout_line *kind)
-{
-	static const char head[] = "{\"type\": \"printf\", \"data\": \"bpfspec:ev ";
-	static const char tail[] = "\\n\"}";
-	const size_t hl = sizeof head - 1, tl = sizeof tail - 1;
-
-	if (len < hl + tl || memcmp(line, head, hl) != 0 || memcmp(line + len - tl, tail, tl) != 0)
-		return false;
-	const char *text = line + hl;
-	size_t n = len - hl - tl;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)text[i];
-		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
-			return false;
-	}
-	*kind = feed_event(p, text, n);
-	return true;
 }
 
 /* ---- feeding ------------------------------------------------------------ */
@@ -1204,22 +946,22 @@ bpfout_line bpfout_feed(bpfout *p, const char *line, size_t len)
 
 	if (line[0] != '{') {
 		int n = len > MAX_NOTE_LEN ? MAX_NOTE_LEN : (int)len;
-		note(p, "%.*s", n, line);
+		bpfout_note(p, "%.*s", n, line);
 		return BPFOUT_LINE_MESSAGE;
 	}
 	if (len > MAX_LINE) {
-		note(p, "skipped: line of %zu bytes is longer than %zu", len, MAX_LINE);
+		bpfout_note(p, "skipped: line of %zu bytes is longer than %zu", len, MAX_LINE);
 		return BPFOUT_LINE_SKIPPED;
 	}
 
-	if (fast_map_line(p, line, len))
+	if (bpfout_fast_map_line(p, line, len))
 		return BPFOUT_LINE_DATA;
 	bpfout_line ev;
-	if (fast_event_line(p, line, len, &ev))
+	if (bpfout_fast_event_line(p, line, len, &ev))
 		return ev;
 
 	size_t fixed_len = 0, repaired = 0, replaced = 0;
-	char *fixed = repair_high_bytes(line, len, &fixed_len, &repaired, &replaced);
+	char *fixed = bpfout_repair_high_bytes(line, len, &fixed_len, &repaired, &replaced);
 	const char *text = fixed ? fixed : line;
 	size_t tlen = fixed ? fixed_len : len;
 	json_error_t err;
@@ -1233,7 +975,7 @@ bpfout_line bpfout_feed(bpfout *p, const char *line, size_t len)
 	}
 	free(fixed);
 	if (!root) {
-		note(p, "skipped: %s", err.text);
+		bpfout_note(p, "skipped: %s", err.text);
 		return BPFOUT_LINE_SKIPPED;
 	}
 	/* Repaired escapes lose nothing (repair_high_bytes): no note. */
@@ -1242,6 +984,6 @@ bpfout_line bpfout_feed(bpfout *p, const char *line, size_t len)
 	bpfout_line kind = feed_record(p, root);
 	json_decref(root);
 	if (p->line_clamped)
-		note(p, "an integer outside the int64 range was clamped");
+		bpfout_note(p, "an integer outside the int64 range was clamped");
 	return kind;
 }

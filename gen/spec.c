@@ -84,37 +84,37 @@ static spec *parse_owned(const char *path, char *text, size_t len, char *const *
 	ld.src = &s->src;
 
 	if (len > SPEC_MAX_BYTES) {
-		report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL },
+		sl_report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL },
 		       "specs are short text files; check that this is the right file",
 		       "the spec is too large (%zu bytes; the limit is 1 MiB)", len);
 	} else if (len >= 2 && ((unsigned char)text[0] == 0xff || (unsigned char)text[0] == 0xfe) &&
 		   ((unsigned char)text[1] == 0xff || (unsigned char)text[1] == 0xfe)) {
-		report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL },
+		sl_report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL },
 		       "save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)",
 		       "the spec is UTF-16 text; specs must be UTF-8");
 	} else if ((nul = memchr(text, '\0', len))) {
 		size_t off = (size_t)(nul - text);
-		report(&ld, DIAG_ERROR, diag_loc_of(&s->src, off, off + 1),
+		sl_report(&ld, DIAG_ERROR, diag_loc_of(&s->src, off, off + 1),
 		       "specs are UTF-8 text; check that this is the right file",
 		       "the spec contains a NUL byte");
 	} else {
-		root = build_tree(&ld, &broken);
+		root = sl_build_tree(&ld, &broken);
 		if (broken)
 			;
-		else if (!root || is_null(root))
-			report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL },
+		else if (!root || sl_is_null(root))
+			sl_report(&ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL },
 			       "a spec needs at least a 'probes:' list; see docs/spec.md",
 			       "the spec is empty");
 		else if (root->type == NODE_BAD)
 			;
 		else if (root->type != NODE_MAP)
-			report(&ld, DIAG_ERROR, node_loc(&ld, root),
+			sl_report(&ld, DIAG_ERROR, sl_node_loc(&ld, root),
 			       "start the file with keys such as 'name: ...' and 'probes:'",
-			       "a spec must be a mapping of keys, not %s", type_name(root));
-		else if (apply_parameters(&ld, s, root, sets, n_sets))
-			check_top(&ld, s, root);
+			       "a spec must be a mapping of keys, not %s", sl_type_name(root));
+		else if (sl_apply_parameters(&ld, s, root, sets, n_sets))
+			sl_check_top(&ld, s, root);
 	}
-	node_free(root);
+	sl_node_free(root);
 	if (ld.dropped)
 		diag_at(DIAG_NOTE, &s->src, (diag_loc){ 0, 0, 0, NULL }, NULL,
 			"%u more errors not shown", ld.dropped);

@@ -50,74 +50,74 @@ static bool check_arg(loader *ld, spec_probe *p, spec_arg *a, const node *v, siz
 	if (v->type == NODE_BAD)
 		return false;
 	if (v->type != NODE_MAP) {
-		report(ld, DIAG_ERROR, node_loc(ld, v), ARG_HINT,
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), ARG_HINT,
 		       "argument %zu %s must be a mapping, not %s", i + 1, where,
-		       is_null(v) ? "an empty item" : type_name(v));
+		       sl_is_null(v) ? "an empty item" : sl_type_name(v));
 		return false;
 	}
-	a->loc = node_loc(ld, v);
+	a->loc = sl_node_loc(ld, v);
 	snprintf(what, sizeof(what), "in argument %zu %s", i + 1, where);
 	for (size_t j = 0; j + 1 < v->n_kids; j += 2) {
 		const node *k = v->kids[j], *val = v->kids[j + 1];
-		int key = check_key(ld, k, arg_keys, seen, what);
+		int key = sl_check_key(ld, k, arg_keys, seen, what);
 		if (key < 0) {
 			ok = false;
 			continue;
 		}
 		snprintf(hint, sizeof(hint), "'%s' %s", arg_keys[key], what);
-		if (!want_scalar(ld, k, val, hint, "name: line", true)) {
+		if (!sl_want_scalar(ld, k, val, hint, "name: line", true)) {
 			ok = false;
 			continue;
 		}
 		if (key == 0) {
-			if (!probe_name_ok(val->value, val->len)) {
-				report(ld, DIAG_ERROR, node_loc(ld, val),
+			if (!sl_probe_name_ok(val->value, val->len)) {
+				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, val),
 				       "an argument name is 1-32 characters: a lowercase letter, then "
 				       "lowercase letters, digits or '_'",
-				       "invalid argument name '%s' %s", show(buf, val->value, val->len),
+				       "invalid argument name '%s' %s", sl_show(buf, val->value, val->len),
 				       where);
 				ok = false;
 				continue;
 			}
 			for (size_t o = 0; o < p->n_args; o++)
 				if (strcmp(p->args[o].name, val->value) == 0) {
-					report(ld, DIAG_ERROR, node_loc(ld, val),
+					sl_report(ld, DIAG_ERROR, sl_node_loc(ld, val),
 					       "argument names must be unique in a probe; rename one",
 					       "duplicate argument name '%s' %s", val->value, where);
 					ok = false;
 				}
-			if (ok && !(a->name = dup_value(val)))
-				return no_memory(ld);
+			if (ok && !(a->name = sl_dup_value(val)))
+				return sl_no_memory(ld);
 		} else if (key == 1) {
-			a->value_loc = node_loc(ld, val);
+			a->value_loc = sl_node_loc(ld, val);
 			if (memchr(val->value, '\0', val->len) ||
 			    !parse_arg_value(val->value, val->len, a)) {
-				report(ld, DIAG_ERROR, node_loc(ld, val),
+				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, val),
 				       VALUE_FORMS "; no expressions",
-				       "invalid argument value '%s' %s", show(buf, val->value, val->len),
+				       "invalid argument value '%s' %s", sl_show(buf, val->value, val->len),
 				       where);
 				ok = false;
 			} else if (a->src == VALUE_FIELD && !(a->field = strdup(val->value + 5))) {
-				return no_memory(ld);
+				return sl_no_memory(ld);
 			}
 		} else {
 			size_t t;
 			for (t = 0; arg_type_names[t]; t++)
-				if (node_is(val, arg_type_names[t]))
+				if (sl_node_is(val, arg_type_names[t]))
 					break;
 			if (arg_type_names[t]) {
 				a->type = (arg_type)t;
 				continue;
 			}
-			report(ld, DIAG_ERROR, node_loc(ld, val),
-			       choices_hint(hint, sizeof(hint), val->value, "types", arg_type_names),
-			       "unknown argument type '%s' %s", show(buf, val->value, val->len), where);
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, val),
+			       sl_choices_hint(hint, sizeof(hint), val->value, "types", arg_type_names),
+			       "unknown argument type '%s' %s", sl_show(buf, val->value, val->len), where);
 			ok = false;
 		}
 	}
 	for (size_t j = 0; j < 2; j++)
 		if (!seen[j]) {
-			report(ld, DIAG_ERROR, node_loc(ld, v), ARG_HINT, "argument %zu %s has no '%s'",
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), ARG_HINT, "argument %zu %s has no '%s'",
 			       i + 1, where, arg_keys[j]);
 			ok = false;
 		}
@@ -139,22 +139,22 @@ static void check_args(loader *ld, spec_probe *p, const node *k, const node *v, 
 
 	if (v->type == NODE_BAD)
 		return;
-	if (is_null(v) || v->type != NODE_SEQ || v->n_kids == 0) {
-		report(ld, DIAG_ERROR, node_loc(ld, is_null(v) ? k : v), ARG_HINT,
+	if (sl_is_null(v) || v->type != NODE_SEQ || v->n_kids == 0) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, sl_is_null(v) ? k : v), ARG_HINT,
 		       "'args' %s must be a list of arguments%s", where,
-		       is_null(v) || v->type == NODE_SEQ ? " (it is empty)" : "");
+		       sl_is_null(v) || v->type == NODE_SEQ ? " (it is empty)" : "");
 		return;
 	}
 	if (v->n_kids > SPEC_MAX_EVENT_ARGS) {
 		snprintf(hint, sizeof(hint), "an event records at most %d arguments; keep the ones "
 			 "that tell the story", SPEC_MAX_EVENT_ARGS);
-		report(ld, DIAG_ERROR, node_loc(ld, v->kids[SPEC_MAX_EVENT_ARGS]), hint,
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v->kids[SPEC_MAX_EVENT_ARGS]), hint,
 		       "too many arguments (%zu) %s", v->n_kids, where);
 		return;
 	}
 	p->args = calloc(v->n_kids, sizeof(*p->args));
 	if (!p->args) {
-		no_memory(ld);
+		sl_no_memory(ld);
 		return;
 	}
 	for (size_t i = 0; i < v->n_kids; i++) {
@@ -174,7 +174,7 @@ static void check_point_events(loader *ld, const spec_probe *p, const char *wher
 	bool ret = p->point == POINT_URETPROBE || p->point == POINT_KRETPROBE;
 
 	if (p->point == POINT_SOFTWARE || p->point == POINT_PROFILE || p->point == POINT_INTERVAL) {
-		report(ld, DIAG_ERROR, p->probe_loc,
+		sl_report(ld, DIAG_ERROR, p->probe_loc,
 		       "events record hits of uprobe, uretprobe, usdt, tracepoint, kprobe or "
 		       "kretprobe points; count software, profile and interval points with "
 		       "'kind: count'",
@@ -203,16 +203,16 @@ static void check_point_events(loader *ld, const spec_probe *p, const char *wher
 			fix = "use an argument from arg0 to arg5";
 		}
 		if (why) {
-			report(ld, DIAG_ERROR, a->value_loc, fix,
+			sl_report(ld, DIAG_ERROR, a->value_loc, fix,
 			       "argument '%s' %s: %s", a->name, where, why);
 			continue;
 		}
 		if (a->type == ARG_STRING && string) {
-			report(ld, DIAG_ERROR, a->loc,
+			sl_report(ld, DIAG_ERROR, a->loc,
 			       "an event records at most one string (it ends the record); record "
 			       "the other as a number, or use a second probe",
 			       "argument '%s' %s is a second string", a->name, where);
-			report(ld, DIAG_NOTE, string->loc, NULL, "the first string is '%s'",
+			sl_report(ld, DIAG_NOTE, string->loc, NULL, "the first string is '%s'",
 			       string->name);
 			continue;
 		}
@@ -231,36 +231,36 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 	spec_probe *p = &s->probes[s->n_probes++];
 	const node *seen[N_PROBE] = { 0 };
 	bool optional_ok = true;
-	int kind = probe_kind_in(map);
+	int kind = sl_probe_kind_in(map);
 	char label[64], where[80], suffix[88], what[128], buf[SHOW_BUF], hint[256];
 
 	p->unit = UNIT_US;
 	p->per_thread = true;
 	if (kind == PROBE_EVENTS)
 		p->limit = SPEC_DEFAULT_EVENT_LIMIT;
-	probe_label(map, index, label, sizeof(label));
+	sl_probe_label(map, index, label, sizeof(label));
 	snprintf(where, sizeof(where), "in %s", label);
 
 	for (size_t i = 0; i + 1 < map->n_kids; i += 2) {
 		const node *k = map->kids[i], *v = map->kids[i + 1];
-		int key = check_key(ld, k, probe_keys, seen, where);
+		int key = sl_check_key(ld, k, sl_probe_keys, seen, where);
 		if (key < 0)
 			continue;
 		/* Keys of other kinds: reported once the kind is known. */
-		if (kind >= 0 && !(probe_key_kinds[key] & (1u << kind))) {
-			report_misplaced_key(ld, k, key, kind, where);
+		if (kind >= 0 && !(sl_probe_key_kinds[key] & (1u << kind))) {
+			sl_report_misplaced_key(ld, k, key, kind, where);
 			continue;
 		}
 		if (key == P_SYSCALLS) {
-			check_syscalls(ld, p, kind, k, v, where);
+			sl_check_syscalls(ld, p, kind, k, v, where);
 			continue;
 		}
 		if (key == P_ARGS) {
 			check_args(ld, p, k, v, where);
 			continue;
 		}
-		snprintf(what, sizeof(what), "'%s' in %s", probe_keys[key], label);
-		if (!want_scalar(ld, k, v, what, probe_examples[key],
+		snprintf(what, sizeof(what), "'%s' in %s", sl_probe_keys[key], label);
+		if (!sl_want_scalar(ld, k, v, what, sl_probe_examples[key],
 				 key == P_NAME || key == P_KIND || key == P_FUNCTION ||
 				 key == P_PROBE)) {
 			if (key == P_OPTIONAL)
@@ -269,27 +269,27 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 		}
 		switch (key) {
 		case P_NAME:
-			check_probe_name(ld, s, p, v);
+			sl_check_probe_name(ld, s, p, v);
 			break;
 		case P_KIND:
 			if (kind >= 0) {
 				p->kind = (probe_kind)kind;
-				p->kind_loc = node_loc(ld, v);
+				p->kind_loc = sl_node_loc(ld, v);
 				break;
 			}
-			report(ld, DIAG_ERROR, node_loc(ld, v),
-			       choices_hint(hint, sizeof(hint), v->value, "kinds", kind_names),
-			       "unknown probe kind '%s' %s", show(buf, v->value, v->len), where);
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
+			       sl_choices_hint(hint, sizeof(hint), v->value, "kinds", kind_names),
+			       "unknown probe kind '%s' %s", sl_show(buf, v->value, v->len), where);
 			break;
 		case P_FUNCTION:
-			if (function_ok(v->value, v->len) || cxx_function_ok(v->value, v->len)) {
-				p->function = dup_value(v);
+			if (sl_function_ok(v->value, v->len) || sl_cxx_function_ok(v->value, v->len)) {
+				p->function = sl_dup_value(v);
 				if (!p->function)
-					no_memory(ld);
-				p->function_loc = node_loc(ld, v);
+					sl_no_memory(ld);
+				p->function_loc = sl_node_loc(ld, v);
 				break;
 			}
-			report(ld, DIAG_ERROR, node_loc(ld, v),
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 			       strpbrk(v->value, "<>")
 				       ? "templates are not supported: give the mangled name (as `nm FILE` "
 					 "prints it, or `bpfspec symbols` lists it)"
@@ -298,75 +298,75 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 					 "without parameters; or give the mangled name as `nm FILE` prints it"
 				       : "a function is a symbol name: a letter or '_', then letters, "
 					 "digits, '_', '.' or '$' (at most 256 characters)",
-			       "invalid function name '%s' %s", show(buf, v->value, v->len), where);
+			       "invalid function name '%s' %s", sl_show(buf, v->value, v->len), where);
 			break;
 		case P_PROBE:
-			check_point(ld, p, v, where);
+			sl_check_point(ld, p, v, where);
 			break;
 		case P_OBJECT:
 			snprintf(what, sizeof(what), " %s", where);
-			if (check_object(ld, v, what, &p->object))
-				p->object_loc = node_loc(ld, v);
+			if (sl_check_object(ld, v, what, &p->object))
+				p->object_loc = sl_node_loc(ld, v);
 			break;
 		case P_OPTIONAL:
-			optional_ok = check_bool(ld, k, v, what, probe_examples[key], &p->optional);
+			optional_ok = sl_check_bool(ld, k, v, what, sl_probe_examples[key], &p->optional);
 			break;
 		case P_MISSING_REASON:
-			check_prose(ld, k, v, what, probe_examples[key], REASON_MAX, &p->missing_reason);
+			sl_check_prose(ld, k, v, what, sl_probe_examples[key], REASON_MAX, &p->missing_reason);
 			break;
 		case P_THRESHOLD:
 			snprintf(suffix, sizeof(suffix), " %s", where);
-			check_duration_value(ld, k, v, &duration_threshold, what, suffix,
-					     probe_examples[key], &p->threshold_ns);
+			sl_check_duration_value(ld, k, v, &sl_duration_threshold, what, suffix,
+					     sl_probe_examples[key], &p->threshold_ns);
 			break;
 		case P_LIMIT:
-			check_limit(ld, v, where, &p->limit);
+			sl_check_limit(ld, v, where, &p->limit);
 			break;
 		case P_UNIT: {
 			size_t u;
 			for (u = 0; u <= UNIT_AUTO; u++)
-				if (node_is(v, unit_names[u]))
+				if (sl_node_is(v, unit_names[u]))
 					break;
 			if (u <= UNIT_AUTO) {
 				p->unit = (time_unit)u;
 				break;
 			}
-			report(ld, DIAG_ERROR, node_loc(ld, v),
-			       choices_hint(hint, sizeof(hint), v->value, "units", unit_names),
-			       "unknown unit '%s' %s", show(buf, v->value, v->len), where);
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
+			       sl_choices_hint(hint, sizeof(hint), v->value, "units", unit_names),
+			       "unknown unit '%s' %s", sl_show(buf, v->value, v->len), where);
 			break;
 		}
 		case P_PER_THREAD:
-			check_bool(ld, k, v, what, probe_examples[key], &p->per_thread);
+			sl_check_bool(ld, k, v, what, sl_probe_examples[key], &p->per_thread);
 			break;
 		case P_DESCRIPTION:
-			check_prose(ld, k, v, what, probe_examples[key], DESCRIPTION_MAX,
+			sl_check_prose(ld, k, v, what, sl_probe_examples[key], DESCRIPTION_MAX,
 				   &p->description);
 			break;
 		case P_DERIVED:
-			p->derived_loc = node_loc(ld, v);
-			if (node_is(v, "libuv-pending"))
+			p->derived_loc = sl_node_loc(ld, v);
+			if (sl_node_is(v, "libuv-pending"))
 				p->derived = DERIVED_LIBUV_PENDING;
-			else if (node_is(v, "libuv-closing"))
+			else if (sl_node_is(v, "libuv-closing"))
 				p->derived = DERIVED_LIBUV_CLOSING;
 			else
-				report(ld, DIAG_ERROR, node_loc(ld, v),
+				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 				       "derived is libuv-pending or libuv-closing: the libuv phase "
 				       "the missing function runs, timed between the phases around "
 				       "it in the loop order of the target's libuv",
-				       "unknown derived phase '%s' %s", show(buf, v->value, v->len),
+				       "unknown derived phase '%s' %s", sl_show(buf, v->value, v->len),
 				       where);
 			break;
 		}
 	}
 
 	if (!seen[P_NAME])
-		report(ld, DIAG_ERROR, map_loc(ld, map),
+		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
 		       "add e.g. 'name: timers' (a lowercase letter, then lowercase letters, "
 		       "digits or '_')",
 		       "%s has no 'name'", label);
 	if (!seen[P_KIND])
-		report(ld, DIAG_ERROR, map_loc(ld, map),
+		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
 		       seen[P_FUNCTION] ? "add 'kind: latency' to time the function"
 		       : seen[P_PROBE] ? "add 'kind: count' to count the hits of the probe point"
 		       : seen[P_SYSCALLS]
@@ -377,26 +377,26 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 				 "'kind: count' (hits of a probe point)",
 		       "%s has no 'kind'", label);
 	if (kind == PROBE_LATENCY && !seen[P_FUNCTION])
-		report(ld, DIAG_ERROR, map_loc(ld, map),
+		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
 		       "add the function to time, e.g. 'function: uv__run_timers'",
 		       "%s has no 'function'", label);
 	if (kind == PROBE_COUNT && !seen[P_PROBE])
-		report(ld, DIAG_ERROR, map_loc(ld, map),
+		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
 		       "add the probe point to count, e.g. 'probe: \"tracepoint:sched:sched_switch\"'; "
 		       POINT_FORMS,
 		       "%s has no 'probe'", label);
 	if (kind == PROBE_EVENTS && seen[P_SYSCALLS] && seen[P_PROBE])
-		report(ld, DIAG_ERROR, node_loc(ld, seen[P_PROBE]),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_PROBE]),
 		       "an events probe records either slow syscalls ('syscalls') or hits of a "
 		       "probe point ('probe'); use two probes",
 		       "%s has both 'syscalls' and 'probe'", label);
 	if (kind == PROBE_EVENTS && seen[P_PROBE] && seen[P_THRESHOLD])
-		report(ld, DIAG_ERROR, node_loc(ld, seen[P_THRESHOLD]),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_THRESHOLD]),
 		       "remove it: every hit of a probe point is recorded (up to 'limit'); "
 		       "'threshold' selects slow syscalls",
 		       "'threshold' %s does not apply to events on a probe point", where);
 	if (kind == PROBE_EVENTS && seen[P_ARGS] && !seen[P_PROBE])
-		report(ld, DIAG_ERROR, node_loc(ld, seen[P_ARGS]),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_ARGS]),
 		       "add the probe point whose arguments to record, e.g. "
 		       "'probe: \"uretprobe:/bin/bash:readline\"'; syscall events choose their "
 		       "own fields",
@@ -404,77 +404,77 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 	if (kind == PROBE_EVENTS && p->probe && !seen[P_SYSCALLS])
 		check_point_events(ld, p, where);
 	if (kind == PROBE_SYSCALLS && !seen[P_SYSCALLS])
-		report(ld, DIAG_ERROR, map_loc(ld, map),
+		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
 		       "add the syscalls to measure, e.g. 'syscalls: [openat, read]', or "
 		       "'syscalls: all'",
 		       "%s has no 'syscalls'", label);
 	if (kind == PROBE_EVENTS && !seen[P_SYSCALLS] && !seen[P_PROBE])
-		report(ld, DIAG_ERROR, map_loc(ld, map),
+		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
 		       "add the syscalls to record, e.g. 'syscalls: [openat, connect]', or a "
 		       "probe point whose hits to record, e.g. "
 		       "'probe: \"uretprobe:/bin/bash:readline\"'",
 		       "%s has no 'syscalls' or 'probe'", label);
 	if (seen[P_DERIVED] && !p->optional && optional_ok)
-		report(ld, DIAG_ERROR, node_loc(ld, seen[P_DERIVED]),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_DERIVED]),
 		       "a derived phase stands in for a function that may be missing; add "
 		       "'optional: true'",
 		       "'derived' %s needs 'optional: true'", where);
 	if (seen[P_MISSING_REASON] && !p->optional && optional_ok &&
 	    (kind < 0 || kind == PROBE_LATENCY))
-		report(ld, DIAG_ERROR, node_loc(ld, seen[P_MISSING_REASON]),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_MISSING_REASON]),
 		       "missing_reason explains why an optional probe may be absent; add "
 		       "'optional: true' or remove missing_reason",
 		       "'missing_reason' %s needs 'optional: true'", where);
 }
 
-void check_probes(loader *ld, spec *s, const node *k, const node *v)
+void sl_check_probes(loader *ld, spec *s, const node *k, const node *v)
 {
 	size_t n;
 
 	if (v->type == NODE_BAD)
 		return;
-	if (is_null(v) || (v->type == NODE_SEQ && v->n_kids == 0)) {
-		report(ld, DIAG_ERROR, node_loc(ld, is_null(v) ? k : v),
+	if (sl_is_null(v) || (v->type == NODE_SEQ && v->n_kids == 0)) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, sl_is_null(v) ? k : v),
 		       "list at least one probe under 'probes:', e.g. '- name: timers' with "
 		       "its 'kind' and 'function' below it",
 		       "'probes' is empty");
 		return;
 	}
 	if (v->type != NODE_SEQ) {
-		report(ld, DIAG_ERROR, node_loc(ld, v),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 		       "write a list of probes, each item starting with '- ', e.g. "
 		       "'- name: timers'",
-		       "'probes' must be a list, not %s", type_name(v));
+		       "'probes' must be a list, not %s", sl_type_name(v));
 		return;
 	}
 	n = v->n_kids;
 	if (n > SPEC_MAX_PROBES) {
-		report(ld, DIAG_ERROR, node_loc(ld, v->kids[SPEC_MAX_PROBES]),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v->kids[SPEC_MAX_PROBES]),
 		       "a spec has at most 64 probes; split it into several specs",
 		       "too many probes (%zu)", n);
 		n = SPEC_MAX_PROBES;
 	}
 	s->probes = calloc(n, sizeof(*s->probes));
 	if (!s->probes) {
-		no_memory(ld);
+		sl_no_memory(ld);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const node *item = v->kids[i];
 		if (item->type == NODE_BAD)
 			continue;
-		if (is_null(item)) {
-			report(ld, DIAG_ERROR, node_loc(ld, item),
+		if (sl_is_null(item)) {
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, item),
 			       "remove the empty item, or give the probe its 'name', 'kind' and "
 			       "'function'",
 			       "probe %zu is empty", i + 1);
 			continue;
 		}
 		if (item->type != NODE_MAP) {
-			report(ld, DIAG_ERROR, node_loc(ld, item),
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, item),
 			       "a probe is a mapping of 'key: value' lines, e.g. '- name: timers' "
 			       "followed by 'kind: latency' and 'function: ...' indented below it",
-			       "probe %zu must be a mapping, not %s", i + 1, type_name(item));
+			       "probe %zu must be a mapping, not %s", i + 1, sl_type_name(item));
 			continue;
 		}
 		check_probe(ld, s, item, i);

@@ -23,7 +23,7 @@ static const char *const check_stats[] = {
 static bool check_col_loc(const loader *ld, const node *v, size_t col, diag_loc *out)
 {
 	const diag_src *src = v->src ? v->src : ld->src;
-	size_t off = mark_offset(src, v->start), q = 0, i = 0, end;
+	size_t off = sl_mark_offset(src, v->start), q = 0, i = 0, end;
 
 	if (!v->plain) {
 		if (off >= src->len || (src->text[off] != '"' && src->text[off] != '\''))
@@ -52,7 +52,7 @@ static diag_loc check_loc(const loader *ld, const node *v, size_t col)
 {
 	diag_loc loc;
 
-	return check_col_loc(ld, v, col, &loc) ? loc : node_loc(ld, v);
+	return check_col_loc(ld, v, col, &loc) ? loc : sl_node_loc(ld, v);
 }
 
 /* The dot-separated words of the path of TEXT, a check that parsed:
@@ -121,13 +121,13 @@ static bool check_fits_probe(loader *ld, const node *v, const char *text, const 
 			snprintf(hint, sizeof(hint),
 				 "a latency probe times a function as a whole; write e.g. "
 				 "'%s.p99 > 10ms', or check a probe with 'kind: syscalls'", p->name);
-			report(ld, DIAG_ERROR, check_loc(ld, v, cp->syscall_col), hint,
+			sl_report(ld, DIAG_ERROR, check_loc(ld, v, cp->syscall_col), hint,
 			       "check reads syscall '%s' of probe '%s', a latency probe, which has "
 			       "no syscalls", cp->syscall, p->name);
 			return false;
 		}
 		if (strcmp(cp->stat, "errors") == 0) {
-			report(ld, DIAG_ERROR, check_loc(ld, v, cp->stat_col),
+			sl_report(ld, DIAG_ERROR, check_loc(ld, v, cp->stat_col),
 			       "errors are counted by probes with 'kind: syscalls'; a latency probe "
 			       "has count, sum, min, max, mean, p50, p90, p99 (and lost)",
 			       "check reads the errors of probe '%s', a latency probe, which does not "
@@ -141,7 +141,7 @@ static bool check_fits_probe(loader *ld, const node *v, const char *text, const 
 			snprintf(hint, sizeof(hint),
 				 "a count probe counts the hits of its probe point: check how many "
 				 "there were, e.g. '%s.count > 0'", p->name);
-			report(ld, DIAG_ERROR,
+			sl_report(ld, DIAG_ERROR,
 			       check_loc(ld, v, cp->syscall[0] ? cp->syscall_col : cp->stat_col), hint,
 			       "check reads '%.*s' of probe '%s', a count probe, which can be "
 			       "checked on its count and lost only",
@@ -157,7 +157,7 @@ static bool check_fits_probe(loader *ld, const node *v, const char *text, const 
 				 "an events probe records single slow calls: check how many there "
 				 "were, e.g. '%s.count > 0'; for latency statistics, use a probe with "
 				 "'kind: syscalls'", p->name);
-			report(ld, DIAG_ERROR,
+			sl_report(ld, DIAG_ERROR,
 			       check_loc(ld, v, cp->syscall[0] ? cp->syscall_col : cp->stat_col), hint,
 			       "check reads '%.*s' of probe '%s', an events probe, which can be "
 			       "checked on its count and lost only",
@@ -168,7 +168,7 @@ static bool check_fits_probe(loader *ld, const node *v, const char *text, const 
 		return true;
 	case PROBE_UTILIZATION:
 		if (cp->syscall[0] || strcmp(cp->stat, "errors") == 0) {
-			report(ld, DIAG_ERROR,
+			sl_report(ld, DIAG_ERROR,
 			       check_loc(ld, v, cp->syscall[0] ? cp->syscall_col : cp->stat_col),
 			       "a utilization probe times the waits of each loop thread: check "
 			       "count, sum, min, max, mean, p50, p90 or p99 of them",
@@ -192,7 +192,7 @@ static bool check_fits_probe(loader *ld, const node *v, const char *text, const 
 	for (size_t i = 0; i < p->n_syscalls && o < sizeof(hint); i++)
 		o += (size_t)snprintf(hint + o, sizeof(hint) - o, "%s%s", i ? ", " : "",
 				      systab_syscall_name(p->syscalls[i]));
-	report(ld, DIAG_ERROR, check_loc(ld, v, cp->syscall_col), hint,
+	sl_report(ld, DIAG_ERROR, check_loc(ld, v, cp->syscall_col), hint,
 	       "check refers to syscall '%s', which probe '%s' does not measure", cp->syscall,
 	       p->name);
 	return false;
@@ -215,8 +215,8 @@ static void check_refs(loader *ld, const spec *s, const node *v, const char *tex
 		names[i] = s->probes[i].name;
 	}
 	names[s->n_probes] = NULL;
-	report(ld, DIAG_ERROR, check_loc(ld, v, 1),
-	       choices_hint(hint, sizeof(hint), cp.probe, "probes", names),
+	sl_report(ld, DIAG_ERROR, check_loc(ld, v, 1),
+	       sl_choices_hint(hint, sizeof(hint), cp.probe, "probes", names),
 	       "check refers to probe '%s', which this spec does not define", cp.probe);
 }
 
@@ -236,29 +236,29 @@ static bool probe_names_known(const spec *s, const node *probes)
 /* Checks V, the value of key K ('checks'): a list of conditions, each
  * parsed by check_parse.  Runs after the probes are loaded (PROBES is
  * their list, or NULL), so that checks can be matched with them. */
-void check_checks(loader *ld, spec *s, const node *k, const node *v, const node *probes)
+void sl_check_checks(loader *ld, spec *s, const node *k, const node *v, const node *probes)
 {
 	bool refs = probe_names_known(s, probes);
 	char buf[SHOW_BUF], err[512];
 
 	if (v->type == NODE_BAD)
 		return;
-	if (is_null(v) || (v->type == NODE_SEQ && v->n_kids == 0)) {
-		report(ld, DIAG_ERROR, node_loc(ld, is_null(v) ? k : v),
+	if (sl_is_null(v) || (v->type == NODE_SEQ && v->n_kids == 0)) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, sl_is_null(v) ? k : v),
 		       "list conditions that fail the run, as in 'checks: [\"timers.p99 > "
 		       "100ms\"]', or remove the line; " CHECKS_HINT,
-		       "'checks' %s", is_null(v) ? "has no value" : "is empty");
+		       "'checks' %s", sl_is_null(v) ? "has no value" : "is empty");
 		return;
 	}
 	if (v->type != NODE_SEQ) {
-		report(ld, DIAG_ERROR, node_loc(ld, v),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 		       "write a list, even of one check, as in 'checks: [\"timers.p99 > 100ms\"]' "
 		       "or '- timers.p99 > 100ms' on the next line; " CHECKS_HINT,
-		       "'checks' must be a list, not %s", type_name(v));
+		       "'checks' must be a list, not %s", sl_type_name(v));
 		return;
 	}
 	if (v->n_kids > SPEC_MAX_CHECKS) {
-		report(ld, DIAG_ERROR, node_loc(ld, v->kids[SPEC_MAX_CHECKS]),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v->kids[SPEC_MAX_CHECKS]),
 		       "a spec has at most 64 checks; keep the ones that matter",
 		       "too many checks (%zu)", v->n_kids);
 		return;
@@ -266,7 +266,7 @@ void check_checks(loader *ld, spec *s, const node *k, const node *v, const node 
 	s->checks = calloc(v->n_kids, sizeof(*s->checks));
 	s->check_locs = calloc(v->n_kids, sizeof(*s->check_locs));
 	if (!s->checks || !s->check_locs) {
-		no_memory(ld);
+		sl_no_memory(ld);
 		return;
 	}
 	for (size_t i = 0; i < v->n_kids; i++) {
@@ -278,19 +278,19 @@ void check_checks(loader *ld, spec *s, const node *k, const node *v, const node 
 
 		if (o->type == NODE_BAD)
 			continue;
-		if (is_null(o) || o->type != NODE_SCALAR) {
-			report(ld, DIAG_ERROR, node_loc(ld, o),
-			       is_null(o) ? "remove the empty item, or write a condition such as "
+		if (sl_is_null(o) || o->type != NODE_SCALAR) {
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o),
+			       sl_is_null(o) ? "remove the empty item, or write a condition such as "
 					    "'timers.p99 > 100ms'"
 					  : "a check is one condition written as text, such as "
 					    "'timers.p99 > 100ms'; " CHECKS_HINT,
-			       "check %zu %s", i + 1, is_null(o) ? "is empty"
+			       "check %zu %s", i + 1, sl_is_null(o) ? "is empty"
 						      : o->type == NODE_SEQ ? "must be a condition, not a list"
 									    : "must be a condition, not a mapping");
 			continue;
 		}
 		if (memchr(o->value, '\0', o->len)) {
-			report(ld, DIAG_ERROR, node_loc(ld, o), "remove the \\0 escape",
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), "remove the \\0 escape",
 			       "check %zu contains a NUL character", i + 1);
 			continue;
 		}
@@ -301,21 +301,21 @@ void check_checks(loader *ld, spec *s, const node *k, const node *v, const node 
 			msg = strstr(err, ": ");
 			msg = msg ? msg + 2 : err;
 			if (check_col_loc(ld, o, col, &loc))
-				report(ld, DIAG_ERROR, loc, CHECKS_HINT, "invalid check: %s", msg);
+				sl_report(ld, DIAG_ERROR, loc, CHECKS_HINT, "invalid check: %s", msg);
 			else
-				report(ld, DIAG_ERROR, node_loc(ld, o), CHECKS_HINT,
+				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), CHECKS_HINT,
 				       "invalid check (at column %zu of its text): %s", col, msg);
 			continue;
 		}
 		if (check_is_relative(c)) {
 			check_free(c);
-			report(ld, DIAG_ERROR,
+			sl_report(ld, DIAG_ERROR,
 			       check_loc(ld, o, (size_t)(strpbrk(o->value, "+-") - o->value) + 1),
 			       "a spec's checks judge one run: write an absolute value, as in "
 			       "'timers.p99 > 100ms'; relative changes compare two reports (a diff); "
 			       CHECKS_HINT,
 			       "check '%s' is a relative change, which a spec cannot check",
-			       show(buf, o->value, o->len));
+			       sl_show(buf, o->value, o->len));
 			continue;
 		}
 		check_free(c);
@@ -323,19 +323,19 @@ void check_checks(loader *ld, spec *s, const node *k, const node *v, const node 
 			if (strcmp(s->checks[j], o->value) == 0)
 				break;
 		if (j < s->n_checks) {
-			report(ld, DIAG_ERROR, node_loc(ld, o), "remove one of them",
-			       "check '%s' is listed twice", show(buf, o->value, o->len));
-			report(ld, DIAG_NOTE, s->check_locs[j], NULL, "it was first listed here");
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), "remove one of them",
+			       "check '%s' is listed twice", sl_show(buf, o->value, o->len));
+			sl_report(ld, DIAG_NOTE, s->check_locs[j], NULL, "it was first listed here");
 			continue;
 		}
 		if (refs)
 			check_refs(ld, s, o, o->value);
-		s->checks[s->n_checks] = dup_value(o);
+		s->checks[s->n_checks] = sl_dup_value(o);
 		if (!s->checks[s->n_checks]) {
-			no_memory(ld);
+			sl_no_memory(ld);
 			return;
 		}
-		s->check_locs[s->n_checks++] = node_loc(ld, o);
+		s->check_locs[s->n_checks++] = sl_node_loc(ld, o);
 	}
 }
 

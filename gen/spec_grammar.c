@@ -17,7 +17,7 @@ const char *spec_kind_name(probe_kind k)
 
 /* Parses TEXT like spec_parse_duration.  Returns 0, -1 when malformed,
  * -2 when well-formed but longer than a day. */
-int parse_duration(const char *text, uint64_t *ns)
+int sl_parse_duration(const char *text, uint64_t *ns)
 {
 	/* Windows also take minutes and hours, beyond units.h's four. */
 	static const struct { const char *name; uint64_t mult; } longer[] = {
@@ -92,7 +92,7 @@ int spec_parse_duration(const char *text, uint64_t *ns)
 {
 	uint64_t v;
 
-	if (parse_duration(text, &v) != 0)
+	if (sl_parse_duration(text, &v) != 0)
 		return -1;
 	*ns = v;
 	return 0;
@@ -108,7 +108,7 @@ static bool in_set(char c, const char *set)
 }
 
 /* [a-z][a-z0-9_]{0,31} */
-bool probe_name_ok(const char *s, size_t len)
+bool sl_probe_name_ok(const char *s, size_t len)
 {
 	if (len < 1 || len > PROBE_NAME_MAX || !is_lower(s[0]))
 		return false;
@@ -119,7 +119,7 @@ bool probe_name_ok(const char *s, size_t len)
 }
 
 /* [a-z0-9][a-z0-9_.-]{0,63} */
-bool spec_name_ok(const char *s, size_t len)
+bool sl_spec_name_ok(const char *s, size_t len)
 {
 	if (len < 1 || len > SPEC_NAME_MAX || !(is_lower(s[0]) || is_digit(s[0])))
 		return false;
@@ -130,7 +130,7 @@ bool spec_name_ok(const char *s, size_t len)
 }
 
 /* [A-Za-z_][A-Za-z0-9_.$]{0,255} */
-bool function_ok(const char *s, size_t len)
+bool sl_function_ok(const char *s, size_t len)
 {
 	if (len < 1 || len > FUNCTION_MAX || !(is_lower(s[0]) || is_upper(s[0]) || s[0] == '_'))
 		return false;
@@ -142,7 +142,7 @@ bool function_ok(const char *s, size_t len)
 
 /* A C++ name without parameters: two or more [A-Za-z_][A-Za-z0-9_]*
  * joined by "::" (v8::internal::Heap::CollectGarbage), at most 256 bytes. */
-bool cxx_function_ok(const char *s, size_t len)
+bool sl_cxx_function_ok(const char *s, size_t len)
 {
 	size_t pieces = 0;
 
@@ -164,7 +164,7 @@ bool cxx_function_ok(const char *s, size_t len)
 }
 
 /* [a-z0-9_]{1,64}: checked before a name is looked up or shown. */
-bool syscall_name_ok(const char *s, size_t len)
+bool sl_syscall_name_ok(const char *s, size_t len)
 {
 	if (len < 1 || len > SYSCALL_NAME_MAX)
 		return false;
@@ -175,7 +175,7 @@ bool syscall_name_ok(const char *s, size_t len)
 }
 
 /* "main" or [A-Za-z0-9_.+*?[\]-]{1,128} (which has no '/') */
-bool object_ok(const char *s, size_t len)
+bool sl_object_ok(const char *s, size_t len)
 {
 	if (len < 1 || len > OBJECT_MAX)
 		return false;
@@ -271,7 +271,7 @@ int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
 		if (strlen(forms[k].name) == fl[0] && memcmp(forms[k].name, f[0], fl[0]) == 0)
 			break;
 	if (k == sizeof forms / sizeof *forms) {
-		snprintf(why, size, "unknown probe type '%s'", show(buf, f[0], fl[0]));
+		snprintf(why, size, "unknown probe type '%s'", sl_show(buf, f[0], fl[0]));
 		return -1;
 	}
 	if (n != forms[k].fields) {
@@ -289,7 +289,7 @@ int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
 		for (size_t i = 1; i < 3; i++)
 			if (!point_word_ok(f[i], fl[i], true)) {
 				snprintf(why, size, "tracepoint %s '%s' is not 1-64 of a-z 0-9 _",
-					 i == 1 ? "category" : "name", show(buf, f[i], fl[i]));
+					 i == 1 ? "category" : "name", sl_show(buf, f[i], fl[i]));
 				return -1;
 			}
 		break;
@@ -298,25 +298,25 @@ int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
 	case POINT_USDT:
 		if (!point_object_ok(f[1], fl[1])) {
 			snprintf(why, size, "object '%s' is neither 'main' nor a plain absolute "
-				 "path (/ then letters, digits, / . _ + -)", show(buf, f[1], fl[1]));
+				 "path (/ then letters, digits, / . _ + -)", sl_show(buf, f[1], fl[1]));
 			return -1;
 		}
 		if (forms[k].type == POINT_USDT) {
 			for (size_t i = 2; i < 4; i++)
 				if (!point_word_ok(f[i], fl[i], false)) {
 					snprintf(why, size, "usdt %s '%s' is not 1-64 of A-Z a-z 0-9 _",
-						 i == 2 ? "provider" : "name", show(buf, f[i], fl[i]));
+						 i == 2 ? "provider" : "name", sl_show(buf, f[i], fl[i]));
 					return -1;
 				}
-		} else if (!function_ok(f[2], fl[2])) {
-			snprintf(why, size, "symbol '%s' is not a function name", show(buf, f[2], fl[2]));
+		} else if (!sl_function_ok(f[2], fl[2])) {
+			snprintf(why, size, "symbol '%s' is not a function name", sl_show(buf, f[2], fl[2]));
 			return -1;
 		}
 		break;
 	case POINT_KPROBE:
 	case POINT_KRETPROBE:
-		if (!function_ok(f[1], fl[1])) {
-			snprintf(why, size, "symbol '%s' is not a function name", show(buf, f[1], fl[1]));
+		if (!sl_function_ok(f[1], fl[1])) {
+			snprintf(why, size, "symbol '%s' is not a function name", sl_show(buf, f[1], fl[1]));
 			return -1;
 		}
 		break;
@@ -330,24 +330,24 @@ int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
 			snprintf(why, size, "unknown software event '%s' (cpu-clock, task-clock, "
 				 "page-faults, context-switches, cpu-migrations, minor-faults, "
 				 "major-faults, alignment-faults, emulation-faults, dummy, bpf-output)",
-				 show(buf, f[1], fl[1]));
+				 sl_show(buf, f[1], fl[1]));
 			return -1;
 		}
 		if (!point_number_ok(f[2], fl[2], 1000000000)) {
 			snprintf(why, size, "period '%s' is not a whole number from 1 to 1000000000",
-				 show(buf, f[2], fl[2]));
+				 sl_show(buf, f[2], fl[2]));
 			return -1;
 		}
 		break;
 	}
 	case POINT_PROFILE:
 		if (fl[1] != 2 || memcmp(f[1], "hz", 2) != 0) {
-			snprintf(why, size, "profile takes 'hz', not '%s'", show(buf, f[1], fl[1]));
+			snprintf(why, size, "profile takes 'hz', not '%s'", sl_show(buf, f[1], fl[1]));
 			return -1;
 		}
 		if (!point_number_ok(f[2], fl[2], 10000)) {
 			snprintf(why, size, "frequency '%s' is not a whole number from 1 to 10000",
-				 show(buf, f[2], fl[2]));
+				 sl_show(buf, f[2], fl[2]));
 			return -1;
 		}
 		break;
@@ -355,12 +355,12 @@ int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
 		bool ms = fl[1] == 2 && memcmp(f[1], "ms", 2) == 0;
 		if (!ms && !(fl[1] == 1 && f[1][0] == 's')) {
 			snprintf(why, size, "interval takes 's' or 'ms', not '%s'",
-				 show(buf, f[1], fl[1]));
+				 sl_show(buf, f[1], fl[1]));
 			return -1;
 		}
 		if (!point_number_ok(f[2], fl[2], ms ? 86400000 : 86400)) {
 			snprintf(why, size, "period '%s' is not a whole number from 1 to %s",
-				 show(buf, f[2], fl[2]), ms ? "86400000 (a day)" : "86400 (a day)");
+				 sl_show(buf, f[2], fl[2]), ms ? "86400000 (a day)" : "86400 (a day)");
 			return -1;
 		}
 		break;

@@ -113,71 +113,72 @@ typedef struct duration_field {
 
 /* ---- shared tables ---- */
 
-extern const char *const top_keys[];
-extern const char *const top_examples[];
-extern const char *const probe_keys[];
-extern const char *const probe_examples[];
-extern const unsigned probe_key_kinds[];
-extern const duration_field duration_top;
-extern const duration_field duration_threshold;
+extern const char *const sl_top_keys[];
+extern const char *const sl_top_examples[];
+extern const char *const sl_probe_keys[];
+extern const char *const sl_probe_examples[];
+extern const unsigned sl_probe_key_kinds[];
+extern const duration_field sl_duration_top;
+extern const duration_field sl_duration_threshold;
 
-/* ---- shared functions (defined in the file of their section) ---- */
+/* ---- shared functions (defined in the file of their section; sl_: the
+ * spec loader's, so that no name clashes with another module) ---- */
 
 static inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 static inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-int parse_duration(const char *text, uint64_t *ns);
-bool probe_name_ok(const char *s, size_t len);
-bool spec_name_ok(const char *s, size_t len);
-bool function_ok(const char *s, size_t len);
-bool cxx_function_ok(const char *s, size_t len);
-bool syscall_name_ok(const char *s, size_t len);
-bool object_ok(const char *s, size_t len);
-void report(loader *ld, diag_level level, diag_loc loc, const char *hint,
+int sl_parse_duration(const char *text, uint64_t *ns);
+bool sl_probe_name_ok(const char *s, size_t len);
+bool sl_spec_name_ok(const char *s, size_t len);
+bool sl_function_ok(const char *s, size_t len);
+bool sl_cxx_function_ok(const char *s, size_t len);
+bool sl_syscall_name_ok(const char *s, size_t len);
+bool sl_object_ok(const char *s, size_t len);
+void sl_report(loader *ld, diag_level level, diag_loc loc, const char *hint,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-size_t mark_offset(const diag_src *src, yaml_mark_t m);
-diag_loc marks_loc(const loader *ld, yaml_mark_t start, yaml_mark_t end);
-const char *show(char *buf, const char *s, size_t len);
-void node_free(node *n);
-bool attach(builder *b, node *n);
-node *build_tree(loader *ld, bool *broken);
-diag_loc node_loc(const loader *ld, const node *n);
-diag_loc map_loc(const loader *ld, const node *map);
-bool node_is(const node *n, const char *word);
-bool is_null(const node *n);
-const char *type_name(const node *n);
-const char *choices_hint(char *hint, size_t size, const char *word,
+size_t sl_mark_offset(const diag_src *src, yaml_mark_t m);
+diag_loc sl_marks_loc(const loader *ld, yaml_mark_t start, yaml_mark_t end);
+const char *sl_show(char *buf, const char *s, size_t len);
+void sl_node_free(node *n);
+bool sl_attach(builder *b, node *n);
+node *sl_build_tree(loader *ld, bool *broken);
+diag_loc sl_node_loc(const loader *ld, const node *n);
+diag_loc sl_map_loc(const loader *ld, const node *map);
+bool sl_node_is(const node *n, const char *word);
+bool sl_is_null(const node *n);
+const char *sl_type_name(const node *n);
+const char *sl_choices_hint(char *hint, size_t size, const char *word,
 				const char *what, const char *const *words);
-int check_key(loader *ld, const node *k, const char *const *keys, const node **seen,
+int sl_check_key(loader *ld, const node *k, const char *const *keys, const node **seen,
 		     const char *where);
-bool want_scalar(loader *ld, const node *k, const node *v, const char *what,
+bool sl_want_scalar(loader *ld, const node *k, const node *v, const char *what,
 			const char *example, bool required);
-char *dup_value(const node *v);
-bool no_memory(loader *ld);
-bool check_prose(loader *ld, const node *k, const node *v, const char *what,
+char *sl_dup_value(const node *v);
+bool sl_no_memory(loader *ld);
+bool sl_check_prose(loader *ld, const node *k, const node *v, const char *what,
 		       const char *example, size_t max, char **out);
-bool check_bool(loader *ld, const node *k, const node *v, const char *what,
+bool sl_check_bool(loader *ld, const node *k, const node *v, const char *what,
 		       const char *example, bool *out);
-bool check_object(loader *ld, const node *v, const char *what, char **out);
-bool check_duration_value(loader *ld, const node *k, const node *v,
+bool sl_check_object(loader *ld, const node *v, const char *what, char **out);
+bool sl_check_duration_value(loader *ld, const node *k, const node *v,
 				 const duration_field *f, const char *what, const char *where,
 				 const char *example, uint64_t *ns);
-void check_objects(loader *ld, spec *s, const node *k, const node *v);
-void probe_label(const node *map, size_t index, char *buf, size_t size);
-void check_probe_name(loader *ld, spec *s, spec_probe *p, const node *v);
-int probe_kind_in(const node *map);
-void report_misplaced_key(loader *ld, const node *k, int key, int kind,
+void sl_check_objects(loader *ld, spec *s, const node *k, const node *v);
+void sl_probe_label(const node *map, size_t index, char *buf, size_t size);
+void sl_check_probe_name(loader *ld, spec *s, spec_probe *p, const node *v);
+int sl_probe_kind_in(const node *map);
+void sl_report_misplaced_key(loader *ld, const node *k, int key, int kind,
 				 const char *where);
-void check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const node *v,
+void sl_check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const node *v,
 			   const char *where);
-bool check_limit(loader *ld, const node *v, const char *where, unsigned *out);
-void check_point(loader *ld, spec_probe *p, const node *v, const char *where);
+bool sl_check_limit(loader *ld, const node *v, const char *where, unsigned *out);
+void sl_check_point(loader *ld, spec_probe *p, const node *v, const char *where);
 void spec_arg_free(spec_arg *a);
-void check_probes(loader *ld, spec *s, const node *k, const node *v);
-void check_checks(loader *ld, spec *s, const node *k, const node *v, const node *probes);
-bool apply_parameters(loader *ld, spec *s, node *root, char *const *sets,
+void sl_check_probes(loader *ld, spec *s, const node *k, const node *v);
+void sl_check_checks(loader *ld, spec *s, const node *k, const node *v, const node *probes);
+bool sl_apply_parameters(loader *ld, spec *s, node *root, char *const *sets,
 			     size_t n_sets);
-void check_top(loader *ld, spec *s, const node *root);
+void sl_check_top(loader *ld, spec *s, const node *root);
 
 #endif

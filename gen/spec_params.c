@@ -25,7 +25,7 @@ static const char params_doc[] = "see docs/spec.md#parameters";
 
 static bool param_name_ok(const char *s, size_t len)
 {
-	return probe_name_ok(s, len);
+	return sl_probe_name_ok(s, len);
 }
 
 /* A default is a plain value or a list of plain values. */
@@ -35,33 +35,33 @@ static bool check_param_value(loader *ld, const node *k, const node *v)
 
 	if (v->type == NODE_BAD)
 		return false;
-	if (is_null(v)) {
-		report(ld, DIAG_ERROR, node_loc(ld, k),
+	if (sl_is_null(v)) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k),
 		       "give the default after the ':', as in 'threshold: 1ms', or "
 		       "'syscalls: [openat, read]'",
-		       "parameter '%s' has no default", show(buf, k->value, k->len));
+		       "parameter '%s' has no default", sl_show(buf, k->value, k->len));
 		return false;
 	}
 	if (v->type == NODE_MAP) {
-		report(ld, DIAG_ERROR, node_loc(ld, v),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 		       "a default is one value or a list of values",
 		       "the default of parameter '%s' must not be a mapping",
-		       show(buf, k->value, k->len));
+		       sl_show(buf, k->value, k->len));
 		return false;
 	}
 	if (v->type == NODE_SEQ) {
 		if (v->n_kids == 0) {
-			report(ld, DIAG_ERROR, node_loc(ld, v), "list at least one value",
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), "list at least one value",
 			       "the default of parameter '%s' is an empty list",
-			       show(buf, k->value, k->len));
+			       sl_show(buf, k->value, k->len));
 			return false;
 		}
 		for (size_t i = 0; i < v->n_kids; i++) {
-			if (v->kids[i]->type != NODE_SCALAR || is_null(v->kids[i])) {
-				report(ld, DIAG_ERROR, node_loc(ld, v->kids[i]),
+			if (v->kids[i]->type != NODE_SCALAR || sl_is_null(v->kids[i])) {
+				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v->kids[i]),
 				       "a list default holds plain values, as in [openat, read]",
 				       "item %zu of the default of parameter '%s' is not a value",
-				       i + 1, show(buf, k->value, k->len));
+				       i + 1, sl_show(buf, k->value, k->len));
 				return false;
 			}
 		}
@@ -75,11 +75,11 @@ static bool read_param(loader *ld, const node *k, const node *v, param_def *def)
 	char buf[SHOW_BUF];
 
 	if (k->type != NODE_SCALAR || !param_name_ok(k->value, k->len)) {
-		report(ld, DIAG_ERROR, node_loc(ld, k),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k),
 		       "a parameter name is a lowercase letter, then up to 31 lowercase "
 		       "letters, digits or '_'",
 		       "invalid parameter name '%s'",
-		       k->type == NODE_SCALAR ? show(buf, k->value, k->len) : "(not a word)");
+		       k->type == NODE_SCALAR ? sl_show(buf, k->value, k->len) : "(not a word)");
 		return false;
 	}
 	def->key = k;
@@ -90,16 +90,16 @@ static bool read_param(loader *ld, const node *k, const node *v, param_def *def)
 	const node *seen[2] = { 0 };
 	for (size_t i = 0; i + 1 < v->n_kids; i += 2) {
 		const node *pk = v->kids[i], *pv = v->kids[i + 1];
-		int key = check_key(ld, pk, param_keys, seen, "in a parameter");
+		int key = sl_check_key(ld, pk, param_keys, seen, "in a parameter");
 		if (key == 0)
 			def->value = pv;
 		else if (key == 1)
-			check_prose(ld, pk, pv, "'description' of a parameter", "description: slowest "
+			sl_check_prose(ld, pk, pv, "'description' of a parameter", "description: slowest "
 				   "call to record", DESCRIPTION_MAX, &def->description);
 	}
 	if (!seen[0]) {
-		report(ld, DIAG_ERROR, map_loc(ld, v), "add 'default: VALUE'",
-		       "parameter '%s' has no 'default'", show(buf, k->value, k->len));
+		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, v), "add 'default: VALUE'",
+		       "parameter '%s' has no 'default'", sl_show(buf, k->value, k->len));
 		return false;
 	}
 	return check_param_value(ld, k, def->value);
@@ -115,18 +115,18 @@ static int read_params(loader *ld, const node *v, param_def *defs)
 
 	if (v->type == NODE_BAD)
 		return -1;
-	if (is_null(v))
+	if (sl_is_null(v))
 		return 0;
 	if (v->type != NODE_MAP) {
-		report(ld, DIAG_ERROR, node_loc(ld, v),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 		       "write one 'NAME: DEFAULT' per line under 'parameters:'",
-		       "'parameters' must be a mapping of names to defaults, not %s", type_name(v));
+		       "'parameters' must be a mapping of names to defaults, not %s", sl_type_name(v));
 		return -1;
 	}
 	for (size_t i = 0; i + 1 < v->n_kids; i += 2) {
 		const node *k = v->kids[i];
 		if (n == SPEC_MAX_PARAMS) {
-			report(ld, DIAG_ERROR, node_loc(ld, k), NULL,
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k), NULL,
 			       "too many parameters (at most %d)", SPEC_MAX_PARAMS);
 			return -1;
 		}
@@ -138,8 +138,8 @@ static int read_params(loader *ld, const node *v, param_def *defs)
 		}
 		for (int j = 0; j < n; j++) {
 			if (defs[j].key->len == k->len && memcmp(defs[j].key->value, k->value, k->len) == 0) {
-				report(ld, DIAG_ERROR, node_loc(ld, k), "remove one of them",
-				       "parameter '%s' is declared twice", show(buf, k->value, k->len));
+				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k), "remove one of them",
+				       "parameter '%s' is declared twice", sl_show(buf, k->value, k->len));
 				ok = false;
 			}
 		}
@@ -193,7 +193,7 @@ static node *set_value(loader *ld, const diag_src *src, size_t start, const para
 	    !(end > start && t[start] == '[')) {
 		node *v = set_scalar(src, start, end);
 		if (!v)
-			no_memory(ld);
+			sl_no_memory(ld);
 		return v;
 	}
 	if (end > start && t[start] == '[' && t[end - 1] == ']') {
@@ -202,7 +202,7 @@ static node *set_value(loader *ld, const diag_src *src, size_t start, const para
 	}
 	seq = calloc(1, sizeof(*seq));
 	if (!seq) {
-		no_memory(ld);
+		sl_no_memory(ld);
 		return NULL;
 	}
 	seq->type = NODE_SEQ;
@@ -220,14 +220,14 @@ static node *set_value(loader *ld, const diag_src *src, size_t start, const para
 		for (z = j; z > a && t[z - 1] == ' '; z--)
 			;
 		if (a == z) {
-			report(ld, DIAG_ERROR, diag_loc_of(src, a, a + 1),
+			sl_report(ld, DIAG_ERROR, diag_loc_of(src, a, a + 1),
 			       "separate the values with single commas, as in 'NAME=openat,read'",
 			       "empty value in the list given to --set");
-			node_free(seq);
+			sl_node_free(seq);
 			return NULL;
 		}
-		if (!attach(&b, set_scalar(src, a, z))) {
-			node_free(seq);
+		if (!sl_attach(&b, set_scalar(src, a, z))) {
+			sl_node_free(seq);
 			return NULL;
 		}
 		i = j + 1;
@@ -246,10 +246,10 @@ static bool apply_set(loader *ld, const diag_src *src, param_def *defs, int n,
 	int i;
 
 	if (!eq || !param_name_ok(t, name_len)) {
-		report(ld, DIAG_ERROR, diag_loc_of(src, 0, name_len),
+		sl_report(ld, DIAG_ERROR, diag_loc_of(src, 0, name_len),
 		       "write --set NAME=VALUE, NAME a parameter the spec declares",
 		       eq ? "invalid parameter name '%s'" : "'%s' has no '=VALUE'",
-		       show(buf, t, name_len));
+		       sl_show(buf, t, name_len));
 		return false;
 	}
 	for (i = 0; i < n; i++)
@@ -262,11 +262,11 @@ static bool apply_set(loader *ld, const diag_src *src, param_def *defs, int n,
 		names[n] = NULL;
 		snprintf(name, sizeof(name), "%.*s", (int)name_len, t);
 		if (n)
-			choices_hint(hint, sizeof(hint), name, "parameters", names);
+			sl_choices_hint(hint, sizeof(hint), name, "parameters", names);
 		else
 			snprintf(hint, sizeof(hint), "this spec declares no parameters; %s",
 				 params_doc);
-		report(ld, DIAG_ERROR, diag_loc_of(src, 0, name_len), hint,
+		sl_report(ld, DIAG_ERROR, diag_loc_of(src, 0, name_len), hint,
 		       "the spec has no parameter '%s'", name);
 		return false;
 	}
@@ -302,7 +302,7 @@ static node *node_copy(const node *n)
 	}
 	return c;
 fail:
-	node_free(c);
+	sl_node_free(c);
 	return NULL;
 }
 
@@ -322,10 +322,10 @@ static void substitute(loader *ld, node **slot, param_def *defs, int n)
 		return;
 	if (v->len < 4 || memcmp(v->value, "${", 2) != 0 || v->value[v->len - 1] != '}' ||
 	    memchr(v->value + 2, '}', v->len - 3)) {
-		report(ld, DIAG_ERROR, node_loc(ld, v),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 		       "a parameter is a whole value: write 'threshold: ${NAME}', not text "
 		       "around it",
-		       "'${' in '%s' is not a whole parameter value", show(buf, v->value, v->len));
+		       "'${' in '%s' is not a whole parameter value", sl_show(buf, v->value, v->len));
 		return;
 	}
 	const char *name = v->value + 2;
@@ -335,11 +335,11 @@ static void substitute(loader *ld, node **slot, param_def *defs, int n)
 			continue;
 		node *c = node_copy(defs[i].set ? defs[i].set : defs[i].value);
 		if (!c) {
-			no_memory(ld);
+			sl_no_memory(ld);
 			return;
 		}
 		defs[i].used = true;
-		node_free(v);
+		sl_node_free(v);
 		*slot = c;
 		return;
 	}
@@ -348,11 +348,11 @@ static void substitute(loader *ld, node **slot, param_def *defs, int n)
 	names[n] = NULL;
 	snprintf(buf, sizeof(buf), "%.*s", (int)(len < 40 ? len : 40), name);
 	if (n)
-		choices_hint(hint, sizeof(hint), buf, "parameters", names);
+		sl_choices_hint(hint, sizeof(hint), buf, "parameters", names);
 	else
 		snprintf(hint, sizeof(hint), "declare it under 'parameters:'; %s", params_doc);
-	report(ld, DIAG_ERROR, node_loc(ld, v), hint, "unknown parameter '%s'",
-	       show(buf, name, len));
+	sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "unknown parameter '%s'",
+	       sl_show(buf, name, len));
 }
 
 /* The value text recorded in the spec: a list's items joined with ",". */
@@ -382,7 +382,7 @@ static bool record_params(loader *ld, spec *s, param_def *defs, int n)
 {
 	s->params = calloc((size_t)n + 1, sizeof(*s->params));
 	if (!s->params)
-		return no_memory(ld);
+		return sl_no_memory(ld);
 	for (int i = 0; i < n; i++) {
 		spec_param *p = &s->params[s->n_params++];
 		p->name = strndup(defs[i].key->value, defs[i].key->len);
@@ -391,7 +391,7 @@ static bool record_params(loader *ld, spec *s, param_def *defs, int n)
 		defs[i].description = NULL;
 		p->overridden = defs[i].set != NULL;
 		if (!p->name || !p->value)
-			return no_memory(ld);
+			return sl_no_memory(ld);
 	}
 	return true;
 }
@@ -399,7 +399,7 @@ static bool record_params(loader *ld, spec *s, param_def *defs, int n)
 /* Reads 'parameters' from ROOT (a mapping), applies SETS, and replaces
  * every placeholder in the other values.  Returns false after reporting
  * errors (the tree must then not be checked: placeholders may remain). */
-bool apply_parameters(loader *ld, spec *s, node *root, char *const *sets,
+bool sl_apply_parameters(loader *ld, spec *s, node *root, char *const *sets,
 			     size_t n_sets)
 {
 	param_def defs[SPEC_MAX_PARAMS] = { 0 };
@@ -410,7 +410,7 @@ bool apply_parameters(loader *ld, spec *s, node *root, char *const *sets,
 	char buf[SHOW_BUF];
 
 	for (size_t i = 0; i + 1 < root->n_kids; i += 2)
-		if (!pv && node_is(root->kids[i], "parameters"))
+		if (!pv && sl_node_is(root->kids[i], "parameters"))
 			pv = root->kids[i + 1];
 	if (pv)
 		n = read_params(ld, pv, defs);
@@ -418,13 +418,13 @@ bool apply_parameters(loader *ld, spec *s, node *root, char *const *sets,
 		s->set_srcs = calloc(n_sets, sizeof(*s->set_srcs));
 		owned = calloc(n_sets, sizeof(*owned));
 		if (!s->set_srcs || !owned) {
-			no_memory(ld);
+			sl_no_memory(ld);
 			n_sets = 0;
 		}
 		for (size_t i = 0; i < n_sets; i++) {
 			diag_src *src = &s->set_srcs[s->n_set_srcs];
 			if (!(src->text = strdup(sets[i]))) {
-				no_memory(ld);
+				sl_no_memory(ld);
 				break;
 			}
 			src->path = "--set";
@@ -439,10 +439,10 @@ bool apply_parameters(loader *ld, spec *s, node *root, char *const *sets,
 				substitute(ld, &root->kids[i + 1], defs, n);
 		for (int i = 0; i < n && ld->errors + ld->dropped == errors; i++)
 			if (!defs[i].used)
-				report(ld, DIAG_WARNING, node_loc(ld, defs[i].key),
+				sl_report(ld, DIAG_WARNING, sl_node_loc(ld, defs[i].key),
 				       "use it as a whole value, as in 'threshold: ${NAME}', or "
 				       "remove it",
-				       "parameter '%s' is not used", show(buf, defs[i].key->value,
+				       "parameter '%s' is not used", sl_show(buf, defs[i].key->value,
 									  defs[i].key->len));
 		if (ld->errors + ld->dropped == errors)
 			record_params(ld, s, defs, n);
@@ -454,7 +454,7 @@ bool apply_parameters(loader *ld, spec *s, node *root, char *const *sets,
 	for (int i = 0; i < n; i++)
 		free(defs[i].description);
 	for (size_t i = 0; i < n_sets && owned; i++)
-		node_free(owned[i]);
+		sl_node_free(owned[i]);
 	free(owned);
 	return ld->errors + ld->dropped == errors;
 }
@@ -471,19 +471,19 @@ static void default_name(loader *ld, spec *s)
 		len -= 5;
 	else if (len > 4 && strcmp(base + len - 4, ".yml") == 0)
 		len -= 4;
-	if (!spec_name_ok(base, len)) {
-		report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL },
+	if (!sl_spec_name_ok(base, len)) {
+		sl_report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL },
 		       "add a 'name:' line (lowercase letters, digits, '_', '.' and '-'), or "
 		       "rename the file",
-		       "the file name does not make a valid spec name ('%s')", show(buf, base, len));
+		       "the file name does not make a valid spec name ('%s')", sl_show(buf, base, len));
 		return;
 	}
 	s->name = strndup(base, len);
 	if (!s->name)
-		no_memory(ld);
+		sl_no_memory(ld);
 }
 
-void check_top(loader *ld, spec *s, const node *root)
+void sl_check_top(loader *ld, spec *s, const node *root)
 {
 	const node *seen[N_TOP] = { 0 }, *probes_key = NULL, *probes = NULL, *checks = NULL;
 	char buf[SHOW_BUF];
@@ -491,40 +491,40 @@ void check_top(loader *ld, spec *s, const node *root)
 	for (size_t i = 0; i + 1 < root->n_kids; i += 2) {
 		const node *k = root->kids[i], *v = root->kids[i + 1];
 		char what[32];
-		int key = check_key(ld, k, top_keys, seen, "at the top level");
+		int key = sl_check_key(ld, k, sl_top_keys, seen, "at the top level");
 		if (key < 0)
 			continue;
-		snprintf(what, sizeof(what), "'%s'", top_keys[key]);
+		snprintf(what, sizeof(what), "'%s'", sl_top_keys[key]);
 		switch (key) {
 		case TOP_NAME:
-			if (!want_scalar(ld, k, v, what, top_examples[key], false))
+			if (!sl_want_scalar(ld, k, v, what, sl_top_examples[key], false))
 				break;
-			if (!spec_name_ok(v->value, v->len)) {
-				report(ld, DIAG_ERROR, node_loc(ld, v),
+			if (!sl_spec_name_ok(v->value, v->len)) {
+				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 				       "a spec name is 1-64 characters: a lowercase letter or digit, "
 				       "then lowercase letters, digits, '_', '.' or '-'",
-				       "invalid spec name '%s'", show(buf, v->value, v->len));
+				       "invalid spec name '%s'", sl_show(buf, v->value, v->len));
 				break;
 			}
-			s->name = dup_value(v);
+			s->name = sl_dup_value(v);
 			if (!s->name)
-				no_memory(ld);
+				sl_no_memory(ld);
 			break;
 		case TOP_DESCRIPTION:
-			check_prose(ld, k, v, what, top_examples[key], DESCRIPTION_MAX,
+			sl_check_prose(ld, k, v, what, sl_top_examples[key], DESCRIPTION_MAX,
 				   &s->description);
 			break;
 		case TOP_OBJECTS:
-			check_objects(ld, s, k, v);
+			sl_check_objects(ld, s, k, v);
 			break;
 		case TOP_DURATION:
-			check_duration_value(ld, k, v, &duration_top, "'duration'", "",
-					     top_examples[key], &s->duration_ns);
+			sl_check_duration_value(ld, k, v, &sl_duration_top, "'duration'", "",
+					     sl_top_examples[key], &s->duration_ns);
 			break;
 		case TOP_PROBES:
 			probes_key = k;
 			probes = v;
-			check_probes(ld, s, k, v);
+			sl_check_probes(ld, s, k, v);
 			break;
 		case TOP_CHECKS:
 			checks = v;	/* once the probes are known */
@@ -532,23 +532,23 @@ void check_top(loader *ld, spec *s, const node *root)
 		case TOP_PARAMETERS:
 			break;		/* read and applied before (apply_parameters) */
 		case TOP_TIMING:
-			if (!want_scalar(ld, k, v, what, top_examples[key], false))
+			if (!sl_want_scalar(ld, k, v, what, sl_top_examples[key], false))
 				break;
-			if (node_is(v, "entry-only"))
+			if (sl_node_is(v, "entry-only"))
 				s->entry_only = true;
-			else if (!node_is(v, "entry-return"))
-				report(ld, DIAG_ERROR, node_loc(ld, v),
+			else if (!sl_node_is(v, "entry-return"))
+				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 				       "entry-return (the default) times each call from entry to "
 				       "return; entry-only times loop phases from one phase's entry "
 				       "to the next's, without return probes",
-				       "invalid timing '%s'", show(buf, v->value, v->len));
+				       "invalid timing '%s'", sl_show(buf, v->value, v->len));
 			break;
 		}
 	}
 	if (checks)
-		check_checks(ld, s, seen[TOP_CHECKS], checks, probes);
+		sl_check_checks(ld, s, seen[TOP_CHECKS], checks, probes);
 	if (!probes_key)
-		report(ld, DIAG_ERROR, map_loc(ld, root),
+		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, root),
 		       "add a 'probes:' list; see docs/spec.md for an example",
 		       "the spec has no 'probes'");
 	if (!seen[TOP_NAME])
@@ -558,6 +558,6 @@ void check_top(loader *ld, spec *s, const node *root)
 		if (s->objects && (s->objects[0] = strdup("main")))
 			s->n_objects = 1;
 		else
-			no_memory(ld);
+			sl_no_memory(ld);
 	}
 }

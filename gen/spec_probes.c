@@ -9,22 +9,22 @@
 
 /* ---- pass 2: the tree against the format ---- */
 
-const char *const top_keys[] = {
+const char *const sl_top_keys[] = {
 	"name", "description", "objects", "duration", "probes", "checks", "parameters",
 	"timing", NULL,
 };
-const char *const top_examples[] = {
+const char *const sl_top_examples[] = {
 	"name: libuv-phases", "description: Time in each libuv loop phase",
 	"objects: [main, \"libuv.so*\"]", "duration: 10s", "probes: [...]",
 	"checks: [\"timers.p99 > 100ms\"]", "parameters: {threshold: 1ms}",
 	"timing: entry-only",
 };
 
-const char *const probe_keys[] = {
+const char *const sl_probe_keys[] = {
 	"name", "kind", "function", "object", "optional", "missing_reason", "syscalls",
 	"probe", "threshold", "limit", "unit", "per_thread", "description", "args", "derived", NULL,
 };
-const char *const probe_examples[] = {
+const char *const sl_probe_examples[] = {
 	"name: timers", "kind: latency", "function: uv__run_timers", "object: \"libuv.so*\"",
 	"optional: true", "missing_reason: inlined by the compiler", "syscalls: [openat, read]",
 	"probe: \"tracepoint:sched:sched_switch\"", "threshold: 1ms", "limit: 1000", "unit: ms", "per_thread: false",
@@ -33,7 +33,7 @@ const char *const probe_examples[] = {
 	"derived: libuv-pending",
 };
 
-const unsigned probe_key_kinds[] = {
+const unsigned sl_probe_key_kinds[] = {
 	K_ALL | K_UTIL, K_ALL | K_UTIL, K_LATENCY, K_LATENCY, K_LATENCY, K_LATENCY,
 	K_SYSCALLS | K_EVENTS, K_COUNT | K_EVENTS, K_EVENTS, K_EVENTS,
 	K_LATENCY | K_SYSCALLS | K_EVENTS | K_UTIL, K_ALL, K_ALL | K_UTIL,
@@ -42,36 +42,36 @@ const unsigned probe_key_kinds[] = {
 
 /* The forms a count probe's 'probe' may take, for hints. */
 
-diag_loc node_loc(const loader *ld, const node *n)
+diag_loc sl_node_loc(const loader *ld, const node *n)
 {
 	if (!n->src)
-		return marks_loc(ld, n->start, n->end);
+		return sl_marks_loc(ld, n->start, n->end);
 	if (ld->errors >= SPEC_MAX_ERRORS)
 		return (diag_loc){ 0, 0, 0, NULL };
-	return diag_loc_of(n->src, mark_offset(n->src, n->start), mark_offset(n->src, n->end));
+	return diag_loc_of(n->src, sl_mark_offset(n->src, n->start), sl_mark_offset(n->src, n->end));
 }
 
 /* Where a mapping starts, for "has no 'x'": its first key. */
-diag_loc map_loc(const loader *ld, const node *map)
+diag_loc sl_map_loc(const loader *ld, const node *map)
 {
-	return node_loc(ld, map->n_kids ? map->kids[0] : map);
+	return sl_node_loc(ld, map->n_kids ? map->kids[0] : map);
 }
 
 /* N is a scalar holding exactly WORD. */
-bool node_is(const node *n, const char *word)
+bool sl_node_is(const node *n, const char *word)
 {
 	return n->type == NODE_SCALAR && n->len == strlen(word) &&
 	       memcmp(n->value, word, n->len) == 0;
 }
 
-bool is_null(const node *n)
+bool sl_is_null(const node *n)
 {
 	return n->type == NODE_SCALAR && n->plain &&
-	       (n->len == 0 || node_is(n, "~") || node_is(n, "null") || node_is(n, "Null") ||
-		node_is(n, "NULL"));
+	       (n->len == 0 || sl_node_is(n, "~") || sl_node_is(n, "null") || sl_node_is(n, "Null") ||
+		sl_node_is(n, "NULL"));
 }
 
-const char *type_name(const node *n)
+const char *sl_type_name(const node *n)
 {
 	switch (n->type) {
 	case NODE_SEQ:
@@ -82,11 +82,11 @@ const char *type_name(const node *n)
 	case NODE_BAD:
 		break;
 	}
-	return is_null(n) ? "nothing" : "a single value";
+	return sl_is_null(n) ? "nothing" : "a single value";
 }
 
 /* Writes "did you mean 'X'? valid WHAT are: A, B, C" into HINT. */
-const char *choices_hint(char *hint, size_t size, const char *word,
+const char *sl_choices_hint(char *hint, size_t size, const char *word,
 				const char *what, const char *const *words)
 {
 	size_t best = 3, o = 0;
@@ -110,7 +110,7 @@ const char *choices_hint(char *hint, size_t size, const char *word,
 /* Checks one key of a mapping: a plain word, known, not seen before.
  * Returns its index in KEYS, or -1 after reporting it.  WHERE is
  * "at the top level" or "in probe 'x'". */
-int check_key(loader *ld, const node *k, const char *const *keys, const node **seen,
+int sl_check_key(loader *ld, const node *k, const char *const *keys, const node **seen,
 		     const char *where)
 {
 	char buf[SHOW_BUF], hint[256];
@@ -119,12 +119,12 @@ int check_key(loader *ld, const node *k, const char *const *keys, const node **s
 	if (k->type == NODE_BAD)
 		return -1;
 	if (k->type != NODE_SCALAR) {
-		report(ld, DIAG_ERROR, node_loc(ld, k), "keys are plain words such as 'name'",
-		       "a key %s must be a word, not %s", where, type_name(k));
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k), "keys are plain words such as 'name'",
+		       "a key %s must be a word, not %s", where, sl_type_name(k));
 		return -1;
 	}
-	if (is_null(k)) {
-		report(ld, DIAG_ERROR, node_loc(ld, k), "write 'key: value'",
+	if (sl_is_null(k)) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k), "write 'key: value'",
 		       "a key %s is missing before the ':'", where);
 		return -1;
 	}
@@ -132,16 +132,16 @@ int check_key(loader *ld, const node *k, const char *const *keys, const node **s
 		if (strlen(keys[i]) == k->len && memcmp(keys[i], k->value, k->len) == 0)
 			break;
 	if (!keys[i]) {
-		report(ld, DIAG_ERROR, node_loc(ld, k),
-		       choices_hint(hint, sizeof(hint), k->value, "keys", keys),
-		       "unknown key '%s' %s", show(buf, k->value, k->len), where);
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k),
+		       sl_choices_hint(hint, sizeof(hint), k->value, "keys", keys),
+		       "unknown key '%s' %s", sl_show(buf, k->value, k->len), where);
 		return -1;
 	}
 	if (seen[i]) {
-		report(ld, DIAG_ERROR, node_loc(ld, k),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k),
 		       "a key may appear once in a mapping; remove one of them",
 		       "duplicate key '%s' %s", keys[i], where);
-		report(ld, DIAG_NOTE, node_loc(ld, seen[i]), NULL,
+		sl_report(ld, DIAG_NOTE, sl_node_loc(ld, seen[i]), NULL,
 		       "'%s' was first given here", keys[i]);
 		return -1;
 	}
@@ -152,30 +152,30 @@ int check_key(loader *ld, const node *k, const char *const *keys, const node **s
 /* Checks that value V of key K is a non-empty plain value.  WHAT names the
  * key ("'function' in probe 'x'"), EXAMPLE shows it used.  Returns false
  * after reporting (or when V is an alias, already reported). */
-bool want_scalar(loader *ld, const node *k, const node *v, const char *what,
+bool sl_want_scalar(loader *ld, const node *k, const node *v, const char *what,
 			const char *example, bool required)
 {
 	char hint[256];
 
 	if (v->type == NODE_BAD)
 		return false;
-	if (is_null(v)) {
+	if (sl_is_null(v)) {
 		snprintf(hint, sizeof(hint), "give it a value, as in '%s'%s", example,
 			 required ? "" : ", or remove the line");
-		report(ld, DIAG_ERROR, node_loc(ld, k), hint, "%s has no value", what);
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k), hint, "%s has no value", what);
 		return false;
 	}
 	if (v->type != NODE_SCALAR) {
 		snprintf(hint, sizeof(hint), "write a single value on the key's line, as in '%s'",
 			 example);
-		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "%s must be a single value, not %s",
-		       what, type_name(v));
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "%s must be a single value, not %s",
+		       what, sl_type_name(v));
 		return false;
 	}
 	return true;
 }
 
-char *dup_value(const node *v)
+char *sl_dup_value(const node *v)
 {
 	char *s = malloc(v->len + 1);
 
@@ -185,27 +185,27 @@ char *dup_value(const node *v)
 }
 
 /* Reports a missing allocation; returns false. */
-bool no_memory(loader *ld)
+bool sl_no_memory(loader *ld)
 {
-	report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL }, NULL, "out of memory");
+	sl_report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL }, NULL, "out of memory");
 	return false;
 }
 
 /* Free text: at most MAX bytes, one line, no control or invisible
  * characters.  Trailing line breaks (from block scalars) are dropped. */
-bool check_prose(loader *ld, const node *k, const node *v, const char *what,
+bool sl_check_prose(loader *ld, const node *k, const node *v, const char *what,
 		       const char *example, size_t max, char **out)
 {
 	size_t len, i;
 
-	if (!want_scalar(ld, k, v, what, example, false))
+	if (!sl_want_scalar(ld, k, v, what, example, false))
 		return false;
 	for (len = v->len; len && v->value[len - 1] == '\n'; len--)
 		;
 	if (len > max) {
 		char hint[128];
 		snprintf(hint, sizeof(hint), "shorten it to at most %zu bytes", max);
-		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "%s is too long (%zu bytes)", what,
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "%s is too long (%zu bytes)", what,
 		       len);
 		return false;
 	}
@@ -223,7 +223,7 @@ bool check_prose(loader *ld, const node *k, const node *v, const char *what,
 		else if (u[0] >= 0x80)
 			cp = 0x7f;	/* not UTF-8 */
 		if (cp == '\n') {
-			report(ld, DIAG_ERROR, node_loc(ld, v),
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 			       "join the lines, or write it as a folded block ('>-') so that YAML "
 			       "joins them",
 			       "%s must be one line of text", what);
@@ -235,7 +235,7 @@ bool check_prose(loader *ld, const node *k, const node *v, const char *what,
 		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || (cp >= 0x200b && cp <= 0x200f) ||
 		    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) ||
 		    cp == 0xfeff) {
-			report(ld, DIAG_ERROR, node_loc(ld, v),
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 			       cp == '\t' ? "replace the tab with spaces"
 					  : "remove it: this text is plain, printable characters",
 			       "%s contains a control or invisible character (U+%04X)", what,
@@ -246,132 +246,132 @@ bool check_prose(loader *ld, const node *k, const node *v, const char *what,
 	}
 	*out = malloc(len + 1);
 	if (!*out)
-		return no_memory(ld);
+		return sl_no_memory(ld);
 	memcpy(*out, v->value, len);
 	(*out)[len] = '\0';
 	return true;
 }
 
-bool check_bool(loader *ld, const node *k, const node *v, const char *what,
+bool sl_check_bool(loader *ld, const node *k, const node *v, const char *what,
 		       const char *example, bool *out)
 {
 	char buf[SHOW_BUF];
 
-	if (!want_scalar(ld, k, v, what, example, false))
+	if (!sl_want_scalar(ld, k, v, what, example, false))
 		return false;
-	if (node_is(v, "true") || node_is(v, "false")) {
+	if (sl_node_is(v, "true") || sl_node_is(v, "false")) {
 		if (!v->plain) {
-			report(ld, DIAG_ERROR, node_loc(ld, v),
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 			       "remove the quotes: booleans are written true or false",
 			       "%s must be true or false, not the quoted string \"%s\"", what,
-			       show(buf, v->value, v->len));
+			       sl_show(buf, v->value, v->len));
 			return false;
 		}
 		*out = v->value[0] == 't';
 		return true;
 	}
-	report(ld, DIAG_ERROR, node_loc(ld, v),
+	sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 	       "write true or false (lowercase, no quotes); yes, no, on, off and 1 are not "
 	       "accepted",
-	       "%s must be true or false, not '%s'", what, show(buf, v->value, v->len));
+	       "%s must be true or false, not '%s'", what, sl_show(buf, v->value, v->len));
 	return false;
 }
 
-bool check_object(loader *ld, const node *v, const char *what, char **out)
+bool sl_check_object(loader *ld, const node *v, const char *what, char **out)
 {
 	char buf[SHOW_BUF];
 	const char *hint =
 		"an object is 'main' (the executable) or a file-name glob made of letters, "
 		"digits and _ . + - * ? [ ], such as 'libuv.so*'";
 
-	if (object_ok(v->value, v->len)) {
-		*out = dup_value(v);
-		return *out ? true : no_memory(ld);
+	if (sl_object_ok(v->value, v->len)) {
+		*out = sl_dup_value(v);
+		return *out ? true : sl_no_memory(ld);
 	}
 	if (memchr(v->value, '/', v->len))
 		hint = "objects match file names without their directory; write e.g. 'libuv.so*'";
 	else if (v->len > OBJECT_MAX)
 		hint = "object names are at most 128 characters";
-	report(ld, DIAG_ERROR, node_loc(ld, v), hint, "invalid object '%s'%s",
-	       show(buf, v->value, v->len), what);
+	sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "invalid object '%s'%s",
+	       sl_show(buf, v->value, v->len), what);
 	return false;
 }
 
-const duration_field duration_top = {
+const duration_field sl_duration_top = {
 	"duration", "500ms, 10s or 1.5m", "trace until stopped", "means until stopped",
 };
-const duration_field duration_threshold = {
+const duration_field sl_duration_threshold = {
 	"threshold", "100us, 1ms or 1.5s", "record every call", "records every call",
 };
 
 /* Checks the duration value V of key K (F says which field; WHAT names it
  * as want_scalar does; WHERE is "" or " in probe 'x'").  Returns true and
  * sets *NS, or false after reporting. */
-bool check_duration_value(loader *ld, const node *k, const node *v,
+bool sl_check_duration_value(loader *ld, const node *k, const node *v,
 				 const duration_field *f, const char *what, const char *where,
 				 const char *example, uint64_t *ns)
 {
 	char buf[SHOW_BUF], hint[256];
 	int rc;
 
-	if (!want_scalar(ld, k, v, what, example, false))
+	if (!sl_want_scalar(ld, k, v, what, example, false))
 		return false;
-	rc = memchr(v->value, '\0', v->len) ? -1 : parse_duration(v->value, ns);
+	rc = memchr(v->value, '\0', v->len) ? -1 : sl_parse_duration(v->value, ns);
 	if (rc == 0)
 		return true;
 	if (rc == -2) {
 		snprintf(hint, sizeof(hint), "the longest %s is 24h; use 0 to %s", f->name, f->zero);
-		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "%s '%s'%s is longer than a day",
-		       f->name, show(buf, v->value, v->len), where);
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "%s '%s'%s is longer than a day",
+		       f->name, sl_show(buf, v->value, v->len), where);
 	} else if (v->value[0] == '-') {
 		snprintf(hint, sizeof(hint), "a %s cannot be negative; use 0 to %s", f->name,
 			 f->zero);
-		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "invalid %s '%s'%s", f->name,
-		       show(buf, v->value, v->len), where);
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "invalid %s '%s'%s", f->name,
+		       sl_show(buf, v->value, v->len), where);
 	} else {
 		snprintf(hint, sizeof(hint),
 			 "write a number and a unit with no space, e.g. %s (units: ns, us, ms, s, "
 			 "m, h); 0 %s", f->examples, f->zero_is);
-		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "invalid %s '%s'%s", f->name,
-		       show(buf, v->value, v->len), where);
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "invalid %s '%s'%s", f->name,
+		       sl_show(buf, v->value, v->len), where);
 	}
 	return false;
 }
 
-void check_objects(loader *ld, spec *s, const node *k, const node *v)
+void sl_check_objects(loader *ld, spec *s, const node *k, const node *v)
 {
 	char what[32];
 
 	if (v->type == NODE_BAD)
 		return;
 	if (v->type == NODE_SEQ && v->n_kids == 0) {
-		report(ld, DIAG_ERROR, node_loc(ld, v),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 		       "list at least one object, or remove the line to search only the "
 		       "executable",
 		       "'objects' is empty");
 		return;
 	}
 	if (v->type != NODE_SEQ) {
-		if (is_null(v))
-			report(ld, DIAG_ERROR, node_loc(ld, k),
+		if (sl_is_null(v))
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k),
 			       "list where to look for functions, as in 'objects: [main, "
 			       "\"libuv.so*\"]', or remove the line",
 			       "'objects' has no value");
 		else
-			report(ld, DIAG_ERROR, node_loc(ld, v),
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 			       "write a list, even of one object: 'objects: [main, \"libuv.so*\"]'",
-			       "'objects' must be a list, not %s", type_name(v));
+			       "'objects' must be a list, not %s", sl_type_name(v));
 		return;
 	}
 	if (v->n_kids > SPEC_MAX_OBJECTS) {
-		report(ld, DIAG_ERROR, node_loc(ld, v->kids[SPEC_MAX_OBJECTS]),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v->kids[SPEC_MAX_OBJECTS]),
 		       "a spec searches at most 32 objects; use globs such as 'libfoo*.so*'",
 		       "too many objects (%zu)", v->n_kids);
 		return;
 	}
 	s->objects = calloc(v->n_kids, sizeof(*s->objects));
 	if (!s->objects) {
-		no_memory(ld);
+		sl_no_memory(ld);
 		return;
 	}
 	for (size_t i = 0; i < v->n_kids; i++) {
@@ -380,14 +380,14 @@ void check_objects(loader *ld, spec *s, const node *k, const node *v)
 		size_t j;
 
 		snprintf(what, sizeof(what), "object %zu", i + 1);
-		if (!want_scalar(ld, k, o, what, "objects: [main, \"libuv.so*\"]", true) ||
-		    !check_object(ld, o, " in 'objects'", &obj))
+		if (!sl_want_scalar(ld, k, o, what, "objects: [main, \"libuv.so*\"]", true) ||
+		    !sl_check_object(ld, o, " in 'objects'", &obj))
 			continue;
 		for (j = 0; j < s->n_objects; j++)
 			if (strcmp(s->objects[j], obj) == 0)
 				break;
 		if (j < s->n_objects) {
-			report(ld, DIAG_ERROR, node_loc(ld, o), "remove one of them",
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), "remove one of them",
 			       "object '%s' is listed twice", obj);
 			free(obj);
 			continue;
@@ -398,12 +398,12 @@ void check_objects(loader *ld, spec *s, const node *k, const node *v)
 
 /* The probe's name for messages: "probe 'timers'" when its mapping has a
  * valid name, else "probe N". */
-void probe_label(const node *map, size_t index, char *buf, size_t size)
+void sl_probe_label(const node *map, size_t index, char *buf, size_t size)
 {
 	for (size_t i = 0; i + 1 < map->n_kids; i += 2) {
 		const node *k = map->kids[i], *v = map->kids[i + 1];
-		if (node_is(k, "name") &&
-		    v->type == NODE_SCALAR && probe_name_ok(v->value, v->len)) {
+		if (sl_node_is(k, "name") &&
+		    v->type == NODE_SCALAR && sl_probe_name_ok(v->value, v->len)) {
 			snprintf(buf, size, "probe '%s'", v->value);
 			return;
 		}
@@ -411,41 +411,41 @@ void probe_label(const node *map, size_t index, char *buf, size_t size)
 	snprintf(buf, size, "probe %zu", index + 1);
 }
 
-void check_probe_name(loader *ld, spec *s, spec_probe *p, const node *v)
+void sl_check_probe_name(loader *ld, spec *s, spec_probe *p, const node *v)
 {
 	char buf[SHOW_BUF];
 
-	if (!probe_name_ok(v->value, v->len)) {
-		report(ld, DIAG_ERROR, node_loc(ld, v),
+	if (!sl_probe_name_ok(v->value, v->len)) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 		       "a probe name is 1-32 characters: a lowercase letter, then lowercase "
 		       "letters, digits or '_' (it names bpftrace maps)",
-		       "invalid probe name '%s'", show(buf, v->value, v->len));
+		       "invalid probe name '%s'", sl_show(buf, v->value, v->len));
 		return;
 	}
 	for (size_t i = 0; i < s->n_probes; i++) {
 		if (s->probes[i].name && strcmp(s->probes[i].name, v->value) == 0) {
-			report(ld, DIAG_ERROR, node_loc(ld, v), "probe names must be unique; rename one",
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), "probe names must be unique; rename one",
 			       "duplicate probe name '%s'", v->value);
-			report(ld, DIAG_NOTE, s->probes[i].name_loc, NULL,
+			sl_report(ld, DIAG_NOTE, s->probes[i].name_loc, NULL,
 			       "probe '%s' was first defined here", v->value);
 			return;
 		}
 	}
-	p->name = dup_value(v);
+	p->name = sl_dup_value(v);
 	if (!p->name)
-		no_memory(ld);
-	p->name_loc = node_loc(ld, v);
+		sl_no_memory(ld);
+	p->name_loc = sl_node_loc(ld, v);
 }
 
 /* The kind a probe's mapping names, when it names a valid one (the first
  * 'kind' key counts, as for any duplicate key); else -1. */
-int probe_kind_in(const node *map)
+int sl_probe_kind_in(const node *map)
 {
 	for (size_t i = 0; i + 1 < map->n_kids; i += 2) {
-		if (!node_is(map->kids[i], "kind"))
+		if (!sl_node_is(map->kids[i], "kind"))
 			continue;
 		for (int j = 0; kind_names[j]; j++)
-			if (node_is(map->kids[i + 1], kind_names[j]))
+			if (sl_node_is(map->kids[i + 1], kind_names[j]))
 				return j;
 		return -1;
 	}
@@ -459,10 +459,10 @@ static const char *kind_article(int kind)
 
 /* Reports key K (index KEY) of a probe of kind KIND, which it does not
  * apply to. */
-void report_misplaced_key(loader *ld, const node *k, int key, int kind,
+void sl_report_misplaced_key(loader *ld, const node *k, int key, int kind,
 				 const char *where)
 {
-	const char *name = probe_keys[key], *kname = kind_names[kind];
+	const char *name = sl_probe_keys[key], *kname = kind_names[kind];
 	char hint[256];
 
 	if (key == P_PROBE)
@@ -501,7 +501,7 @@ void report_misplaced_key(loader *ld, const node *k, int key, int kind,
 			 "remove it: '%s' is about a latency probe's function, and %s %s probe "
 			 "has none",
 			 name, kind_article(kind), kname);
-	report(ld, DIAG_ERROR, node_loc(ld, k), hint, "'%s' %s does not apply to %s %s probe",
+	sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k), hint, "'%s' %s does not apply to %s %s probe",
 	       name, where, kind_article(kind), kname);
 }
 
@@ -533,7 +533,7 @@ static int check_syscall_name(loader *ld, const node *o, int kind, const char *w
 	const char *guess, *sys;
 	int nr;
 
-	if (!syscall_name_ok(o->value, o->len)) {
+	if (!sl_syscall_name_ok(o->value, o->len)) {
 		const char *h = "a syscall name is lowercase letters, digits and '_', as in "
 				"'openat' (at most 64 characters)";
 		if (o->len <= SYSCALL_NAME_MAX && !memchr(o->value, '\0', o->len)) {
@@ -546,8 +546,8 @@ static int check_syscall_name(loader *ld, const node *o, int kind, const char *w
 				h = hint;
 			}
 		}
-		report(ld, DIAG_ERROR, node_loc(ld, o), h, "invalid syscall name '%s' %s",
-		       show(buf, o->value, o->len), where);
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), h, "invalid syscall name '%s' %s",
+		       sl_show(buf, o->value, o->len), where);
 		return -1;
 	}
 	nr = systab_syscall_nr(o->value);
@@ -572,7 +572,7 @@ static int check_syscall_name(loader *ld, const node *o, int kind, const char *w
 	} else {
 		snprintf(hint, sizeof(hint), "check the spelling; " SYSCALL_LISTS);
 	}
-	report(ld, DIAG_ERROR, node_loc(ld, o), hint, "unknown syscall '%s' on this architecture",
+	sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), hint, "unknown syscall '%s' on this architecture",
 	       o->value);
 	return -1;
 }
@@ -580,7 +580,7 @@ static int check_syscall_name(loader *ld, const node *o, int kind, const char *w
 /* Checks the value V of key K ('syscalls') of probe P, of kind KIND (-1
  * when not known): a list of syscall names, or (syscalls kind only) the
  * plain word all.  WHERE is "in probe 'x'". */
-void check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const node *v,
+void sl_check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const node *v,
 			   const char *where)
 {
 	size_t max = kind == PROBE_EVENTS ? EVENTS_MAX_SYSCALLS : SPEC_MAX_SYSCALLS;
@@ -591,30 +591,30 @@ void check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const no
 
 	if (v->type == NODE_BAD)
 		return;
-	if (is_null(v) || (v->type == NODE_SEQ && v->n_kids == 0)) {
+	if (sl_is_null(v) || (v->type == NODE_SEQ && v->n_kids == 0)) {
 		snprintf(hint, sizeof(hint), "list the syscalls to %s, as in '%s'%s",
 			 kind == PROBE_EVENTS ? "record" : "measure", example,
 			 kind == PROBE_EVENTS ? "" : ", or write 'syscalls: all'");
-		report(ld, DIAG_ERROR, node_loc(ld, is_null(v) ? k : v), hint,
-		       "'syscalls' %s %s", where, is_null(v) ? "has no value" : "is empty");
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, sl_is_null(v) ? k : v), hint,
+		       "'syscalls' %s %s", where, sl_is_null(v) ? "has no value" : "is empty");
 		return;
 	}
 	/* [all], as a list parameter set to "all" becomes, means all too; a
 	 * --set value of one name (for a parameter whose default is all) is a
 	 * list of that one. */
-	if (v->type == NODE_SEQ && v->n_kids == 1 && v->kids[0]->plain && node_is(v->kids[0], "all"))
+	if (v->type == NODE_SEQ && v->n_kids == 1 && v->kids[0]->plain && sl_node_is(v->kids[0], "all"))
 		v = v->kids[0];
 	node *only[1] = { (node *)v };
 	node one = { .type = NODE_SEQ, .n_kids = 1, .kids = only };
-	if (v->type == NODE_SCALAR && v->src && !node_is(v, "all") && !is_null(v)) {
+	if (v->type == NODE_SCALAR && v->src && !sl_node_is(v, "all") && !sl_is_null(v)) {
 		one.start = v->start;
 		one.end = v->end;
 		one.src = v->src;
 		v = &one;
 	}
-	if (v->type == NODE_SCALAR && v->plain && node_is(v, "all")) {
+	if (v->type == NODE_SCALAR && v->plain && sl_node_is(v, "all")) {
 		if (kind == PROBE_EVENTS) {
-			report(ld, DIAG_ERROR, node_loc(ld, v),
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 			       "list the syscalls to record, as in 'syscalls: [openat, connect]' "
 			       "(at most 16); to measure every syscall, use a probe with "
 			       "'kind: syscalls'",
@@ -622,11 +622,11 @@ void check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const no
 			return;
 		}
 		p->all_syscalls = true;
-		p->syscalls_loc = node_loc(ld, v);
+		p->syscalls_loc = sl_node_loc(ld, v);
 		return;
 	}
 	if (v->type != NODE_SEQ) {
-		if (v->type == NODE_SCALAR && node_is(v, "all") && kind != PROBE_EVENTS)
+		if (v->type == NODE_SCALAR && sl_node_is(v, "all") && kind != PROBE_EVENTS)
 			snprintf(hint, sizeof(hint),
 				 "write all without quotes to measure every syscall, or a list as "
 				 "in '%s'", example);
@@ -634,8 +634,8 @@ void check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const no
 			snprintf(hint, sizeof(hint), "write a list, even of one syscall, as in "
 				 "'syscalls: [openat]'%s",
 				 kind == PROBE_EVENTS ? "" : "; 'syscalls: all' measures every syscall");
-		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "'syscalls' %s must be a list, not %s",
-		       where, type_name(v));
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "'syscalls' %s must be a list, not %s",
+		       where, sl_type_name(v));
 		return;
 	}
 	if (v->n_kids > max) {
@@ -648,13 +648,13 @@ void check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const no
 			snprintf(hint, sizeof(hint),
 				 "a probe names at most %d syscalls; write 'syscalls: all' to measure "
 				 "every syscall", SPEC_MAX_SYSCALLS);
-		report(ld, DIAG_ERROR, node_loc(ld, v->kids[max]), hint,
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v->kids[max]), hint,
 		       "too many syscalls (%zu) %s", v->n_kids, where);
 		return;
 	}
 	p->syscalls = calloc(v->n_kids, sizeof(*p->syscalls));
 	if (!p->syscalls) {
-		no_memory(ld);
+		sl_no_memory(ld);
 		return;
 	}
 	for (size_t i = 0; i < v->n_kids; i++) {
@@ -664,13 +664,13 @@ void check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const no
 
 		if (o->type == NODE_BAD)
 			continue;
-		if (is_null(o) || o->type != NODE_SCALAR) {
+		if (sl_is_null(o) || o->type != NODE_SCALAR) {
 			snprintf(hint, sizeof(hint), "%s, as in '%s'",
-				 is_null(o) ? "remove the empty item, or write a syscall name"
+				 sl_is_null(o) ? "remove the empty item, or write a syscall name"
 					    : "list syscall names separated by commas",
 				 example);
-			report(ld, DIAG_ERROR, node_loc(ld, o), hint, "syscall %zu %s %s", i + 1,
-			       where, is_null(o) ? "is empty" : o->type == NODE_SEQ
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), hint, "syscall %zu %s %s", i + 1,
+			       where, sl_is_null(o) ? "is empty" : o->type == NODE_SEQ
 							      ? "must be a name, not a list"
 							      : "must be a name, not a mapping");
 			continue;
@@ -682,21 +682,21 @@ void check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const no
 			if (p->syscalls[j] == nr)
 				break;
 		if (j < p->n_syscalls) {
-			report(ld, DIAG_ERROR, node_loc(ld, o), "remove one of them",
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), "remove one of them",
 			       "syscall '%s' is listed twice %s", o->value, where);
-			report(ld, DIAG_NOTE, node_loc(ld, first[j]), NULL,
+			sl_report(ld, DIAG_NOTE, sl_node_loc(ld, first[j]), NULL,
 			       "'%s' was first listed here", first[j]->value);
 			continue;
 		}
 		first[p->n_syscalls] = o;
 		p->syscalls[p->n_syscalls++] = nr;
 	}
-	p->syscalls_loc = node_loc(ld, v);
+	p->syscalls_loc = sl_node_loc(ld, v);
 }
 
 /* Checks V, the 'limit' of an events probe: a whole number of records,
  * 1..SPEC_MAX_EVENT_LIMIT, digits only.  Returns true and sets *OUT. */
-bool check_limit(loader *ld, const node *v, const char *where, unsigned *out)
+bool sl_check_limit(loader *ld, const node *v, const char *where, unsigned *out)
 {
 	char buf[SHOW_BUF], hint[256];
 	unsigned long long n = 0;
@@ -711,8 +711,8 @@ bool check_limit(loader *ld, const node *v, const char *where, unsigned *out)
 			 "'limit: 1000'",
 			 v->value[0] == '-' ? "a limit cannot be negative; " : "",
 			 SPEC_MAX_EVENT_LIMIT);
-		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "invalid limit '%s' %s",
-		       show(buf, v->value, v->len), where);
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "invalid limit '%s' %s",
+		       sl_show(buf, v->value, v->len), where);
 		return false;
 	}
 	if (n == 0) {
@@ -720,15 +720,15 @@ bool check_limit(loader *ld, const node *v, const char *where, unsigned *out)
 			 "keep at least 1 record, or remove the line for the default (%d); "
 			 "'threshold' chooses which calls are recorded",
 			 SPEC_DEFAULT_EVENT_LIMIT);
-		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "'limit' %s must be at least 1, not 0",
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "'limit' %s must be at least 1, not 0",
 		       where);
 		return false;
 	}
 	if (v->value[0] == '0') {
-		report(ld, DIAG_ERROR, node_loc(ld, v),
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 		       "write the number without leading zeros (YAML tools may read them as "
 		       "octal)",
-		       "invalid limit '%s' %s", show(buf, v->value, v->len), where);
+		       "invalid limit '%s' %s", sl_show(buf, v->value, v->len), where);
 		return false;
 	}
 	if (n > SPEC_MAX_EVENT_LIMIT) {
@@ -736,8 +736,8 @@ bool check_limit(loader *ld, const node *v, const char *where, unsigned *out)
 			 "keep at most %d records; raise 'threshold' so that fewer calls are "
 			 "recorded (the rest are still counted)",
 			 SPEC_MAX_EVENT_LIMIT);
-		report(ld, DIAG_ERROR, node_loc(ld, v), hint, "'limit' %s must be at most %d, not %s",
-		       where, SPEC_MAX_EVENT_LIMIT, show(buf, v->value, v->len));
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "'limit' %s must be at most %d, not %s",
+		       where, SPEC_MAX_EVENT_LIMIT, sl_show(buf, v->value, v->len));
 		return false;
 	}
 	*out = (unsigned)n;
@@ -746,34 +746,34 @@ bool check_limit(loader *ld, const node *v, const char *where, unsigned *out)
 
 /* Checks V, the 'probe' of a count probe P: one of the forms of
  * spec_parse_point.  On OBJECT main, sets P's object (and function). */
-void check_point(loader *ld, spec_probe *p, const node *v, const char *where)
+void sl_check_point(loader *ld, spec_probe *p, const node *v, const char *where)
 {
 	char buf[SHOW_BUF], why[512];
 	point_type type;
 
 	if (memchr(v->value, '\0', v->len)) {
-		report(ld, DIAG_ERROR, node_loc(ld, v), POINT_FORMS,
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), POINT_FORMS,
 		       "invalid probe point '%s' %s: it contains a NUL character",
-		       show(buf, v->value, v->len), where);
+		       sl_show(buf, v->value, v->len), where);
 		return;
 	}
 	if (spec_parse_point(v->value, &type, why, sizeof(why)) < 0) {
-		report(ld, DIAG_ERROR, node_loc(ld, v), POINT_FORMS, "invalid probe point '%s' %s: %s",
-		       show(buf, v->value, v->len), where, why);
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), POINT_FORMS, "invalid probe point '%s' %s: %s",
+		       sl_show(buf, v->value, v->len), where, why);
 		return;
 	}
-	p->probe = dup_value(v);
+	p->probe = sl_dup_value(v);
 	if (!p->probe) {
-		no_memory(ld);
+		sl_no_memory(ld);
 		return;
 	}
 	p->point = type;
-	p->probe_loc = node_loc(ld, v);
+	p->probe_loc = sl_node_loc(ld, v);
 	if (type == POINT_UPROBE || type == POINT_URETPROBE || type == POINT_USDT) {
 		const char *obj = strchr(p->probe, ':') + 1, *end = strchr(obj, ':');
 		if (type != POINT_USDT && !(p->function = strdup(end + 1)))
-			no_memory(ld);
+			sl_no_memory(ld);
 		if (end - obj == 4 && memcmp(obj, "main", 4) == 0 && !(p->object = strdup("main")))
-			no_memory(ld);
+			sl_no_memory(ld);
 	}
 }

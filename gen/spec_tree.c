@@ -30,7 +30,7 @@ static void vreport(loader *ld, diag_level level, diag_loc loc, const char *hint
 	diag_at(level, ld->src, loc, hint, "%s", msg);
 }
 
-void report(loader *ld, diag_level level, diag_loc loc, const char *hint,
+void sl_report(loader *ld, diag_level level, diag_loc loc, const char *hint,
 		   const char *fmt, ...)
 {
 	va_list ap;
@@ -42,7 +42,7 @@ void report(loader *ld, diag_level level, diag_loc loc, const char *hint,
 
 /* The byte offset of a libyaml mark: LINE counts libyaml's line breaks
  * (LF, CR, CRLF, NEL, LS, PS) and COLUMN counts characters. */
-size_t mark_offset(const diag_src *src, yaml_mark_t m)
+size_t sl_mark_offset(const diag_src *src, yaml_mark_t m)
 {
 	const char *t = src->text;
 	size_t n = src->len, i = 0, line = 0, col;
@@ -63,18 +63,18 @@ size_t mark_offset(const diag_src *src, yaml_mark_t m)
 	return i;
 }
 
-diag_loc marks_loc(const loader *ld, yaml_mark_t start, yaml_mark_t end)
+diag_loc sl_marks_loc(const loader *ld, yaml_mark_t start, yaml_mark_t end)
 {
 	/* Past the error limit nothing more is shown: finding the column
 	 * (a scan from the start of the text) would only cost time. */
 	if (ld->errors >= SPEC_MAX_ERRORS)
 		return (diag_loc){ 0, 0, 0, NULL };
-	return diag_loc_of(ld->src, mark_offset(ld->src, start), mark_offset(ld->src, end));
+	return diag_loc_of(ld->src, sl_mark_offset(ld->src, start), sl_mark_offset(ld->src, end));
 }
 
 /* Writes S (LEN bytes) into BUF for quoting in a message: printable ASCII
  * kept, any other character shown as '?', cut with "..." to fit. */
-const char *show(char *buf, const char *s, size_t len)
+const char *sl_show(char *buf, const char *s, size_t len)
 {
 	size_t o = 0, i = 0;
 
@@ -93,12 +93,12 @@ const char *show(char *buf, const char *s, size_t len)
 
 /* ---- pass 1: YAML events to a tree ---- */
 
-void node_free(node *n)
+void sl_node_free(node *n)
 {
 	if (!n)
 		return;
 	for (size_t i = 0; i < n->n_kids; i++)
-		node_free(n->kids[i]);
+		sl_node_free(n->kids[i]);
 	free(n->kids);
 	free(n->value);
 	free(n);
@@ -107,13 +107,13 @@ void node_free(node *n)
 static void out_of_memory(builder *b)
 {
 	if (!b->broken)
-		report(b->ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL }, NULL,
+		sl_report(b->ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL }, NULL,
 		       "out of memory while reading the spec");
 	b->broken = b->stop = true;
 }
 
 /* Adds N to the open collection (or makes it the root); takes N. */
-bool attach(builder *b, node *n)
+bool sl_attach(builder *b, node *n)
 {
 	node *parent;
 
@@ -123,7 +123,7 @@ bool attach(builder *b, node *n)
 	}
 	if (b->depth == 0) {
 		if (b->root)
-			node_free(b->root);
+			sl_node_free(b->root);
 		b->root = n;
 		return true;
 	}
@@ -132,7 +132,7 @@ bool attach(builder *b, node *n)
 		size_t cap = parent->cap ? parent->cap * 2 : 8;
 		node **kids = realloc(parent->kids, cap * sizeof(*kids));
 		if (!kids) {
-			node_free(n);
+			sl_node_free(n);
 			out_of_memory(b);
 			return false;
 		}
@@ -166,7 +166,7 @@ static void reject_properties(builder *b, yaml_mark_t start, const char *anchor,
 {
 	const diag_src *src = b->ld->src;
 	const char *t = src->text;
-	size_t off = mark_offset(src, start), end;
+	size_t off = sl_mark_offset(src, start), end;
 	char buf[SHOW_BUF];
 
 	for (int w = 0; w < 2 && (anchor || tag) && off < src->len; w++) {
@@ -175,16 +175,16 @@ static void reject_properties(builder *b, yaml_mark_t start, const char *anchor,
 			while (end < src->len && (is_lower(t[end]) || is_upper(t[end]) ||
 						  is_digit(t[end]) || t[end] == '-' || t[end] == '_'))
 				end++;
-			report(b->ld, DIAG_ERROR, diag_loc_of(src, off, end), no_refs_hint,
+			sl_report(b->ld, DIAG_ERROR, diag_loc_of(src, off, end), no_refs_hint,
 			       "anchors are not allowed in specs ('&%s')",
-			       show(buf, anchor, strlen(anchor)));
+			       sl_show(buf, anchor, strlen(anchor)));
 			anchor = NULL;
 		} else if (t[off] == '!' && tag) {
 			while (end < src->len && !strchr(" \t\r\n,[]{}", t[end]))
 				end++;
-			report(b->ld, DIAG_ERROR, diag_loc_of(src, off, end),
+			sl_report(b->ld, DIAG_ERROR, diag_loc_of(src, off, end),
 			       "remove the tag; quote the value if it must be read as text",
-			       "tags are not allowed in specs ('%s')", show(buf, t + off, end - off));
+			       "tags are not allowed in specs ('%s')", sl_show(buf, t + off, end - off));
 			tag = NULL;
 		} else {
 			break;
@@ -195,12 +195,12 @@ static void reject_properties(builder *b, yaml_mark_t start, const char *anchor,
 	}
 	/* Not found where expected (should not happen): point at the node. */
 	if (anchor)
-		report(b->ld, DIAG_ERROR, marks_loc(b->ld, start, start), no_refs_hint,
-		       "anchors are not allowed in specs ('&%s')", show(buf, anchor, strlen(anchor)));
+		sl_report(b->ld, DIAG_ERROR, sl_marks_loc(b->ld, start, start), no_refs_hint,
+		       "anchors are not allowed in specs ('&%s')", sl_show(buf, anchor, strlen(anchor)));
 	if (tag)
-		report(b->ld, DIAG_ERROR, marks_loc(b->ld, start, start),
+		sl_report(b->ld, DIAG_ERROR, sl_marks_loc(b->ld, start, start),
 		       "remove the tag; quote the value if it must be read as text",
-		       "tags are not allowed in specs ('%s')", show(buf, tag, strlen(tag)));
+		       "tags are not allowed in specs ('%s')", sl_show(buf, tag, strlen(tag)));
 }
 
 static void open_collection(builder *b, const yaml_event_t *ev, node_type type,
@@ -211,7 +211,7 @@ static void open_collection(builder *b, const yaml_event_t *ev, node_type type,
 	if (anchor || tag)
 		reject_properties(b, ev->start_mark, anchor, tag);
 	if (b->depth + b->skip >= YAML_MAX_DEPTH) {
-		report(b->ld, DIAG_ERROR, marks_loc(b->ld, ev->start_mark, ev->start_mark),
+		sl_report(b->ld, DIAG_ERROR, sl_marks_loc(b->ld, ev->start_mark, ev->start_mark),
 		       "a spec is a mapping, holding a list of probes, each a mapping of "
 		       "plain values; remove the extra brackets or indentation",
 		       "the spec is nested too deeply (more than %d levels)", YAML_MAX_DEPTH);
@@ -223,7 +223,7 @@ static void open_collection(builder *b, const yaml_event_t *ev, node_type type,
 		return;
 	}
 	n = node_new(type, ev);
-	if (!attach(b, n))
+	if (!sl_attach(b, n))
 		return;
 	if (b->depth == SPEC_DEPTH) {
 		b->skip = 1;
@@ -252,7 +252,7 @@ static void on_event(builder *b, const yaml_event_t *ev)
 	switch (ev->type) {
 	case YAML_DOCUMENT_START_EVENT:
 		if (b->docs++) {
-			report(b->ld, DIAG_ERROR, marks_loc(b->ld, ev->start_mark, ev->end_mark),
+			sl_report(b->ld, DIAG_ERROR, sl_marks_loc(b->ld, ev->start_mark, ev->end_mark),
 			       "keep one spec per file; remove this '---' line and what follows, "
 			       "or move it into a file of its own",
 			       "a spec file holds one YAML document; this is a second one");
@@ -262,20 +262,20 @@ static void on_event(builder *b, const yaml_event_t *ev)
 		if (ev->data.document_start.version_directive ||
 		    ev->data.document_start.tag_directives.start !=
 		    ev->data.document_start.tag_directives.end)
-			report(b->ld, DIAG_ERROR, marks_loc(b->ld, ev->start_mark, ev->start_mark),
+			sl_report(b->ld, DIAG_ERROR, sl_marks_loc(b->ld, ev->start_mark, ev->start_mark),
 			       "remove the lines starting with '%'",
 			       "YAML directives are not allowed in specs");
 		break;
 	case YAML_ALIAS_EVENT:
-		report(b->ld, DIAG_ERROR, marks_loc(b->ld, ev->start_mark, ev->end_mark),
+		sl_report(b->ld, DIAG_ERROR, sl_marks_loc(b->ld, ev->start_mark, ev->end_mark),
 		       "write the value out in full, or quote it if it is text starting with "
 		       "'*'; specs reject aliases so that a small file cannot expand into a "
 		       "huge one",
 		       "aliases are not allowed in specs ('*%s')",
-		       show(buf, (const char *)ev->data.alias.anchor,
+		       sl_show(buf, (const char *)ev->data.alias.anchor,
 			    strlen((const char *)ev->data.alias.anchor)));
 		if (!b->skip)
-			attach(b, node_new(NODE_BAD, ev));
+			sl_attach(b, node_new(NODE_BAD, ev));
 		break;
 	case YAML_SCALAR_EVENT:
 		if (ev->data.scalar.anchor || ev->data.scalar.tag)
@@ -296,7 +296,7 @@ static void on_event(builder *b, const yaml_event_t *ev)
 				n->value[n->len] = '\0';
 			}
 		}
-		attach(b, n);
+		sl_attach(b, n);
 		break;
 	case YAML_SEQUENCE_START_EVENT:
 		open_collection(b, ev, NODE_SEQ, (const char *)ev->data.sequence_start.anchor,
@@ -323,7 +323,7 @@ static void on_event(builder *b, const yaml_event_t *ev)
 static const char *syntax_hint(const loader *ld, const yaml_parser_t *p)
 {
 	const char *problem = p->problem ? p->problem : "";
-	size_t off = mark_offset(ld->src, p->problem_mark);
+	size_t off = sl_mark_offset(ld->src, p->problem_mark);
 	char c = off < ld->src->len ? ld->src->text[off] : '\0';
 
 	if (strstr(problem, "tab"))
@@ -357,13 +357,13 @@ static void report_yaml_error(loader *ld, const yaml_parser_t *p)
 
 	switch (p->error) {
 	case YAML_MEMORY_ERROR:
-		report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL }, NULL,
+		sl_report(ld, DIAG_ERROR, (diag_loc){ 0, 0, 0, NULL }, NULL,
 		       "out of memory while reading the spec");
 		return;
 	case YAML_READER_ERROR:
 		off = p->problem_offset;
 		if (strstr(problem, "control character")) {
-			report(ld, DIAG_ERROR, diag_loc_of(ld->src, off, off + 1),
+			sl_report(ld, DIAG_ERROR, diag_loc_of(ld->src, off, off + 1),
 			       "remove it: specs are plain text (tabs and line breaks are fine)",
 			       "control character U+%04X is not allowed in a spec",
 			       (unsigned)p->problem_value);
@@ -378,13 +378,13 @@ static void report_yaml_error(loader *ld, const yaml_parser_t *p)
 					break;
 				}
 			}
-			report(ld, DIAG_ERROR, diag_loc_of(ld->src, off, off + 1),
+			sl_report(ld, DIAG_ERROR, diag_loc_of(ld->src, off, off + 1),
 			       "specs must be UTF-8 text; convert the file (e.g. iconv -t UTF-8) "
 			       "or remove the byte",
 			       "invalid UTF-8 in the spec (byte 0x%02X)",
 			       off < ld->src->len ? (unsigned char)ld->src->text[off] : 0);
 		} else {
-			report(ld, DIAG_ERROR, diag_loc_of(ld->src, off, off + 1), NULL,
+			sl_report(ld, DIAG_ERROR, diag_loc_of(ld->src, off, off + 1), NULL,
 			       "cannot read the spec: %s", problem);
 		}
 		return;
@@ -395,10 +395,10 @@ static void report_yaml_error(loader *ld, const yaml_parser_t *p)
 	case YAML_WRITER_ERROR:
 	case YAML_EMITTER_ERROR:
 	default:
-		report(ld, DIAG_ERROR, marks_loc(ld, p->problem_mark, p->problem_mark),
+		sl_report(ld, DIAG_ERROR, sl_marks_loc(ld, p->problem_mark, p->problem_mark),
 		       syntax_hint(ld, p), "invalid YAML: %s", problem);
 		if (p->context && p->context_mark.line != p->problem_mark.line)
-			report(ld, DIAG_NOTE, marks_loc(ld, p->context_mark, p->context_mark), NULL,
+			sl_report(ld, DIAG_NOTE, sl_marks_loc(ld, p->context_mark, p->context_mark), NULL,
 			       "%s that starts here", p->context);
 		return;
 	}
@@ -406,7 +406,7 @@ static void report_yaml_error(loader *ld, const yaml_parser_t *p)
 
 /* Reads TEXT into a tree.  Returns the root (NULL when the text holds no
  * document) and sets *BROKEN when the tree must not be validated. */
-node *build_tree(loader *ld, bool *broken)
+node *sl_build_tree(loader *ld, bool *broken)
 {
 	builder b = { .ld = ld };
 	yaml_parser_t p;

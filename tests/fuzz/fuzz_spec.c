@@ -75,7 +75,7 @@ static void check_spec(const spec *s)
 			(void)strlen(p->description);
 		if (p->missing_reason)
 			(void)strlen(p->missing_reason);
-		(void)spec_unit_name(p->unit);
+		(void)unit_name(p->unit);
 		(void)spec_kind_name(p->kind);
 	}
 	if (s->n_checks > SPEC_MAX_CHECKS)

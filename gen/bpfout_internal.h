@@ -1,0 +1,54 @@
+/* bpfout_internal — what bpfout.c and bpfout_lines.c share: the parser's
+ * state and the few helpers both use.  Not for other modules. */
+#ifndef BPFSPEC_BPFOUT_INTERNAL_H
+#define BPFSPEC_BPFOUT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpfout.h"
+
+#define MAX_LINE	((size_t)64 << 20)	/* longer lines are skipped */
+#define MAX_NOTES	10000			/* then one "dropped" note */
+#define MAX_NOTE_LEN	1024			/* longer notes are cut */
+
+struct bpfout {
+	long attached;
+	uint64_t lost;
+	bpfout_window **windows;	/* complete; pointers never move */
+	size_t n_windows, cap_windows;
+	bpfout_window *cur;		/* the trailing window */
+	bool in_section;		/* flush seen, end not yet */
+	bool begin_seen;
+	char **notes;
+	size_t n_notes, cap_notes;
+	size_t lineno;
+	bool line_clamped;		/* an integer of this line was clamped */
+};
+
+/* bpfout.c */
+void *bpfout_grow(void *arr, size_t *cap, size_t need, size_t size);
+/* Adds "line N: " + the formatted text as a note (cut, controls as '?'). */
+void bpfout_note(bpfout *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int bpfout_window_put(bpfout_window *w, bpfout_map *m);
+void bpfout_split_ikeys_len(bpfout_entry *e, size_t key_len);
+bpfout_line bpfout_feed_event(bpfout *p, const char *s, size_t len);
+
+/* bpfout_lines.c: what is done to a line before (or instead of) jansson. */
+
+/* Rewrites bpftrace's "\uffffffXX" escapes in LINE into the bytes they
+ * stand for (safe.h wire code points where not UTF-8).  Returns a malloc'ed
+ * copy and its length in *OUT_LEN, with the counts of repaired bytes and
+ * of bytes carried as wire code points; NULL when there was nothing to
+ * repair (or no memory). */
+char *bpfout_repair_high_bytes(const char *line, size_t len, size_t *out_len, size_t *repaired,
+			size_t *replaced);
+/* A map dump of plain integers, read without jansson: true when LINE was
+ * one and is now in P; false (nothing changed) otherwise. */
+bool bpfout_fast_map_line(bpfout *p, const char *line, size_t len);
+/* A printf record of an event, read without jansson: true and *KIND when
+ * LINE was one. */
+bool bpfout_fast_event_line(bpfout *p, const char *line, size_t len, bpfout_line *kind);
+
+#endif
