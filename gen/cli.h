@@ -25,6 +25,9 @@ enum {
 	EXIT_OUTPUT = 6,
 	EXIT_PARTIAL = 7,
 	EXIT_FORCED = RUNNER_FORCED_EXIT,
+	/* Not an exit status: a stage finished the command early and well
+	 * (gen printed its program); the command exits 0. */
+	EXIT_DONE = -1,
 };
 
 typedef enum { OUT_TEXT, OUT_JSON, OUT_PROM } out_format;

@@ -372,167 +372,198 @@ static spec *spec_for(const settings *cfg)
 	return s;
 }
 
-static int cmd_trace(settings *cfg)
-{
-	int rc;
-	spec *s = NULL;
-	target *t = NULL;
-	resolved *res = NULL;
-	program *prog = NULL;
-	bpfout *out = NULL;
-	held_command held = { .release_fd = -1 };
-	char *cmd_path = NULL;
+/* One trace command (run, gen, the one-liners) as it goes through the
+ * stages; trace_free releases what the stages made. */
+typedef struct trace {
+	settings *cfg;
+	bool gen_only;		/* gen, --emit-program: print the program, run nothing */
+	check_set checks;
+	spec *s;
+	uint64_t window_ns;
+	char *cmd_path;		/* the command's executable, with -c / -- */
+	target *t;
+	resolved *res;
+	bool has_trigger;	/* bpfspec's own window-end function is probed */
 	char self[PATH_MAX];
-	uint64_t trigger_addr = 0;
-	check_set checks = { .n = 0 };
-	bool gen_only = cfg->mode == MODE_GEN || cfg->emit_program;
+	uint64_t trigger_addr;
+	held_command held;
+	const char *bpftrace;
+	char bt_version[32];
+	int bt_major, bt_minor;
+	program *prog;
+	bpfout *out;
+} trace;
 
-	/* Everything that can be checked is checked before tracing starts. */
-	if ((rc = parse_cli_checks(cfg, &checks, false)) != EXIT_OK)
-		goto done;
-	rc = EXIT_SPEC;
-	if (!(s = spec_for(cfg)))
-		goto done;
-	if (cfg->emit_spec) {
-		rc = ferror(stdout) ? EXIT_OUTPUT : EXIT_OK;
-		goto done;
-	}
-	if (add_spec_checks(s, &checks) < 0)
-		goto done;
-	uint64_t window = cfg->duration_set ? cfg->duration_ns : s->duration_ns;
-	if (cfg->interval_ns && !cfg->duration_set)
-		window = 0;	/* -i without -d: until -n, Ctrl-C or target exit */
-	rc = EXIT_TARGET;
-	if (cfg->pid > 0) {
-		if (!(t = target_from_pid(cfg->pid)))
-			goto done;
-	} else if (cfg->binary) {
-		if (!(t = target_from_path(cfg->binary)))
-			goto done;
-	} else if (cfg->cmd) {
-		if (!(cmd_path = target_find_executable(cfg->cmd[0])))
-			goto done;
-		if (!(t = target_from_path(cmd_path)))
-			goto done;
-	} else {
+/* Stages: each returns EXIT_OK to go on, or the exit status.  Everything
+ * that can be checked is checked before tracing starts. */
+
+static int stage_spec(trace *tr)
+{
+	int rc = parse_cli_checks(tr->cfg, &tr->checks, false);
+	if (rc != EXIT_OK)
+		return rc;
+	if (!(tr->s = spec_for(tr->cfg)))
+		return EXIT_SPEC;
+	if (tr->cfg->emit_spec)
+		return ferror(stdout) ? EXIT_OUTPUT : EXIT_DONE;
+	if (add_spec_checks(tr->s, &tr->checks) < 0)
+		return EXIT_SPEC;
+	tr->window_ns = tr->cfg->duration_set ? tr->cfg->duration_ns : tr->s->duration_ns;
+	if (tr->cfg->interval_ns && !tr->cfg->duration_set)
+		tr->window_ns = 0;	/* -i without -d: until -n, Ctrl-C or target exit */
+	return EXIT_OK;
+}
+
+static int stage_target(trace *tr)
+{
+	const settings *cfg = tr->cfg;
+	if (cfg->pid > 0)
+		tr->t = target_from_pid(cfg->pid);
+	else if (cfg->binary)
+		tr->t = target_from_path(cfg->binary);
+	else if (cfg->cmd && (tr->cmd_path = target_find_executable(cfg->cmd[0])))
+		tr->t = target_from_path(tr->cmd_path);
+	else if (!cfg->cmd) {
 		diag_error("give -p PID or --binary PATH", "no target to resolve symbols in");
-		rc = EXIT_USAGE;
-		goto done;
+		return EXIT_USAGE;
 	}
-	if (!(res = resolve_spec(s, t)))
-		goto done;
-	if (!gen_only && resolve_check_tracepoints(res) < 0)
-		goto done;
-	bool has_trigger = !gen_only && find_trigger(self, sizeof self, &trigger_addr) == 0;
-	if (!gen_only && !has_trigger)
+	return tr->t ? EXIT_OK : EXIT_TARGET;
+}
+
+static int stage_resolve(trace *tr)
+{
+	if (!(tr->res = resolve_spec(tr->s, tr->t)))
+		return EXIT_TARGET;
+	if (!tr->gen_only && resolve_check_tracepoints(tr->res) < 0)
+		return EXIT_TARGET;
+	return EXIT_OK;
+}
+
+/* The window ends through bpfspec's own function when its symbol is
+ * readable; the command (-c, --) is started and held for the probes. */
+static int stage_prepare(trace *tr)
+{
+	const settings *cfg = tr->cfg;
+	if (tr->gen_only)
+		return EXIT_OK;
+	tr->has_trigger = find_trigger(tr->self, sizeof tr->self, &tr->trigger_addr) == 0;
+	if (!tr->has_trigger)
 		diag_verbose("bpfspec's own symbol table is unavailable: windows end through "
 			     "SIGINT, after bpftrace detaches");
-	if (cfg->interval_ns && !gen_only && !has_trigger) {
+	if (cfg->interval_ns && !tr->has_trigger) {
 		diag_error("reinstall bpfspec unstripped (make install keeps its symbols)",
 			   "-i needs bpfspec's own symbol %s, which this binary lacks",
 			   RUNNER_TRIGGER_SYMBOL);
-		goto done;
+		return EXIT_TARGET;
 	}
-	if (cfg->cmd && !gen_only) {
-		if (runner_hold_command(cmd_path, cfg->cmd, &held) < 0)
-			goto done;
-		t->pid = held.pid;
+	if (cfg->cmd) {
+		if (runner_hold_command(tr->cmd_path, cfg->cmd, &tr->held) < 0)
+			return EXIT_TARGET;
+		tr->t->pid = tr->held.pid;
 	}
-	/* The program is written in the dialect of the bpftrace that will
-	 * run it (gen: the one run would start); none found: 0.17's. */
-	const char *bpftrace = getenv("BPFSPEC_BPFTRACE");
-	if (!bpftrace || !*bpftrace)
-		bpftrace = "bpftrace";
-	char bt_version[32];
-	int bt_major, bt_minor;
+	return EXIT_OK;
+}
+
+/* The program, in the dialect of the bpftrace that will run it (gen:
+ * the one run would start, or --bpftrace-version; none found: 0.17's). */
+static int stage_program(trace *tr)
+{
+	const settings *cfg = tr->cfg;
+	tr->bpftrace = getenv("BPFSPEC_BPFTRACE");
+	if (!tr->bpftrace || !*tr->bpftrace)
+		tr->bpftrace = "bpftrace";
 	if (cfg->bpftrace_major || cfg->bpftrace_minor) {
-		bt_major = cfg->bpftrace_major;
-		bt_minor = cfg->bpftrace_minor;
-		bt_version[0] = '\0';
-	} else if (runner_bpftrace_version(bpftrace, bt_version, sizeof bt_version, &bt_major,
-					   &bt_minor) == 0) {
-		diag_verbose("bpftrace %s", bt_version);
+		tr->bt_major = cfg->bpftrace_major;
+		tr->bt_minor = cfg->bpftrace_minor;
+	} else if (runner_bpftrace_version(tr->bpftrace, tr->bt_version, sizeof tr->bt_version,
+					   &tr->bt_major, &tr->bt_minor) == 0) {
+		diag_verbose("bpftrace %s", tr->bt_version);
 	}
 	gen_options go = {
-		.pid = t->pid,
-		.window_ns = cfg->interval_ns && gen_only ? cfg->interval_ns : window,
-		.trigger_path = has_trigger ? self : NULL,
-		.trigger_addr = trigger_addr,
+		.pid = tr->t->pid,
+		.window_ns = cfg->interval_ns && tr->gen_only ? cfg->interval_ns : tr->window_ns,
+		.trigger_path = tr->has_trigger ? tr->self : NULL,
+		.trigger_addr = tr->trigger_addr,
 		.trigger_pid = getpid(),
 		.cumulative = cfg->cumulative,
-		.bpftrace_major = bt_major,
-		.bpftrace_minor = bt_minor,
+		.bpftrace_major = tr->bt_major,
+		.bpftrace_minor = tr->bt_minor,
 	};
-	if (!(prog = gen_program(res, &go))) {
-		rc = EXIT_SPEC;
-		goto done;
+	if (!(tr->prog = gen_program(tr->res, &go)))
+		return EXIT_SPEC;
+	if (!tr->gen_only)
+		return EXIT_OK;
+	if (fputs(tr->prog->text, stdout) < 0 || fflush(stdout) != 0) {
+		diag_error(NULL, "cannot write the program: %s", strerror(errno));
+		return EXIT_OUTPUT;
 	}
-	if (gen_only) {
-		rc = fputs(prog->text, stdout) < 0 || fflush(stdout) != 0 ? EXIT_OUTPUT : EXIT_OK;
-		if (rc != EXIT_OK)
-			diag_error(NULL, "cannot write the program: %s", strerror(errno));
-		goto done;
-	}
+	return EXIT_DONE;
+}
 
-	out = bpfout_new();
-	if (!out) {
+/* Why bpftrace ended before a report could start: the exit status. */
+static int no_window(const runner_result *rr)
+{
+	if (rr->interrupted) {
+		diag_error(NULL, "interrupted before the probes were attached: no report");
+		return EXIT_FORCED;
+	}
+	char how[64];
+	if (rr->term_signal)
+		snprintf(how, sizeof how, "killed by %s", strsignal(rr->term_signal));
+	else
+		snprintf(how, sizeof how, "exit status %d", rr->exit_code);
+	diag_error(rr->error_lines ? "the lines above are bpftrace's own; `bpfspec gen` "
+				     "with the same arguments shows the program"
+				   : "run again with -v for details",
+		   "bpftrace failed before attaching its probes (%s)", how);
+	return EXIT_TRACER;
+}
+
+/* Runs bpftrace; reports are printed as windows end (on_window). */
+static int stage_run(trace *tr)
+{
+	const settings *cfg = tr->cfg;
+	if (!(tr->out = bpfout_new())) {
 		diag_error(NULL, "out of memory");
-		rc = EXIT_TRACER;
-		goto done;
+		return EXIT_TRACER;
 	}
 	runner_result rr;
 	memset(&rr, 0, sizeof rr);
-	run_ctx ctx = { .cfg = cfg, .res = res, .prog = prog, .checks = &checks, .out = out,
-			.pid = t->pid, .window_ns = window, .rr = &rr,
-			.bpftrace_version = bt_version[0] ? bt_version : NULL };
+	run_ctx ctx = { .cfg = cfg, .res = tr->res, .prog = tr->prog, .checks = &tr->checks,
+			.out = tr->out, .pid = tr->t->pid, .window_ns = tr->window_ns, .rr = &rr,
+			.bpftrace_version = tr->bt_version[0] ? tr->bt_version : NULL };
 	runner_opts ro = {
-		.bpftrace = bpftrace,
-		.prog = prog,
-		.has_trigger = has_trigger,
-		.version_major = bt_major,
-		.version_minor = bt_minor,
-		.pid = t->pid,
-		.held = cfg->cmd ? &held : NULL,
-		.window_ns = window,
+		.bpftrace = tr->bpftrace,
+		.prog = tr->prog,
+		.has_trigger = tr->has_trigger,
+		.version_major = tr->bt_major,
+		.version_minor = tr->bt_minor,
+		.pid = tr->t->pid,
+		.held = cfg->cmd ? &tr->held : NULL,
+		.window_ns = tr->window_ns,
 		.interval_ns = cfg->interval_ns,
 		.interval_count = cfg->interval_count,
-		.out = out,
+		.out = tr->out,
 		.on_window = on_window,
 		.on_begin = on_begin,
 		.ctx = &ctx,
 		.t0_ns = start_ns,
 		/* Not with intervals: their reports go to the terminal as well. */
 		.progress = isatty(STDERR_FILENO) && !cfg->verbose && !cfg->interval_ns &&
-			    (window == 0 || window >= 2000000000ull),
+			    (tr->window_ns == 0 || tr->window_ns >= 2000000000ull),
 	};
-	diag_verbose("running bpftrace on pid %d, window %.3f s", (int)t->pid, (double)window / 1e9);
-	if (runner_run(&ro, &rr) < 0) {
-		rc = EXIT_TRACER;
-		goto done;
-	}
-	if (cfg->cmd && !held.reaped)
-		runner_abandon(&held);	/* the window ended before the command did */
-	if (cfg->cmd && held.reaped && WIFEXITED(held.status) && WEXITSTATUS(held.status) == 127)
+	diag_verbose("running bpftrace on pid %d, window %.3f s", (int)tr->t->pid,
+		     (double)tr->window_ns / 1e9);
+	if (runner_run(&ro, &rr) < 0)
+		return EXIT_TRACER;
+	if (cfg->cmd && !tr->held.reaped)
+		runner_abandon(&tr->held);	/* the window ended before the command did */
+	if (cfg->cmd && tr->held.reaped && WIFEXITED(tr->held.status) &&
+	    WEXITSTATUS(tr->held.status) == 127)
 		diag_warn("the command exited with status 127: it may not have run at all");
 
-	if (!rr.begun) {
-		if (rr.interrupted) {
-			diag_error(NULL, "interrupted before the probes were attached: no report");
-			rc = EXIT_FORCED;
-		} else {
-			char how[64];
-			if (rr.term_signal)
-				snprintf(how, sizeof how, "killed by %s", strsignal(rr.term_signal));
-			else
-				snprintf(how, sizeof how, "exit status %d", rr.exit_code);
-			diag_error(rr.error_lines ? "the lines above are bpftrace's own; `bpfspec gen` "
-						    "with the same arguments shows the program"
-						  : "run again with -v for details",
-				   "bpftrace failed before attaching its probes (%s)", how);
-			rc = EXIT_TRACER;
-		}
-		goto done;
-	}
+	if (!rr.begun)
+		return no_window(&rr);
 	if (!rr.window_done) {
 		/* The final window never completed (bpftrace died): say so, and
 		 * report what was printed since the last complete window. */
@@ -544,36 +575,49 @@ static int cmd_trace(settings *cfg)
 		else if (!rr.forced)
 			diag_error("the report below is partial; the lines above are bpftrace's own",
 				   "bpftrace exited (status %d) before the window ended", rr.exit_code);
-		const bpfout_window *w = bpfout_trailing(out);
-		if (!ctx.printed && bpfout_window_count(out))
-			w = bpfout_window_at(out, 0);
+		const bpfout_window *w = bpfout_trailing(tr->out);
+		if (!ctx.printed && bpfout_window_count(tr->out))
+			w = bpfout_window_at(tr->out, 0);
 		emit_report(&ctx, w, rr.windows, true);
 	}
 	if (ctx.write_failed)
-		rc = EXIT_OUTPUT;
-	else if (rr.forced)
-		rc = EXIT_FORCED;
-	else if (ctx.partial && rr.stop == RUNNER_STOP_TARGET)
-		rc = EXIT_PARTIAL;
-	else if (ctx.partial)
-		rc = EXIT_TRACER;
-	else if (ctx.checks_broken)
-		rc = EXIT_USAGE;
-	else if (ctx.checks_failed)
-		rc = EXIT_CHECK_FAILED;
-	else
-		rc = EXIT_OK;
-done:
-	if (held.pid > 0 && !held.reaped)
-		runner_abandon(&held);
-	check_set_free(&checks);
-	bpfout_free(out);
-	program_free(prog);
-	resolved_free(res);
-	target_free(t);
-	spec_free(s);
-	free(cmd_path);
-	return rc;
+		return EXIT_OUTPUT;
+	if (rr.forced)
+		return EXIT_FORCED;
+	if (ctx.partial)
+		return rr.stop == RUNNER_STOP_TARGET ? EXIT_PARTIAL : EXIT_TRACER;
+	if (ctx.checks_broken)
+		return EXIT_USAGE;
+	return ctx.checks_failed ? EXIT_CHECK_FAILED : EXIT_OK;
+}
+
+static void trace_free(trace *tr)
+{
+	if (tr->held.pid > 0 && !tr->held.reaped)
+		runner_abandon(&tr->held);
+	check_set_free(&tr->checks);
+	bpfout_free(tr->out);
+	program_free(tr->prog);
+	resolved_free(tr->res);
+	target_free(tr->t);
+	spec_free(tr->s);
+	free(tr->cmd_path);
+}
+
+/* run, gen and the one-liners: spec, target, symbols, program, bpftrace,
+ * reports; each stage only when the ones before it went through. */
+static int cmd_trace(settings *cfg)
+{
+	trace tr = { .cfg = cfg, .gen_only = cfg->mode == MODE_GEN || cfg->emit_program,
+		     .held = { .release_fd = -1 } };
+	int rc = stage_spec(&tr);
+	rc = rc ?: stage_target(&tr);
+	rc = rc ?: stage_resolve(&tr);
+	rc = rc ?: stage_prepare(&tr);
+	rc = rc ?: stage_program(&tr);
+	rc = rc ?: stage_run(&tr);
+	trace_free(&tr);
+	return rc == EXIT_DONE ? EXIT_OK : rc;
 }
 
 static int cmd_diff(settings *cfg)
