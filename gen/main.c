@@ -730,12 +730,55 @@ static int cmd_list(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* Every command: those of settings (cli.c parses their options) run
+ * RUN; the others parse their own arguments in MAIN. */
+typedef struct command {
+	const char *name;
+	run_mode mode;
+	int (*run)(settings *cfg);
+	int (*main)(int argc, char **argv);
+} command;
+
+static const command commands[] = {
+	{ "run", MODE_RUN, cmd_trace, NULL },
+	{ "gen", MODE_GEN, cmd_trace, NULL },
+	{ "latency", MODE_LATENCY, cmd_trace, NULL },
+	{ "syscalls", MODE_SYSCALLS, cmd_trace, NULL },
+	{ "count", MODE_COUNT, cmd_trace, NULL },
+	{ "diff", MODE_DIFF, cmd_diff, NULL },
+	{ "check", MODE_CHECK, NULL, cmd_check },
+	{ "list", MODE_LIST, NULL, cmd_list },
+	{ "symbols", MODE_RUN, NULL, symbols_main },
+};
+
+static const command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* `bpfspec help [CMD]`, `-h`, `--help`. */
+static int cmd_help(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(cli_usage_text, stdout);
+		return EXIT_OK;
+	}
+	const command *c = find_command(argv[1]);
+	if (!c)
+		return cli_usage_error("no help on '%s': it is not a command", argv[1]);
+	if (c->main) {
+		char *help_argv[] = { (char *)c->name, (char *)"--help", NULL };
+		return c->main(2, help_argv);
+	}
+	fputs(cli_help(c->mode), stdout);
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct { const char *name; run_mode mode; } commands[] = {
-		{ "run", MODE_RUN }, { "gen", MODE_GEN }, { "latency", MODE_LATENCY },
-		{ "syscalls", MODE_SYSCALLS }, { "count", MODE_COUNT }, { "diff", MODE_DIFF },
-	};
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -747,44 +790,22 @@ int main(int argc, char **argv)
 			return EXIT_OUTPUT;
 	if (argc < 2)
 		return cli_usage_error("%s: no command given", "missing argument");
-	const char *cmd = argv[1];
-	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-		static const struct { const char *name; run_mode mode; } pages[] = {
-			{ "run", MODE_RUN }, { "gen", MODE_GEN }, { "latency", MODE_LATENCY },
-			{ "syscalls", MODE_SYSCALLS }, { "count", MODE_COUNT },
-			{ "diff", MODE_DIFF }, { "check", MODE_CHECK }, { "list", MODE_LIST },
-		};
-		const char *page = cli_usage_text;
-		if (argc > 2) {
-			size_t k = 0;
-			while (k < sizeof pages / sizeof *pages && strcmp(argv[2], pages[k].name) != 0)
-				k++;
-			if (k == sizeof pages / sizeof *pages)
-				return cli_usage_error("no help on '%s': it is not a command", argv[2]);
-			page = cli_help(pages[k].mode);
-		}
-		fputs(page, stdout);
-		return EXIT_OK;
-	}
-	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+	const char *name = argv[1];
+	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0)
+		return cmd_help(argc - 1, argv + 1);
+	if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0) {
 		printf("bpfspec %s (report schema %d)\n", BPFSPEC_VERSION, BPFSPEC_REPORT_SCHEMA);
 		return EXIT_OK;
 	}
-	if (strcmp(cmd, "check") == 0)
-		return cmd_check(argc - 1, argv + 1);
-	if (strcmp(cmd, "list") == 0)
-		return cmd_list(argc - 1, argv + 1);
-	if (strcmp(cmd, "symbols") == 0)
-		return symbols_main(argc - 1, argv + 1);
-	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
-		if (strcmp(cmd, commands[i].name) != 0)
-			continue;
-		settings cfg = { .mode = commands[i].mode, .format = OUT_TEXT };
-		int rc = cli_parse(argc - 1, argv + 1, &cfg);
-		if (rc == EXIT_OK)
-			rc = cfg.mode == MODE_DIFF ? cmd_diff(&cfg) : cmd_trace(&cfg);
-		cli_free_argv(cfg.cmd);
-		return rc;
-	}
-	return cli_usage_error("unknown command '%s'", cmd);
+	const command *c = find_command(name);
+	if (!c)
+		return cli_usage_error("unknown command '%s'", name);
+	if (c->main)
+		return c->main(argc - 1, argv + 1);
+	settings cfg = { .mode = c->mode, .format = OUT_TEXT };
+	int rc = cli_parse(argc - 1, argv + 1, &cfg);
+	if (rc == EXIT_OK)
+		rc = c->run(&cfg);
+	cli_free_argv(cfg.cmd);
+	return rc;
 }

@@ -85,6 +85,14 @@ for status in 0 1 2 3 4 5 6 7 130; do
 	sed -n '/^EXIT STATUS$/,/^ENVIRONMENT$/p' "$TMP/man.txt" | grep -q "^       $status  " ||
 		fail "the man page's EXIT STATUS lacks $status"
 done
+# Every command has a help page, by `bpfspec help CMD` and `bpfspec CMD --help` alike.
+for cmd in run gen latency syscalls count diff check list symbols; do
+	"$BPFSPEC" help "$cmd" >"$TMP/help-$cmd.txt" || fail "bpfspec help $cmd exited $?"
+	grep -q "^usage: bpfspec $cmd" "$TMP/help-$cmd.txt" || fail "bpfspec help $cmd: no usage line"
+	"$BPFSPEC" "$cmd" --help >"$TMP/help2-$cmd.txt" || fail "bpfspec $cmd --help exited $?"
+	cmp -s "$TMP/help-$cmd.txt" "$TMP/help2-$cmd.txt" ||
+		fail "bpfspec help $cmd and bpfspec $cmd --help differ"
+done
 echo "measured: man page sections, options and exit statuses: ok"
 
 # ---- (d) completion --------------------------------------------------------
