@@ -283,6 +283,20 @@ static int fill_count(report_probe *p, const char *name, const bpfout_window *w,
 
 /* ---- syscalls probes ------------------------------------------------ */
 
+/* The name of syscall NR as raw_syscalls:sys_exit gives it (owned).  The
+ * kernel reports rt_sigreturn's exit with number -1 (it restores the
+ * registers of the code the signal interrupted, orig_ax included: the
+ * enter tracepoint saw 15), so -1 reads as rt_sigreturn; a number the
+ * table lacks is "syscall_N". */
+static char *exit_syscall_name(long nr)
+{
+	const char *name = nr == -1 ? "rt_sigreturn" : systab_syscall_name(nr);
+	char *out = NULL;
+	if (name)
+		return strdup(name);
+	return asprintf(&out, "syscall_%ld", nr) < 0 ? NULL : out;
+}
+
 static report_syscall *find_syscall(report_probe *p, long nr)
 {
 	for (size_t i = 0; i < p->n_syscalls; i++)
@@ -296,12 +310,7 @@ static report_syscall *find_syscall(report_probe *p, long nr)
 	memset(sc, 0, sizeof *sc);
 	sc->nr = nr;
 	sc->st.min_ns = UINT64_MAX;
-	const char *name = systab_syscall_name(nr);
-	if (name)
-		sc->name = strdup(name);
-	else if (asprintf(&sc->name, "syscall_%ld", nr) < 0)
-		sc->name = NULL;
-	if (!sc->name)
+	if (!(sc->name = exit_syscall_name(nr)))
 		return NULL;
 	p->n_syscalls++;
 	return sc;
@@ -530,11 +539,10 @@ static int parse_event(const char *rec, const char *name, uint64_t begin, report
 	ev->tid = tid;
 	ev->latency_ns = lat;
 	ev->ret = ret;
-	const char *sn = systab_syscall_name(nr);
-	ev->syscall = sn ? strdup(sn) : NULL;
-	if (!ev->syscall && asprintf(&ev->syscall, "syscall_%ld", nr) < 0)
+	if (!(ev->syscall = exit_syscall_name(nr)))
 		return -1;
-	if (ret < 0 && ret > -4096) {
+	/* rt_sigreturn's "return value" is the interrupted code's rax. */
+	if (nr != -1 && ret < 0 && ret > -4096) {
 		const char *en = systab_errno_name((long)-ret);
 		ev->error = en ? strdup(en) : NULL;
 		if (!ev->error && asprintf(&ev->error, "E%lld", -ret) < 0)

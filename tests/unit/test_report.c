@@ -672,6 +672,72 @@ START_TEST(test_utilization)
 }
 END_TEST
 
+/* ---- syscall -1: rt_sigreturn ------------------------------------------ */
+
+/* raw_syscalls:sys_exit gives rt_sigreturn number -1 (the registers it
+ * restores include orig_ax): the row is rt_sigreturn, not syscall_-1, and
+ * its "return value" (the interrupted code's rax) is no errno; an events
+ * record of it is named the same way and carries no error. */
+START_TEST(test_syscall_minus_one_is_rt_sigreturn)
+{
+	static const char yaml[] = "name: sc\nprobes:\n  - name: all\n    kind: syscalls\n"
+				   "    syscalls: all\n  - name: slow\n    kind: events\n"
+				   "    syscalls: [rt_sigreturn, read]\n    threshold: 1us\n";
+	static const char *const lines[] = {
+		"{\"type\": \"printf\", \"data\": \"bpfspec:begin 1000\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev slow 1500 101 -1 5000 -4 - \\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:flush 2000\\n\"}",
+		"{\"type\": \"map\", \"data\": {\"@b_all\": {\"-1,100\": 2, \"0,100\": 1}}}",
+		"{\"type\": \"map\", \"data\": {\"@n_all\": {\"101,-1\": 2, \"101,0\": 1}}}",
+		"{\"type\": \"map\", \"data\": {\"@sum_all\": {\"101,-1\": 300, \"101,0\": 150}}}",
+		"{\"type\": \"map\", \"data\": {\"@min_all\": {\"101,-1\": 100, \"101,0\": 150}}}",
+		"{\"type\": \"map\", \"data\": {\"@max_all\": {\"101,-1\": 200, \"101,0\": 150}}}",
+		"{\"type\": \"map\", \"data\": {\"@err_all\": {\"0,9\": 1}}}",
+		"{\"type\": \"map\", \"data\": {\"@evcomm_slow\": {\"101\": \"node\"}}}",
+		"{\"type\": \"map\", \"data\": {\"@evdrop_slow\": 0}}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}",
+	};
+	static char exe[] = "/usr/bin/node";
+	static char *objects[] = { exe };
+	target t = { .pid = 101, .exe = exe, .objects = objects, .n_objects = 1 };
+	spec *s = spec_parse("t/sc.yaml", yaml, strlen(yaml));
+	ck_assert_ptr_nonnull(s);
+	resolved_probe rp[2] = { { .sp = &s->probes[0], .active = true },
+				 { .sp = &s->probes[1], .active = true } };
+	resolved r = { .sp = s, .tg = &t, .probes = rp, .n_probes = 2, .n_active = 2 };
+	bpfout *out = bpfout_new();
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+		bpfout_feed(out, lines[i], strlen(lines[i]));
+	ck_assert_uint_eq(bpfout_window_count(out), 1);
+	report_run run = run_of(101);
+	report *rep = report_build(&r, bpfout_window_at(out, 0), &run);
+	ck_assert_ptr_nonnull(rep);
+
+	const report_probe *p = &rep->probes[0];
+	ck_assert_uint_eq(p->n_syscalls, 2);
+	bool seen = false;
+	for (size_t i = 0; i < p->n_syscalls; i++) {
+		ck_assert_str_ne(p->syscalls[i].name, "syscall_-1");
+		if (p->syscalls[i].nr == -1) {
+			seen = true;
+			ck_assert_str_eq(p->syscalls[i].name, "rt_sigreturn");
+			ck_assert_uint_eq(p->syscalls[i].st.count, 2);
+			ck_assert_uint_eq(p->syscalls[i].error_count, 0);
+		} else {
+			ck_assert_str_eq(p->syscalls[i].name, "read");
+		}
+	}
+	ck_assert(seen);
+	const report_probe *ev = &rep->probes[1];
+	ck_assert_uint_eq(ev->n_events, 1);
+	ck_assert_str_eq(ev->events[0].syscall, "rt_sigreturn");
+	ck_assert_ptr_null(ev->events[0].error);
+	report_free(rep);
+	bpfout_free(out);
+	spec_free(s);
+}
+END_TEST
+
 /* ---- events on a probe point ---------------------------------------- */
 
 static const char point_spec_yaml[] =
@@ -845,6 +911,7 @@ static Suite *report_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_build_window);
 	tcase_add_test(tc, test_build_unit_auto);
+	tcase_add_test(tc, test_syscall_minus_one_is_rt_sigreturn);
 	tcase_add_test(tc, test_build_dated);
 	tcase_add_test(tc, test_build_owns_strings);
 	tcase_add_test(tc, test_build_stop);
