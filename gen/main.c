@@ -500,12 +500,23 @@ static int stage_program(trace *tr)
 	return EXIT_DONE;
 }
 
-/* Why bpftrace ended before a report could start: the exit status. */
-static int no_window(const runner_result *rr)
+/* Why bpftrace ended before a report could start: the exit status.
+ * PID is the traced process. */
+static int no_window(const runner_result *rr, pid_t pid)
 {
 	if (rr->interrupted) {
 		diag_error(NULL, "interrupted before the probes were attached: no report");
 		return EXIT_FORCED;
+	}
+	/* bpfspec stopped bpftrace itself (it exits 0 then): not a failure
+	 * of bpftrace's, and the reason is the target's. */
+	if (rr->target_exited) {
+		diag_error("trace a process that runs longer than the attach (see -v for its "
+			   "time), or start it with -- CMD: it is then held until every probe "
+			   "is attached",
+			   "pid %d exited before bpftrace had attached its probes: no report",
+			   (int)pid);
+		return EXIT_TARGET;
 	}
 	char how[64];
 	if (rr->term_signal)
@@ -563,7 +574,7 @@ static int stage_run(trace *tr)
 		diag_warn("the command exited with status 127: it may not have run at all");
 
 	if (!rr.begun)
-		return no_window(&rr);
+		return no_window(&rr, tr->t->pid);
 	if (!rr.window_done) {
 		/* The final window never completed (bpftrace died): say so, and
 		 * report what was printed since the last complete window. */

@@ -41,3 +41,32 @@ awk -v w="$win" 'BEGIN { exit !(w > 0.5 && w < 3) }' || fail "window $win s: exp
 partial_run text "$TMP/report.txt"
 [ "$rc" -eq 7 ] || fail "text mode: exit status $rc"
 grep -q "^PARTIAL: target pid $app exited" "$TMP/report.txt" || fail "text report does not say PARTIAL"
+
+# A target that exits while bpftrace is still attaching: no report, and
+# the error says so (bpfspec stops bpftrace itself then, which exits 0:
+# "bpftrace failed before attaching its probes (exit status 0)" blamed
+# the wrong party).  The target is killed as soon as bpfspec says it
+# starts bpftrace, which then needs at least its compile time to attach.
+node "$TOP/scripts/workloads/phases.js" --seconds 120 &
+app=$!
+cleanup_pid "$app"
+sleep 0.5
+set +e
+"$BPFSPEC" run libuv-phases -p "$app" -d 10s -v >"$TMP/early.out" 2>"$TMP/early.err" &
+bpf=$!
+for _ in $(seq 200); do
+	grep -q "running bpftrace on pid" "$TMP/early.err" && break
+	sleep 0.05
+done
+kill "$app"
+wait "$bpf"
+rc=$?
+set -e
+grep -q "running bpftrace on pid" "$TMP/early.err" || { cat "$TMP/early.err"; fail "bpftrace was never started"; }
+grep -q "bpftrace attached" "$TMP/early.err" && fail "bpftrace attached before the target was killed: the test did not test"
+echo "measured: target gone during the attach: exit $rc, \"$(grep -m1 error: "$TMP/early.err")\""
+[ "$rc" -eq 4 ] || { cat "$TMP/early.err"; fail "exit status $rc, expected 4 (target problem)"; }
+grep -q "pid $app exited before bpftrace had attached its probes" "$TMP/early.err" ||
+	{ cat "$TMP/early.err"; fail "the error does not say the target exited first"; }
+grep -q "bpftrace failed" "$TMP/early.err" && fail "bpftrace is blamed for the target's exit"
+[ ! -s "$TMP/early.out" ] || fail "a report was printed"
