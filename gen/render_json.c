@@ -203,17 +203,24 @@ int render_json_line(FILE *out, const report *rep)
 	return render_json_flags(out, rep, JSON_COMPACT);
 }
 
+/* A group's object with what says whose it is: tid, thread (and its
+ * bytes when not UTF-8), main_thread. */
+static json_t *group_json(const report_group *g, const report *rep)
+{
+	json_t *jg = json_object();
+	json_object_set_new(jg, "tid", json_integer(g->tid));
+	put_bytes(jg, "thread", g->thread);
+	json_object_set_new(jg, "main_thread", json_boolean(rep->pid > 0 && g->tid == rep->pid));
+	return jg;
+}
+
 /* The groups of a latency or utilization probe: per thread, with its
  * statistics (and, for utilization, its busy and idle time). */
 static json_t *timed_groups(const report_probe *p, const report *rep, bool utilization)
 {
 	json_t *groups = json_array();
 	for (size_t g = 0; g < p->n_groups; g++) {
-		json_t *jg = json_object();
-		json_object_set_new(jg, "tid", json_integer(p->groups[g].tid));
-		put_bytes(jg, "thread", p->groups[g].thread);
-		json_object_set_new(jg, "main_thread",
-				    json_boolean(rep->pid > 0 && p->groups[g].tid == rep->pid));
+		json_t *jg = group_json(&p->groups[g], rep);
 		put_stats(jg, &p->groups[g].st);
 		if (utilization) {
 			json_object_set_new(jg, "idle_ns", jint(p->groups[g].idle_ns));
@@ -230,11 +237,7 @@ static json_t *count_groups(const report_probe *p, const report *rep)
 {
 	json_t *groups = json_array();
 	for (size_t g = 0; g < p->n_groups; g++) {
-		json_t *jg = json_object();
-		json_object_set_new(jg, "tid", json_integer(p->groups[g].tid));
-		put_bytes(jg, "thread", p->groups[g].thread);
-		json_object_set_new(jg, "main_thread",
-				    json_boolean(rep->pid > 0 && p->groups[g].tid == rep->pid));
+		json_t *jg = group_json(&p->groups[g], rep);
 		json_object_set_new(jg, "count", jint(p->groups[g].st.count));
 		json_array_append_new(groups, jg);
 	}
