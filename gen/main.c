@@ -478,6 +478,16 @@ static int stage_program(trace *tr)
 	} else if (runner_bpftrace_version(tr->bpftrace, tr->bt_version, sizeof tr->bt_version,
 					   &tr->bt_major, &tr->bt_minor) == 0) {
 		diag_verbose("bpftrace %s", tr->bt_version);
+		/* Older ones lack what the programs use (and bpfspec has never
+		 * run on them): say so before their parse errors would. */
+		if (tr->bt_major == 0 && tr->bt_minor < 17 && !tr->gen_only) {
+			diag_error("install bpftrace 0.17 or later (0.17, 0.23 and 0.27 are tested), "
+				   "or point BPFSPEC_BPFTRACE at one; scripts/matrix/bpftrace-root.sh "
+				   "makes one from Debian's packages without touching the host's",
+				   "%s is bpftrace %s, older than 0.17, the oldest bpfspec runs on",
+				   tr->bpftrace, tr->bt_version);
+			return EXIT_TRACER;
+		}
 	}
 	gen_options go = {
 		.pid = tr->t->pid,

@@ -41,12 +41,26 @@ expect 4 "function 'no_such_function_here' not in /usr/bin/node" \
 	"$BPFSPEC" run "$TMP/missing.yaml" -d 1s -- node -e 0
 
 # bpftrace missing: says what to install.
-node "$TOP/scripts/workloads/phases.js" --seconds 5 &
+node "$TOP/scripts/workloads/phases.js" --seconds 30 &
 app=$!
 cleanup_pid "$app"
 sleep 1	# until the forked shell has become node
 BPFSPEC_BPFTRACE=/nonexistent/bpftrace expect 5 "apt-get install bpftrace" \
 	"$BPFSPEC" run libuv-phases -p "$app" -d 1s
+
+# A bpftrace older than 0.17 (Ubuntu 22.04 ships 0.14): refused before it
+# is given a program, with what to install.
+cat >"$TMP/old-bpftrace" <<'EOF'
+#!/bin/sh
+[ "$1" = --version ] && { echo "bpftrace v0.14.0"; exit 0; }
+touch "${0%/*}/old-bpftrace-ran"
+exit 1
+EOF
+chmod +x "$TMP/old-bpftrace"
+BPFSPEC_BPFTRACE=$TMP/old-bpftrace expect 5 "older than 0.17" \
+	"$BPFSPEC" run libuv-phases -p "$app" -d 1s
+grep -q "install bpftrace 0.17 or later" "$TMP/err" || fail "no hint on what to install"
+[ ! -e "$TMP/old-bpftrace-ran" ] || fail "bpftrace 0.14 was given a program"
 
 # A command that is not in PATH.
 expect 4 "not found" "$BPFSPEC" run libuv-phases -d 1s -- no-such-command-xyz
