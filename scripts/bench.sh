@@ -151,7 +151,11 @@ startup_run() {
 		end=$(first_t "$tl" sig SIGINT) ;;
 	*_bt) first=$(first_t "$tl" out "Tracing ")
 		end=$(first_t "$tl" sig SIGINT)
-		echo "$(first_t "$tl" out "Attaching ")" >>"$tmp/su_$1_attaching" ;;
+		# "Attaching N probes..." on stdout before attaching (0.17-0.23);
+		# "Attached N probes" on stderr once attached (0.24+).
+		att=$(first_t "$tl" out "Attaching ")
+		[ -n "$att" ] || att=$(first_t "$tl" err "Attached ")
+		echo "$att" >>"$tmp/su_$1_attaching" ;;
 	*) first=$(first_t "$tl" out "Tracing")
 		end="" ;;
 	esac
@@ -179,17 +183,23 @@ for t in "${startup_tools[@]}"; do
 	rep[$t]=$(col "$t" 2)
 	ext[$t]=$(col "$t" 3)
 done
+# attach_note T — when bpftrace's own attach line came (it says
+# "Attaching" before attaching up to 0.23, "Attached" after from 0.24).
+attach_note() {
+	if [ -z "$1" ]; then echo "no attach line of bpftrace's seen"; return; fi
+	echo "its 'Attaching N probes' / 'Attached N probes' line came at $(fix2 "$1") s"
+}
 att_phases=$(median <"$tmp/su_phases_bt_attaching")
 att_sys=$(median <"$tmp/su_sys_bt_attaching")
 
 r=$(calc "${first[phases_d]} / ${first[phases_bt]}")
 row first "libuv-phases: bpfspec run" "${first[phases_d]}" s "bpftrace by hand" "$r" "<= 0.35x" "$(goal_le "$r" 0.35)" "-v line 'bpftrace attached' (window start)"
-row first "libuv-phases: bpftrace by hand" "${first[phases_bt]}" s - - - - "its BEGIN line; 'Attaching N probes' came at $(fix2 "$att_phases") s"
+row first "libuv-phases: bpftrace by hand" "${first[phases_bt]}" s - - - - "its BEGIN line; $(attach_note "$att_phases")"
 r=$(calc "${first[phases_fl]} / ${first[phases_bt]}")
 row first "uv__run_timers: funclatency (1 function)" "${first[phases_fl]}" s "bpftrace by hand" "$r" - - "its 'Tracing' line"
 r=$(calc "${first[sys_d]} / ${first[sys_bt]}")
 row first "syscall-latency: bpfspec run" "${first[sys_d]}" s "bpftrace by hand" "$r" - - "-v line 'bpftrace attached'"
-row first "syscall-latency: bpftrace by hand" "${first[sys_bt]}" s - - - - "its BEGIN line; 'Attaching N probes' came at $(fix2 "$att_sys") s"
+row first "syscall-latency: bpftrace by hand" "${first[sys_bt]}" s - - - - "its BEGIN line; $(attach_note "$att_sys")"
 r=$(calc "${first[sys_sc]} / ${first[sys_bt]}")
 row first "syscalls: syscount -L" "${first[sys_sc]}" s "bpftrace by hand" "$r" - - "its 'Tracing' line"
 
