@@ -75,4 +75,14 @@ static inline char *capture_end(void)
 	return s;
 }
 
+/* Runs suite S (owned) and returns the exit status of a test binary. */
+static inline int run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "suggest.h"
+#include "helpers.h"
 
 START_TEST(test_known_distances)
 {
@@ -65,9 +66,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(suite());
 }
