@@ -30,7 +30,7 @@ else
 Q := @
 endif
 
-SRCS := $(wildcard gen/*.c)
+SRCS := $(wildcard gen/*.c gen/kinds/*.c)
 OBJS := $(patsubst gen/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/embedded.o \
 	$(BUILD)/obj/systab_data.o
 LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
@@ -50,6 +50,7 @@ $(BUILD)/bpfspec: $(OBJS)
 
 $(BUILD)/obj/%.o: gen/%.c | $(BUILD)/obj $(BUILD)/gen/embedded.h
 	@echo "  CC      $@"
+	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) $(DEP_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 # Templates and bundled specs are embedded in the binary, so an installed
@@ -168,4 +169,4 @@ fuzz: all
 clean:
 	rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/obj/*.d $(BUILD)/tests/*.d)
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/kinds/*.d $(BUILD)/tests/*.d)

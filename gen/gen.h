@@ -7,7 +7,8 @@
  * grammar), integers printed by bpfspec.  Comment text is reduced to
  * printable ASCII.
  *
- * Map naming contract, read back by report.c (key: the thread id when
+ * Map naming contract, printed and read back by the kinds (gen/kinds/,
+ * with wire.h's prefixes; key: the thread id when
  * per_thread, else 0; all durations in nanoseconds):
  *   latency:  @b_NAME[key, bucket] (count)  @sum_/@min_/@max_NAME[key]
  *             (uprobe pairs, entry-only phases and derived phases alike)

@@ -1,12 +1,9 @@
 /* report — see report.h. */
 #include "report.h"
+#include "report_internal.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <string.h>
 
@@ -14,6 +11,7 @@
 #include "gen.h"
 #include "systab.h"
 #include "target.h"
+#include "kind_ops.h"
 #include "wire.h"
 
 static char *dup_or_null(const char *s)
@@ -50,8 +48,7 @@ uint64_t report_percentile(const report_stats *st, double q)
 	return st->max_ns;
 }
 
-/* Adds COUNT to bucket INDEX of ST, keeping buckets sorted. */
-static int stats_add_bucket(report_stats *st, uint64_t index, uint64_t count)
+int report_add_bucket(report_stats *st, uint64_t index, uint64_t count)
 {
 	uint64_t lo, hi;
 	gen_bucket_bounds(index, &lo, &hi);
@@ -72,7 +69,7 @@ static int stats_add_bucket(report_stats *st, uint64_t index, uint64_t count)
 	return 0;
 }
 
-static void stats_finish(report_stats *st)
+void report_finish_stats(report_stats *st)
 {
 	st->count = 0;
 	for (size_t i = 0; i < st->n_buckets; i++)
@@ -82,9 +79,7 @@ static void stats_finish(report_stats *st)
 	st->p99_ns = report_percentile(st, 0.99);
 }
 
-/* The entry for thread TID in *ARR (of *N), added when missing.  Returns
- * NULL when out of memory. */
-static report_group *find_thread(report_group **arr, size_t *n, long tid)
+report_group *report_find_thread(report_group **arr, size_t *n, long tid)
 {
 	for (size_t i = 0; i < *n; i++)
 		if ((*arr)[i].tid == tid)
@@ -99,37 +94,36 @@ static report_group *find_thread(report_group **arr, size_t *n, long tid)
 	return &ng[(*n)++];
 }
 
-static report_group *find_group(report_probe *p, long tid)
-{
-	return find_thread(&p->groups, &p->n_groups, tid);
-}
-
-static const bpfout_map *window_map(const bpfout_window *w, const char *kind, const char *name)
+const bpfout_map *report_window_map(const bpfout_window *w, const char *prefix, const char *name)
 {
 	char mapname[96];
 	if (!w)
 		return NULL;
-	snprintf(mapname, sizeof mapname, "@%s_%s", kind, name);
+	snprintf(mapname, sizeof mapname, "@%s_%s", prefix, name);
 	return bpfout_window_map(w, mapname);
 }
 
-static long main_pid;
-
-static int group_order(const void *a, const void *b)
+/* The main thread (*PID) first, then by tid. */
+static int group_order(const void *a, const void *b, void *pid)
 {
 	const report_group *x = a, *y = b;
+	long main_tid = *(const long *)pid;
 	if (x->tid == y->tid)
 		return 0;
-	if (x->tid == main_pid)
+	if (x->tid == main_tid)
 		return -1;
-	if (y->tid == main_pid)
+	if (y->tid == main_tid)
 		return 1;
 	return x->tid < y->tid ? -1 : 1;
 }
 
-/* The name of thread TID of process PID as /proc has it now (owned), or
- * NULL when there is no single process or the thread is gone. */
-static char *thread_name(long pid, long tid)
+void report_sort_groups(report_group *g, size_t n, long pid)
+{
+	if (n > 1)	/* qsort_r(NULL, 0, ...) is undefined */
+		qsort_r(g, n, sizeof *g, group_order, &pid);
+}
+
+char *report_thread_name(long pid, long tid)
 {
 	char comm[64];
 	if (pid <= 0 || tid <= 0 || target_thread_name((pid_t)pid, (pid_t)tid, comm, sizeof comm) < 0)
@@ -149,31 +143,46 @@ static int set_unit(report_probe *p, time_unit u)
 	return 0;
 }
 
-static int fill_latency(report_probe *p, const char *name, const bpfout_window *w, long pid)
+int report_add_histogram(const bpfout_map *m, report_stats *total,
+			 report_stats *(*stats_of)(void *ctx, long key), void *ctx)
+{
+	for (size_t i = 0; m && i < m->n_entries; i++) {
+		const bpfout_entry *e = &m->entries[i];
+		if (e->n_ikeys != 2 || e->type != BPFOUT_VALUE_INT || e->value <= 0 ||
+		    e->ikeys[1] < 0)
+			continue;
+		report_stats *st = stats_of(ctx, (long)e->ikeys[0]);
+		if (!st || report_add_bucket(st, (uint64_t)e->ikeys[1], (uint64_t)e->value) < 0 ||
+		    report_add_bucket(total, (uint64_t)e->ikeys[1], (uint64_t)e->value) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The stats of probe CTX's group for thread KEY. */
+static report_stats *group_stats(void *ctx, long key)
+{
+	report_probe *p = ctx;
+	report_group *g = report_find_thread(&p->groups, &p->n_groups, key);
+	return g ? &g->st : NULL;
+}
+
+int report_fill_timed(report_probe *p, const char *name, const bpfout_window *w, long pid)
 {
 	const bpfout_map *m;
 
-	if ((m = window_map(w, WIRE_BUCKETS, name)))
-		for (size_t i = 0; i < m->n_entries; i++) {
-			const bpfout_entry *e = &m->entries[i];
-			if (e->n_ikeys != 2 || e->type != BPFOUT_VALUE_INT || e->value <= 0 ||
-			    e->ikeys[1] < 0)
-				continue;
-			report_group *g = find_group(p, (long)e->ikeys[0]);
-			if (!g || stats_add_bucket(&g->st, (uint64_t)e->ikeys[1], (uint64_t)e->value) < 0 ||
-			    stats_add_bucket(&p->st, (uint64_t)e->ikeys[1], (uint64_t)e->value) < 0)
-				return -1;
-		}
+	if (report_add_histogram(report_window_map(w, WIRE_BUCKETS, name), &p->st, group_stats, p) < 0)
+		return -1;
 	static const char *const kinds[] = { WIRE_SUM, WIRE_MIN, WIRE_MAX };
 	p->st.min_ns = UINT64_MAX;
 	for (size_t k = 0; k < 3; k++) {
-		if (!(m = window_map(w, kinds[k], name)))
+		if (!(m = report_window_map(w, kinds[k], name)))
 			continue;
 		for (size_t i = 0; i < m->n_entries; i++) {
 			const bpfout_entry *e = &m->entries[i];
 			if (e->n_ikeys != 1 || e->type != BPFOUT_VALUE_INT || e->value < 0)
 				continue;
-			report_group *g = find_group(p, (long)e->ikeys[0]);
+			report_group *g = report_find_thread(&p->groups, &p->n_groups, (long)e->ikeys[0]);
 			if (!g)
 				return -1;
 			uint64_t v = (uint64_t)e->value;
@@ -195,100 +204,20 @@ static int fill_latency(report_probe *p, const char *name, const bpfout_window *
 		report_group *g = &p->groups[i];
 		if (g->st.min_ns == UINT64_MAX)
 			g->st.min_ns = 0;
-		stats_finish(&g->st);
-		g->thread = thread_name(pid, g->tid);
+		report_finish_stats(&g->st);
+		g->thread = report_thread_name(pid, g->tid);
 	}
 	if (p->st.min_ns == UINT64_MAX)
 		p->st.min_ns = 0;
-	stats_finish(&p->st);
-	main_pid = pid;
-	if (p->n_groups > 1)	/* qsort(NULL, 0, ...) is undefined */
-		qsort(p->groups, p->n_groups, sizeof *p->groups, group_order);
+	report_finish_stats(&p->st);
+	report_sort_groups(p->groups, p->n_groups, pid);
 	return 0;
 }
 
-/* ---- utilization probes ---------------------------------------------- */
-
-/* The waits of each thread in epoll, as a latency probe's calls, and the
- * window [BEGIN, END) (bpftrace clock) split into idle and busy time.
- * @uin_NAME[tid] = start of a wait still in progress at END. */
-static int fill_utilization(report_probe *p, const char *name, const bpfout_window *w,
-			    const report_run *run, uint64_t begin, uint64_t end)
-{
-	const bpfout_map *in = window_map(w, WIRE_WAITING, name);
-	uint64_t win = end > begin ? end - begin : 0;
-
-	for (size_t i = 0; in && i < in->n_entries; i++)
-		if (in->entries[i].n_ikeys == 1 && !find_group(p, (long)in->entries[i].ikeys[0]))
-			return -1;
-	for (size_t i = 0; i < run->n_waiting; i++)
-		if (!find_group(p, run->waiting_tids[i]))
-			return -1;
-	if (fill_latency(p, name, w, run->pid) < 0)
-		return -1;
-	p->utilization = 0;
-	for (size_t i = 0; i < p->n_groups; i++) {
-		report_group *g = &p->groups[i];
-		bool waiting = false;
-		g->idle_ns = g->st.sum_ns;
-		for (size_t k = 0; in && k < in->n_entries; k++) {
-			const bpfout_entry *e = &in->entries[k];
-			if (e->n_ikeys != 1 || e->ikeys[0] != g->tid || e->type != BPFOUT_VALUE_INT)
-				continue;
-			uint64_t from = (uint64_t)e->value > begin ? (uint64_t)e->value : begin;
-			if (from < end)
-				g->idle_ns += end - from;
-			waiting = true;
-		}
-		/* Waiting when the window began and never woke: idle throughout. */
-		if (!waiting && g->st.count == 0)
-			g->idle_ns = win;
-		if (g->idle_ns > win)
-			g->idle_ns = win;
-		g->busy_ns = win - g->idle_ns;
-		g->utilization = win ? (double)g->busy_ns / (double)win : 0.0;
-		if (g->utilization > p->utilization)
-			p->utilization = g->utilization;
-	}
-	return 0;
-}
-
-/* ---- count probes ---------------------------------------------------- */
-
-/* @c_NAME[key] = hits: groups carry only a count. */
-static int fill_count(report_probe *p, const char *name, const bpfout_window *w, long pid)
-{
-	const bpfout_map *m = window_map(w, WIRE_HITS, name);
-
-	for (size_t i = 0; m && i < m->n_entries; i++) {
-		const bpfout_entry *e = &m->entries[i];
-		if (e->n_ikeys != 1 || e->type != BPFOUT_VALUE_INT || e->value < 0)
-			continue;
-		report_group *g = find_group(p, (long)e->ikeys[0]);
-		if (!g)
-			return -1;
-		g->st.count += (uint64_t)e->value;
-		p->st.count += (uint64_t)e->value;
-	}
-	for (size_t i = 0; i < p->n_groups; i++) {
-		report_group *g = &p->groups[i];
-		g->st.min_ns = 0;
-		g->thread = thread_name(pid, g->tid);
-	}
-	main_pid = pid;
-	if (p->n_groups > 1)
-		qsort(p->groups, p->n_groups, sizeof *p->groups, group_order);
-	return 0;
-}
-
-/* ---- syscalls probes ------------------------------------------------ */
-
-/* The name of syscall NR as raw_syscalls:sys_exit gives it (owned).  The
- * kernel reports rt_sigreturn's exit with number -1 (it restores the
+/* The kernel reports rt_sigreturn's exit with number -1 (it restores the
  * registers of the code the signal interrupted, orig_ax included: the
- * enter tracepoint saw 15), so -1 reads as rt_sigreturn; a number the
- * table lacks is "syscall_N". */
-static char *exit_syscall_name(long nr)
+ * enter tracepoint saw 15), so -1 reads as rt_sigreturn. */
+char *report_exit_syscall_name(long nr)
 {
 	const char *name = nr == -1 ? "rt_sigreturn" : systab_syscall_name(nr);
 	char *out = NULL;
@@ -297,389 +226,13 @@ static char *exit_syscall_name(long nr)
 	return asprintf(&out, "syscall_%ld", nr) < 0 ? NULL : out;
 }
 
-static report_syscall *find_syscall(report_probe *p, long nr)
-{
-	for (size_t i = 0; i < p->n_syscalls; i++)
-		if (p->syscalls[i].nr == nr)
-			return &p->syscalls[i];
-	report_syscall *ns = realloc(p->syscalls, (p->n_syscalls + 1) * sizeof *ns);
-	if (!ns)
-		return NULL;
-	p->syscalls = ns;
-	report_syscall *sc = &ns[p->n_syscalls];
-	memset(sc, 0, sizeof *sc);
-	sc->nr = nr;
-	sc->st.min_ns = UINT64_MAX;
-	if (!(sc->name = exit_syscall_name(nr)))
-		return NULL;
-	p->n_syscalls++;
-	return sc;
-}
-
-
-static int errno_order(const void *a, const void *b)
-{
-	const report_errno *x = a, *y = b;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return (x->number > y->number) - (x->number < y->number);
-}
-
-static int syscall_order(const void *a, const void *b)
-{
-	const report_syscall *x = a, *y = b;
-	if (x->st.sum_ns != y->st.sum_ns)
-		return x->st.sum_ns > y->st.sum_ns ? -1 : 1;
-	return (x->nr > y->nr) - (x->nr < y->nr);
-}
-
-/* Adds V (kind K: 0 count, 1 sum, 2 min, 3 max) to stats ST. */
-static void stats_merge(report_stats *st, int k, uint64_t v)
-{
-	switch (k) {
-	case 0: st->count += v; break;
-	case 1: st->sum_ns += v; break;
-	case 2: if (v < st->min_ns) st->min_ns = v; break;
-	default: if (v > st->max_ns) st->max_ns = v; break;
-	}
-}
-
-static int fill_syscalls(report_probe *p, const char *name, const bpfout_window *w, long pid)
-{
-	const bpfout_map *m;
-	static const char *const kinds[] = { WIRE_CALLS, WIRE_SUM, WIRE_MIN, WIRE_MAX };
-
-	p->st.min_ns = UINT64_MAX;
-	if ((m = window_map(w, WIRE_BUCKETS, name)))
-		for (size_t i = 0; i < m->n_entries; i++) {
-			const bpfout_entry *e = &m->entries[i];
-			if (e->n_ikeys != 2 || e->type != BPFOUT_VALUE_INT || e->value <= 0 ||
-			    e->ikeys[1] < 0)
-				continue;
-			report_syscall *sc = find_syscall(p, (long)e->ikeys[0]);
-			if (!sc || stats_add_bucket(&sc->st, (uint64_t)e->ikeys[1], (uint64_t)e->value) < 0 ||
-			    stats_add_bucket(&p->st, (uint64_t)e->ikeys[1], (uint64_t)e->value) < 0)
-				return -1;
-		}
-	for (int k = 0; k < 4; k++) {
-		if (!(m = window_map(w, kinds[k], name)))
-			continue;
-		for (size_t i = 0; i < m->n_entries; i++) {
-			const bpfout_entry *e = &m->entries[i];
-			if (e->n_ikeys != 2 || e->type != BPFOUT_VALUE_INT || e->value < 0)
-				continue;
-			uint64_t v = (uint64_t)e->value;
-			long tid = (long)e->ikeys[0];
-			report_syscall *sc = find_syscall(p, (long)e->ikeys[1]);
-			report_group *th = sc ? find_thread(&sc->threads, &sc->n_threads, tid) : NULL;
-			report_group *g = find_group(p, tid);
-			if (!th || !g)
-				return -1;
-			if (k == 0)
-				th->st.count = v;
-			else
-				stats_merge(&th->st, k, v);
-			stats_merge(&g->st, k, v);
-			if (k >= 1) {
-				stats_merge(&sc->st, k, v);
-				stats_merge(&p->st, k, v);
-			}
-		}
-	}
-	if ((m = window_map(w, WIRE_ERRORS, name)))
-		for (size_t i = 0; i < m->n_entries; i++) {
-			const bpfout_entry *e = &m->entries[i];
-			if (e->n_ikeys != 2 || e->type != BPFOUT_VALUE_INT || e->value <= 0)
-				continue;
-			report_syscall *sc = find_syscall(p, (long)e->ikeys[0]);
-			if (!sc)
-				return -1;
-			report_errno *ne = realloc(sc->errors, (sc->n_errors + 1) * sizeof *ne);
-			if (!ne)
-				return -1;
-			sc->errors = ne;
-			report_errno *er = &ne[sc->n_errors];
-			er->number = (long)e->ikeys[1];
-			er->count = (uint64_t)e->value;
-			const char *en = systab_errno_name(er->number);
-			er->name = en ? strdup(en) : NULL;
-			if (!er->name && asprintf(&er->name, "E%ld", er->number) < 0)
-				er->name = NULL;
-			if (!er->name)
-				return -1;
-			sc->n_errors++;
-			sc->error_count += er->count;
-		}
-	main_pid = pid;
-	for (size_t i = 0; i < p->n_syscalls; i++) {
-		report_syscall *sc = &p->syscalls[i];
-		if (sc->st.min_ns == UINT64_MAX)
-			sc->st.min_ns = 0;
-		stats_finish(&sc->st);
-		for (size_t t = 0; t < sc->n_threads; t++) {
-			report_group *th = &sc->threads[t];
-			if (th->st.min_ns == UINT64_MAX)
-				th->st.min_ns = 0;
-			th->thread = thread_name(pid, th->tid);
-		}
-		if (sc->n_threads > 1)
-			qsort(sc->threads, sc->n_threads, sizeof *sc->threads, group_order);
-		if (sc->n_errors > 1)
-			qsort(sc->errors, sc->n_errors, sizeof *sc->errors, errno_order);
-	}
-	for (size_t i = 0; i < p->n_groups; i++) {
-		report_group *g = &p->groups[i];
-		if (g->st.min_ns == UINT64_MAX)
-			g->st.min_ns = 0;
-		g->thread = thread_name(pid, g->tid);
-	}
-	if (p->st.min_ns == UINT64_MAX)
-		p->st.min_ns = 0;
-	uint64_t sum = p->st.sum_ns;
-	stats_finish(&p->st);	/* count from buckets */
-	p->st.sum_ns = sum;
-	if (p->n_groups > 1)
-		qsort(p->groups, p->n_groups, sizeof *p->groups, group_order);
-	if (p->n_syscalls > 1)
-		qsort(p->syscalls, p->n_syscalls, sizeof *p->syscalls, syscall_order);
-	return 0;
-}
-
-/* ---- events probes --------------------------------------------------- */
-
-
-/* Decodes bpftrace's %r text (printable bytes as-is, others as \xNN) into
- * OUT; returns the number of bytes. */
-static size_t decode_raw(const char *s, uint8_t *out, size_t max)
-{
-	size_t n = 0;
-	while (*s && n < max) {
-		unsigned v;
-		if (s[0] == '\\' && s[1] == 'x' && sscanf(s + 2, "%2x", &v) == 1) {
-			out[n++] = (uint8_t)v;
-			s += 4;
-		} else {
-			out[n++] = (uint8_t)*s++;
-		}
-	}
-	return n;
-}
-
-/* "1.2.3.4:80" or "[::1]:80" from raw sockaddr bytes; NULL for other
- * families (e.g. AF_UNIX: shown as "unix"). */
-static char *format_sockaddr(const char *raw)
-{
-	uint8_t b[GEN_SOCKADDR_BYTES];
-	size_t n = decode_raw(raw, b, sizeof b);
-	char host[INET6_ADDRSTRLEN], *out = NULL;
-	if (n < 2)
-		return NULL;
-	unsigned family = b[0] | (unsigned)b[1] << 8;
-	if (family == AF_INET && n >= 8) {
-		unsigned port = (unsigned)b[2] << 8 | b[3];
-		if (!inet_ntop(AF_INET, b + 4, host, sizeof host) ||
-		    asprintf(&out, "%s:%u", host, port) < 0)
-			return NULL;
-		return out;
-	}
-	if (family == AF_INET6 && n >= 24) {
-		unsigned port = (unsigned)b[2] << 8 | b[3];
-		unsigned scope = n >= 28 ? (unsigned)b[24] | (unsigned)b[25] << 8 |
-						   (unsigned)b[26] << 16 | (unsigned)b[27] << 24 : 0;
-		char sc[16] = "";
-		if (scope)
-			snprintf(sc, sizeof sc, "%%%u", scope);
-		if (!inet_ntop(AF_INET6, b + 8, host, sizeof host) ||
-		    asprintf(&out, "[%s%s]:%u", host, sc, port) < 0)
-			return NULL;
-		return out;
-	}
-	if (family == AF_UNIX) {
-		/* sun_path: a file path, or "@name" for the abstract namespace. */
-		const uint8_t *p = b + 2;
-		size_t len = n - 2;
-		if (len == 0)
-			return strdup("unix:(unnamed)");
-		bool abstract = p[0] == '\0';
-		size_t i = abstract ? 1 : 0, end = i;
-		while (end < len && (abstract || p[end] != '\0'))
-			end++;
-		buf b2 = BUF_INIT;
-		buf_puts(&b2, abstract ? "unix:@" : "unix:");
-		/* The path's bytes as they are (no NUL): renderers escape
-		 * them (safe.h). */
-		for (; i < end; i++)
-			buf_putc(&b2, p[i] ? (char)p[i] : '?');
-		return buf_take(&b2);
-	}
-	if (asprintf(&out, "family %u", family) < 0)
-		return NULL;
-	return out;
-}
-
-/* Parses "NAME TIME TID NR NS RET KIND ARG" for probe NAME into EV.
- * Returns 1 when the record is this probe's, 0 when not, -1 when
- * malformed or out of memory. */
-static int parse_event(const char *rec, const char *name, uint64_t begin, report_event *ev)
-{
-	size_t nl = strlen(name);
-	if (strncmp(rec, name, nl) != 0 || rec[nl] != ' ')
-		return 0;
-	unsigned long long ts, lat;
-	long tid, nr;
-	long long ret;
-	char kind;
-	int used = 0;
-	if (sscanf(rec + nl + 1, "%llu %ld %ld %llu %lld %c %n", &ts, &tid, &nr, &lat, &ret, &kind,
-		   &used) != 6 || used == 0)
-		return -1;
-	const char *arg = rec + nl + 1 + used;
-	memset(ev, 0, sizeof *ev);
-	ev->t_ns = ts > begin ? ts - begin : 0;
-	ev->tid = tid;
-	ev->latency_ns = lat;
-	ev->ret = ret;
-	if (!(ev->syscall = exit_syscall_name(nr)))
-		return -1;
-	/* rt_sigreturn's "return value" is the interrupted code's rax. */
-	if (nr != -1 && ret < 0 && ret > -4096) {
-		const char *en = systab_errno_name((long)-ret);
-		ev->error = en ? strdup(en) : NULL;
-		if (!ev->error && asprintf(&ev->error, "E%lld", -ret) < 0)
-			ev->error = NULL;
-	}
-	if (kind == 's') {
-		ev->path = strdup(arg);
-		ev->path_truncated = strlen(arg) >= REPORT_PATH_MAX;
-	} else if (kind == 'r') {
-		ev->address = format_sockaddr(arg);
-	} else if (kind == 'n') {
-		ev->has_length = true;
-		ev->length = strtoull(arg, NULL, 10);
-	}
-	return 1;
-}
-
-/* Parses one value of a point event record at *S (" VALUE"), for
- * argument A, into V.  Strings take the rest of the record.  Returns 0, or
- * -1 when malformed or out of memory. */
-static int parse_value(const char **s, const spec_arg *a, report_value *v)
-{
-	const char *p = *s;
-	char *end;
-
-	if (*p++ != ' ')
-		return -1;
-	v->name = strdup(a->name);
-	if (!v->name)
-		return -1;
-	if (a->type == ARG_STRING) {
-		v->type = REPORT_VALUE_STRING;
-		v->s = strdup(p);
-		v->truncated = strlen(p) >= REPORT_PATH_MAX;
-		*s = p + strlen(p);
-		return v->s ? 0 : -1;
-	}
-	errno = 0;
-	if (a->type == ARG_INT) {
-		v->type = REPORT_VALUE_INT;
-		v->i = strtoll(p, &end, 10);
-	} else {
-		v->type = REPORT_VALUE_UINT;
-		v->u = *p == '-' ? 0 : strtoull(p, &end, 10);
-		if (*p == '-')
-			return -1;
-	}
-	if (end == p || errno || (*end && *end != ' '))
-		return -1;
-	*s = end;
-	return 0;
-}
-
-static void free_values(report_value *v, size_t n)
+void report_free_values(report_value *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].name);
 		free(v[i].s);
 	}
 	free(v);
-}
-
-/* Parses "NAME TIME TID = V1 V2 ..." of events probe SP on a probe point
- * (numbers in the spec's order, then the string) into EV.  Returns 1 when
- * the record is this probe's, 0 when not, -1 when malformed or out of
- * memory. */
-static int parse_point_event(const char *rec, const spec_probe *sp, uint64_t begin,
-			     report_event *ev)
-{
-	size_t nl = strlen(sp->name);
-	unsigned long long ts;
-	long tid;
-	int used = 0;
-
-	if (strncmp(rec, sp->name, nl) != 0 || rec[nl] != ' ')
-		return 0;
-	if (sscanf(rec + nl + 1, "%llu %ld =%n", &ts, &tid, &used) != 2 || used == 0)
-		return -1;
-	memset(ev, 0, sizeof *ev);
-	ev->t_ns = ts > begin ? ts - begin : 0;
-	ev->tid = tid;
-	if (sp->n_args && !(ev->args = calloc(sp->n_args, sizeof *ev->args)))
-		return -1;
-	ev->n_args = sp->n_args;
-	const char *p = rec + nl + 1 + used;
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < sp->n_args; i++) {
-			if ((sp->args[i].type == ARG_STRING) != (pass == 1))
-				continue;
-			if (parse_value(&p, &sp->args[i], &ev->args[i]) < 0) {
-				free_values(ev->args, ev->n_args);
-				ev->args = NULL;
-				ev->n_args = 0;
-				return -1;
-			}
-		}
-	return *p ? -1 : 1;
-}
-
-static int fill_events(report_probe *p, const spec_probe *sp, const bpfout_window *w, long pid,
-		       uint64_t begin)
-{
-	const bpfout_map *m;
-
-	p->threshold_ns = sp->threshold_ns;
-	if (!w)
-		return 0;
-	/* Room for every record at once: up to 100000 per window, and growing
-	 * one by one would copy the array each time. */
-	if (w->n_events && !(p->events = calloc(w->n_events, sizeof *p->events)))
-		return -1;
-	for (size_t i = 0; i < w->n_events; i++) {
-		report_event ev;
-		int r = spec_is_point_events(sp) ? parse_point_event(w->events[i], sp, begin, &ev)
-						 : parse_event(w->events[i], sp->name, begin, &ev);
-		if (r <= 0)
-			continue;
-		p->events[p->n_events++] = ev;
-	}
-	p->events_dropped = w->events_dropped;
-	if ((m = window_map(w, WIRE_DROPPED, sp->name)))
-		for (size_t i = 0; i < m->n_entries; i++)
-			if (m->entries[i].type == BPFOUT_VALUE_INT && m->entries[i].value > 0)
-				p->events_dropped += (uint64_t)m->entries[i].value;
-	m = window_map(w, WIRE_THREAD, sp->name);
-	for (size_t i = 0; i < p->n_events; i++) {
-		report_event *ev = &p->events[i];
-		char key[32];
-		snprintf(key, sizeof key, "%ld", ev->tid);
-		const bpfout_entry *e = m ? bpfout_map_entry(m, key) : NULL;
-		if (e && e->type == BPFOUT_VALUE_STRING && e->str)
-			ev->thread = strdup(e->str);
-		else
-			ev->thread = thread_name(pid, ev->tid);
-	}
-	p->st.count = p->n_events + p->events_dropped;
-	return 0;
 }
 
 void report_utc_stamp(char *out, size_t len, uint64_t unix_ns, bool rfc3339)
@@ -775,24 +328,9 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 		int rc = 0;
 		/* Not attached: nothing to fill. */
 		if (rp->active) {
-			switch (rp->sp->kind) {
-			case PROBE_LATENCY:
-				rc = fill_latency(p, rp->sp->name, w, run->pid);
-				break;
-			case PROBE_SYSCALLS:
-				rc = fill_syscalls(p, rp->sp->name, w, run->pid);
-				break;
-			case PROBE_EVENTS:
-				rc = fill_events(p, rp->sp, w, run->pid, begin);
-				break;
-			case PROBE_COUNT:
-				rc = fill_count(p, rp->sp->name, w, run->pid);
-				break;
-			case PROBE_UTILIZATION:
-				rc = fill_utilization(p, rp->sp->name, w, run, begin,
-						      begin + rep->duration_ns);
-				break;
-			}
+			kind_fill_ctx ctx = { .run = run, .pid = run->pid, .begin_ns = begin,
+					      .end_ns = begin + rep->duration_ns };
+			rc = kind_ops_of(rp->sp->kind)->fill(p, rp, w, &ctx);
 		}
 		if (rc < 0) {
 			report_free(rep);
@@ -857,7 +395,7 @@ void report_free(report *rep)
 			free(ev->error);
 			free(ev->path);
 			free(ev->address);
-			free_values(ev->args, ev->n_args);
+			report_free_values(ev->args, ev->n_args);
 		}
 		free(p->events);
 	}

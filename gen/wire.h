@@ -1,11 +1,13 @@
 /* wire — what passes between a generated program and the report: the
  * maps a probe of each kind prints at every window's end.  A map is named
- * @PREFIX_NAME (NAME: the probe's); the prefixes are below.  gen.c prints
- * (and clears) exactly the maps of wire_of(kind), report.c reads them by
- * these prefixes, and tests/unit/test_wire.c checks every kind's program
- * prints its table and nothing else.  Bottom module (kind.h only).
+ * @PREFIX_NAME (NAME: the probe's); the prefixes are below.  Each kind
+ * (gen/kinds/) prints (and clears) exactly the maps of wire_of(kind) and
+ * reads them back by these prefixes, and tests/unit/test_wire.c checks
+ * every kind's program prints its table and nothing else.  Bottom module
+ * (kind.h only).
  *
- * Records (events) and window markers are printf lines: gen.h. */
+ * Records (events) are printf lines that gen/kinds/events.c both writes
+ * and parses; window markers: gen.h. */
 #ifndef BPFSPEC_WIRE_H
 #define BPFSPEC_WIRE_H
 

@@ -145,16 +145,6 @@ static const char small_expected[] =
 	"bpfspec_latency_seconds_bucket{spec=\"demo\",probe=\"timers\",function=\"uv__run_timers\",le=\"+Inf\"} 5\n"
 	"bpfspec_latency_seconds_sum{spec=\"demo\",probe=\"timers\",function=\"uv__run_timers\"} 0.0188\n"
 	"bpfspec_latency_seconds_count{spec=\"demo\",probe=\"timers\",function=\"uv__run_timers\"} 5\n"
-	"# HELP bpfspec_thread_time_seconds Time the thread spent in the probe's calls in the window.\n"
-	"# TYPE bpfspec_thread_time_seconds gauge\n"
-	"bpfspec_thread_time_seconds{spec=\"demo\",probe=\"timers\",tid=\"100\",thread=\"node\",main=\"true\"} 0.0111\n"
-	"bpfspec_thread_time_seconds{spec=\"demo\",probe=\"timers\",tid=\"101\",thread=\"\",main=\"false\"} 0.0077\n"
-	"bpfspec_thread_time_seconds{spec=\"demo\",probe=\"sys\",tid=\"100\",thread=\"node\",main=\"true\"} 4.5\n"
-	"# HELP bpfspec_thread_calls Calls the thread completed in the window.\n"
-	"# TYPE bpfspec_thread_calls gauge\n"
-	"bpfspec_thread_calls{spec=\"demo\",probe=\"timers\",tid=\"100\",thread=\"node\",main=\"true\"} 3\n"
-	"bpfspec_thread_calls{spec=\"demo\",probe=\"timers\",tid=\"101\",thread=\"\",main=\"false\"} 2\n"
-	"bpfspec_thread_calls{spec=\"demo\",probe=\"sys\",tid=\"100\",thread=\"node\",main=\"true\"} 5\n"
 	"# HELP bpfspec_syscall_latency_seconds Latency of the syscall in the window, all threads together.\n"
 	"# TYPE bpfspec_syscall_latency_seconds histogram\n"
 	BUCKETS("bpfspec_syscall_latency_seconds", "spec=\"demo\",probe=\"sys\",syscall=\"openat\",",
@@ -170,7 +160,17 @@ static const char small_expected[] =
 	"bpfspec_events{spec=\"demo\",probe=\"slow\"} 7\n"
 	"# HELP bpfspec_events_dropped Slow calls not recorded in the window (over the probe's limit).\n"
 	"# TYPE bpfspec_events_dropped gauge\n"
-	"bpfspec_events_dropped{spec=\"demo\",probe=\"slow\"} 2\n";
+	"bpfspec_events_dropped{spec=\"demo\",probe=\"slow\"} 2\n"
+	"# HELP bpfspec_thread_time_seconds Time the thread spent in the probe's calls in the window.\n"
+	"# TYPE bpfspec_thread_time_seconds gauge\n"
+	"bpfspec_thread_time_seconds{spec=\"demo\",probe=\"timers\",tid=\"100\",thread=\"node\",main=\"true\"} 0.0111\n"
+	"bpfspec_thread_time_seconds{spec=\"demo\",probe=\"timers\",tid=\"101\",thread=\"\",main=\"false\"} 0.0077\n"
+	"bpfspec_thread_time_seconds{spec=\"demo\",probe=\"sys\",tid=\"100\",thread=\"node\",main=\"true\"} 4.5\n"
+	"# HELP bpfspec_thread_calls Calls the thread completed in the window.\n"
+	"# TYPE bpfspec_thread_calls gauge\n"
+	"bpfspec_thread_calls{spec=\"demo\",probe=\"timers\",tid=\"100\",thread=\"node\",main=\"true\"} 3\n"
+	"bpfspec_thread_calls{spec=\"demo\",probe=\"timers\",tid=\"101\",thread=\"\",main=\"false\"} 2\n"
+	"bpfspec_thread_calls{spec=\"demo\",probe=\"sys\",tid=\"100\",thread=\"node\",main=\"true\"} 5\n";
 
 /* Fails naming the first line where GOT and WANT differ (check cannot
  * carry a message as long as the whole output). */

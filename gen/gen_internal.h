@@ -1,0 +1,87 @@
+/* gen_internal — what gen.c shares with the kinds (gen/kinds/): the
+ * program being assembled and the helpers that write attach points,
+ * comments and templates.  Not for any other module.
+ *
+ * A kind's emit (kind_ops.h) appends its probes to `out`, registers its
+ * maps with gen_add_maps (so the window and END print and clear them),
+ * and counts its attach points in `attach`. */
+#ifndef BPFSPEC_GEN_INTERNAL_H
+#define BPFSPEC_GEN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buf.h"
+#include "gen.h"
+
+/* The parts of the program gen_program assembles. */
+typedef struct gen_parts {
+	buf out;		/* the program so far */
+	buf prints;		/* print(@map) statements for every result map */
+	buf clears;		/* clear(@map) statements for result maps */
+	buf helpers;		/* clear(@map) of helper maps no probe deletes from */
+	buf starts;		/* statements that start a window (BEGIN and every window) */
+	buf types;		/* BEGIN only: statements giving maps their type first */
+	buf finals;		/* clear(@map) of maps only END clears */
+	char *bucket;		/* rendered bucket.bt.in, without its last '\n' */
+	char pid_filter[64];	/* "/pid == N/" or "" */
+	char pid_test[64];	/* "pid == N && " or "" */
+	const char *delete_call;	/* "delete" or "$deleted = delete": ${delete}(@m[k]); */
+	pid_t pid;
+	unsigned attach;	/* attach points added */
+} gen_parts;
+
+/* Template variables: at most 16 NAME=VALUE pairs (a NULL value is ""). */
+typedef struct gen_vars {
+	const char *names[16];
+	const char *values[16];
+	size_t n;
+} gen_vars;
+
+void gen_vars_set(gen_vars *v, const char *name, const char *value);
+
+/* Renders template NAME (templates/NAME) with V and appends it to OUT.
+ * Returns 0, or -1 after a diagnostic. */
+int gen_render(buf *out, const char *name, gen_vars *v);
+
+/* Registers probe NAME's maps: PRINT are printed and cleared with every
+ * window, CLEAR_ONLY cleared only, IN_FLIGHT (per-thread entries of calls
+ * in progress, which the probes delete as calls end) cleared by END
+ * alone.  NULL-terminated lists; any may be NULL. */
+void gen_add_maps(gen_parts *pt, const char *name, const char *const *print,
+		  const char *const *clear_only, const char *const *in_flight);
+
+/* Whether bpftrace can take object path P in an attach point; when not,
+ * reports it for probe PROBE and returns false. */
+bool gen_plain_object(const char *probe, const char *p);
+
+/* Appends TYPE:PATH:0xADDR for each of the N addresses, comma-separated,
+ * one per line: every uprobe by address is written here. */
+void gen_put_address_points(buf *b, const char *type, const char *path,
+			    const uint64_t *addrs, size_t n);
+
+/* The attach points of a probe on a probe point (count, events on a
+ * point): the spec's point as written, or the target's executable for
+ * OBJECT main.  Returns how many, 0 after a diagnostic. */
+unsigned gen_point_attach(const resolved_probe *rp, buf *at);
+
+/* Appends S with anything outside printable ASCII replaced by '?'. */
+void gen_put_comment(buf *b, const char *s);
+
+/* " in OBJECT 0xADDR..." of a probe on a function, for the header. */
+void gen_put_where(buf *b, const resolved_probe *rp);
+
+/* "/pid == N && (args->id == A || ...)/" for the probe's syscalls into
+ * PRED ("" when there is nothing to test), and gen_put_syscalls into
+ * WHAT. */
+void gen_syscall_filter(const gen_parts *pt, const spec_probe *sp, buf *pred, buf *what);
+
+/* The probe's syscalls for people: "every syscall" or "openat, read". */
+void gen_put_syscalls(buf *b, const spec_probe *sp);
+
+/* Drops the last character of owned string S (a trailing '\n'). */
+char *gen_chop(char *s);
+
+#endif

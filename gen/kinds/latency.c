@@ -1,0 +1,271 @@
+/* latency — a function timed from entry to return on each thread, by a
+ * uprobe/uretprobe pair (templates/latency.bt.in); from its entry to the
+ * next phase's entry when the spec says timing: entry-only
+ * (templates/phase.bt.in); or, for a derived phase (resolve.h), from the
+ * gap between the phases around it.  Maps: wire.h's timed set, keyed by
+ * tid (per_thread) or 0. */
+#include "kind_ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_internal.h"
+#include "render_internal.h"
+#include "report_internal.h"
+#include "safe.h"
+#include "wire.h"
+
+/* ---- gen ----------------------------------------------------------- */
+
+/* The statements that time derived phases at probe number SELF's entry
+ * (ENTRY true: the gaps it ends) or return (the gaps it starts), for
+ * every derived probe of R. */
+static char *derived_hooks(const gen_parts *pt, const resolved *r, size_t self, bool entry)
+{
+	buf b = BUF_INIT;
+
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const resolved_probe *d = &r->probes[i];
+		const char *n = d->sp->name, *key = d->sp->per_thread ? "tid" : "0";
+		for (size_t k = 0; d->active && d->derived && k < d->n_gaps; k++) {
+			if (!entry && d->gap_after[k] == self) {
+				buf_printf(&b, "\t@gap%zu_%s[tid] = (int64)nsecs;\n", k, n);
+			} else if (entry && d->gap_before[k] == self) {
+				buf_printf(&b, "\t$g = @gap%zu_%s[tid];\n"
+					   "\tif ($g != 0 && $g >= @wstart) {\n"
+					   "\t\t// derived: %s's gap %zu ends here\n"
+					   "\t\t$ns = (int64)nsecs - $g;\n"
+					   "\t\t%s(@gap%zu_%s[tid]);\n%s\n"
+					   "\t\t@b_%s[%s, $b] = count();\n"
+					   "\t\t@sum_%s[%s] = sum($ns);\n"
+					   "\t\t@min_%s[%s] = min($ns);\n"
+					   "\t\t@max_%s[%s] = max($ns);\n\t}\n",
+					   k, n, n, k, pt->delete_call, k, n, pt->bucket, n, key, n, key, n, key,
+					   n, key);
+			}
+		}
+	}
+	return gen_chop(buf_take(&b));
+}
+
+/* A derived phase has no probe of its own: its maps, filled by the hooks
+ * of the phases around it, and its gap timestamps. */
+static void emit_derived(gen_parts *pt, const resolved_probe *rp)
+{
+	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_LATENCY)->cleared, NULL, NULL);
+	for (size_t k = 0; k < rp->n_gaps; k++)
+		buf_printf(&pt->finals, "\tclear(@gap%zu_%s);\n", k, rp->sp->name);
+}
+
+/* An entry/return pair, with the derived phases' hooks of probe I. */
+static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
+{
+	static const char *const in_flight[] = { "start", NULL };
+	const resolved_probe *rp = &r->probes[i];
+
+	if (!gen_plain_object(rp->sp->name, rp->object))
+		return -1;
+	buf entry = BUF_INIT, ret = BUF_INIT;
+	gen_put_address_points(&entry, "uprobe", rp->object, rp->addrs, rp->n_addrs);
+	gen_put_address_points(&ret, "uretprobe", rp->object, rp->addrs, rp->n_addrs);
+	char *e = buf_take(&entry), *rt = buf_take(&ret);
+	char *on_entry = derived_hooks(pt, r, i, true), *on_return = derived_hooks(pt, r, i, false);
+	gen_vars v = { .n = 0 };
+	gen_vars_set(&v, "name", rp->sp->name);
+	gen_vars_set(&v, "function", rp->sp->function);
+	gen_vars_set(&v, "entry", e);
+	gen_vars_set(&v, "return", rt);
+	gen_vars_set(&v, "entry_filter", pt->pid_filter);
+	gen_vars_set(&v, "pid_test", pt->pid_test);
+	gen_vars_set(&v, "key", rp->sp->per_thread ? "tid" : "0");
+	gen_vars_set(&v, "bucket", pt->bucket);
+	gen_vars_set(&v, "on_entry", on_entry);
+	gen_vars_set(&v, "on_return", on_return);
+	gen_vars_set(&v, "delete", pt->delete_call);
+	buf_putc(&pt->out, '\n');
+	int rc = gen_render(&pt->out, "latency.bt.in", &v);
+	free(e);
+	free(rt);
+	free(on_entry);
+	free(on_return);
+	pt->attach += 2 * (unsigned)rp->n_addrs;
+	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_LATENCY)->cleared, NULL, in_flight);
+	return rc;
+}
+
+/* The 1-based number of active latency probe I among R's (entry-only
+ * phases are numbered so; derived phases are never active there). */
+static unsigned phase_index(const resolved *r, size_t i)
+{
+	unsigned n = 0;
+	for (size_t k = 0; k <= i; k++)
+		n += r->probes[k].active && r->probes[k].sp->kind == PROBE_LATENCY;
+	return n;
+}
+
+/* Entry-only timing: the entry of phase I closes whichever phase its
+ * thread entered last (templates/phase.bt.in), so every phase records
+ * the others' times too. */
+static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
+{
+	const resolved_probe *rp = &r->probes[i];
+	unsigned index = phase_index(r, i);
+
+	if (!gen_plain_object(rp->sp->name, rp->object))
+		return -1;
+	buf entry = BUF_INIT, rec = BUF_INIT;
+	gen_put_address_points(&entry, "uprobe", rp->object, rp->addrs, rp->n_addrs);
+	unsigned n = 0;
+	for (size_t k = 0; k < r->n_probes; k++) {
+		const resolved_probe *o = &r->probes[k];
+		if (!o->active || o->sp->kind != PROBE_LATENCY)
+			continue;
+		const char *name = o->sp->name, *key = o->sp->per_thread ? "tid" : "0";
+		buf_printf(&rec, "\t\tif ($prev == %u) {\n"
+			   "\t\t\t@b_%s[%s, $b] = count();\n\t\t\t@sum_%s[%s] = sum($ns);\n"
+			   "\t\t\t@min_%s[%s] = min($ns);\n\t\t\t@max_%s[%s] = max($ns);\n\t\t}\n",
+			   ++n, name, key, name, key, name, key, name, key);
+	}
+	char *e = buf_take(&entry), *rec_text = gen_chop(buf_take(&rec)), idx[16];
+	snprintf(idx, sizeof idx, "%u", index);
+	gen_vars v = { .n = 0 };
+	gen_vars_set(&v, "name", rp->sp->name);
+	gen_vars_set(&v, "function", rp->sp->function);
+	gen_vars_set(&v, "entry", e);
+	gen_vars_set(&v, "entry_filter", pt->pid_filter);
+	gen_vars_set(&v, "index", idx);
+	gen_vars_set(&v, "bucket", pt->bucket);
+	gen_vars_set(&v, "record", rec_text);
+	buf_putc(&pt->out, '\n');
+	int rc = gen_render(&pt->out, "phase.bt.in", &v);
+	free(e);
+	free(rec_text);
+	pt->attach += (unsigned)rp->n_addrs;
+	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_LATENCY)->cleared, NULL, NULL);
+	if (index == 1)
+		buf_puts(&pt->helpers, "\tclear(@phase_cur);\n\tclear(@phase_t);\n");
+	return rc;
+}
+
+static int latency_emit(gen_parts *pt, const resolved *r, size_t i)
+{
+	const resolved_probe *rp = &r->probes[i];
+
+	if (rp->derived) {
+		emit_derived(pt, rp);
+		return 0;
+	}
+	return r->sp->entry_only ? emit_phase(pt, r, i) : emit_pair(pt, r, i);
+}
+
+/* A map read above the probe that fills it needs a type first: bpftrace
+ * 0.23 would type the variable read from it before the map has one and
+ * then refuse the int64 it gets.  An entry for tid 0 (no user thread)
+ * types it; it is never a gap ($g != 0) and END clears it.  So for a
+ * derived phase's gaps (read at the next phase's entry) and for
+ * entry-only phases' @phase_t (read in the first phase's probe). */
+static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
+{
+	const resolved_probe *rp = &r->probes[i];
+
+	for (size_t k = 0; rp->derived && k < rp->n_gaps; k++)
+		buf_printf(&pt->types, "\t@gap%zu_%s[0] = (int64)0;\n", k, rp->sp->name);
+	if (!rp->derived && r->sp->entry_only && phase_index(r, i) == 1)
+		buf_puts(&pt->types, "\t@phase_t[0] = (int64)0;\n");
+}
+
+static void latency_describe(buf *b, const resolved_probe *rp)
+{
+	gen_put_comment(b, rp->sp->function);
+	if (rp->derived) {
+		buf_puts(b, " (not in the target) ");
+		gen_put_comment(b, rp->derived);
+		return;
+	}
+	gen_put_where(b, rp);
+}
+
+/* ---- report -------------------------------------------------------- */
+
+static int latency_fill(report_probe *p, const resolved_probe *rp, const bpfout_window *w,
+			const kind_fill_ctx *ctx)
+{
+	return report_fill_timed(p, rp->sp->name, w, ctx->pid);
+}
+
+/* ---- render -------------------------------------------------------- */
+
+static void latency_text_row(FILE *out, const report_probe *p, const report *rep)
+{
+	text_stats_row(out, &p->st, p, rep->duration_ns);
+}
+
+/* The histogram and, with several threads, the per-thread table. */
+static void latency_text_details(FILE *out, const report_probe *p, const report *rep)
+{
+	if (p->st.count == 0 && p->n_groups == 0)
+		return;	/* nothing seen */
+	text_section(out, p);
+	if (p->derived) {
+		safe_fputs(p->derived, out);
+	} else {
+		safe_fputs(p->function, out);
+		fputs(" in ", out);
+		safe_fputs(p->object, out);
+	}
+	fputc('\n', out);
+	text_histogram(out, p);
+	if (p->n_groups < 2)
+		return;
+	fprintf(out, "\n  %-8s %-*s %10s %11s %7s %10s %10s %10s %10s %10s\n", "TID",
+		TEXT_THREAD_COLS, "THREAD", "COUNT", "TOTAL", "%WIN", "MEAN", "P50~", "P90~", "P99~",
+		"MAX");
+	for (size_t g = 0; g < p->n_groups; g++) {
+		const report_group *gr = &p->groups[g];
+		fprintf(out, "  %-8ld ", gr->tid);
+		text_thread_cell(out, gr, rep->pid);
+		fputc(' ', out);
+		text_stats_row(out, &gr->st, p, rep->duration_ns);
+	}
+}
+
+static void latency_json(json_t *jp, const report_probe *p, const report *rep)
+{
+	json_t *groups = json_array();
+	rjson_put_stats(jp, &p->st);
+	for (size_t g = 0; g < p->n_groups; g++) {
+		json_t *jg = rjson_group(&p->groups[g], rep->pid);
+		rjson_put_stats(jg, &p->groups[g].st);
+		json_array_append_new(groups, jg);
+	}
+	json_object_set_new(jp, "groups", groups);
+}
+
+static void latency_prom(FILE *out, const report *rep)
+{
+	prom_family latency = { "bpfspec_latency_seconds", "histogram",
+				"Latency of the probed function in the window, all threads together.",
+				false };
+
+	for (size_t i = 0; i < rep->n_probes; i++) {
+		const report_probe *p = &rep->probes[i];
+		if (!p->attached || p->kind != PROBE_LATENCY)
+			continue;
+		prom_label ls[4] = { { "spec", rep->spec_name }, { "probe", p->name },
+				     { "function", p->function } };
+		prom_histogram(out, &latency, ls, 3, &p->st);
+	}
+}
+
+const kind_ops kind_latency_ops = {
+	.kind = PROBE_LATENCY,
+	.begin = latency_begin,
+	.emit = latency_emit,
+	.describe = latency_describe,
+	.fill = latency_fill,
+	.text_row = latency_text_row,
+	.text_details = latency_text_details,
+	.json_fields = latency_json,
+	.prom = latency_prom,
+	.prom_thread_totals = true,
+};

@@ -1,0 +1,212 @@
+/* utilization — busy vs idle per loop thread, as eventLoopUtilization:
+ * the time each thread waits in epoll (spec_loop_waits) from the wait
+ * syscalls' enter and exit tracepoints (templates/utilization.bt.in),
+ * and the rest of the window.  Maps: wire.h's timed set keyed by tid,
+ * plus @uin_NAME[tid], the start of a wait in progress, kept across
+ * windows. */
+#include "kind_ops.h"
+
+#include <stdlib.h>
+
+#include "gen_internal.h"
+#include "render_internal.h"
+#include "report_internal.h"
+#include "safe.h"
+#include "spec.h"
+#include "wire.h"
+
+/* ---- gen ----------------------------------------------------------- */
+
+/* Every window starts at its own time, which the busy/idle split of the
+ * waits in progress is measured from. */
+static void utilization_begin(gen_parts *pt, const resolved *r, size_t i)
+{
+	buf_printf(&pt->starts, "\t@ustart_%s = (int64)nsecs;\n", r->probes[i].sp->name);
+}
+
+static int utilization_emit(gen_parts *pt, const resolved *r, size_t i)
+{
+	const resolved_probe *rp = &r->probes[i];
+	buf enter = BUF_INIT, exit_ = BUF_INIT;
+
+	for (size_t k = 0; spec_loop_waits[k]; k++) {
+		buf_printf(&enter, "%stracepoint:syscalls:sys_enter_%s", k ? ",\n" : "", spec_loop_waits[k]);
+		buf_printf(&exit_, "%stracepoint:syscalls:sys_exit_%s", k ? ",\n" : "", spec_loop_waits[k]);
+		pt->attach += 2;
+	}
+	char *e = buf_take(&enter), *x = buf_take(&exit_);
+	gen_vars v = { .n = 0 };
+	gen_vars_set(&v, "name", rp->sp->name);
+	gen_vars_set(&v, "enter", e);
+	gen_vars_set(&v, "exit", x);
+	gen_vars_set(&v, "pid_filter", pt->pid_filter);
+	gen_vars_set(&v, "pid_test", pt->pid_test);
+	gen_vars_set(&v, "bucket", pt->bucket);
+	gen_vars_set(&v, "delete", pt->delete_call);
+	buf_putc(&pt->out, '\n');
+	int rc = gen_render(&pt->out, "utilization.bt.in", &v);
+	free(e);
+	free(x);
+	/* Waits in progress stay across windows: printed, never cleared by a
+	 * flush; the window start moves with every flush. */
+	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_UTILIZATION)->cleared, NULL, NULL);
+	for (const char *const *k = wire_of(PROBE_UTILIZATION)->kept; *k; k++)
+		buf_printf(&pt->prints, "\tprint(@%s_%s);\n", *k, rp->sp->name);
+	/* clear() runs later, in bpftrace's userspace, after the statements
+	 * that follow it in the kernel: the window start is only ever
+	 * overwritten, or a clear would undo the new value. */
+	buf_printf(&pt->finals, "\tclear(@" WIRE_WAITING "_%s);\n", rp->sp->name);
+	buf_printf(&pt->finals, "\tclear(@ustart_%s);\n", rp->sp->name);
+	return rc;
+}
+
+static void utilization_describe(buf *b, const resolved_probe *rp)
+{
+	(void)rp;
+	buf_puts(b, "utilization: time in ");
+	for (size_t k = 0; spec_loop_waits[k]; k++)
+		buf_printf(b, "%s%s", k ? ", " : "", spec_loop_waits[k]);
+	buf_puts(b, " per thread");
+}
+
+/* ---- report -------------------------------------------------------- */
+
+/* The waits of each thread in epoll, as a latency probe's calls, and the
+ * window [begin, end) (bpftrace's clock) split into idle and busy time.
+ * Threads waiting when the window began (the run's waiting_tids) or
+ * when it ended (@uin_NAME[tid] = the wait's start) are counted even
+ * when no wait ended inside it. */
+static int utilization_fill(report_probe *p, const resolved_probe *rp, const bpfout_window *w,
+			    const kind_fill_ctx *ctx)
+{
+	const char *name = rp->sp->name;
+	const bpfout_map *in = report_window_map(w, WIRE_WAITING, name);
+	uint64_t begin = ctx->begin_ns, end = ctx->end_ns, win = end > begin ? end - begin : 0;
+
+	for (size_t i = 0; in && i < in->n_entries; i++)
+		if (in->entries[i].n_ikeys == 1 &&
+		    !report_find_thread(&p->groups, &p->n_groups, (long)in->entries[i].ikeys[0]))
+			return -1;
+	for (size_t i = 0; i < ctx->run->n_waiting; i++)
+		if (!report_find_thread(&p->groups, &p->n_groups, ctx->run->waiting_tids[i]))
+			return -1;
+	if (report_fill_timed(p, name, w, ctx->pid) < 0)
+		return -1;
+	p->utilization = 0;
+	for (size_t i = 0; i < p->n_groups; i++) {
+		report_group *g = &p->groups[i];
+		bool waiting = false;
+		g->idle_ns = g->st.sum_ns;
+		for (size_t k = 0; in && k < in->n_entries; k++) {
+			const bpfout_entry *e = &in->entries[k];
+			if (e->n_ikeys != 1 || e->ikeys[0] != g->tid || e->type != BPFOUT_VALUE_INT)
+				continue;
+			uint64_t from = (uint64_t)e->value > begin ? (uint64_t)e->value : begin;
+			if (from < end)
+				g->idle_ns += end - from;
+			waiting = true;
+		}
+		/* Waiting when the window began and never woke: idle throughout. */
+		if (!waiting && g->st.count == 0)
+			g->idle_ns = win;
+		if (g->idle_ns > win)
+			g->idle_ns = win;
+		g->busy_ns = win - g->idle_ns;
+		g->utilization = win ? (double)g->busy_ns / (double)win : 0.0;
+		if (g->utilization > p->utilization)
+			p->utilization = g->utilization;
+	}
+	return 0;
+}
+
+/* ---- render -------------------------------------------------------- */
+
+static void utilization_text_row(FILE *out, const report_probe *p, const report *rep)
+{
+	(void)rep;
+	fprintf(out, "%10llu waits in epoll; busiest thread %.1f%% busy (below)\n",
+		(unsigned long long)p->st.count, 100.0 * p->utilization);
+}
+
+/* Busy and idle time of each thread that waited in epoll, then the waits'
+ * distribution. */
+static void utilization_text_details(FILE *out, const report_probe *p, const report *rep)
+{
+	if (p->st.count == 0 && p->n_groups == 0)
+		return;	/* nothing seen */
+	text_section(out, p);
+	fputs("busy vs idle (waiting in epoll) per thread, as eventLoopUtilization\n", out);
+	fprintf(out, "  %-8s %-*s %8s %11s %11s %10s %10s %10s\n", "TID", TEXT_THREAD_COLS, "THREAD",
+		"UTIL", "BUSY", "IDLE", "WAITS", "P50~", "MAX");
+	for (size_t g = 0; g < p->n_groups; g++) {
+		const report_group *gr = &p->groups[g];
+		char busy[32], idle[32], p50[32], max[32];
+		text_fmt_auto(busy, sizeof busy, gr->busy_ns);
+		text_fmt_auto(idle, sizeof idle, gr->idle_ns);
+		text_fmt_auto(p50, sizeof p50, gr->st.p50_ns);
+		text_fmt_auto(max, sizeof max, gr->st.max_ns);
+		fprintf(out, "  %-8ld ", gr->tid);
+		text_thread_cell(out, gr, rep->pid);
+		fprintf(out, " %7.1f%% %11s %11s %10llu %10s %10s\n", 100.0 * gr->utilization, busy,
+			idle, (unsigned long long)gr->st.count, p50, max);
+	}
+	if (p->st.count)
+		text_histogram(out, p);
+}
+
+static void utilization_json(json_t *jp, const report_probe *p, const report *rep)
+{
+	json_t *groups = json_array();
+	rjson_put_stats(jp, &p->st);
+	json_object_set_new(jp, "utilization", json_real(p->utilization));
+	for (size_t g = 0; g < p->n_groups; g++) {
+		const report_group *gr = &p->groups[g];
+		json_t *jg = rjson_group(gr, rep->pid);
+		rjson_put_stats(jg, &gr->st);
+		json_object_set_new(jg, "idle_ns", rjson_u64(gr->idle_ns));
+		json_object_set_new(jg, "busy_ns", rjson_u64(gr->busy_ns));
+		json_object_set_new(jg, "utilization", json_real(gr->utilization));
+		json_array_append_new(groups, jg);
+	}
+	json_object_set_new(jp, "groups", groups);
+}
+
+static void utilization_prom(FILE *out, const report *rep)
+{
+	prom_family util = { "bpfspec_thread_utilization_ratio", "gauge",
+			     "Share of the window the thread was busy (not waiting in epoll), 0 to 1.",
+			     false };
+	prom_family idle = { "bpfspec_thread_idle_seconds", "gauge",
+			     "Time the thread waited in epoll in the window.", false };
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < rep->n_probes; i++) {
+			const report_probe *p = &rep->probes[i];
+			if (!p->attached || p->kind != PROBE_UTILIZATION)
+				continue;
+			for (size_t g = 0; g < p->n_groups; g++) {
+				const report_group *gr = &p->groups[g];
+				char tid[24], v[32];
+				prom_label ls[5];
+				prom_thread_labels(ls, tid, rep, p, gr);
+				if (pass == 0)
+					snprintf(v, sizeof v, "%.6f", gr->utilization);
+				else
+					prom_seconds(v, sizeof v, gr->idle_ns);
+				prom_sample(out, pass == 0 ? &util : &idle, "", ls, 5, v);
+			}
+		}
+}
+
+const kind_ops kind_utilization_ops = {
+	.kind = PROBE_UTILIZATION,
+	.begin = utilization_begin,
+	.emit = utilization_emit,
+	.describe = utilization_describe,
+	.fill = utilization_fill,
+	.text_row = utilization_text_row,
+	.text_details = utilization_text_details,
+	.json_fields = utilization_json,
+	.prom = utilization_prom,
+	.prom_thread_totals = false,
+};
