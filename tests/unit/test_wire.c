@@ -1,6 +1,8 @@
 /* Unit tests for wire.c: the program of every kind prints exactly the
  * maps wire_of() names for it, clears the ones it clears every window
- * and keeps the kept ones (report.c reads them by the same prefixes). */
+ * and keeps the kept ones; and the round trip: every map a kind's
+ * program prints is read back into the report (program -> output lines
+ * -> report). */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,7 +10,10 @@
 #include <string.h>
 
 #include "diag.h"
+#include "bpfout.h"
 #include "gen.h"
+#include "render.h"
+#include "report.h"
 #include "resolve.h"
 #include "spec.h"
 #include "target.h"
@@ -115,12 +120,130 @@ START_TEST(test_every_kind_has_a_table)
 }
 END_TEST
 
+/* ---- round trip ---------------------------------------------------- */
+
+/* What bpftrace prints for each map of a kind's program (probe "p", pid
+ * and main thread 42, syscall 257, bucket 300 = [3670016, 3801088) ns),
+ * and the records: the output of one window, begun at 1 s, flushed at 2 s. */
+static const struct {
+	probe_kind kind;
+	const char *map;	/* without '@' */
+	const char *line;	/* the map's print, or a record's printf */
+} samples[] = {
+	{ PROBE_LATENCY, "b_p", "{\"@b_p\": {\"42,300\": 3}}" },
+	{ PROBE_LATENCY, "sum_p", "{\"@sum_p\": {\"42\": 11100000}}" },
+	{ PROBE_LATENCY, "min_p", "{\"@min_p\": {\"42\": 3680000}}" },
+	{ PROBE_LATENCY, "max_p", "{\"@max_p\": {\"42\": 3790000}}" },
+	{ PROBE_UTILIZATION, "b_p", "{\"@b_p\": {\"42,300\": 3}}" },
+	{ PROBE_UTILIZATION, "sum_p", "{\"@sum_p\": {\"42\": 11100000}}" },
+	{ PROBE_UTILIZATION, "min_p", "{\"@min_p\": {\"42\": 3680000}}" },
+	{ PROBE_UTILIZATION, "max_p", "{\"@max_p\": {\"42\": 3790000}}" },
+	{ PROBE_UTILIZATION, "uin_p", "{\"@uin_p\": {\"43\": 1500000000}}" },
+	{ PROBE_SYSCALLS, "b_p", "{\"@b_p\": {\"257,300\": 3}}" },
+	{ PROBE_SYSCALLS, "n_p", "{\"@n_p\": {\"42,257\": 3}}" },
+	{ PROBE_SYSCALLS, "sum_p", "{\"@sum_p\": {\"42,257\": 11100000}}" },
+	{ PROBE_SYSCALLS, "min_p", "{\"@min_p\": {\"42,257\": 3680000}}" },
+	{ PROBE_SYSCALLS, "max_p", "{\"@max_p\": {\"42,257\": 3790000}}" },
+	{ PROBE_SYSCALLS, "err_p", "{\"@err_p\": {\"257,2\": 1}}" },
+	{ PROBE_EVENTS, NULL, "bpfspec:ev p 1500000000 42 257 2000000 -2 s /tmp/x" },
+	{ PROBE_EVENTS, "evcomm_p", "{\"@evcomm_p\": {\"42\": \"worker\"}}" },
+	{ PROBE_EVENTS, "evdrop_p", "{\"@evdrop_p\": 5}" },
+	{ PROBE_COUNT, "c_p", "{\"@c_p\": {\"42\": 7}}" },
+};
+
+/* Feeds one bpftrace line: a map's print or a printf's text. */
+static void feed_line(bpfout *out, const char *map, const char *text)
+{
+	char line[512];
+	if (map)
+		snprintf(line, sizeof line, "{\"type\": \"map\", \"data\": %s}", text);
+	else
+		snprintf(line, sizeof line, "{\"type\": \"printf\", \"data\": \"%s\\n\"}", text);
+	bpfout_line k = bpfout_feed(out, line, strlen(line));
+	ck_assert_msg(k == BPFOUT_LINE_DATA || k == BPFOUT_LINE_EVENT || k == BPFOUT_LINE_BEGIN ||
+			      k == BPFOUT_LINE_FLUSH || k == BPFOUT_LINE_WINDOW,
+		      "line not understood: %s", line);
+}
+
+/* The JSON report of spec I's probe after one window holding every
+ * sample of its kind but SKIP (an index of samples[], or -1).  Owned. */
+static char *report_without(size_t i, long skip)
+{
+	spec *s = spec_parse("t/wire.yaml", specs[i].yaml, strlen(specs[i].yaml));
+	ck_assert_ptr_nonnull(s);
+	static char exe[] = "/usr/bin/x";
+	char *objects[] = { exe };
+	target t = { .pid = 42, .exe = exe, .objects = objects, .n_objects = 1 };
+	resolved_probe rp = { .sp = &s->probes[0], .active = true };
+	resolved r = { .sp = s, .tg = &t, .probes = &rp, .n_probes = 1, .n_active = 1 };
+	bpfout *out = bpfout_new();
+
+	feed_line(out, NULL, "bpfspec:begin 1000000000");
+	for (size_t k = 0; k < sizeof samples / sizeof *samples; k++)
+		if (samples[k].kind == specs[i].kind && !samples[k].map && (long)k != skip)
+			feed_line(out, NULL, samples[k].line);
+	feed_line(out, NULL, "bpfspec:flush 2000000000");
+	for (size_t k = 0; k < sizeof samples / sizeof *samples; k++)
+		if (samples[k].kind == specs[i].kind && samples[k].map && (long)k != skip)
+			feed_line(out, samples[k].map, samples[k].line);
+	feed_line(out, NULL, "bpfspec:end");
+	ck_assert_uint_eq(bpfout_window_count(out), 1);
+	report_run run = { .pid = 42, .attached_probes = -1 };
+	report *rep = report_build(&r, bpfout_window_at(out, 0), &run);
+	ck_assert_ptr_nonnull(rep);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(render_json(f, rep), 0);
+	fclose(f);
+	report_free(rep);
+	bpfout_free(out);
+	spec_free(s);
+	return text;
+}
+
+/* Every map kind I's program prints has a sample here, and leaving any
+ * sample out (a map, or the records) changes the report: nothing the
+ * program prints goes unread. */
+START_TEST(test_every_printed_map_is_read)
+{
+	program *p = generate((size_t)_i);
+	const char *name = kind_name(specs[_i].kind);
+
+	for (const char *at = strstr(p->text, "\tprint(@"); at; at = strstr(at + 1, "\tprint(@")) {
+		char map[64];
+		ck_assert_int_eq(sscanf(at, "\tprint(@%63[a-z0-9_])", map), 1);
+		bool sampled = false;
+		for (size_t k = 0; k < sizeof samples / sizeof *samples; k++)
+			sampled |= samples[k].kind == specs[_i].kind && samples[k].map &&
+				   strcmp(samples[k].map, map) == 0;
+		ck_assert_msg(sampled, "%s prints @%s, which this test has no sample of", name, map);
+	}
+	program_free(p);
+	char *all = report_without((size_t)_i, -1);
+	unsigned n = 0;
+	for (size_t k = 0; k < sizeof samples / sizeof *samples; k++) {
+		if (samples[k].kind != specs[_i].kind)
+			continue;
+		char *without = report_without((size_t)_i, (long)k);
+		ck_assert_msg(strcmp(all, without) != 0, "%s: the report is the same without %s",
+			      name, samples[k].map ? samples[k].map : "the records");
+		free(without);
+		n++;
+	}
+	ck_assert_uint_ge(n, 1);
+	free(all);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("wire");
 	TCase *tc = tcase_create("wire");
 	tcase_add_loop_test(tc, test_program_prints_its_wire, 0, sizeof specs / sizeof specs[0]);
 	tcase_add_test(tc, test_every_kind_has_a_table);
+	tcase_add_loop_test(tc, test_every_printed_map_is_read, 0, sizeof specs / sizeof specs[0]);
 	suite_add_tcase(s, tc);
 	return s;
 }
