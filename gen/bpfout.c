@@ -732,6 +732,20 @@ static bpfout_line feed_marker(bpfout *p, const char *s, size_t len)
 	}
 	if (parse_marker(s, len, "started", true, &ns))
 		return BPFOUT_LINE_STARTED;
+	if (parse_marker(s, len, "begun", true, &ns)) {
+		/* The first window begins now: records printed before it are
+		 * from the attach. */
+		if (p->n_windows || p->in_section) {
+			bpfout_note(p, "ignored a begun marker after the first window (%" PRIu64 ")", ns);
+			return BPFOUT_LINE_MESSAGE;
+		}
+		for (size_t i = 0; i < p->cur->n_events; i++)
+			free(p->cur->events[i]);
+		p->cur->n_events = 0;
+		p->cur->events_dropped = 0;
+		p->cur->begin_ns = ns;
+		return BPFOUT_LINE_BEGUN;
+	}
 	if (parse_marker(s, len, "flush", true, &ns)) {
 		if (p->in_section) {
 			/* The end marker of the previous flush never came (a lost

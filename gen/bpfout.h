@@ -7,6 +7,9 @@
  *
  * bpfspec's generated scripts frame their map dumps with printf markers:
  *   "bpfspec:begin NS"  window 0 starts at NS (bpftrace's nsecs)
+ *   "bpfspec:started NS" the maps gathered while attaching are cleared
+ *   "bpfspec:begun NS"  window 0 begins at NS instead (records before it
+ *                       are dropped: templates/window_start.bt.in)
  *   "bpfspec:flush NS"  the current window ends at NS; maps follow
  *   "bpfspec:end"       the maps of that flush are complete
  *   "bpfspec:ev TEXT"   one event record, kept in the open window
@@ -81,6 +84,8 @@ typedef enum {
 	BPFOUT_LINE_ATTACHED,	/* attached_probes */
 	BPFOUT_LINE_BEGIN,	/* bpfspec:begin marker */
 	BPFOUT_LINE_STARTED,	/* bpfspec:started: the window-start clears are done */
+	BPFOUT_LINE_BEGUN,	/* bpfspec:begun NS: the first window begins at NS
+				 * (records before it are dropped) */
 	BPFOUT_LINE_FLUSH,	/* bpfspec:flush marker */
 	BPFOUT_LINE_WINDOW,	/* bpfspec:end: a window became complete */
 	BPFOUT_LINE_DATA,	/* a map/hist/stats/value record */

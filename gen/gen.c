@@ -177,11 +177,29 @@ void gen_add_maps(gen_parts *pt, const char *name, const char *const *print,
 		buf_printf(&pt->finals, "\tclear(@%s_%s);\n", *in_flight, name);
 }
 
-void gen_syscall_filter(const gen_parts *pt, const spec_probe *sp, buf *pred, buf *what)
+/* "args->id == A || ..." for SP's listed syscalls; on EXIT, rt_sigreturn
+ * is also -1 (report.c says why). */
+static void put_syscall_ids(buf *b, const spec_probe *sp, bool exit)
+{
+	int sigreturn = systab_syscall_nr("rt_sigreturn");
+	for (size_t i = 0; i < sp->n_syscalls; i++) {
+		buf_printf(b, "%sargs->id == %d", i ? " || " : "", sp->syscalls[i]);
+		if (exit && sp->syscalls[i] == sigreturn)
+			buf_puts(b, " || args->id == -1");
+	}
+}
+
+void gen_syscall_filter(const gen_parts *pt, const spec_probe *sp, buf *pred, buf *exit_test,
+			buf *what)
 {
 	bool ids = !sp->all_syscalls && sp->n_syscalls > 0;
 
 	gen_put_syscalls(what, sp);
+	if (ids) {
+		buf_putc(exit_test, '(');
+		put_syscall_ids(exit_test, sp, true);
+		buf_puts(exit_test, ") && ");
+	}
 	if (!ids && pt->pid <= 0)
 		return;
 	buf_putc(pred, '/');
@@ -189,8 +207,7 @@ void gen_syscall_filter(const gen_parts *pt, const spec_probe *sp, buf *pred, bu
 		buf_printf(pred, "pid == %d%s", (int)pt->pid, ids ? " && " : "");
 	if (ids) {
 		buf_putc(pred, '(');
-		for (size_t i = 0; i < sp->n_syscalls; i++)
-			buf_printf(pred, "%sargs->id == %d", i ? " || " : "", sp->syscalls[i]);
+		put_syscall_ids(pred, sp, false);
 		buf_putc(pred, ')');
 	}
 	buf_putc(pred, '/');
@@ -328,7 +345,7 @@ static int put_window(gen_parts *pt, const gen_options *o, const char *print_tex
 		gen_put_address_points(&tp, "uprobe", o->trigger_path, &o->trigger_addr, 1);
 		snprintf(probe, sizeof probe, "%s", tp.data ? tp.data : "");
 		buf_free(&tp);
-		snprintf(filter, sizeof filter, "/pid == %d && arg0 != 2/", (int)o->trigger_pid);
+		snprintf(filter, sizeof filter, "/pid == %d && arg0 < 2/", (int)o->trigger_pid);
 	} else {
 		snprintf(probe, sizeof probe, "interval:ms:%llu",
 			 (unsigned long long)((o->window_ns + 999999) / 1000000));
@@ -355,7 +372,7 @@ static int put_window(gen_parts *pt, const gen_options *o, const char *print_tex
 	gen_vars_set(&sv, "start_stmts", begin_text);
 	buf_putc(&pt->out, '\n');
 	rc |= gen_render(&pt->out, "window_start.bt.in", &sv);
-	pt->attach++;
+	pt->attach += 2;
 	return rc;
 }
 

@@ -74,9 +74,11 @@ void gen_put_comment(buf *b, const char *s);
 void gen_put_where(buf *b, const resolved_probe *rp);
 
 /* "/pid == N && (args->id == A || ...)/" for the probe's syscalls into
- * PRED ("" when there is nothing to test), and gen_put_syscalls into
- * WHAT. */
-void gen_syscall_filter(const gen_parts *pt, const spec_probe *sp, buf *pred, buf *what);
+ * PRED ("" when there is nothing to test), "(args->id == A || ...) && "
+ * into EXIT_TEST (the same syscalls as their exit tracepoint gives them;
+ * "" for every syscall), and gen_put_syscalls into WHAT. */
+void gen_syscall_filter(const gen_parts *pt, const spec_probe *sp, buf *pred, buf *exit_test,
+			buf *what);
 
 /* The probe's syscalls for people: "every syscall" or "openat, read". */
 void gen_put_syscalls(buf *b, const spec_probe *sp);

@@ -263,11 +263,19 @@ static void handle_stdout_line(run_state *st, const char *line, size_t len)
 			runner_window_end(RUNNER_WINDOW_START);
 			return;
 		}
-		kind = BPFOUT_LINE_STARTED;
+		kind = BPFOUT_LINE_BEGUN;
 	}
-	if (kind == BPFOUT_LINE_STARTED && !res->begun) {
+	/* The clears are done: the window may begin. */
+	if (kind == BPFOUT_LINE_STARTED && st->starting && !res->begun) {
+		runner_window_end(RUNNER_WINDOW_BEGIN);
+		return;
+	}
+	if (kind == BPFOUT_LINE_BEGUN && !res->begun) {
+		uint64_t begin = bpfout_trailing(st->o->out)->begin_ns;
 		res->begun = true;
-		res->begin_mono_ns = now_ns();
+		/* bpftrace's nsecs is this clock: the kernel's moment, not
+		 * the one this line was read at. */
+		res->begin_mono_ns = st->o->has_trigger && begin ? begin : now_ns();
 		diag_verbose("the window begins");
 		res->begin_realtime_offset_ns = runner_clock_offset_ns();
 		st->starting = false;

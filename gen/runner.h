@@ -59,10 +59,12 @@ void runner_abandon(held_command *h);
 /* The function the generated program probes to end a window.  Calling it
  * from bpfspec's own process is what ends the window: FINAL 0 ends one
  * interval (-i), FINAL 1 the last window, after which bpftrace exits;
- * RUNNER_WINDOW_START starts the first window once every probe is
- * attached: the program drops what it gathered while attaching. */
+ * RUNNER_WINDOW_START, once every probe is attached, drops what the
+ * program gathered while attaching, and RUNNER_WINDOW_BEGIN, once that is
+ * done, starts the first window (templates/window_start.bt.in). */
 void runner_window_end(int final);
 #define RUNNER_WINDOW_START 2
+#define RUNNER_WINDOW_BEGIN 3
 
 /* Name of that function in bpfspec's symbol table. */
 #define RUNNER_TRIGGER_SYMBOL "runner_window_end"

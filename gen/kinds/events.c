@@ -82,11 +82,12 @@ static int emit_syscall_events(gen_parts *pt, const resolved_probe *rp)
 	static const char *const clear_only[] = { "evn", NULL };
 	static const char *const in_flight[] = { "evstart", "evarg", NULL };
 	const spec_probe *sp = rp->sp;
-	buf pred = BUF_INIT, what = BUF_INIT, store = BUF_INIT, print_ev = BUF_INIT;
+	buf pred = BUF_INIT, exit_test = BUF_INIT, what = BUF_INIT, store = BUF_INIT,
+	    print_ev = BUF_INIT;
 	char kinds[SPEC_MAX_SYSCALLS];
 	bool mixed = false;
 
-	gen_syscall_filter(pt, sp, &pred, &what);
+	gen_syscall_filter(pt, sp, &pred, &exit_test, &what);
 	buf_printf(&store, "\t@evarg_%s[tid] = 0;\n", sp->name);
 	for (size_t i = 0; i < sp->n_syscalls && i < SPEC_MAX_SYSCALLS; i++) {
 		const useful_arg *ua = useful_arg_of(sp->syscalls[i]);
@@ -111,13 +112,14 @@ static int emit_syscall_events(gen_parts *pt, const resolved_probe *rp)
 	snprintf(threshold, sizeof threshold, "%llu", (unsigned long long)sp->threshold_ns);
 	snprintf(limit, sizeof limit, "%u", sp->limit);
 	/* The template puts each list on its own lines. */
-	char *p = buf_take(&pred), *w = buf_take(&what), *st = gen_chop(buf_take(&store)),
-	     *pe = gen_chop(buf_take(&print_ev));
+	char *p = buf_take(&pred), *x = buf_take(&exit_test), *w = buf_take(&what),
+	     *st = gen_chop(buf_take(&store)), *pe = gen_chop(buf_take(&print_ev));
 	gen_vars v = { .n = 0 };
 	gen_vars_set(&v, "name", sp->name);
 	gen_vars_set(&v, "what", w);
 	gen_vars_set(&v, "enter_pred", p);
 	gen_vars_set(&v, "pid_test", pt->pid_test);
+	gen_vars_set(&v, "exit_test", x);
 	gen_vars_set(&v, "store_arg", st);
 	gen_vars_set(&v, "threshold", threshold);
 	gen_vars_set(&v, "limit", limit);
@@ -126,6 +128,7 @@ static int emit_syscall_events(gen_parts *pt, const resolved_probe *rp)
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "events.bt.in", &v);
 	free(p);
+	free(x);
 	free(w);
 	free(st);
 	free(pe);

@@ -20,21 +20,23 @@ static int syscalls_emit(gen_parts *pt, const resolved *r, size_t i)
 {
 	static const char *const in_flight[] = { "start", NULL };
 	const resolved_probe *rp = &r->probes[i];
-	buf pred = BUF_INIT, what = BUF_INIT;
+	buf pred = BUF_INIT, exit_test = BUF_INIT, what = BUF_INIT;
 
-	gen_syscall_filter(pt, rp->sp, &pred, &what);
-	char *p = buf_take(&pred), *w = buf_take(&what);
+	gen_syscall_filter(pt, rp->sp, &pred, &exit_test, &what);
+	char *p = buf_take(&pred), *x = buf_take(&exit_test), *w = buf_take(&what);
 	gen_vars v = { .n = 0 };
 	gen_vars_set(&v, "name", rp->sp->name);
 	gen_vars_set(&v, "what", w);
 	gen_vars_set(&v, "enter_pred", p);
 	gen_vars_set(&v, "pid_test", pt->pid_test);
+	gen_vars_set(&v, "exit_test", x);
 	gen_vars_set(&v, "key", rp->sp->per_thread ? "tid" : "0");
 	gen_vars_set(&v, "bucket", pt->bucket);
 	gen_vars_set(&v, "delete", pt->delete_call);
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "syscalls.bt.in", &v);
 	free(p);
+	free(x);
 	free(w);
 	pt->attach += 2;
 	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_SYSCALLS)->cleared, NULL, in_flight);

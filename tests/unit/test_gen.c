@@ -370,15 +370,21 @@ START_TEST(test_program_trigger_window)
 	program *p = gen_program(&fx.r, &o);
 	free(capture_end());
 	ck_assert_ptr_nonnull(p);
-	ck_assert_contains(p->text, "\nuprobe:/usr/local/bin/bpfspec:0x4321\n/pid == 777 && arg0 != 2/\n{\n"
+	ck_assert_contains(p->text, "\nuprobe:/usr/local/bin/bpfspec:0x4321\n/pid == 777 && arg0 < 2/\n{\n"
 				    "\tprintf(\"bpfspec:flush %llu\\n\", nsecs);\n");
 	/* runner_window_end(2) starts the window: what came while attaching
 	 * is dropped, calls in progress forgotten; nothing is printed. */
 	ck_assert_contains(p->text, "\nuprobe:/usr/local/bin/bpfspec:0x4321\n/pid == 777 && arg0 == 2/\n{\n"
 				    "\tclear(@b_timers);\n");
 	ck_assert_contains(p->text, "\tclear(@start_timers);\n}\n");
+	/* Until runner_window_end(3), no call counts; then the window
+	 * begins, in the kernel and for bpfspec. */
+	ck_assert_contains(p->text, "\t@wstart = (int64)nsecs + 1000000000000000000;\n"
+				    "\tprintf(\"bpfspec:started %llu\\n\", nsecs);\n}\n");
+	ck_assert_contains(p->text, "\nuprobe:/usr/local/bin/bpfspec:0x4321\n/pid == 777 && arg0 == 3/\n{\n");
+	ck_assert_contains(p->text, "\t@wstart = (int64)nsecs;\n\tprintf(\"bpfspec:begun %llu\\n\", nsecs);\n}\n");
 	ck_assert_lacks(p->text, "interval:");
-	ck_assert_uint_eq(p->expected_attach, 1 + 2 * 2 + 1 + 1 + 1);
+	ck_assert_uint_eq(p->expected_attach, 1 + 2 * 2 + 1 + 2 + 1);
 	program_free(p);
 
 	/* A trigger path bpftrace cannot take is refused, not emitted. */
@@ -687,7 +693,7 @@ START_TEST(test_program_plus_paths_quoted)
 					    "uprobe:\"/opt/node+v24/node\":0x2000\n");
 		if (!entry_only)
 			ck_assert_contains(p->text, "uretprobe:\"/opt/node+v24/node\":0x1000,\n");
-		ck_assert_uint_eq(count_of(p->text, "\nuprobe:\"/opt/c++/bpfspec\":0x4321\n"), 2);
+		ck_assert_uint_eq(count_of(p->text, "\nuprobe:\"/opt/c++/bpfspec\":0x4321\n"), 3);
 		ck_assert_lacks(p->text, ":/opt/");
 		program_free(p);
 	}
