@@ -29,6 +29,17 @@ record() {
 	fi
 }
 
+# valgrind_trap_note OUTPUT — says why, when valgrind stopped a test with
+# SIGTRAP: valgrind runs the code it reads, and a uprobe that another
+# tool holds on a shared library (bpftrace on libc, say) is an int3 in
+# that code, which only the kernel, not valgrind, knows to step over.
+valgrind_trap_note() {
+	case $1 in *"SIGTRAP"*) ;; *) return ;; esac
+	echo "    valgrind hit a breakpoint instruction: another tool holds uprobes on a library"
+	echo "    this test uses (tracers running now: $(pgrep -x bpftrace | tr '\n' ' ')); the test"
+	echo "    itself did not fail: run the valgrind pass again once no other tracer is attached"
+}
+
 run_unit() {
 	local bin out rc
 	for bin in "$BUILD"/tests/test_*; do
@@ -43,6 +54,7 @@ run_unit() {
 		fi
 		rc=$?
 		[ "$rc" -eq 0 ] || printf '%s\n' "$out" | sed 's/^/    /'
+		[ "$rc" -ne 0 ] && [ "${VALGRIND:-0}" = 1 ] && valgrind_trap_note "$out"
 		record "${prefix}unit/$(basename "$bin")${VALGRIND:+ (valgrind)}" "$rc"
 	done
 }
