@@ -94,6 +94,26 @@ await_window() {
 	fail "bpfspec (pid $pid) did not begin its window within $limit s"
 }
 
+# start_node_syscalls — starts tests/workloads/node_syscalls.js (a file
+# read, a connect to a closed port on 127.0.0.1 and a 64 MiB buffer every
+# 50 ms), killed when the test ends; waits (up to 30 s) until it runs.
+# Sets TARGET (its pid) and PORT (the closed port).
+start_node_syscalls() {
+	head -c 4096 /dev/urandom >"$TMP/node_syscalls.data"
+	node --expose-gc "$TOP/tests/workloads/node_syscalls.js" "$TMP/node_syscalls.data" \
+		"$TMP/node_syscalls.port" &
+	TARGET=$!
+	cleanup_pid "$TARGET"
+	for _ in $(seq 300); do
+		[ -s "$TMP/node_syscalls.port" ] && break
+		sleep 0.1
+	done
+	[ -s "$TMP/node_syscalls.port" ] || fail "node_syscalls.js did not start within 30 s"
+	PORT=$(sed -n 's/^port //p' "$TMP/node_syscalls.port")
+	[ -n "$PORT" ] || fail "node_syscalls.js wrote no port"
+	sleep 0.3
+}
+
 # within NAME VALUE TRUTH TOLERANCE — VALUE within ±TOLERANCE (fraction) of TRUTH.
 within() {
 	awk -v n="$1" -v v="$2" -v t="$3" -v tol="$4" 'BEGIN {

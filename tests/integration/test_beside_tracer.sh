@@ -20,16 +20,8 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 
-head -c 4096 /dev/urandom >"$TMP/data.bin"
-node --expose-gc "$TOP/tests/workloads/node_syscalls.js" "$TMP/data.bin" "$TMP/port" &
-target=$!
-cleanup_pid "$target"
-for _ in $(seq 300); do
-	[ -s "$TMP/port" ] && break
-	sleep 0.1
-done
-[ -s "$TMP/port" ] || fail "the workload did not start within 30 s"
-port=$(sed -n 's/^port //p' "$TMP/port")
+start_node_syscalls
+target=$TARGET port=$PORT
 
 libc=$(ldd "$(command -v node)" | awk '$1 ~ /^libc\.so/ { print $3 }')
 [ -f "$libc" ] || fail "cannot find node's libc (ldd: $(ldd "$(command -v node)" | tr '\n' ' '))"

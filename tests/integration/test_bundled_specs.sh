@@ -12,17 +12,8 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 
-head -c 4096 /dev/urandom >"$TMP/data.bin"
-node --expose-gc "$TOP/tests/workloads/node_syscalls.js" "$TMP/data.bin" "$TMP/port" &
-target=$!
-cleanup_pid "$target"
-for _ in $(seq 100); do
-	[ -s "$TMP/port" ] && break
-	sleep 0.1
-done
-port=$(sed -n 's/^port //p' "$TMP/port")
-[ -n "$port" ] || fail "the workload did not start within 10 s"
-sleep 0.3
+start_node_syscalls
+target=$TARGET port=$PORT
 
 # nonzero REPORT PROBE SYSCALL... — each SYSCALL has a count > 0 in PROBE.
 nonzero() {

@@ -148,16 +148,8 @@ cleanup_pid "$phases"
 "$BPFSPEC" run libuv-phases -d 2s -o json -- node "$TOP/scripts/workloads/phases.js" \
 	>"$TMP/libuv.json" 2>"$TMP/stderr" || { cat "$TMP/stderr"; fail "bpfspec run libuv-phases -- node exited $?"; }
 
-head -c 4096 /dev/urandom >"$TMP/data.bin"
-node --expose-gc "$TOP/tests/workloads/node_syscalls.js" "$TMP/data.bin" "$TMP/port" &
-target=$!
-cleanup_pid "$target"
-for _ in $(seq 100); do
-	[ -s "$TMP/port" ] && break
-	sleep 0.1
-done
-[ -s "$TMP/port" ] || fail "node_syscalls.js did not start within 10 s"
-sleep 0.3
+start_node_syscalls
+target=$TARGET
 for spec in "$TOP/specs/file-io.yaml" "$TOP/specs/net-connect.yaml" \
 	"$TOP/tests/fixtures/reports/file-io-events.yaml"; do
 	out=$TMP/$(basename "$spec" .yaml).json
