@@ -313,9 +313,15 @@ static int put_begin(gen_parts *pt, const resolved *r, char **start_text, char *
 	}
 	char *types = buf_take(&pt->types);
 	*start_text = gen_chop(buf_take(&pt->starts));
-	if (asprintf(begin_text, "%s%s%s\t@wstart = (int64)nsecs;", *start_text ? *start_text : "",
-		     *start_text && **start_text ? "\n" : "", types ? types : "") < 0)
+	if (!*start_text || !types ||
+	    asprintf(begin_text, "%s%s%s\t@wstart = (int64)nsecs;", *start_text,
+		     **start_text ? "\n" : "", types) < 0) {
+		/* Without @wstart set, no call would ever count. */
 		*begin_text = NULL;
+		free(types);
+		diag_error(NULL, "out of memory");
+		return -1;
+	}
 	free(types);
 	buf_puts(&pt->finals, "\tclear(@wstart);\n");
 	gen_vars v = { .n = 0 };

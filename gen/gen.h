@@ -21,7 +21,8 @@
  *             @evcomm_NAME, @evdrop_NAME as above
  *   count:    @c_NAME[key] (count)
  *   window markers (printf): bpfspec:begin NS, bpfspec:started NS,
- *             bpfspec:flush NS, bpfspec:end
+ *             bpfspec:begun NS (the trigger's window start:
+ *             templates/window_start.bt.in), bpfspec:flush NS, bpfspec:end
  *   helpers, never printed: @start_NAME @evstart_NAME @evarg_NAME @evn_NAME
  *             @gapK_NAME (derived phases) @phase_cur @phase_t (entry-only)
  *             @uin_NAME @ustart_NAME (utilization) @wstart (window start)

@@ -8,7 +8,9 @@
  * (spec_*.c), the report loader (report_load.c) and diff dispatch on the
  * enum in switch statements, which -Wswitch-enum keeps complete.
  *
- * Every operation is given the probe of its own kind only. */
+ * Every operation but prom is given a probe of its own kind; prom is
+ * given the whole report and writes its kind's families over every probe
+ * of that kind in it. */
 #ifndef BPFSPEC_KIND_OPS_H
 #define BPFSPEC_KIND_OPS_H
 

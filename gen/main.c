@@ -232,7 +232,7 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 {
 	char why[256] = "";
 	bool partial = run_is_partial(ctx, final, why, sizeof why);
-	uint64_t begin = ctx->rr->begin_mono_ns;
+	uint64_t begin = ctx->rr->begin_trace_ns ? ctx->rr->begin_trace_ns : ctx->rr->begin_mono_ns;
 	if (index > 0 && !ctx->cfg->cumulative && ctx->prev_end_ns)
 		begin = ctx->prev_end_ns;
 	report_run info = {

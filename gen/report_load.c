@@ -389,7 +389,8 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	    get_str(l, obj, base, "unit", &p->unit, false, false) < 0 ||
 	    get_bool(l, obj, base, "attached", &p->attached) < 0)
 		return -1;
-	/* What each kind's report holds (render_json.c writes it).  A
+	/* What each kind's report holds (its json_fields write it:
+	 * gen/kinds/).  A
 	 * utilization probe has a latency probe's fields (its waits in
 	 * epoll), per-thread groups included. */
 	bool is_latency = false, is_syscalls = false, is_events = false, is_count = false;

@@ -197,7 +197,8 @@ typedef struct run_state {
 	uint64_t next_tick;	/* CLOCK_MONOTONIC of the next interval end */
 	uint64_t next_progress;	/* when to redraw the countdown */
 	unsigned ticks;		/* intervals ended */
-	bool starting;		/* window start triggered; waiting for "started" */
+	bool starting;		/* window start triggered; waiting for "started",
+				 * then "begun" (templates/window_start.bt.in) */
 	bool kernel_functions;	/* the program has kprobe/kfunc probes */
 } run_state;
 
@@ -271,11 +272,12 @@ static void handle_stdout_line(run_state *st, const char *line, size_t len)
 		return;
 	}
 	if (kind == BPFOUT_LINE_BEGUN && !res->begun) {
-		uint64_t begin = bpfout_trailing(st->o->out)->begin_ns;
 		res->begun = true;
-		/* bpftrace's nsecs is this clock: the kernel's moment, not
-		 * the one this line was read at. */
-		res->begin_mono_ns = st->o->has_trigger && begin ? begin : now_ns();
+		res->begin_mono_ns = now_ns();
+		/* The kernel's moment, which the report measures from: bpftrace's
+		 * nsecs may be another clock than ours (boot time). */
+		if (st->o->has_trigger)
+			res->begin_trace_ns = bpfout_trailing(st->o->out)->begin_ns;
 		diag_verbose("the window begins");
 		res->begin_realtime_offset_ns = runner_clock_offset_ns();
 		st->starting = false;

@@ -116,10 +116,13 @@ typedef struct runner_result {
 	bool target_exited;	/* the traced process ended during the run */
 	bool window_done;	/* the final window completed */
 	size_t windows;		/* windows reported through on_window */
-	bool begun;		/* the program's BEGIN line was read */
+	bool begun;		/* the window began (BEGIN line read; with the trigger,
+				 * "bpfspec:begun") */
 	unsigned error_lines;	/* stderr lines that said ERROR */
 	uint64_t attach_ns;	/* bpftrace start to probes attached, 0 if never */
 	uint64_t begin_mono_ns;	/* CLOCK_MONOTONIC when the window began */
+	uint64_t begin_trace_ns;	/* the same moment on bpftrace's clock (its
+					 * nsecs), with the trigger; else 0 */
 	int64_t begin_realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC then */
 	uint64_t stop_mono_ns;	/* CLOCK_MONOTONIC of the stop, 0 if none */
 	uint64_t elapsed_ns;	/* window start to stop (or run end) */

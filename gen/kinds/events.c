@@ -101,9 +101,12 @@ static int emit_syscall_events(gen_parts *pt, const resolved_probe *rp)
 	if (!mixed) {
 		put_event_printf(&print_ev, sp->name, sp->n_syscalls ? kinds[0] : '-', "\t\t\t");
 	} else {
+		/* rt_sigreturn exits as -1 (report.c says why). */
+		int sigreturn = systab_syscall_nr("rt_sigreturn");
 		for (size_t i = 0; i < sp->n_syscalls && i < SPEC_MAX_SYSCALLS; i++) {
-			buf_printf(&print_ev, "\t\t\t%sif (args->id == %d) {\n", i ? "} else " : "",
-				   sp->syscalls[i]);
+			buf_printf(&print_ev, "\t\t\t%sif (args->id == %d%s) {\n", i ? "} else " : "",
+				   sp->syscalls[i],
+				   sp->syscalls[i] == sigreturn ? " || args->id == -1" : "");
 			put_event_printf(&print_ev, sp->name, kinds[i], "\t\t\t\t");
 		}
 		buf_puts(&print_ev, "\t\t\t}\n");

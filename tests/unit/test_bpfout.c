@@ -497,6 +497,38 @@ START_TEST(test_begin_sets_first_window)
 }
 END_TEST
 
+/* With bpfspec's trigger, "begun" is the first window's start: records
+ * that came before it (while attaching) are dropped; a late one, after
+ * a window, is ignored. */
+START_TEST(test_begun_starts_first_window)
+{
+	bpfout *p = bpfout_new();
+
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:begin 42\\n\"}");
+	ck_assert_int_eq(feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:ev p attach\\n\"}"),
+			 BPFOUT_LINE_EVENT);
+	ck_assert_int_eq(feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:started 60\\n\"}"),
+			 BPFOUT_LINE_STARTED);
+	ck_assert_uint_eq(bpfout_trailing(p)->n_events, 1);
+	ck_assert_int_eq(feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:begun 70\\n\"}"),
+			 BPFOUT_LINE_BEGUN);
+	ck_assert_uint_eq(bpfout_trailing(p)->begin_ns, 70);
+	ck_assert_uint_eq(bpfout_trailing(p)->n_events, 0);
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:ev p inside\\n\"}");
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:flush 90\\n\"}");
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}");
+	const bpfout_window *w = bpfout_window_at(p, 0);
+	ck_assert_uint_eq(w->begin_ns, 70);
+	ck_assert_uint_eq(w->n_events, 1);
+	ck_assert_str_eq(w->events[0], "p inside");
+	ck_assert_uint_eq(bpfout_note_count(p), 0);
+	ck_assert_int_eq(feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:begun 95\\n\"}"),
+			 BPFOUT_LINE_MESSAGE);
+	ck_assert_uint_eq(bpfout_trailing(p)->begin_ns, 90);
+	bpfout_free(p);
+}
+END_TEST
+
 /* ---- record shapes ------------------------------------------------------- */
 
 START_TEST(test_record_variants)
@@ -992,6 +1024,7 @@ static Suite *bpfout_suite(void)
 	tcase_add_test(core, test_fast_events_match_jansson);
 	tcase_add_test(core, test_window_release);
 	tcase_add_test(core, test_begin_sets_first_window);
+	tcase_add_test(core, test_begun_starts_first_window);
 	tcase_add_test(core, test_record_variants);
 	tcase_add_test(core, test_keys);
 	tcase_add_test(core, test_null_safety);

@@ -188,7 +188,9 @@ static char *report_without(size_t i, long skip)
 			feed_line(out, samples[k].map, samples[k].line);
 	feed_line(out, NULL, "bpfspec:end");
 	ck_assert_uint_eq(bpfout_window_count(out), 1);
-	report_run run = { .pid = 42, .attached_probes = -1 };
+	/* pid 0: thread names come from the output alone, never from this
+	 * machine's /proc. */
+	report_run run = { .pid = 0, .attached_probes = -1 };
 	report *rep = report_build(&r, bpfout_window_at(out, 0), &run);
 	ck_assert_ptr_nonnull(rep);
 	char *text = NULL;
