@@ -112,7 +112,7 @@ case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 san=()
 [ "${SANITIZED:-0}" = 1 ] && san=(-fsanitize=address,undefined -fno-omit-frame-pointer)
 objs=()
-for o in "$BUILD"/obj/*.o; do [ "${o##*/}" = main.o ] || objs+=("$o"); done
+for o in "$BUILD"/obj/*.o "$BUILD"/obj/kinds/*.o; do [ "${o##*/}" = main.o ] || objs+=("$o"); done
 # shellcheck disable=SC2046
 cc "${cflags[@]}" "${san[@]}" -iquote "$TOP/gen" -o "$TMP/parse_bench" "$TOP/scripts/bench/parse_bench.c" \
 	"${objs[@]}" $(pkg-config --libs yaml-0.1 libelf jansson zlib) -lstdc++ -ldl || fail "cannot link parse_bench"
