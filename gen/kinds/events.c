@@ -305,8 +305,9 @@ static char *format_sockaddr(const char *raw)
 }
 
 /* Parses "NAME TIME TID NR NS RET KIND ARG" for probe NAME into EV.
- * Returns 1 when the record is this probe's, 0 when not, -1 when
- * malformed or out of memory. */
+ * Returns 1 when the record is this probe's and inside the window that
+ * began at BEGIN (bpftrace's clock), 0 when not, -1 when malformed or out
+ * of memory. */
 static int parse_syscall_event(const char *rec, const char *name, uint64_t begin,
 			       report_event *ev)
 {
@@ -322,8 +323,12 @@ static int parse_syscall_event(const char *rec, const char *name, uint64_t begin
 		   &used) != 6 || used == 0)
 		return -1;
 	const char *arg = rec + nl + 1 + used;
+	/* Before the window began: read late from another CPU's buffer (the
+	 * maps, cleared as the window began, do not hold it either). */
+	if (ts < begin)
+		return 0;
 	memset(ev, 0, sizeof *ev);
-	ev->t_ns = ts > begin ? ts - begin : 0;
+	ev->t_ns = ts - begin;
 	ev->tid = tid;
 	ev->latency_ns = lat;
 	ev->ret = ret;
@@ -399,8 +404,10 @@ static int parse_point_event(const char *rec, const spec_probe *sp, uint64_t beg
 		return 0;
 	if (sscanf(rec + nl + 1, "%llu %ld =%n", &ts, &tid, &used) != 2 || used == 0)
 		return -1;
+	if (ts < begin)
+		return 0;	/* before the window: as for syscall records */
 	memset(ev, 0, sizeof *ev);
-	ev->t_ns = ts > begin ? ts - begin : 0;
+	ev->t_ns = ts - begin;
 	ev->tid = tid;
 	if (sp->n_args && !(ev->args = calloc(sp->n_args, sizeof *ev->args)))
 		return -1;

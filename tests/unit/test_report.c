@@ -738,6 +738,41 @@ START_TEST(test_syscall_minus_one_is_rt_sigreturn)
 }
 END_TEST
 
+/* A record stamped before the window began (read late from another CPU's
+ * buffer) is not the window's: the maps, cleared as it began, do not
+ * hold its call either. */
+START_TEST(test_record_before_window)
+{
+	static const char yaml[] = "probes:\n  - {name: slow, kind: events, syscalls: [read]}\n";
+	static const char *const lines[] = {
+		"{\"type\": \"printf\", \"data\": \"bpfspec:begin 1000\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev slow 900 101 0 50 3 n 3\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev slow 1500 101 0 50 3 n 3\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:flush 2000\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}",
+	};
+	static char exe[] = "/usr/bin/x";
+	static char *objects[] = { exe };
+	target t = { .pid = 101, .exe = exe, .objects = objects, .n_objects = 1 };
+	spec *s = spec_parse("t/ev.yaml", yaml, strlen(yaml));
+	ck_assert_ptr_nonnull(s);
+	resolved_probe rp = { .sp = &s->probes[0], .active = true };
+	resolved r = { .sp = s, .tg = &t, .probes = &rp, .n_probes = 1, .n_active = 1 };
+	bpfout *out = bpfout_new();
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+		bpfout_feed(out, lines[i], strlen(lines[i]));
+	report_run run = { .pid = 0, .attached_probes = -1 };
+	report *rep = report_build(&r, bpfout_window_at(out, 0), &run);
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_uint_eq(rep->probes[0].n_events, 1);
+	ck_assert_uint_eq(rep->probes[0].events[0].t_ns, 500);
+	ck_assert_uint_eq(rep->probes[0].st.count, 1);
+	report_free(rep);
+	bpfout_free(out);
+	spec_free(s);
+}
+END_TEST
+
 /* ---- events on a probe point ---------------------------------------- */
 
 static const char point_spec_yaml[] =
@@ -912,6 +947,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_build_window);
 	tcase_add_test(tc, test_build_unit_auto);
 	tcase_add_test(tc, test_syscall_minus_one_is_rt_sigreturn);
+	tcase_add_test(tc, test_record_before_window);
 	tcase_add_test(tc, test_build_dated);
 	tcase_add_test(tc, test_build_owns_strings);
 	tcase_add_test(tc, test_build_stop);
