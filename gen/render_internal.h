@@ -96,6 +96,10 @@ void prom_sample(FILE *out, prom_family *f, const char *suffix, const prom_label
 /* Histogram ST of F with labels LS[0..N); LS has room for one more (le). */
 void prom_histogram(FILE *out, prom_family *f, prom_label *ls, size_t n, const report_stats *st);
 
+/* The next attached probe of KIND in REP at or after index *I (advancing
+ * *I past it), or NULL: for (size_t i = 0; (p = prom_next(rep, K, &i));). */
+const report_probe *prom_next(const report *rep, probe_kind kind, size_t *i);
+
 /* The labels spec, probe, tid, thread, main of group GR of probe P into
  * LS; TID (24 bytes) holds the tid as text. */
 void prom_thread_labels(prom_label ls[5], char tid[24], const report *rep, const report_probe *p,

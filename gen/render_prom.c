@@ -99,6 +99,18 @@ void prom_histogram(FILE *out, prom_family *f, prom_label *ls, size_t n, const r
 	prom_sample(out, f, "_count", ls, n, v);
 }
 
+const report_probe *prom_next(const report *rep, probe_kind kind, size_t *i)
+{
+	for (; *i < rep->n_probes; (*i)++) {
+		const report_probe *p = &rep->probes[*i];
+		if (p->attached && p->kind == kind) {
+			(*i)++;
+			return p;
+		}
+	}
+	return NULL;
+}
+
 void prom_thread_labels(prom_label ls[5], char tid[24], const report *rep, const report_probe *p,
 			const report_group *gr)
 {

@@ -113,6 +113,7 @@ static void count_json(json_t *jp, const report_probe *p, const report *rep)
 
 static void count_prom(FILE *out, const report *rep)
 {
+	const report_probe *p;
 	prom_family hits = { "bpfspec_probe_hits", "gauge",
 			     "Hits of a count probe's probe point in the window, all threads together.",
 			     false };
@@ -121,18 +122,12 @@ static void count_prom(FILE *out, const report *rep)
 				    false };
 	char v[32];
 
-	for (size_t i = 0; i < rep->n_probes; i++) {
-		const report_probe *p = &rep->probes[i];
-		if (!p->attached || p->kind != PROBE_COUNT)
-			continue;
+	for (size_t i = 0; (p = prom_next(rep, PROBE_COUNT, &i));) {
 		prom_label ls[] = { { "spec", rep->spec_name }, { "probe", p->name } };
 		prom_u64(v, sizeof v, p->st.count);
 		prom_sample(out, &hits, "", ls, 2, v);
 	}
-	for (size_t i = 0; i < rep->n_probes; i++) {
-		const report_probe *p = &rep->probes[i];
-		if (!p->attached || p->kind != PROBE_COUNT)
-			continue;
+	for (size_t i = 0; (p = prom_next(rep, PROBE_COUNT, &i));) {
 		for (size_t g = 0; g < p->n_groups; g++) {
 			const report_group *gr = &p->groups[g];
 			char tid[24];

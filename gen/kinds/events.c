@@ -660,6 +660,7 @@ static void events_json(json_t *jp, const report_probe *p, const report *rep)
 
 static void events_prom(FILE *out, const report *rep)
 {
+	const report_probe *p;
 	prom_family events = { "bpfspec_events", "gauge",
 			       "Calls at least as slow as the probe's threshold in the window, recorded or not.",
 			       false };
@@ -668,10 +669,7 @@ static void events_prom(FILE *out, const report *rep)
 	char v[32];
 
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < rep->n_probes; i++) {
-			const report_probe *p = &rep->probes[i];
-			if (!p->attached || p->kind != PROBE_EVENTS)
-				continue;
+		for (size_t i = 0; (p = prom_next(rep, PROBE_EVENTS, &i));) {
 			prom_label ls[] = { { "spec", rep->spec_name }, { "probe", p->name } };
 			prom_u64(v, sizeof v, pass == 0 ? p->st.count : p->events_dropped);
 			prom_sample(out, pass == 0 ? &events : &dropped, "", ls, 2, v);

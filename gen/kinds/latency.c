@@ -243,14 +243,12 @@ static void latency_json(json_t *jp, const report_probe *p, const report *rep)
 
 static void latency_prom(FILE *out, const report *rep)
 {
+	const report_probe *p;
 	prom_family latency = { "bpfspec_latency_seconds", "histogram",
 				"Latency of the probed function in the window, all threads together.",
 				false };
 
-	for (size_t i = 0; i < rep->n_probes; i++) {
-		const report_probe *p = &rep->probes[i];
-		if (!p->attached || p->kind != PROBE_LATENCY)
-			continue;
+	for (size_t i = 0; (p = prom_next(rep, PROBE_LATENCY, &i));) {
 		prom_label ls[4] = { { "spec", rep->spec_name }, { "probe", p->name },
 				     { "function", p->function } };
 		prom_histogram(out, &latency, ls, 3, &p->st);

@@ -292,26 +292,21 @@ static void syscalls_json(json_t *jp, const report_probe *p, const report *rep)
 
 static void syscalls_prom(FILE *out, const report *rep)
 {
+	const report_probe *p;
 	prom_family latency = { "bpfspec_syscall_latency_seconds", "histogram",
 				"Latency of the syscall in the window, all threads together.", false };
 	prom_family errors = { "bpfspec_syscall_errors", "gauge",
 			       "Calls of the syscall that failed with this errno in the window.", false };
 	char v[32];
 
-	for (size_t i = 0; i < rep->n_probes; i++) {
-		const report_probe *p = &rep->probes[i];
-		if (!p->attached || p->kind != PROBE_SYSCALLS)
-			continue;
+	for (size_t i = 0; (p = prom_next(rep, PROBE_SYSCALLS, &i));) {
 		for (size_t s = 0; s < p->n_syscalls; s++) {
 			prom_label ls[4] = { { "spec", rep->spec_name }, { "probe", p->name },
 					     { "syscall", p->syscalls[s].name } };
 			prom_histogram(out, &latency, ls, 3, &p->syscalls[s].st);
 		}
 	}
-	for (size_t i = 0; i < rep->n_probes; i++) {
-		const report_probe *p = &rep->probes[i];
-		if (!p->attached || p->kind != PROBE_SYSCALLS)
-			continue;
+	for (size_t i = 0; (p = prom_next(rep, PROBE_SYSCALLS, &i));) {
 		for (size_t s = 0; s < p->n_syscalls; s++)
 			for (size_t e = 0; e < p->syscalls[s].n_errors; e++) {
 				const report_errno *er = &p->syscalls[s].errors[e];

@@ -173,6 +173,7 @@ static void utilization_json(json_t *jp, const report_probe *p, const report *re
 
 static void utilization_prom(FILE *out, const report *rep)
 {
+	const report_probe *p;
 	prom_family util = { "bpfspec_thread_utilization_ratio", "gauge",
 			     "Share of the window the thread was busy (not waiting in epoll), 0 to 1.",
 			     false };
@@ -180,10 +181,7 @@ static void utilization_prom(FILE *out, const report *rep)
 			     "Time the thread waited in epoll in the window.", false };
 
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < rep->n_probes; i++) {
-			const report_probe *p = &rep->probes[i];
-			if (!p->attached || p->kind != PROBE_UTILIZATION)
-				continue;
+		for (size_t i = 0; (p = prom_next(rep, PROBE_UTILIZATION, &i));) {
 			for (size_t g = 0; g < p->n_groups; g++) {
 				const report_group *gr = &p->groups[g];
 				char tid[24], v[32];
