@@ -379,7 +379,7 @@ START_TEST(test_program_trigger_window)
 	ck_assert_contains(p->text, "\tclear(@start_timers);\n}\n");
 	/* Until runner_window_end(3), no call counts; then the window
 	 * begins, in the kernel and for bpfspec. */
-	ck_assert_contains(p->text, "\t@wstart = (int64)nsecs + 1000000000000000000;\n"
+	ck_assert_contains(p->text, "\t@wstart = (int64)(nsecs + 1000000000000000000);\n"
 				    "\tprintf(\"bpfspec:started %llu\\n\", nsecs);\n}\n");
 	ck_assert_contains(p->text, "\nuprobe:/usr/local/bin/bpfspec:0x4321\n/pid == 777 && arg0 == 3/\n{\n");
 	ck_assert_contains(p->text, "\t@wstart = (int64)nsecs;\n\tprintf(\"bpfspec:begun %llu\\n\", nsecs);\n}\n");
