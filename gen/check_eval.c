@@ -228,29 +228,27 @@ static int path_value(const check *c, const report *rep, value *out, char *why,
 			say(why, len, "probe '%s' was not attached", c->probe);
 		return -1;
 	}
-	if (!kind_has_durations(p->kind)) {
-		if (c->syscall || c->stat != ST_COUNT) {
-			say(why, len, "probe '%s' is %s probe: only its count of %s (%s.count) and "
-			    "lost can be checked, not %.*s", c->probe,
-			    p->kind == PROBE_COUNT ? "a count" : "an events",
-			    p->kind == PROBE_COUNT ? "hits" : "slow calls", c->probe,
-			    (int)c->path_len, c->text);
-			return -1;
-		}
-		*out = value_of(p->st.count);
-		return 0;
+	/* What a probe of its kind holds: kind.h's shape, as spec_checks.c
+	 * reads it (a report from a file may hold any path). */
+	const kind_shape *sh = kind_shape_of(p->kind);
+	const char *kind = kind_name(p->kind);
+	if (!sh->durations && (c->syscall || c->stat != ST_COUNT)) {
+		say(why, len, "probe '%s' is %s %s probe: only its count of %s (%s.count) and lost "
+		    "can be checked, not %.*s", c->probe, sh->article, kind, sh->counts, c->probe,
+		    (int)c->path_len, c->text);
+		return -1;
 	}
-	if (p->kind != PROBE_SYSCALLS) {
-		const char *kind = kind_name(p->kind);
-		if (c->syscall) {
-			say(why, len, "probe '%s' is a %s probe: it has no syscalls", c->probe, kind);
-			return -1;
-		}
-		if (c->stat == ST_ERRORS) {
-			say(why, len, "probe '%s' is a %s probe: errors are counted by syscalls probes",
-			    c->probe, kind);
-			return -1;
-		}
+	if (c->syscall && !sh->per_syscall) {
+		say(why, len, "probe '%s' is %s %s probe: it has no syscalls", c->probe, sh->article,
+		    kind);
+		return -1;
+	}
+	if (c->stat == ST_ERRORS && !sh->per_syscall) {
+		say(why, len, "probe '%s' is %s %s probe: errors are counted by syscalls probes",
+		    c->probe, sh->article, kind);
+		return -1;
+	}
+	if (!sh->per_syscall) {
 		snprintf(what, sizeof(what), "probe '%s'", c->probe);
 		return stats_value(c, &p->st, what, out, why, len);
 	}

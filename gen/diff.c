@@ -49,8 +49,8 @@ static side probe_side(const report *rep, const report_probe *p)
 	s.present = true;
 	s.attached = p->attached;
 	s.reason = p->reason;
-	s.has_stats = kind_has_durations(p->kind);
-	s.has_errors = p->kind == PROBE_SYSCALLS;
+	s.has_stats = kind_shape_of(p->kind)->durations;
+	s.has_errors = kind_shape_of(p->kind)->per_syscall;
 	s.count = p->st.count;
 	s.p50 = p->st.p50_ns;
 	s.p99 = p->st.p99_ns;
@@ -395,7 +395,7 @@ static bool windows_differ(const report *b, const report *a)
 
 static bool is_syscalls(const report_probe *p)
 {
-	return p && p->kind == PROBE_SYSCALLS;
+	return p && kind_shape_of(p->kind)->per_syscall;
 }
 
 /* P when its syscalls are to be listed: a probe that was not attached

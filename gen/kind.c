@@ -22,16 +22,19 @@ int kind_from_name(const char *name, probe_kind *kind)
 	return -1;
 }
 
-bool kind_has_durations(probe_kind kind)
+static const kind_shape shapes[N_PROBE_KINDS] = {
+	[PROBE_LATENCY] = { .durations = true, .article = "a", .counts = "calls" },
+	[PROBE_SYSCALLS] = { .durations = true, .per_syscall = true, .article = "a",
+			     .counts = "calls" },
+	[PROBE_EVENTS] = { .events = true, .article = "an", .counts = "events" },
+	[PROBE_COUNT] = { .article = "a", .counts = "hits" },
+	[PROBE_UTILIZATION] = { .durations = true, .busy = true, .article = "a",
+				.counts = "waits" },
+};
+
+const kind_shape *kind_shape_of(probe_kind kind)
 {
-	switch (kind) {
-	case PROBE_LATENCY:
-	case PROBE_SYSCALLS:
-	case PROBE_UTILIZATION:
-		return true;
-	case PROBE_EVENTS:
-	case PROBE_COUNT:
-		return false;
-	}
-	return false;
+	static const kind_shape unknown = { .article = "a", .counts = "hits" };
+
+	return (unsigned)kind < N_PROBE_KINDS ? &shapes[kind] : &unknown;
 }

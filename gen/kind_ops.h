@@ -4,9 +4,11 @@
  * The stages hold what every kind shares (the program's skeleton, the
  * report's header, the renderers' layout) and call the kind's operations
  * for the rest; adding a kind is one file here, a line in kind.h and
- * kind_ops.c, its wire table (wire.c) and templates.  Spec checking
- * (spec_*.c), the report loader (report_load.c) and diff dispatch on the
- * enum in switch statements, which -Wswitch-enum keeps complete.
+ * kind_ops.c, its shape (kind.c), its wire table (wire.c) and templates.
+ * Below the report, spec checks, check evaluation, the report loader and
+ * diff read the kind's shape (kind.h) instead; spec validation (the keys
+ * each kind takes, spec_args.c and spec_probes.c) is the one stage that
+ * still names kinds.
  *
  * Every operation but prom is given a probe of its own kind; prom is
  * given the whole report and writes its kind's families over every probe

@@ -90,10 +90,11 @@ static const char *type_name(const json_t *v)
 	return "?";
 }
 
-typedef enum { T_INT, T_UINT, T_STR, T_BOOL, T_ARR, T_OBJ } want_type;
+typedef enum { T_INT, T_UINT, T_NUM, T_STR, T_BOOL, T_ARR, T_OBJ } want_type;
 
 static const char *const want_names[] = {
-	[T_INT] = "an integer", [T_UINT] = "a non-negative integer", [T_STR] = "a string",
+	[T_INT] = "an integer", [T_UINT] = "a non-negative integer", [T_NUM] = "a number",
+	[T_STR] = "a string",
 	[T_BOOL] = "true or false", [T_ARR] = "an array", [T_OBJ] = "an object",
 };
 
@@ -102,6 +103,7 @@ static bool type_ok(const json_t *v, want_type t)
 	switch (t) {
 	case T_INT: return json_is_integer(v);
 	case T_UINT: return json_is_integer(v);
+	case T_NUM: return json_is_number(v);
 	case T_STR: return json_is_string(v);
 	case T_BOOL: return json_is_boolean(v);
 	case T_ARR: return json_is_array(v);
@@ -189,6 +191,71 @@ static int get_str(loader *l, const json_t *obj, const char *base, const char *k
 	return 0;
 }
 
+/* The value of hex digit C, or -1. */
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Replaces *OUT with the bytes that hex string H (at PATH) spells. */
+static int put_hex_bytes(loader *l, const json_t *h, const char *path, char **out)
+{
+	const char *hex = json_string_value(h);
+	size_t n = strlen(hex) / 2;
+	char *bytes = strlen(hex) % 2 ? NULL : malloc(n + 1);
+
+	if (!bytes && strlen(hex) % 2 == 0)
+		return ld_oom(l);
+	for (size_t i = 0; bytes && i < n; i++) {
+		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+		bytes[i] = (char)(hi << 4 | lo);
+		if (hi < 0 || lo < 0 || bytes[i] == '\0') {
+			free(bytes);
+			bytes = NULL;
+		}
+	}
+	if (!bytes)
+		return ld_fail(l, path, "expected pairs of hex digits, none of them 00");
+	bytes[n] = '\0';
+	free(*out);
+	*out = bytes;
+	return 0;
+}
+
+/* Bytes the traced process controls (a thread name, a path): the text of
+ * KEY, or the exact bytes of KEY_hex, which the writer adds when they are
+ * not UTF-8 (render_json's rjson_put_bytes) and KEY holds a lossy text. */
+static int get_bytes(loader *l, const json_t *obj, const char *base, const char *key, char **out,
+		     bool nullable, bool optional)
+{
+	char hex_key[64], path[JPATH_LEN];
+
+	if (get_str(l, obj, base, key, out, nullable, optional) < 0)
+		return -1;
+	snprintf(hex_key, sizeof hex_key, "%s_hex", key);
+	json_t *h = ld_get(l, obj, base, hex_key, T_STR, false, true);
+	if (!h)
+		return l->failed ? -1 : 0;
+	path_key(path, base, hex_key);
+	return put_hex_bytes(l, h, path, out);
+}
+
+/* Copies optional number KEY, a fraction of 1, into *OUT (0 when absent). */
+static int get_fraction(loader *l, const json_t *obj, const char *base, const char *key,
+			double *out)
+{
+	json_t *v = ld_get(l, obj, base, key, T_NUM, false, true);
+
+	*out = v ? json_number_value(v) : 0;
+	return l->failed ? -1 : 0;
+}
+
 static json_t *get_arr(loader *l, const json_t *obj, const char *base, const char *key)
 {
 	return ld_get(l, obj, base, key, T_ARR, false, false);
@@ -257,21 +324,38 @@ static int load_stats(loader *l, const json_t *obj, const char *base, report_sta
 	return 0;
 }
 
-/* One entry of a groups or threads array: tid, thread, main_thread and
- * the statistics (FULL: with percentiles and buckets). */
-static int load_group(loader *l, const json_t *obj, const char *base, report_group *g, bool full)
+/* What one entry of a groups or threads array holds besides tid,
+ * thread and main_thread. */
+typedef enum {
+	GROUP_COUNT,		/* count alone (count probes) */
+	GROUP_TOTALS,		/* count, sum, min, max, mean (syscalls probes) */
+	GROUP_FULL,		/* and percentiles and buckets (latency) */
+	GROUP_BUSY,		/* and idle_ns, busy_ns, utilization */
+} group_holds;
+
+static int load_group(loader *l, const json_t *obj, const char *base, report_group *g,
+		      group_holds holds)
 {
 	bool main_thread;
 
 	if (get_long(l, obj, base, "tid", &g->tid) < 0 ||
-	    get_str(l, obj, base, "thread", &g->thread, true, false) < 0 ||
+	    get_bytes(l, obj, base, "thread", &g->thread, true, false) < 0 ||
 	    get_bool(l, obj, base, "main_thread", &main_thread) < 0)
 		return -1;
-	return load_stats(l, obj, base, &g->st, full);
+	if (holds == GROUP_COUNT)
+		return get_u64(l, obj, base, "count", &g->st.count);
+	if (load_stats(l, obj, base, &g->st, holds != GROUP_TOTALS) < 0)
+		return -1;
+	if (holds != GROUP_BUSY)
+		return 0;
+	if (get_u64(l, obj, base, "idle_ns", &g->idle_ns) < 0 ||
+	    get_u64(l, obj, base, "busy_ns", &g->busy_ns) < 0)
+		return -1;
+	return get_fraction(l, obj, base, "utilization", &g->utilization);
 }
 
 static int load_groups(loader *l, const json_t *obj, const char *base, const char *key,
-		       report_group **out, size_t *n_out, bool full)
+		       report_group **out, size_t *n_out, group_holds holds)
 {
 	char gpath[JPATH_LEN], path[JPATH_LEN];
 	json_t *arr = get_arr(l, obj, base, key);
@@ -286,7 +370,7 @@ static int load_groups(loader *l, const json_t *obj, const char *base, const cha
 		json_t *g = elem_obj(l, arr, gpath, i, path);
 		/* Counted before filling: report_free frees what was copied. */
 		*n_out = i + 1;
-		if (!g || load_group(l, g, path, &(*out)[i], full) < 0)
+		if (!g || load_group(l, g, path, &(*out)[i], holds) < 0)
 			return -1;
 	}
 	return 0;
@@ -338,25 +422,85 @@ static int load_syscall(loader *l, const json_t *obj, const char *base, report_s
 		e->number = errno_number(name);
 		e->count = (uint64_t)json_integer_value(v);
 	}
-	return load_groups(l, obj, base, "threads", &sc->threads, &sc->n_threads, false);
+	return load_groups(l, obj, base, "threads", &sc->threads, &sc->n_threads, GROUP_TOTALS);
 }
 
+/* The values of a point event: "args" in the spec's order, strings
+ * that are not UTF-8 in "args_hex" as well, a cut string named by
+ * "truncated" (gen/kinds/events.c writes them). */
+static int load_args(loader *l, const json_t *obj, const char *base, report_event *ev)
+{
+	json_t *args = ld_get(l, obj, base, "args", T_OBJ, false, false), *v;
+	char apath[JPATH_LEN], path[JPATH_LEN];
+	char *truncated = NULL;
+	const char *name;
+
+	if (!args)
+		return -1;
+	path_key(apath, base, "args");
+	if (alloc_array(l, (void **)&ev->args, json_object_size(args), sizeof *ev->args) < 0)
+		return -1;
+	json_t *hexes = ld_get(l, obj, base, "args_hex", T_OBJ, false, true);
+	if (l->failed || get_str(l, obj, base, "truncated", &truncated, false, true) < 0)
+		return -1;
+	json_object_foreach(args, name, v) {
+		report_value *rv = &ev->args[ev->n_args];
+		if (!(rv->name = strdup(name)))
+			return free(truncated), ld_oom(l);
+		ev->n_args++;
+		rv->truncated = truncated && strcmp(truncated, name) == 0;
+		if (json_is_integer(v) && json_integer_value(v) < 0) {
+			rv->type = REPORT_VALUE_INT;
+			rv->i = json_integer_value(v);
+		} else if (json_is_integer(v)) {
+			rv->type = REPORT_VALUE_UINT;
+			rv->u = (unsigned long long)json_integer_value(v);
+		} else if (json_is_string(v)) {
+			/* A number past INT64_MAX is written as its decimal text,
+			 * and reads back as that text. */
+			rv->type = REPORT_VALUE_STRING;
+			json_t *h = hexes ? json_object_get(hexes, name) : NULL;
+			if (!(rv->s = strdup(json_string_value(v))))
+				return free(truncated), ld_oom(l);
+			char hpath[JPATH_LEN];
+			path_key(hpath, base, "args_hex");
+			path_key(path, hpath, name);
+			if (h && (!json_is_string(h) || put_hex_bytes(l, h, path, &rv->s) < 0)) {
+				free(truncated);
+				return l->failed ? -1 : ld_fail(l, path, "expected a string, found %s",
+								 type_name(h));
+			}
+		} else {
+			path_key(path, apath, name);
+			free(truncated);
+			return ld_fail(l, path, "expected an integer or a string, found %s",
+				       type_name(v));
+		}
+	}
+	free(truncated);
+	return 0;
+}
+
+/* One record: a slow syscall, or (no "syscall") a hit of a probe point. */
 static int load_event(loader *l, const json_t *obj, const char *base, report_event *ev)
 {
 	json_t *v;
 
 	if (get_u64(l, obj, base, "t_ns", &ev->t_ns) < 0 ||
 	    get_long(l, obj, base, "tid", &ev->tid) < 0 ||
-	    get_str(l, obj, base, "thread", &ev->thread, true, false) < 0 ||
-	    get_str(l, obj, base, "syscall", &ev->syscall, true, false) < 0 ||
+	    get_bytes(l, obj, base, "thread", &ev->thread, true, false) < 0)
+		return -1;
+	if (!json_object_get(obj, "syscall"))
+		return load_args(l, obj, base, ev);
+	if (get_str(l, obj, base, "syscall", &ev->syscall, true, false) < 0 ||
 	    get_u64(l, obj, base, "latency_ns", &ev->latency_ns) < 0)
 		return -1;
 	if (!(v = ld_get(l, obj, base, "ret", T_INT, false, false)))
 		return -1;
 	ev->ret = (long long)json_integer_value(v);
 	if (get_str(l, obj, base, "error", &ev->error, false, true) < 0 ||
-	    get_str(l, obj, base, "path", &ev->path, false, true) < 0 ||
-	    get_str(l, obj, base, "address", &ev->address, false, true) < 0)
+	    get_bytes(l, obj, base, "path", &ev->path, false, true) < 0 ||
+	    get_bytes(l, obj, base, "address", &ev->address, false, true) < 0)
 		return -1;
 	if ((v = ld_get(l, obj, base, "path_truncated", T_BOOL, false, true)))
 		ev->path_truncated = json_is_true(v);
@@ -366,7 +510,6 @@ static int load_event(loader *l, const json_t *obj, const char *base, report_eve
 	}
 	return l->failed ? -1 : 0;
 }
-
 
 static int load_probe(loader *l, const json_t *obj, const char *base, report_probe *p)
 {
@@ -384,31 +527,21 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	}
 	free(kind);
 	if (known < 0 ||
-	    get_str(l, obj, base, "function", &p->function, true, false) < 0 ||
-	    get_str(l, obj, base, "object", &p->object, true, false) < 0 ||
+	    get_str(l, obj, base, "probe", &p->probe, false, true) < 0 ||
+	    get_bytes(l, obj, base, "function", &p->function, true, false) < 0 ||
+	    get_bytes(l, obj, base, "object", &p->object, true, false) < 0 ||
+	    get_bytes(l, obj, base, "debug_file", &p->debug_file, false, true) < 0 ||
 	    get_str(l, obj, base, "unit", &p->unit, false, false) < 0 ||
 	    get_bool(l, obj, base, "attached", &p->attached) < 0)
 		return -1;
-	/* What each kind's report holds (its json_fields write it:
-	 * gen/kinds/).  A
-	 * utilization probe has a latency probe's fields (its waits in
-	 * epoll), per-thread groups included. */
-	bool is_latency = false, is_syscalls = false, is_events = false, is_count = false;
-	switch (p->kind) {
-	case PROBE_LATENCY:
-	case PROBE_UTILIZATION:
-		is_latency = true;
-		break;
-	case PROBE_SYSCALLS:
-		is_syscalls = true;
-		break;
-	case PROBE_EVENTS:
-		is_events = true;
-		break;
-	case PROBE_COUNT:
-		is_count = true;
-		break;
-	}
+	json_t *matched = ld_get(l, obj, base, "matched_symbols", T_UINT, false, true);
+	if (l->failed)
+		return -1;
+	p->matched_symbols = matched ? (size_t)json_integer_value(matched) : 0;
+	/* What each kind's report holds: kind.h's shape (the kind's
+	 * json_fields write it, gen/kinds/).  A utilization probe has a
+	 * latency probe's fields (its waits in epoll). */
+	const kind_shape *sh = kind_shape_of(p->kind);
 	time_unit u;
 	if (unit_lookup(p->unit, strlen(p->unit), &u) == 0)
 		p->unit_ns = unit_ns(u);
@@ -420,18 +553,19 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 		return -1;
 	if (!p->attached && get_str(l, obj, base, "reason", &p->reason, true, true) < 0)
 		return -1;
-	if (is_events || is_count) {
-		if (get_u64(l, obj, base, "count", &p->st.count) < 0)
-			return -1;
-		/* render_json writes an empty groups array for events probes,
-		 * and counts alone for count probes: a diff reads the total. */
-		if (!get_arr(l, obj, base, "groups"))
-			return -1;
-	} else if (load_stats(l, obj, base, &p->st, true) < 0 ||
-		   load_groups(l, obj, base, "groups", &p->groups, &p->n_groups, is_latency) < 0) {
+	/* A count probe's groups hold counts (an events probe's are
+	 * empty); a syscalls probe's, thread totals (the percentiles are its
+	 * syscalls'). */
+	group_holds holds = !sh->durations ? GROUP_COUNT : sh->per_syscall ? GROUP_TOTALS
+			    : sh->busy ? GROUP_BUSY : GROUP_FULL;
+	if (sh->durations ? load_stats(l, obj, base, &p->st, true) < 0
+			  : get_u64(l, obj, base, "count", &p->st.count) < 0)
 		return -1;
-	}
-	if (is_syscalls) {
+	if (sh->busy && get_fraction(l, obj, base, "utilization", &p->utilization) < 0)
+		return -1;
+	if (load_groups(l, obj, base, "groups", &p->groups, &p->n_groups, holds) < 0)
+		return -1;
+	if (sh->per_syscall) {
 		json_t *arr = get_arr(l, obj, base, "syscalls");
 		if (!arr)
 			return -1;
@@ -446,8 +580,9 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 				return -1;
 		}
 	}
-	if (is_events) {
-		if (get_u64(l, obj, base, "threshold_ns", &p->threshold_ns) < 0 ||
+	if (sh->events) {
+		/* Events on a probe point have no threshold. */
+		if ((!p->probe && get_u64(l, obj, base, "threshold_ns", &p->threshold_ns) < 0) ||
 		    get_u64(l, obj, base, "events_dropped", &p->events_dropped) < 0)
 			return -1;
 		json_t *arr = get_arr(l, obj, base, "events");
@@ -526,7 +661,9 @@ static int load_report(loader *l, const json_t *root, report *rep)
 	rep->entry_only = timing && strcmp(json_string_value(timing), "entry-only") == 0;
 	json_t *t = ld_get(l, root, "", "target", T_OBJ, false, false);
 	if (!t || get_long(l, t, "target", "pid", &rep->pid) < 0 ||
-	    get_str(l, t, "target", "binary", &rep->binary, true, false) < 0)
+	    get_bytes(l, t, "target", "binary", &rep->binary, true, false) < 0 ||
+	    get_str(l, t, "target", "libuv_version", &rep->libuv_version, false, true) < 0 ||
+	    get_str(l, root, "", "bpftrace_version", &rep->bpftrace_version, false, true) < 0)
 		return -1;
 	if (get_u64(l, root, "", "duration_ns", &rep->duration_ns) < 0 ||
 	    get_bool(l, root, "", "partial", &rep->partial) < 0)

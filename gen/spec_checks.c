@@ -106,81 +106,34 @@ static size_t cols_of_stat_start(const check_path *cp)
 	return (cp->syscall[0] ? cp->syscall_col : cp->stat_col) - 1;
 }
 
-/* Checks that check C (item V, text TEXT) reads probe P as its kind
- * allows.  Returns false after reporting. */
-static bool check_fits_probe(loader *ld, const node *v, const char *text, const spec_probe *p,
-			     const check_path *cp)
+/* The statistics a probe of shape SH can be checked on, for hints:
+ * "count, sum, ..., p99 and lost". */
+static const char *stats_offered(const kind_shape *sh)
+{
+	if (sh->per_syscall)
+		return "count, sum, min, max, mean, p50, p90, p99, errors and lost, of the probe "
+		       "or of one of its syscalls";
+	if (sh->durations)
+		return "count, sum, min, max, mean, p50, p90, p99 and lost";
+	return "count and lost";
+}
+
+/* Whether STAT is one of durations (check_stats: sum to p99). */
+static bool stat_is_duration(const char *stat)
+{
+	return strcmp(stat, "count") != 0 && strcmp(stat, "errors") != 0 &&
+	       strcmp(stat, "lost") != 0;
+}
+
+/* Checks that syscall CP->syscall of check item V is one that syscalls
+ * probe P measures.  Returns false after reporting. */
+static bool check_measured_syscall(loader *ld, const node *v, const spec_probe *p,
+				   const check_path *cp)
 {
 	char hint[512];
 	size_t o;
 	int nr;
 
-	switch (p->kind) {
-	case PROBE_LATENCY:
-		if (cp->syscall[0]) {
-			snprintf(hint, sizeof(hint),
-				 "a latency probe times a function as a whole; write e.g. "
-				 "'%s.p99 > 10ms', or check a probe with 'kind: syscalls'", p->name);
-			sl_report(ld, DIAG_ERROR, check_loc(ld, v, cp->syscall_col), hint,
-			       "check reads syscall '%s' of probe '%s', a latency probe, which has "
-			       "no syscalls", cp->syscall, p->name);
-			return false;
-		}
-		if (strcmp(cp->stat, "errors") == 0) {
-			sl_report(ld, DIAG_ERROR, check_loc(ld, v, cp->stat_col),
-			       "errors are counted by probes with 'kind: syscalls'; a latency probe "
-			       "has count, sum, min, max, mean, p50, p90, p99 (and lost)",
-			       "check reads the errors of probe '%s', a latency probe, which does not "
-			       "count errors", p->name);
-			return false;
-		}
-		return true;
-	case PROBE_COUNT:
-		if (cp->syscall[0] || (strcmp(cp->stat, "count") != 0 &&
-				       strcmp(cp->stat, "lost") != 0)) {
-			snprintf(hint, sizeof(hint),
-				 "a count probe counts the hits of its probe point: check how many "
-				 "there were, e.g. '%s.count > 0'", p->name);
-			sl_report(ld, DIAG_ERROR,
-			       check_loc(ld, v, cp->syscall[0] ? cp->syscall_col : cp->stat_col), hint,
-			       "check reads '%.*s' of probe '%s', a count probe, which can be "
-			       "checked on its count and lost only",
-			       (int)(cp->len - cols_of_stat_start(cp)), text + cols_of_stat_start(cp),
-			       p->name);
-			return false;
-		}
-		return true;
-	case PROBE_EVENTS:
-		if (cp->syscall[0] || (strcmp(cp->stat, "count") != 0 &&
-				       strcmp(cp->stat, "lost") != 0)) {
-			snprintf(hint, sizeof(hint),
-				 "an events probe records single slow calls: check how many there "
-				 "were, e.g. '%s.count > 0'; for latency statistics, use a probe with "
-				 "'kind: syscalls'", p->name);
-			sl_report(ld, DIAG_ERROR,
-			       check_loc(ld, v, cp->syscall[0] ? cp->syscall_col : cp->stat_col), hint,
-			       "check reads '%.*s' of probe '%s', an events probe, which can be "
-			       "checked on its count and lost only",
-			       (int)(cp->len - cols_of_stat_start(cp)), text + cols_of_stat_start(cp),
-			       p->name);
-			return false;
-		}
-		return true;
-	case PROBE_UTILIZATION:
-		if (cp->syscall[0] || strcmp(cp->stat, "errors") == 0) {
-			sl_report(ld, DIAG_ERROR,
-			       check_loc(ld, v, cp->syscall[0] ? cp->syscall_col : cp->stat_col),
-			       "a utilization probe times the waits of each loop thread: check "
-			       "count, sum, min, max, mean, p50, p90 or p99 of them",
-			       "check reads '%.*s' of probe '%s', a utilization probe, which has no "
-			       "syscalls or errors", (int)(cp->len - cols_of_stat_start(cp)),
-			       text + cols_of_stat_start(cp), p->name);
-			return false;
-		}
-		return true;
-	case PROBE_SYSCALLS:
-		break;
-	}
 	if (!cp->syscall[0] || p->all_syscalls)
 		return true;
 	nr = systab_syscall_nr(cp->syscall);
@@ -196,6 +149,43 @@ static bool check_fits_probe(loader *ld, const node *v, const char *text, const 
 	       "check refers to syscall '%s', which probe '%s' does not measure", cp->syscall,
 	       p->name);
 	return false;
+}
+
+/* Checks that check C (item V, text TEXT) reads probe P as its kind's
+ * report shape (kind.h) allows.  Returns false after reporting. */
+static bool check_fits_probe(loader *ld, const node *v, const char *text, const spec_probe *p,
+			     const check_path *cp)
+{
+	const kind_shape *sh = kind_shape_of(p->kind);
+	const char *kind = kind_name(p->kind);
+	size_t from = cols_of_stat_start(cp);
+	char hint[512];
+
+	snprintf(hint, sizeof(hint), "%s %s probe can be checked on %s, e.g. '%s.%s'%s",
+		 sh->article, kind, stats_offered(sh), p->name,
+		 sh->durations ? "p99 > 10ms" : "count > 0",
+		 sh->per_syscall ? "" : "; per-syscall statistics and errors are those of probes "
+					"with 'kind: syscalls'");
+	if (cp->syscall[0] && !sh->per_syscall) {
+		sl_report(ld, DIAG_ERROR, check_loc(ld, v, cp->syscall_col), hint,
+		       "check reads syscall '%s' of probe '%s', %s %s probe, which has no "
+		       "syscalls", cp->syscall, p->name, sh->article, kind);
+		return false;
+	}
+	if (strcmp(cp->stat, "errors") == 0 && !sh->per_syscall) {
+		sl_report(ld, DIAG_ERROR, check_loc(ld, v, cp->stat_col), hint,
+		       "check reads the errors of probe '%s', %s %s probe, which does not count "
+		       "errors", p->name, sh->article, kind);
+		return false;
+	}
+	if (stat_is_duration(cp->stat) && !sh->durations) {
+		sl_report(ld, DIAG_ERROR, check_loc(ld, v, cp->stat_col), hint,
+		       "check reads '%.*s' of probe '%s', %s %s probe, which counts %s and has "
+		       "no durations", (int)(cp->len - from), text + from, p->name, sh->article,
+		       kind, sh->counts);
+		return false;
+	}
+	return check_measured_syscall(ld, v, p, cp);
 }
 
 /* Checks that the probe check TEXT (item V) reads is defined in S, and

@@ -418,7 +418,7 @@ START_TEST(test_eval_cannot)
 				    "probes" },
 		{ "lat.errors.ENOENT > 0", "probe 'lat' is a latency probe: errors" },
 		{ "lat.read.count > 0", "probe 'lat' is a latency probe: it has no syscalls" },
-		{ "slow.p99 > 1ms", "probe 'slow' is an events probe: only its count of slow calls "
+		{ "slow.p99 > 1ms", "probe 'slow' is an events probe: only its count of events "
 				    "(slow.count) and lost can be checked, not slow.p99" },
 		{ "slow.errors > 0", "probe 'slow' is an events probe" },
 		{ "slow.openat.count > 0", "not slow.openat.count" },

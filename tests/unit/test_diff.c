@@ -25,6 +25,7 @@
 
 static const char *const fixtures[] = {
 	"phases-before.json", "phases-after.json", "file-io.json", "file-io-events.json",
+	"utilization.json", "hostile-count.json", "hostile-usdt.json",
 };
 
 /* The path of tests/fixtures/reports/NAME from the repo top (the tests

@@ -844,9 +844,14 @@ static const struct {
 	{ PROBE_OK "checks: [timers.read.p99 > 0]\n",
 	  { ":5:17: error: check reads syscall 'read' of probe 'timers', a latency probe, which has no syscalls" } },
 	{ EV "    syscalls: [read]\nchecks: [slow.p99 > 1ms]\n",
-	  { ":5:15: error: check reads 'p99' of probe 'slow', an events probe, which can be checked on its count and lost only" } },
+	  { ":5:15: error: check reads 'p99' of probe 'slow', an events probe, which counts events and has no durations",
+	    "hint: an events probe can be checked on count and lost, e.g. 'slow.count > 0'" } },
 	{ EV "    syscalls: [read]\nchecks: [slow.read.count > 1]\n",
-	  { "check reads 'read.count' of probe 'slow', an events probe" } },
+	  { ":5:15: error: check reads syscall 'read' of probe 'slow', an events probe, which has no syscalls" } },
+	{ "probes:\n  - {name: u, kind: utilization}\nchecks: [u.errors > 0, u.epoll_wait.max > 1ms, u.p99 > 1ms]\n",
+	  { ":3:12: error: check reads the errors of probe 'u', a utilization probe, which does not count errors",
+	    "hint: a utilization probe can be checked on count, sum, min, max, mean, p50, p90, p99 and lost, e.g. 'u.p99 > 10ms'",
+	    ":3:26: error: check reads syscall 'epoll_wait' of probe 'u', a utilization probe, which has no syscalls" } },
 	{ "probes:\n  - name: io\n    kind: syscalls\n    syscalls: [openat, read]\nchecks: [io.write.count > 0]\n",
 	  { ":5:13: error: check refers to syscall 'write', which probe 'io' does not measure",
 	    "hint: add it to the probe's 'syscalls', or check one it measures: openat, read\n" } },
@@ -1108,7 +1113,8 @@ START_TEST(test_count_probes)
 		{ "probes:\n  - {name: c, kind: count, probe: \"kprobe:f\"}\nchecks: [c.p99 > 1ms]\n",
 		  "check reads 'p99' of probe 'c', a count probe", "'c.count > 0'" },
 		{ "probes:\n  - {name: c, kind: count, probe: \"kprobe:f\"}\nchecks: [c.read.count > 1]\n",
-		  "check reads 'read.count' of probe 'c', a count probe", "'c.count > 0'" },
+		  "check reads syscall 'read' of probe 'c', a count probe, which has no syscalls",
+		  "'c.count > 0'" },
 	};
 	for (size_t i = 0; i < sizeof rejected / sizeof *rejected; i++) {
 		out = parse_fail(rejected[i].yaml);

@@ -14,6 +14,7 @@
 #include "gen.h"
 #include "render.h"
 #include "report.h"
+#include "report_load.h"
 #include "resolve.h"
 #include "spec.h"
 #include "target.h"
@@ -239,6 +240,46 @@ START_TEST(test_every_printed_map_is_read)
 }
 END_TEST
 
+/* The JSON report of each kind loads back (report_load reads what the
+ * kind's json_fields wrote, as kind.h's shape says) and renders the same:
+ * nothing a kind writes is lost or misread on the way to a diff or a
+ * check. */
+START_TEST(test_json_report_loads_back)
+{
+	char *json = report_without((size_t)_i, -1);
+	report *back = report_parse_json(json, strlen(json), "wire.json");
+	ck_assert_msg(back != NULL, "%s: its JSON report does not load", kind_name(specs[_i].kind));
+	char *again = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&again, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(render_json(f, back), 0);
+	fclose(f);
+	size_t at = 0;
+	while (again[at] && again[at] == json[at])
+		at++;
+	ck_assert_msg(again[at] == json[at], "%s: the report loaded back differs at byte %zu:\n"
+		      "--- written\n%.160s\n--- loaded and written again\n%.160s",
+		      kind_name(specs[_i].kind), at, json + (at > 60 ? at - 60 : 0),
+		      again + (at > 60 ? at - 60 : 0));
+	report_free(back);
+	free(again);
+	free(json);
+}
+END_TEST
+
+START_TEST(test_every_kind_has_a_shape)
+{
+	for (int k = 0; k < N_PROBE_KINDS; k++) {
+		const kind_shape *sh = kind_shape_of((probe_kind)k);
+		ck_assert_ptr_nonnull(sh->article);
+		ck_assert_ptr_nonnull(sh->counts);
+		/* Per-syscall statistics are statistics of durations. */
+		ck_assert(!sh->per_syscall || sh->durations);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("wire");
@@ -246,6 +287,8 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_program_prints_its_wire, 0, sizeof specs / sizeof specs[0]);
 	tcase_add_test(tc, test_every_kind_has_a_table);
 	tcase_add_loop_test(tc, test_every_printed_map_is_read, 0, sizeof specs / sizeof specs[0]);
+	tcase_add_loop_test(tc, test_json_report_loads_back, 0, sizeof specs / sizeof specs[0]);
+	tcase_add_test(tc, test_every_kind_has_a_shape);
 	suite_add_tcase(s, tc);
 	return s;
 }
