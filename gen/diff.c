@@ -19,8 +19,10 @@ typedef struct side {
 	bool attached;
 	bool has_stats;		/* p50, p99, max (latency, syscalls) */
 	bool has_errors;	/* syscalls */
+	bool has_busy;		/* utilization */
 	const char *reason;
 	uint64_t count, p50, p99, max, errors;
+	uint64_t busy_ppm;	/* utilization in parts per million */
 	uint64_t duration_ns;
 	const report_syscall *sc;	/* per-errno counts, or NULL */
 } side;
@@ -51,6 +53,8 @@ static side probe_side(const report *rep, const report_probe *p)
 	s.reason = p->reason;
 	s.has_stats = kind_shape_of(p->kind)->durations;
 	s.has_errors = kind_shape_of(p->kind)->per_syscall;
+	s.has_busy = kind_shape_of(p->kind)->busy;
+	s.busy_ppm = p->utilization > 0 ? (uint64_t)(p->utilization * 1e6 + 0.5) : 0;
 	s.count = p->st.count;
 	s.p50 = p->st.p50_ns;
 	s.p99 = p->st.p99_ns;
@@ -175,13 +179,15 @@ static void fmt_rate(char *out, size_t len, double v)
 		 v);
 }
 
-typedef enum { V_COUNT, V_RATE, V_DUR } value_kind;
+typedef enum { V_COUNT, V_RATE, V_DUR, V_BUSY } value_kind;
 
 static void fmt_value(char *out, size_t len, value_kind k, uint64_t v, uint64_t duration_ns)
 {
 	double r;
 	if (k == V_DUR)
 		fmt_ns(out, len, v);
+	else if (k == V_BUSY)
+		snprintf(out, len, "%.1f%%", (double)v / 1e4);
 	else if (k == V_COUNT)
 		snprintf(out, len, "%llu", (unsigned long long)v);
 	else if (rate(v, duration_ns, &r))
@@ -210,6 +216,8 @@ static void fmt_change(char *out, size_t len, value_kind k, const side *b, const
 	}
 	if (k == V_DUR)
 		fmt_ns(num, sizeof num, mag);
+	else if (k == V_BUSY)	/* percentage points */
+		snprintf(num, sizeof num, "%.1fpt", (double)mag / 1e4);
 	else
 		snprintf(num, sizeof num, "%llu", (unsigned long long)mag);
 	snprintf(out, len, "%s%s", sign, num);
@@ -294,6 +302,7 @@ static void text_block(FILE *out, const char *label, const side *b, const side *
 	bool stats = (!b->present || !b->attached || b->has_stats) &&
 		     (!a->present || !a->attached || a->has_stats);
 	bool errors = (b->has_errors || !b->present) && (a->has_errors || !a->present);
+	bool busy = (b->has_busy || !b->present) && (a->has_busy || !a->present);
 
 	text_row(out, label, "count", V_COUNT, b, a, b->count, a->count);
 	text_row(out, label ? "" : NULL, "count/s", V_RATE, b, a, b->count, a->count);
@@ -302,6 +311,8 @@ static void text_block(FILE *out, const char *label, const side *b, const side *
 		text_row(out, label ? "" : NULL, "p99~", V_DUR, b, a, b->p99, a->p99);
 		text_row(out, label ? "" : NULL, "max", V_DUR, b, a, b->max, a->max);
 	}
+	if (busy)
+		text_row(out, label ? "" : NULL, "busy", V_BUSY, b, a, b->busy_ppm, a->busy_ppm);
 	if (errors) {
 		text_row(out, label ? "" : NULL, "errors", V_COUNT, b, a, b->errors, a->errors);
 		/* Per errno, before's order first, then errnos only after has. */
@@ -522,6 +533,8 @@ static json_t *json_side(const side *s)
 	}
 	if (s->has_errors)
 		json_object_set_new(o, "error_count", jint(s->errors));
+	if (s->has_busy)
+		json_object_set_new(o, "utilization", json_real((double)s->busy_ppm / 1e6));
 	if (s->sc) {
 		json_t *errs = json_object();
 		for (size_t i = 0; i < s->sc->n_errors; i++)
@@ -566,6 +579,12 @@ static json_t *json_change(const side *b, const side *a)
 	}
 	if (b->has_errors && a->has_errors)
 		put_change(o, "error_count", "error_count_pct", b->errors, a->errors);
+	if (b->has_busy && a->has_busy) {
+		json_object_set_new(o, "utilization",
+				    json_real((double)delta(b->busy_ppm, a->busy_ppm) / 1e6));
+		json_object_set_new(o, "utilization_pct",
+				    jpct((double)b->busy_ppm, (double)a->busy_ppm));
+	}
 	if (b->sc && a->sc) {
 		json_t *errs = json_object();
 		for (int pass = 0; pass < 2; pass++) {

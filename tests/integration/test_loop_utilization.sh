@@ -70,6 +70,23 @@ iu=$(util "$TMP/idle.json" "$idle")
 echo "measured: idle node utilization       $iu (truth about 0)"
 awk -v u="$iu" 'BEGIN { exit !(u < 0.02) }' || fail "an idle loop is $iu busy"
 
+# diff, idle node before, busy app after: the reports' utilizations, read
+# back, and their difference (the loader once dropped them).
+"$BPFSPEC" diff "$TMP/idle.json" "$r" -o json >"$TMP/diff.json" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "diff of two utilization reports exited $?"; }
+"$BPFSPEC" diff "$TMP/idle.json" "$r" >"$TMP/diff.txt" || fail "diff -o text exited $?"
+ub=$(jqr "$TMP/diff.json" '.probes[0].before.utilization')
+ua=$(jqr "$TMP/diff.json" '.probes[0].after.utilization')
+uc=$(jqr "$TMP/diff.json" '.probes[0].change.utilization')
+echo "measured: diff utilization            $ub -> $ua, change $uc"
+rb=$(jqr "$TMP/idle.json" .probes[0].utilization)
+ra=$(jqr "$r" .probes[0].utilization)
+awk -v b="$ub" -v a="$ua" -v c="$uc" -v rb="$rb" -v ra="$ra" 'function abs(x) { return x < 0 ? -x : x }
+	BEGIN { exit !(abs(b - rb) < 1e-6 && abs(a - ra) < 1e-6 && abs(c - (a - b)) < 2e-6 && c > 0.3) }' ||
+	fail "diff shows utilization $ub -> $ua (change $uc); the reports say $rb and $ra"
+grep -Eq '^  busy +[0-9.]+% +[0-9.]+% +\+[0-9.]+pt +' "$TMP/diff.txt" ||
+	fail "diff's text has no busy row: $(cat "$TMP/diff.txt")"
+
 "$BPFSPEC" run loop-utilization -p "$blocked" -d 2s -o json >"$TMP/blocked.json" 2>"$TMP/err" ||
 	{ cat "$TMP/err"; fail "run on the blocked node exited $?"; }
 bu=$(util "$TMP/blocked.json" "$blocked")

@@ -728,7 +728,28 @@ START_TEST(test_diff_text_utilization)
 			      "  STAT             BEFORE        AFTER       CHANGE         %\n"
 			      "  count               234          234            0      0.0%\n");
 	ck_assert_contains(t, "  max             53.29ms      53.29ms          0ns      0.0%\n");
+	ck_assert_contains(t, "  busy              58.1%        58.1%        0.0pt      0.0%\n");
 	free(t);
+
+	/* The loop got busier: 58.1% -> 75%, +16.9 points, +29.0%. */
+	a->probes[0].utilization = 0.75;
+	t = diff_to_string(b, a, DIFF_TEXT);
+	ck_assert_contains(t, "  busy              58.1%        75.0%      +16.9pt    +29.0%\n");
+	free(t);
+	json_t *root = diff_parsed(b, a);
+	json_t *jp = json_array_get(field(root, "probes", JSON_ARRAY), 0);
+	ck_assert_double_eq_tol(json_real_value(field(field(jp, "before", JSON_OBJECT),
+						       "utilization", JSON_REAL)),
+				0.581444, 1e-6);
+	ck_assert_double_eq_tol(json_real_value(field(field(jp, "after", JSON_OBJECT),
+						       "utilization", JSON_REAL)),
+				0.75, 1e-6);
+	json_t *chg = field(jp, "change", JSON_OBJECT);
+	ck_assert_double_eq_tol(json_real_value(field(chg, "utilization", JSON_REAL)), 0.168556,
+				1e-6);
+	ck_assert_double_eq_tol(json_real_value(field(chg, "utilization_pct", JSON_REAL)), 28.99,
+				0.01);
+	json_decref(root);
 	report_free(a);
 	report_free(b);
 }
