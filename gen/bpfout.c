@@ -21,7 +21,6 @@
 
 #include <inttypes.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,159 +267,6 @@ const char *bpfout_note_at(const bpfout *p, size_t i)
 	return p && i < p->n_notes ? p->notes[i] : NULL;
 }
 
-/* ---- numbers ------------------------------------------------------------ */
-
-/* Parses S as a whole decimal integer (optional sign, digits, nothing else).
- * Returns 0 with *NEG and *MAG set; -1 when S is not one or overflows
- * 64 bits of magnitude. */
-static int parse_decimal(const char *s, size_t len, bool *neg, uint64_t *mag)
-{
-	size_t i = 0;
-	uint64_t v = 0;
-
-	*neg = false;
-	if (i < len && (s[i] == '-' || s[i] == '+'))
-		*neg = s[i++] == '-';
-	if (i == len)
-		return -1;
-	for (; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		unsigned d = (unsigned)(s[i] - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*mag = v;
-	return 0;
-}
-
-/* Clamps a sign and magnitude into int64; sets *CLAMPED when it had to. */
-static int64_t clamp_i64(bool neg, uint64_t mag, bool *clamped)
-{
-	if (neg) {
-		if (mag > (uint64_t)INT64_MAX + 1) {
-			*clamped = true;
-			return INT64_MIN;
-		}
-		return mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag;
-	}
-	if (mag > INT64_MAX) {
-		*clamped = true;
-		return INT64_MAX;
-	}
-	return (int64_t)mag;
-}
-
-/* True when D is a finite whole number (without libm's floor). */
-static bool is_integral(double d)
-{
-	if (!isfinite(d))
-		return false;
-	if (d >= 9007199254740992.0 || d <= -9007199254740992.0)
-		return true;	/* every double this large is whole */
-	return (double)(int64_t)d == d;
-}
-
-static int64_t clamp_real(double d, bool *clamped)
-{
-	if (d >= 9223372036854775807.0) {
-		*clamped = true;
-		return INT64_MAX;
-	}
-	if (d < -9223372036854775808.0) {
-		*clamped = true;
-		return INT64_MIN;
-	}
-	return (int64_t)d;
-}
-
-/* Reads J as a signed integer: a JSON integer, an integral real (lines
- * re-read with JSON_DECODE_INT_AS_REAL), or, when STRINGS is set, a decimal
- * string (bpftrace 0.24 quotes integers a double cannot hold).  Values
- * outside int64 are clamped and the line is noted.  Returns 0 on success;
- * -1 when J is none of these. */
-static int json_i64(bpfout *p, const json_t *j, bool strings, int64_t *out)
-{
-	if (json_is_integer(j)) {
-		*out = (int64_t)json_integer_value(j);
-		return 0;
-	}
-	if (json_is_real(j)) {
-		double d = json_real_value(j);
-		if (!is_integral(d))
-			return -1;
-		*out = clamp_real(d, &p->line_clamped);
-		return 0;
-	}
-	if (strings && json_is_string(j)) {
-		bool neg;
-		uint64_t mag;
-		if (parse_decimal(json_string_value(j), json_string_length(j), &neg, &mag) < 0)
-			return -1;
-		*out = clamp_i64(neg, mag, &p->line_clamped);
-		return 0;
-	}
-	return -1;
-}
-
-/* As json_i64 for counts: negative values are rejected, the full uint64
- * range is kept. */
-static int json_u64(bpfout *p, const json_t *j, uint64_t *out)
-{
-	if (json_is_integer(j)) {
-		json_int_t v = json_integer_value(j);
-		if (v < 0)
-			return -1;
-		*out = (uint64_t)v;
-		return 0;
-	}
-	if (json_is_real(j)) {
-		double d = json_real_value(j);
-		if (!is_integral(d) || d < 0)
-			return -1;
-		if (d >= 18446744073709551615.0) {
-			p->line_clamped = true;
-			*out = UINT64_MAX;
-		} else {
-			*out = (uint64_t)d;
-		}
-		return 0;
-	}
-	if (json_is_string(j)) {
-		bool neg;
-		uint64_t mag;
-		if (parse_decimal(json_string_value(j), json_string_length(j), &neg, &mag) < 0 ||
-		    (neg && mag))
-			return -1;
-		*out = mag;
-		return 0;
-	}
-	return -1;
-}
-
-/* True when J is a string such as bpftrace 0.24 writes for an integer that
- * a double cannot hold exactly ((T)(double)v != v); a genuine string value
- * such as a comm of "1234" stays a string.  Sets *OUT (clamped to int64). */
-static bool is_quoted_big_int(bpfout *p, const json_t *j, int64_t *out)
-{
-	bool neg, clamped = false;
-	uint64_t mag;
-
-	if (!json_is_string(j) ||
-	    parse_decimal(json_string_value(j), json_string_length(j), &neg, &mag) < 0)
-		return false;
-	int64_t v = clamp_i64(neg, mag, &clamped);
-	if (!clamped) {
-		double d = neg ? (double)v : (double)mag;
-		if (neg ? (int64_t)d == v : d < 18446744073709551616.0 && (uint64_t)d == mag)
-			return false;
-	}
-	*out = v;
-	p->line_clamped |= clamped;
-	return true;
-}
-
 /* ---- keys --------------------------------------------------------------- */
 
 /* Fills E->ikeys from E->key when every comma-separated part (at most 8) is
@@ -442,7 +288,7 @@ void bpfout_split_ikeys_len(bpfout_entry *e, size_t key_len)
 			len--;
 		bool neg;
 		uint64_t mag;
-		if (n == 8 || parse_decimal(s, len, &neg, &mag) < 0)
+		if (n == 8 || bpfout_parse_decimal(s, len, &neg, &mag) < 0)
 			return;
 		if (neg && mag > (uint64_t)INT64_MAX + 1)
 			return;
@@ -489,13 +335,13 @@ static const char *parse_buckets(bpfout *p, const json_t *arr, bpfout_entry *e)
 
 		if (!json_is_object(b))
 			return "a bucket is not an object";
-		if (json_u64(p, json_object_get(b, "count"), &o->count) < 0)
+		if (bpfout_json_u64(p, json_object_get(b, "count"), &o->count) < 0)
 			return "a bucket's count is missing or not a count";
 		o->lo = INT64_MIN;
 		o->hi = INT64_MAX;
-		if (jmin && json_i64(p, jmin, true, &o->lo) < 0)
+		if (jmin && bpfout_json_i64(p, jmin, true, &o->lo) < 0)
 			return "a bucket's min is not an integer";
-		if (jmax && json_i64(p, jmax, true, &o->hi) < 0)
+		if (jmax && bpfout_json_i64(p, jmax, true, &o->hi) < 0)
 			return "a bucket's max is not an integer";
 		if (o->lo > o->hi)
 			return "a bucket's min is above its max";
@@ -541,18 +387,18 @@ static const char *parse_value(bpfout *p, record_kind kind, const json_t *v, bpf
 			return "value is a record";
 		int64_t avg;
 		e->type = BPFOUT_VALUE_STATS;
-		if (json_u64(p, json_object_get(v, "count"), &e->stats_count) < 0)
+		if (bpfout_json_u64(p, json_object_get(v, "count"), &e->stats_count) < 0)
 			return "stats count is not a count";
-		if (json_i64(p, json_object_get(v, "total"), true, &e->stats_total) < 0)
+		if (bpfout_json_i64(p, json_object_get(v, "total"), true, &e->stats_total) < 0)
 			return "stats total is not an integer";
-		if (json_i64(p, json_object_get(v, "average"), true, &avg) < 0)
+		if (bpfout_json_i64(p, json_object_get(v, "average"), true, &avg) < 0)
 			return "stats average is not an integer";
 		e->value = avg;
 		return NULL;
 	}
 	if (json_is_string(v)) {
 		int64_t iv;
-		if (is_quoted_big_int(p, v, &iv)) {
+		if (bpfout_is_quoted_big_int(p, v, &iv)) {
 			e->type = BPFOUT_VALUE_INT;
 			e->value = iv;
 			return NULL;
@@ -567,8 +413,8 @@ static const char *parse_value(bpfout *p, record_kind kind, const json_t *v, bpf
 		/* A numeric string also fills value, for callers that want it. */
 		bool neg, clamped = false;
 		uint64_t mag;
-		if (parse_decimal(e->str, strlen(e->str), &neg, &mag) == 0)
-			e->value = clamp_i64(neg, mag, &clamped);
+		if (bpfout_parse_decimal(e->str, strlen(e->str), &neg, &mag) == 0)
+			e->value = bpfout_clamp_i64(neg, mag, &clamped);
 		return NULL;
 	}
 	if (json_is_boolean(v)) {
@@ -577,7 +423,7 @@ static const char *parse_value(bpfout *p, record_kind kind, const json_t *v, bpf
 		return NULL;
 	}
 	e->type = BPFOUT_VALUE_INT;
-	if (json_i64(p, v, false, &e->value) < 0)
+	if (bpfout_json_i64(p, v, false, &e->value) < 0)
 		return json_kind_name(v);
 	return NULL;
 }
@@ -685,7 +531,7 @@ static bpfout_line feed_value(bpfout *p, const json_t *data)
 	int64_t iv;
 
 	if (json_is_integer(data) || json_is_real(data) || json_is_boolean(data) ||
-	    (json_is_string(data) && is_quoted_big_int(p, data, &iv))) {
+	    (json_is_string(data) && bpfout_is_quoted_big_int(p, data, &iv))) {
 		if (parse_map(p, KIND_MAP, "", data, &m) == 0 && bpfout_window_put(p->cur, &m) == 0)
 			return BPFOUT_LINE_DATA;
 		return BPFOUT_LINE_SKIPPED;
@@ -714,7 +560,7 @@ static bool parse_marker(const char *s, size_t len, const char *word, bool want_
 	if (!want_ns)
 		return len == i;
 	return len > i + 1 && s[i] == ' ' && s[i + 1] >= '0' && s[i + 1] <= '9' &&
-	       parse_decimal(s + i + 1, len - i - 1, &neg, ns) == 0;
+	       bpfout_parse_decimal(s + i + 1, len - i - 1, &neg, ns) == 0;
 }
 
 static bpfout_line feed_marker(bpfout *p, const char *s, size_t len)
@@ -835,9 +681,9 @@ static bpfout_line feed_printf(bpfout *p, const json_t *data)
 /* "count" (0.24+) or data.FIELD (all versions). */
 static int counted(bpfout *p, const json_t *root, const char *field, uint64_t *out)
 {
-	if (json_u64(p, json_object_get(root, "count"), out) == 0)
+	if (bpfout_json_u64(p, json_object_get(root, "count"), out) == 0)
 		return 0;
-	return json_u64(p, json_object_get(json_object_get(root, "data"), field), out);
+	return bpfout_json_u64(p, json_object_get(json_object_get(root, "data"), field), out);
 }
 
 /* helper_error, errorf, warnf, runtime_error, print_error: a message with a
@@ -850,13 +696,13 @@ static bpfout_line feed_located(bpfout *p, const char *type, const json_t *root)
 	int64_t line = 0, col = 0, rc = 0;
 	char where[96] = "";
 
-	if (json_i64(p, json_object_get(root, "line"), true, &line) == 0) {
-		json_i64(p, json_object_get(root, "col"), true, &col);
+	if (bpfout_json_i64(p, json_object_get(root, "line"), true, &line) == 0) {
+		bpfout_json_i64(p, json_object_get(root, "col"), true, &col);
 		snprintf(where, sizeof where, " at %s:%" PRId64 ":%" PRId64,
 			 file ? file : "script", line, col);
 	}
 	if (helper) {
-		bool has_rc = json_i64(p, json_object_get(root, "retcode"), true, &rc) == 0;
+		bool has_rc = bpfout_json_i64(p, json_object_get(root, "retcode"), true, &rc) == 0;
 		if (!msg && has_rc && rc < 0 && rc > -4096)
 			msg = strerror((int)-rc);
 		if (msg)

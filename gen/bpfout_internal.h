@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "bpfout.h"
 
 #define MAX_LINE	((size_t)64 << 20)	/* longer lines are skipped */
@@ -34,6 +36,25 @@ void bpfout_note(bpfout *p, const char *fmt, ...) __attribute__((format(printf, 
 int bpfout_window_put(bpfout_window *w, bpfout_map *m);
 void bpfout_split_ikeys_len(bpfout_entry *e, size_t key_len);
 bpfout_line bpfout_feed_event(bpfout *p, const char *s, size_t len);
+
+/* bpfout_numbers.c: integers as bpftrace writes them. */
+
+/* Parses the LEN bytes of S as a whole decimal integer (optional sign,
+ * digits, nothing else).  Returns 0 with *NEG and *MAG set; -1 when it is
+ * not one or overflows 64 bits of magnitude. */
+int bpfout_parse_decimal(const char *s, size_t len, bool *neg, uint64_t *mag);
+/* A sign and magnitude clamped into int64; sets *CLAMPED when it had to. */
+int64_t bpfout_clamp_i64(bool neg, uint64_t mag, bool *clamped);
+/* J as a signed integer: a JSON integer, an integral real, or with
+ * STRINGS a decimal string; clamped to int64 (the line noted).  Returns
+ * 0, or -1 when J is none of these. */
+int bpfout_json_i64(bpfout *p, const json_t *j, bool strings, int64_t *out);
+/* J as a count: negative values are refused, all of uint64 kept. */
+int bpfout_json_u64(bpfout *p, const json_t *j, uint64_t *out);
+/* True when J is a string bpftrace 0.24+ wrote for an integer a double
+ * cannot hold exactly (a genuine string such as a comm "1234" is not);
+ * sets *OUT, clamped to int64. */
+bool bpfout_is_quoted_big_int(bpfout *p, const json_t *j, int64_t *out);
 
 /* bpfout_lines.c: what is done to a line before (or instead of) jansson. */
 
