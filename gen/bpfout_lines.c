@@ -10,23 +10,12 @@
 
 /* ---- line repair -------------------------------------------------------- */
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The byte of a "\uffffffXX" escape at S (LEN bytes left), or -1. */
 static int high_byte_escape(const char *s, size_t len)
 {
 	if (len < 10 || memcmp(s, "\\uffffff", 8) != 0)
 		return -1;
-	int hi = hexval(s[8]), lo = hexval(s[9]);
+	int hi = safe_hex_value(s[8]), lo = safe_hex_value(s[9]);
 	return hi < 0 || lo < 0 ? -1 : hi << 4 | lo;
 }
 

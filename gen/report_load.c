@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "safe.h"
 #include "systab.h"
 #include "units.h"
 #include "version.h"
@@ -191,18 +192,6 @@ static int get_str(loader *l, const json_t *obj, const char *base, const char *k
 	return 0;
 }
 
-/* The value of hex digit C, or -1. */
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Replaces *OUT with the bytes that hex string H (at PATH) spells. */
 static int put_hex_bytes(loader *l, const json_t *h, const char *path, char **out)
 {
@@ -213,7 +202,7 @@ static int put_hex_bytes(loader *l, const json_t *h, const char *path, char **ou
 	if (!bytes && strlen(hex) % 2 == 0)
 		return ld_oom(l);
 	for (size_t i = 0; bytes && i < n; i++) {
-		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+		int hi = safe_hex_value(hex[2 * i]), lo = safe_hex_value(hex[2 * i + 1]);
 		bytes[i] = (char)(hi << 4 | lo);
 		if (hi < 0 || lo < 0 || bytes[i] == '\0') {
 			free(bytes);

@@ -294,3 +294,14 @@ void safe_hex(char *out, const char *s, size_t n)
 	}
 	out[2 * n] = '\0';
 }
+
+int safe_hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

@@ -92,4 +92,7 @@ void safe_wire_decode(char *s);
  * room for 2 * N + 1 bytes. */
 void safe_hex(char *out, const char *s, size_t n);
 
+/* The value of hex digit C (either case), or -1. */
+int safe_hex_value(char c);
+
 #endif

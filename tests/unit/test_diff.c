@@ -595,6 +595,30 @@ START_TEST(test_error_nested)
 	json_object_del(probe_at(root, 1), "events_dropped");
 	d = json_error_of(root, "ev.json");
 	ck_assert_contains(d, "ev.json: probes[1].events_dropped: missing");
+
+	/* The exact bytes of a name or an argument: hex digits in pairs,
+	 * none of them a NUL byte. */
+	static const char *const bad_hex[] = { "9be", "9bzz", "6100" };
+	for (size_t i = 0; i < sizeof bad_hex / sizeof *bad_hex; i++) {
+		root = fixture_json("hostile-usdt.json");
+		ev = json_array_get(json_object_get(probe_at(root, 0), "events"), 0);
+		json_object_set_new(ev, "thread_hex", json_string(bad_hex[i]));
+		d = json_error_of(root, "u.json");
+		ck_assert_contains(d, "u.json: probes[0].events[0].thread_hex: expected pairs of "
+				      "hex digits, none of them 00");
+	}
+	root = fixture_json("hostile-usdt.json");
+	ev = json_array_get(json_object_get(probe_at(root, 0), "events"), 1);
+	json_object_set_new(json_object_get(ev, "args_hex"), "text", json_integer(7));
+	d = json_error_of(root, "u.json");
+	ck_assert_contains(d, "u.json: probes[0].events[1].args_hex.text: expected a string, "
+			      "found an integer");
+	root = fixture_json("hostile-usdt.json");
+	ev = json_array_get(json_object_get(probe_at(root, 0), "events"), 1);
+	json_object_set_new(json_object_get(ev, "args"), "text", json_true());
+	d = json_error_of(root, "u.json");
+	ck_assert_contains(d, "u.json: probes[0].events[1].args.text: expected an integer or a "
+			      "string, found true");
 }
 END_TEST
 
