@@ -38,8 +38,8 @@ int kind_from_name(const char *name, probe_kind *kind);
  * evaluation, report loading and diff read it instead of naming kinds. */
 typedef struct kind_shape {
 	bool durations;		/* statistics of durations (sum, min, max, mean,
-				 * p50, p90, p99) and per-thread groups; else a
-				 * count alone */
+				 * p50, p90, p99), per thread too; else counts
+				 * (per thread for count probes) */
 	bool per_syscall;	/* a syscalls array, each with statistics and
 				 * errors: PROBE.SYSCALL.STAT and errors paths */
 	bool events;		/* an events array (and a threshold for syscalls) */

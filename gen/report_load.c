@@ -203,10 +203,11 @@ static int put_hex_bytes(loader *l, const json_t *h, const char *path, char **ou
 		return ld_oom(l);
 	for (size_t i = 0; bytes && i < n; i++) {
 		int hi = safe_hex_value(hex[2 * i]), lo = safe_hex_value(hex[2 * i + 1]);
-		bytes[i] = (char)(hi << 4 | lo);
-		if (hi < 0 || lo < 0 || bytes[i] == '\0') {
+		if (hi < 0 || lo < 0 || (hi | lo) == 0) {	/* not a digit, or a NUL */
 			free(bytes);
 			bytes = NULL;
+		} else {
+			bytes[i] = (char)(hi << 4 | lo);
 		}
 	}
 	if (!bytes)
@@ -235,14 +236,21 @@ static int get_bytes(loader *l, const json_t *obj, const char *base, const char 
 	return put_hex_bytes(l, h, path, out);
 }
 
-/* Copies optional number KEY, a fraction of 1, into *OUT (0 when absent). */
+/* Copies number KEY, a fraction from 0 to 1, into *OUT. */
 static int get_fraction(loader *l, const json_t *obj, const char *base, const char *key,
 			double *out)
 {
-	json_t *v = ld_get(l, obj, base, key, T_NUM, false, true);
+	char path[JPATH_LEN];
+	json_t *v = ld_get(l, obj, base, key, T_NUM, false, false);
 
-	*out = v ? json_number_value(v) : 0;
-	return l->failed ? -1 : 0;
+	if (!v)
+		return -1;
+	*out = json_number_value(v);
+	if (!(*out >= 0 && *out <= 1)) {
+		path_key(path, base, key);
+		return ld_fail(l, path, "expected a number from 0 to 1, found %g", *out);
+	}
+	return 0;
 }
 
 static json_t *get_arr(loader *l, const json_t *obj, const char *base, const char *key)
@@ -423,6 +431,7 @@ static int load_args(loader *l, const json_t *obj, const char *base, report_even
 	char apath[JPATH_LEN], path[JPATH_LEN];
 	char *truncated = NULL;
 	const char *name;
+	bool named = false;
 
 	if (!args)
 		return -1;
@@ -438,6 +447,7 @@ static int load_args(loader *l, const json_t *obj, const char *base, report_even
 			return free(truncated), ld_oom(l);
 		ev->n_args++;
 		rv->truncated = truncated && strcmp(truncated, name) == 0;
+		named |= rv->truncated;
 		if (json_is_integer(v) && json_integer_value(v) < 0) {
 			rv->type = REPORT_VALUE_INT;
 			rv->i = json_integer_value(v);
@@ -466,12 +476,17 @@ static int load_args(loader *l, const json_t *obj, const char *base, report_even
 				       type_name(v));
 		}
 	}
+	if (truncated && !named) {
+		path_key(path, base, "truncated");
+		ld_fail(l, path, "'%s' names no argument of the event", truncated);
+	}
 	free(truncated);
-	return 0;
+	return l->failed ? -1 : 0;
 }
 
-/* One record: a slow syscall, or (no "syscall") a hit of a probe point. */
-static int load_event(loader *l, const json_t *obj, const char *base, report_event *ev)
+/* One record: a slow syscall, or with POINT a hit of a probe point. */
+static int load_event(loader *l, const json_t *obj, const char *base, report_event *ev,
+		      bool point)
 {
 	json_t *v;
 
@@ -479,7 +494,7 @@ static int load_event(loader *l, const json_t *obj, const char *base, report_eve
 	    get_long(l, obj, base, "tid", &ev->tid) < 0 ||
 	    get_bytes(l, obj, base, "thread", &ev->thread, true, false) < 0)
 		return -1;
-	if (!json_object_get(obj, "syscall"))
+	if (point)
 		return load_args(l, obj, base, ev);
 	if (get_str(l, obj, base, "syscall", &ev->syscall, true, false) < 0 ||
 	    get_u64(l, obj, base, "latency_ns", &ev->latency_ns) < 0)
@@ -584,7 +599,7 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 		for (size_t i = 0; i < n; i++) {
 			json_t *e = elem_obj(l, arr, apath, i, path);
 			p->n_events = i + 1;
-			if (!e || load_event(l, e, path, &p->events[i]) < 0)
+			if (!e || load_event(l, e, path, &p->events[i], p->probe != NULL) < 0)
 				return -1;
 		}
 	}

@@ -181,7 +181,7 @@ static bool check_fits_probe(loader *ld, const node *v, const char *text, const 
 	if (stat_is_duration(cp->stat) && !sh->durations) {
 		sl_report(ld, DIAG_ERROR, check_loc(ld, v, cp->stat_col), hint,
 		       "check reads '%.*s' of probe '%s', %s %s probe, which counts %s and has "
-		       "no durations", (int)(cp->len - from), text + from, p->name, sh->article,
+		       "no duration statistics", (int)(cp->len - from), text + from, p->name, sh->article,
 		       kind, sh->counts);
 		return false;
 	}

@@ -619,6 +619,32 @@ START_TEST(test_error_nested)
 	d = json_error_of(root, "u.json");
 	ck_assert_contains(d, "u.json: probes[0].events[1].args.text: expected an integer or a "
 			      "string, found true");
+	root = fixture_json("hostile-usdt.json");
+	ev = json_array_get(json_object_get(probe_at(root, 0), "events"), 2);
+	json_object_set_new(ev, "truncated", json_string("txt"));
+	d = json_error_of(root, "u.json");
+	ck_assert_contains(d, "u.json: probes[0].events[2].truncated: 'txt' names no argument");
+
+	/* A syscall event is one by its probe, not by its fields. */
+	root = fixture_json("file-io-events.json");
+	ev = json_array_get(json_object_get(probe_at(root, 1), "events"), 3);
+	json_object_del(ev, "syscall");
+	d = json_error_of(root, "ev.json");
+	ck_assert_contains(d, "ev.json: probes[1].events[3].syscall: missing");
+
+	/* Utilization is a fraction, and always written. */
+	static const double bad_util[] = { -0.5, 1.5, 1e300 };
+	for (size_t i = 0; i < sizeof bad_util / sizeof *bad_util; i++) {
+		root = fixture_json("utilization.json");
+		json_object_set_new(probe_at(root, 0), "utilization", json_real(bad_util[i]));
+		d = json_error_of(root, "u.json");
+		ck_assert_contains(d, "u.json: probes[0].utilization: expected a number from 0 to 1");
+	}
+	root = fixture_json("utilization.json");
+	json_object_del(json_array_get(json_object_get(probe_at(root, 0), "groups"), 0),
+			"utilization");
+	d = json_error_of(root, "u.json");
+	ck_assert_contains(d, "u.json: probes[0].groups[0].utilization: missing");
 }
 END_TEST
 

@@ -844,7 +844,7 @@ static const struct {
 	{ PROBE_OK "checks: [timers.read.p99 > 0]\n",
 	  { ":5:17: error: check reads syscall 'read' of probe 'timers', a latency probe, which has no syscalls" } },
 	{ EV "    syscalls: [read]\nchecks: [slow.p99 > 1ms]\n",
-	  { ":5:15: error: check reads 'p99' of probe 'slow', an events probe, which counts events and has no durations",
+	  { ":5:15: error: check reads 'p99' of probe 'slow', an events probe, which counts events and has no duration statistics",
 	    "hint: an events probe can be checked on count and lost, e.g. 'slow.count > 0'" } },
 	{ EV "    syscalls: [read]\nchecks: [slow.read.count > 1]\n",
 	  { ":5:15: error: check reads syscall 'read' of probe 'slow', an events probe, which has no syscalls" } },
