@@ -94,14 +94,15 @@ await_window() {
 	fail "bpfspec (pid $pid) did not begin its window within $limit s"
 }
 
-# start_node_syscalls — starts tests/workloads/node_syscalls.js (a file
-# read, a connect to a closed port on 127.0.0.1 and a 64 MiB buffer every
-# 50 ms), killed when the test ends; waits (up to 30 s) until it runs.
-# Sets TARGET (its pid) and PORT (the closed port).
+# start_node_syscalls [TICK_LOG] — starts tests/workloads/node_syscalls.js
+# (a file read, a connect to a closed port on 127.0.0.1 and a 64 MiB
+# buffer every 50 ms; with TICK_LOG, the time of each tick logged there),
+# killed when the test ends; waits (up to 30 s) until it runs.  Sets
+# TARGET (its pid) and PORT (the closed port).
 start_node_syscalls() {
 	head -c 4096 /dev/urandom >"$TMP/node_syscalls.data"
 	node --expose-gc "$TOP/tests/workloads/node_syscalls.js" "$TMP/node_syscalls.data" \
-		"$TMP/node_syscalls.port" &
+		"$TMP/node_syscalls.port" ${1:+"$1"} &
 	TARGET=$!
 	cleanup_pid "$TARGET"
 	for _ in $(seq 300); do

@@ -8,20 +8,25 @@
 //                allocations over 32 MiB with mmap and returns them with
 //                munmap whatever its dynamic threshold
 //   syscall-latency: all of the above, and the event loop's own calls.
-// It writes "port N" (the closed port) to PORT_FILE before it starts.
-// Usage: node --expose-gc node_syscalls.js FILE PORT_FILE
+// It writes "port N" (the closed port) to PORT_FILE before it starts, and
+// with TICK_LOG, the wall-clock time (ms since the epoch) of every tick,
+// one per line, as it starts the tick.
+// Usage: node --expose-gc node_syscalls.js FILE PORT_FILE [TICK_LOG]
 'use strict';
 
 const fs = require('fs');
 const net = require('net');
 
-const [file, portFile] = process.argv.slice(2);
+const [file, portFile, tickLog] = process.argv.slice(2);
+const tickFd = tickLog ? fs.openSync(tickLog, 'w') : -1;
 if (typeof gc !== 'function') {
 	console.error('node_syscalls.js: run with node --expose-gc');
 	process.exit(2);
 }
 
 function tick(port) {
+	if (tickFd >= 0)
+		fs.writeSync(tickFd, `${Date.now()}\n`);
 	fs.readFile(file, (err) => {
 		if (err) {
 			console.error(`node_syscalls.js: ${err}`);
