@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf_hash.h"
 #include "symtab.h"
 
 static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
@@ -107,59 +108,64 @@ static bool version_like(const char *s)
 	       (s[digits] == '\0' || s[digits] == '-');
 }
 
-/* Reads the version through the code at the two functions' addresses. */
-static int read_from_code(const char *path, uint64_t str_fn, uint64_t ver_fn, char *out,
+/* Reads the version through the code at the two functions' addresses
+ * (0: not found) in ELF, open on FD. */
+static int read_from_code(Elf *elf, int fd, uint64_t str_fn, uint64_t ver_fn, char *out,
 			  size_t len)
 {
 	unsigned char code[16];
 	char text[40];
 	unsigned long long str;
 	ssize_t n;
-	int rc = -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *elf;
 
-	if (fd < 0)
-		return -1;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		goto out;
 	if (str_fn && (n = read_vaddr(elf, fd, str_fn, code, sizeof code)) > 0 &&
 	    libuv_decode_string_fn(code, (size_t)n, str_fn, &str) == 0 &&
 	    (n = read_vaddr(elf, fd, str, (unsigned char *)text, sizeof text - 1)) > 0) {
 		text[n] = '\0';
 		if (version_like(text)) {
 			snprintf(out, len, "%s", text);
-			rc = 0;
-			goto out;
+			return 0;
 		}
 	}
 	if (ver_fn && (n = read_vaddr(elf, fd, ver_fn, code, sizeof code)) > 0 &&
 	    libuv_decode_version_fn(code, (size_t)n, out, len) == 0)
-		rc = 0;
-out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return rc;
+		return 0;
+	return -1;
 }
 
 int libuv_version(const char *path, char *out, size_t len)
 {
-	symtab_query q[2] = { { .name = "uv_version_string" }, { .name = "uv_version" } };
+	static const char *const names[2] = { "uv_version_string", "uv_version" };
+	symtab_query q[2] = { { .name = names[0] }, { .name = names[1] } };
+	uint64_t addrs[2] = { 0, 0 };
 	char err[200];
-	int rc = -1;
+	int rc = -1, fd;
+	Elf *elf = NULL;
 
 	if (len)
 		out[0] = '\0';
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (elf_version(EV_CURRENT) == EV_NONE ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
-	/* Both are exported: .dynsym has them even in a stripped libuv.so. */
-	if (symtab_resolve(path, q, 2, NULL, err, sizeof err) == 0 &&
-	    (q[0].n_matches || q[1].n_matches))
-		rc = read_from_code(path, q[0].n_matches ? q[0].matches[0].addr : 0,
-				    q[1].n_matches ? q[1].matches[0].addr : 0, out, len);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	/* Both are exported (node exports libuv for its addons; libuv.so,
+	 * even stripped, has them in .dynsym): the loader's hash table finds
+	 * them without a walk of every symbol.  Else, or without the table,
+	 * the walk (a static link may keep them local, in .symtab). */
+	if ((elf_hash_lookup(elf, names, 2, addrs) < 0 || (!addrs[0] && !addrs[1])) &&
+	    symtab_resolve(path, q, 2, NULL, err, sizeof err) == 0) {
+		addrs[0] = q[0].n_matches ? q[0].matches[0].addr : 0;
+		addrs[1] = q[1].n_matches ? q[1].matches[0].addr : 0;
+	}
+	if (addrs[0] || addrs[1])
+		rc = read_from_code(elf, fd, addrs[0], addrs[1], out, len);
+out:
 	symtab_query_free(q, 2);
+	if (elf)
+		elf_end(elf);
+	close(fd);
 	if (rc < 0 && len)
 		out[0] = '\0';
 	return rc;

@@ -10,6 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gelf.h>
+
+#include "elf_hash.h"
 #include "symtab.h"
 
 static volatile int probe_sink;
@@ -239,6 +242,193 @@ START_TEST(test_node)
 }
 END_TEST
 
+/* ---- elf_hash: the loader's table against a walk of .dynsym ---- */
+
+typedef struct named_value {
+	const char *name;
+	uint64_t value;
+} named_value;
+
+static int by_name_value(const void *a, const void *b)
+{
+	const named_value *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* Every defined function of PATH's .dynsym is found by elf_hash_lookup,
+ * at the value of a symbol of that name (versioned names repeat: memcpy
+ * has two); names that are absent or only imported are not.  Returns
+ * how many names were looked up. */
+static size_t hash_matches_walk(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ck_assert_ptr_nonnull(elf);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn)) && (gelf_getshdr(scn, &sh), sh.sh_type != SHT_DYNSYM))
+		;
+	ck_assert_ptr_nonnull(scn);
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh.sh_size / sh.sh_entsize, nf = 0, imported = 0;
+	named_value *funcs = calloc(n, sizeof *funcs);
+	const char *import = NULL;
+	ck_assert_ptr_nonnull(funcs);
+	/* Plain tests in the loops: every ck_assert is a write to check's
+	 * log, and node has 100,000 symbols. */
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym))
+			ck_abort_msg("%s: symbol %zu unreadable", path, i);
+		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		if (sym.st_shndx == SHN_UNDEF) {
+			import = name;
+			imported++;
+		} else if (sym.st_value) {
+			funcs[nf++] = (named_value){ name, sym.st_value };
+		}
+	}
+	qsort(funcs, nf, sizeof *funcs, by_name_value);
+	for (size_t i = 0; i < nf; i++) {
+		uint64_t addr;
+		if (elf_hash_lookup(elf, &funcs[i].name, 1, &addr) != 0)
+			ck_abort_msg("%s: no .gnu.hash table read", path);
+		named_value key = { funcs[i].name, addr };
+		if (!bsearch(&key, funcs, nf, sizeof *funcs, by_name_value))
+			ck_abort_msg("%s: %s found at 0x%llx, not the value of a symbol of that "
+				     "name", path, funcs[i].name, (unsigned long long)addr);
+	}
+	const char *absent[] = { "bpfspec_no_such_symbol", import ? import : "" };
+	uint64_t addrs[2] = { 1, 1 };
+	ck_assert_int_eq(elf_hash_lookup(elf, absent, 2, addrs), 0);
+	ck_assert_uint_eq(addrs[0], 0);
+	/* An import of a function is in .dynsym, undefined: not found
+	 * (unless the file also defines one of that name). */
+	named_value key = { absent[1], addrs[1] };
+	ck_assert(addrs[1] == 0 || bsearch(&key, funcs, nf, sizeof *funcs, by_name_value));
+	free(funcs);
+	elf_end(elf);
+	close(fd);
+	(void)imported;
+	return nf;
+}
+
+START_TEST(test_gnu_hash_same_as_walk)
+{
+	/* This test binary exports no function: nothing to find. */
+	ck_assert_uint_eq(hash_matches_walk("/proc/self/exe"), 0);
+	ck_assert_uint_ge(hash_matches_walk("/lib/x86_64-linux-gnu/libc.so.6"), 1000);
+	if (access("/usr/bin/node", R_OK) == 0) {
+		ck_assert_uint_ge(hash_matches_walk("/usr/bin/node"), 10000);
+		/* And libuv's version functions, which libuv.c looks up so. */
+		int fd = open("/usr/bin/node", O_RDONLY | O_CLOEXEC);
+		Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		const char *names[] = { "uv_version_string", "uv_version" };
+		uint64_t addrs[2];
+		ck_assert_int_eq(elf_hash_lookup(elf, names, 2, addrs), 0);
+		symtab_query q[] = { { .name = names[0] }, { .name = names[1] } };
+		char err[256];
+		ck_assert_int_eq(symtab_resolve("/usr/bin/node", q, 2, NULL, err, sizeof err), 0);
+		ck_assert_uint_eq(q[0].n_matches, 1);
+		ck_assert_uint_eq(q[1].n_matches, 1);
+		ck_assert_uint_eq(addrs[0], q[0].matches[0].addr);
+		ck_assert_uint_eq(addrs[1], q[1].matches[0].addr);
+		symtab_query_free(q, 2);
+		elf_end(elf);
+		close(fd);
+	}
+}
+END_TEST
+
+/* A damaged .gnu.hash (libc's, with each header word set to 0, to a
+ * huge value, or chains that never end) is "no table" or a miss, never
+ * a read past its section (the asan and valgrind passes watch). */
+START_TEST(test_gnu_hash_damaged)
+{
+	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
+	int in = open(libc, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(in, 0);
+	off_t size = lseek(in, 0, SEEK_END);
+	unsigned char *bytes = malloc((size_t)size);
+	ck_assert_ptr_nonnull(bytes);
+	ck_assert_int_eq(pread(in, bytes, (size_t)size, 0), size);
+	ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+	Elf *elf = elf_begin(in, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn)) && (gelf_getshdr(scn, &sh), sh.sh_type != SHT_GNU_HASH))
+		;
+	ck_assert_ptr_nonnull(scn);
+	uint64_t off = sh.sh_offset, len = sh.sh_size;
+	elf_end(elf);
+	close(in);
+	static const uint32_t values[] = { 0, 1, 0x7fffffff, 0xffffffff };
+	const char *names[] = { "malloc", "free", "memcpy", "bpfspec_no_such_symbol" };
+	for (int word = 0; word < 5; word++) {
+		for (size_t v = 0; v < sizeof values / sizeof *values; v++) {
+			char path[] = "/tmp/bpfspec-elfhash-XXXXXX";
+			int fd = mkstemp(path);
+			ck_assert_int_ge(fd, 0);
+			unsigned char *copy = malloc((size_t)size);
+			memcpy(copy, bytes, (size_t)size);
+			if (word < 4) {
+				memcpy(copy + off + 4 * word, &values[v], 4);
+			} else {
+				/* Every chain word without its end bit. */
+				for (uint64_t i = 16; i + 4 <= len; i += 4)
+					copy[off + i] &= 0xfe;
+			}
+			ck_assert_int_eq(write(fd, copy, (size_t)size), size);
+			free(copy);
+			Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+			ck_assert_ptr_nonnull(e);
+			uint64_t addrs[4];
+			int rc = elf_hash_lookup(e, names, 4, addrs);
+			ck_assert(rc == 0 || rc == -1);
+			ck_assert_uint_eq(addrs[3], 0);
+			elf_end(e);
+			close(fd);
+			unlink(path);
+		}
+	}
+	free(bytes);
+}
+END_TEST
+
+/* A file without .gnu.hash (a relocatable object has no dynamic
+ * symbols): "no table", every address 0. */
+START_TEST(test_gnu_hash_absent)
+{
+	char path[] = "/tmp/bpfspec-elfhash-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	/* This test binary's own ELF header and nothing else: sections
+	 * cut off, so no table can be read. */
+	int self = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	unsigned char head[64];
+	ck_assert_int_eq(read(self, head, sizeof head), (ssize_t)sizeof head);
+	close(self);
+	ck_assert_int_eq(write(fd, head, sizeof head), (ssize_t)sizeof head);
+	ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const char *names[] = { "malloc" };
+	uint64_t addr = 7;
+	if (elf)
+		ck_assert_int_eq(elf_hash_lookup(elf, names, 1, &addr), -1);
+	ck_assert_uint_eq(addr, elf ? 0 : 7);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
 /* A running digest of every symbol symtab_foreach shows. */
 typedef struct digest {
 	uint64_t h;
@@ -414,6 +604,9 @@ static Suite *symtab_suite(void)
 	tcase_add_test(tc, test_many_queries);
 	tcase_add_test(tc, test_libc_dynsym);
 	tcase_add_test(tc, test_node);
+	tcase_add_test(tc, test_gnu_hash_same_as_walk);
+	tcase_add_test(tc, test_gnu_hash_absent);
+	tcase_add_test(tc, test_gnu_hash_damaged);
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(err, setup_tmp, teardown_tmp);
