@@ -71,9 +71,4 @@ typedef struct program {
 program *gen_program(const resolved *r, const gen_options *o);
 void program_free(program *p);
 
-/* Index of the log-linear bucket holding NS, and its bounds [lo, hi):
- * the same arithmetic as templates/latency.bt.in. */
-uint64_t gen_bucket_index(uint64_t ns);
-void gen_bucket_bounds(uint64_t index, uint64_t *lo, uint64_t *hi);
-
 #endif

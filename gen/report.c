@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "gen.h"
+#include "hist.h"
 #include "systab.h"
 #include "target.h"
 #include "kind_ops.h"
@@ -51,7 +51,7 @@ uint64_t report_percentile(const report_stats *st, double q)
 int report_add_bucket(report_stats *st, uint64_t index, uint64_t count)
 {
 	uint64_t lo, hi;
-	gen_bucket_bounds(index, &lo, &hi);
+	hist_bucket_bounds(index, &lo, &hi);
 	size_t i = 0;
 	while (i < st->n_buckets && st->buckets[i].lo_ns < lo)
 		i++;

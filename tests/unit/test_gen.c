@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "diag.h"
 #include "gen.h"
 #include "resolve.h"
@@ -96,9 +97,9 @@ END_TEST
  * template computes the same index. */
 static void check_value(uint64_t v)
 {
-	uint64_t idx = gen_bucket_index(v), lo, hi;
+	uint64_t idx = hist_bucket_index(v), lo, hi;
 
-	gen_bucket_bounds(idx, &lo, &hi);
+	hist_bucket_bounds(idx, &lo, &hi);
 	/* UINT64_MAX is the one value an exclusive uint64 bound cannot
 	 * exceed: the last bucket's hi saturates there. */
 	ck_assert_msg(lo <= v && (v < hi || (v == UINT64_MAX && hi == UINT64_MAX)),
@@ -125,7 +126,7 @@ START_TEST(test_bucket_small_exhaustive)
 
 	for (uint64_t v = 0; v <= 100000; v++) {
 		check_value(v);
-		uint64_t idx = gen_bucket_index(v);
+		uint64_t idx = hist_bucket_index(v);
 		/* Monotonic, and no index skipped. */
 		if (v > 0)
 			ck_assert_msg(idx == prev || idx == prev + 1, "index jumps from %llu to %llu at %llu",
@@ -166,7 +167,7 @@ START_TEST(test_bucket_random_and_edges)
 
 	qsort(vals, n, sizeof *vals, cmp_u64);
 	for (size_t i = 1; i < n; i++)
-		ck_assert_msg(gen_bucket_index(vals[i - 1]) <= gen_bucket_index(vals[i]),
+		ck_assert_msg(hist_bucket_index(vals[i - 1]) <= hist_bucket_index(vals[i]),
 			      "index of %llu > index of %llu", (unsigned long long)vals[i - 1],
 			      (unsigned long long)vals[i]);
 	free(vals);
@@ -177,21 +178,21 @@ END_TEST
  * [0, 2^64) without gaps, and both ends of each map back to it. */
 START_TEST(test_bucket_tiling)
 {
-	uint64_t last = gen_bucket_index(UINT64_MAX), prev_hi = 0;
+	uint64_t last = hist_bucket_index(UINT64_MAX), prev_hi = 0;
 
 	ck_assert_uint_eq(last, 60 * 16 + 15);
-	ck_assert_uint_eq(gen_bucket_index(16), 16);
-	ck_assert_uint_eq(gen_bucket_index(32), 32);
-	ck_assert_uint_eq(gen_bucket_index(1000000), 16 * 16 + 14);	/* 2^19 * 1.90 */
+	ck_assert_uint_eq(hist_bucket_index(16), 16);
+	ck_assert_uint_eq(hist_bucket_index(32), 32);
+	ck_assert_uint_eq(hist_bucket_index(1000000), 16 * 16 + 14);	/* 2^19 * 1.90 */
 	for (uint64_t i = 0; i <= last; i++) {
 		uint64_t lo, hi;
-		gen_bucket_bounds(i, &lo, &hi);
+		hist_bucket_bounds(i, &lo, &hi);
 		ck_assert_msg(lo == prev_hi, "bucket %llu starts at %llu, previous ended at %llu",
 			      (unsigned long long)i, (unsigned long long)lo,
 			      (unsigned long long)prev_hi);
 		ck_assert_msg(hi > lo, "bucket %llu is empty", (unsigned long long)i);
-		ck_assert_uint_eq(gen_bucket_index(lo), i);
-		ck_assert_uint_eq(gen_bucket_index(hi - 1), i);
+		ck_assert_uint_eq(hist_bucket_index(lo), i);
+		ck_assert_uint_eq(hist_bucket_index(hi - 1), i);
 		prev_hi = hi;
 	}
 	ck_assert_uint_eq(prev_hi, UINT64_MAX);

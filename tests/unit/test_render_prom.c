@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "gen.h"
 #include "render.h"
 #include "report.h"
@@ -316,7 +317,7 @@ START_TEST(test_folding_cumulative)
 	size_t nb = 0;
 	for (uint64_t i = 0;; i++) {
 		uint64_t lo, hi;
-		gen_bucket_bounds(i, &lo, &hi);
+		hist_bucket_bounds(i, &lo, &hi);
 		if (lo > ((uint64_t)1 << 40))
 			break;
 		ck_assert_uint_lt(nb, sizeof bs / sizeof *bs);

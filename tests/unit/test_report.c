@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hist.h"
 #include "bpfout.h"
 #include "diag.h"
 #include "gen.h"
@@ -145,7 +146,7 @@ START_TEST(test_percentile_inside_bucket)
 
 	for (uint64_t idx = 0; idx < 400; idx += 7) {
 		uint64_t lo, hi;
-		gen_bucket_bounds(idx, &lo, &hi);
+		hist_bucket_bounds(idx, &lo, &hi);
 		report_bucket c[] = { { lo, hi, 3 } };
 		st = stats_of(c, 1, 0, UINT64_MAX);
 		for (int q = 0; q <= 100; q++) {
@@ -281,7 +282,7 @@ static void check_bucket(const report_stats *st, size_t i, uint64_t index, uint6
 {
 	uint64_t lo, hi;
 
-	gen_bucket_bounds(index, &lo, &hi);
+	hist_bucket_bounds(index, &lo, &hi);
 	ck_assert_uint_gt(st->n_buckets, i);
 	ck_assert_uint_eq(st->buckets[i].lo_ns, lo);
 	ck_assert_uint_eq(st->buckets[i].hi_ns, hi);
@@ -293,7 +294,7 @@ static void check_in_bucket(const report_stats *st, uint64_t p, uint64_t index)
 {
 	uint64_t lo, hi;
 
-	gen_bucket_bounds(index, &lo, &hi);
+	hist_bucket_bounds(index, &lo, &hi);
 	ck_assert_msg(p >= lo && p < hi, "%llu not in bucket %llu [%llu, %llu)",
 		      (unsigned long long)p, (unsigned long long)index,
 		      (unsigned long long)lo, (unsigned long long)hi);
