@@ -388,6 +388,7 @@ typedef struct trace {
 	uint64_t trigger_addr;
 	held_command held;
 	const char *bpftrace;
+	version_probe bt_probe;	/* its --version, asked when the run began */
 	char bt_version[32];
 	int bt_major, bt_minor;
 	program *prog;
@@ -469,14 +470,11 @@ static int stage_prepare(trace *tr)
 static int stage_program(trace *tr)
 {
 	const settings *cfg = tr->cfg;
-	tr->bpftrace = getenv("BPFSPEC_BPFTRACE");
-	if (!tr->bpftrace || !*tr->bpftrace)
-		tr->bpftrace = "bpftrace";
 	if (cfg->bpftrace_major || cfg->bpftrace_minor) {
 		tr->bt_major = cfg->bpftrace_major;
 		tr->bt_minor = cfg->bpftrace_minor;
-	} else if (runner_bpftrace_version(tr->bpftrace, tr->bt_version, sizeof tr->bt_version,
-					   &tr->bt_major, &tr->bt_minor) == 0) {
+	} else if (runner_version_finish(&tr->bt_probe, tr->bt_version, sizeof tr->bt_version,
+					 &tr->bt_major, &tr->bt_minor) == 0) {
 		diag_verbose("bpftrace %s", tr->bt_version);
 		/* Older ones lack what the programs use (and bpfspec has never
 		 * run on them): say so before their parse errors would. */
@@ -616,6 +614,7 @@ static void trace_free(trace *tr)
 {
 	if (tr->held.pid > 0 && !tr->held.reaped)
 		runner_abandon(&tr->held);
+	runner_version_abandon(&tr->bt_probe);
 	check_set_free(&tr->checks);
 	bpfout_free(tr->out);
 	program_free(tr->prog);
@@ -630,7 +629,14 @@ static void trace_free(trace *tr)
 static int cmd_trace(settings *cfg)
 {
 	trace tr = { .cfg = cfg, .gen_only = cfg->mode == MODE_GEN || cfg->emit_program,
-		     .held = { .release_fd = -1 } };
+		     .held = { .release_fd = -1 }, .bt_probe = { .fd = -1 } };
+	/* The program is written for the bpftrace that will run it: ask it
+	 * its version now, while the spec, target and symbols are read. */
+	tr.bpftrace = getenv("BPFSPEC_BPFTRACE");
+	if (!tr.bpftrace || !*tr.bpftrace)
+		tr.bpftrace = "bpftrace";
+	if (!cfg->bpftrace_major && !cfg->bpftrace_minor && !cfg->emit_spec)
+		runner_version_start(tr.bpftrace, &tr.bt_probe);
 	int rc = stage_spec(&tr);
 	rc = rc ?: stage_target(&tr);
 	rc = rc ?: stage_resolve(&tr);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad targets and a missing bpftrace: a clear message naming the pid,
+# Bad targets and a missing or slow bpftrace: a clear message naming the pid,
 # path or symbol, the documented exit status, and no bpftrace started.
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -61,6 +61,27 @@ BPFSPEC_BPFTRACE=$TMP/old-bpftrace expect 5 "older than 0.17" \
 	"$BPFSPEC" run libuv-phases -p "$app" -d 1s
 grep -q "install bpftrace 0.17 or later" "$TMP/err" || fail "no hint on what to install"
 [ ! -e "$TMP/old-bpftrace-ran" ] || fail "bpftrace 0.14 was given a program"
+
+# bpfspec asks bpftrace its version while it reads the spec, target and
+# symbols.  A spec error ends the question (the asker killed, nothing left
+# running); gen waits for a slow answer and writes for the version said.
+cat >"$TMP/slow-bpftrace" <<'SH'
+#!/bin/sh
+# Waits with its own path in its command line, so pgrep -f finds it.
+[ "$1" = --version ] || exit 1
+exec python3 -c 'import sys, time; time.sleep(float(sys.argv[1])); print("bpftrace v0.27.1")' \
+	"${SLOW_BPFTRACE_S:-30}" "$0"
+SH
+chmod +x "$TMP/slow-bpftrace"
+BPFSPEC_BPFTRACE=$TMP/slow-bpftrace expect 3 "neither a spec file nor a bundled spec" \
+	"$BPFSPEC" run libuv-phase -p $$ -d 1s
+for _ in $(seq 50); do pgrep -f -- "$TMP/slow-bpftrace" >/dev/null || break; sleep 0.1; done
+! pgrep -f -- "$TMP/slow-bpftrace" >/dev/null ||
+	fail "bpftrace --version still runs after bpfspec exited 3: $(pgrep -af -- "$TMP/slow-bpftrace")"
+SLOW_BPFTRACE_S=1 BPFSPEC_BPFTRACE=$TMP/slow-bpftrace "$BPFSPEC" gen libuv-phases --binary "$(command -v node)" \
+	>"$TMP/slow.bt" 2>"$TMP/slow.err" || { cat "$TMP/slow.err"; fail "gen with a slow bpftrace failed"; }
+grep -q '\$deleted = delete(' "$TMP/slow.bt" || fail "gen did not write for bpftrace 0.27, as the slow one said"
+echo "measured: a spec error ended the version question (nothing left running); gen waited for a 1 s answer and wrote for 0.27"
 
 # A command that is not in PATH.
 expect 4 "not found" "$BPFSPEC" run libuv-phases -d 1s -- no-such-command-xyz
