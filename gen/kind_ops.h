@@ -6,9 +6,10 @@
  * for the rest; adding a kind is one file here, a line in kind.h and
  * kind_ops.c, its shape (kind.c), its wire table (wire.c) and templates.
  * Below the report, spec checks, check evaluation, the report loader and
- * diff read the kind's shape (kind.h) instead; spec validation (the keys
- * each kind takes, spec_args.c and spec_probes.c) is the one stage that
- * still names kinds.
+ * diff read the kind's shape (kind.h) instead.  Spec validation (the
+ * keys each kind takes, spec_args.c and spec_probes.c) and resolve.c
+ * (what each kind needs of the machine: tracefs, kprobes, the loop's
+ * wait tracepoints) still name kinds.
  *
  * Every operation but prom is given a probe of its own kind; prom is
  * given the whole report and writes its kind's families over every probe
