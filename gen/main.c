@@ -217,7 +217,7 @@ static void on_begin(void *arg)
 
 	for (size_t i = 0; i < ctx->res->n_probes; i++)
 		wanted |= ctx->res->probes[i].active &&
-			  ctx->res->probes[i].sp->kind == PROBE_UTILIZATION;
+			  kind_shape_of(ctx->res->probes[i].sp->kind)->busy;
 	if (!wanted || ctx->pid <= 0)
 		return;
 	for (size_t k = 0; spec_loop_waits[k] && n < sizeof nrs / sizeof *nrs; k++)
@@ -630,14 +630,15 @@ static int cmd_trace(settings *cfg)
 {
 	trace tr = { .cfg = cfg, .gen_only = cfg->mode == MODE_GEN || cfg->emit_program,
 		     .held = { .release_fd = -1 }, .bt_probe = { .fd = -1 } };
-	/* The program is written for the bpftrace that will run it: ask it
-	 * its version now, while the spec, target and symbols are read. */
 	tr.bpftrace = getenv("BPFSPEC_BPFTRACE");
 	if (!tr.bpftrace || !*tr.bpftrace)
 		tr.bpftrace = "bpftrace";
-	if (!cfg->bpftrace_major && !cfg->bpftrace_minor && !cfg->emit_spec)
-		runner_version_start(tr.bpftrace, &tr.bt_probe);
 	int rc = stage_spec(&tr);
+	/* The program is written for the bpftrace that will run it: once the
+	 * spec is good (a rejected spec starts no bpftrace at all), ask it
+	 * its version, while the target and symbols are read. */
+	if (rc == EXIT_OK && !cfg->bpftrace_major && !cfg->bpftrace_minor)
+		runner_version_start(tr.bpftrace, &tr.bt_probe);
 	rc = rc ?: stage_target(&tr);
 	rc = rc ?: stage_resolve(&tr);
 	rc = rc ?: stage_prepare(&tr);
