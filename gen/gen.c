@@ -335,9 +335,10 @@ static int put_window(gen_parts *pt, const gen_options *o, const char *print_tex
 	gen_vars_set(&v, "window_probe", probe);
 	gen_vars_set(&v, "window_filter", filter);
 	gen_vars_set(&v, "exit_stmt", o->trigger_path ? "\tif (arg0 != 0) { exit(); }" : "\texit();");
-	/* The far-future start as in window_start.bt.in: computed in uint64,
+	/* Further ahead than window_start.bt.in's held start (1e18), so
+	 * that utilization.bt.in tells the two apart; computed in uint64,
 	 * then cast (0.23 and 0.27 warn about the other forms). */
-#define FREEZE "@wstart = (int64)(nsecs + 1000000000000000000);"
+#define FREEZE "@wstart = (int64)(nsecs + 2000000000000000000);"
 	gen_vars_set(&v, "freeze_stmt", o->trigger_path ? "\tif (arg0 != 0) { " FREEZE " }"
 						       : "\t" FREEZE);
 #undef FREEZE

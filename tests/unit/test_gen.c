@@ -374,7 +374,7 @@ START_TEST(test_program_trigger_window)
 	/* The last window (arg0 1) stops every count before its maps are
 	 * printed: print() reads them later, one after another. */
 	ck_assert_contains(p->text, "\nuprobe:/usr/local/bin/bpfspec:0x4321\n/pid == 777 && arg0 < 2/\n{\n"
-				    "\tif (arg0 != 0) { @wstart = (int64)(nsecs + 1000000000000000000); }\n"
+				    "\tif (arg0 != 0) { @wstart = (int64)(nsecs + 2000000000000000000); }\n"
 				    "\tprintf(\"bpfspec:flush %llu\\n\", nsecs);\n");
 	/* runner_window_end(2) drops what came while attaching and holds
 	 * every count; calls in progress are forgotten. */
