@@ -14,6 +14,24 @@
 #include "kind_ops.h"
 #include "spec.h"
 
+const char *gen_window_start_read(point_type point)
+{
+	switch (point) {
+	case POINT_TRACEPOINT:
+	case POINT_KPROBE:
+	case POINT_KRETPROBE:
+	case POINT_SOFTWARE:
+		return "kptr(@wstart)";
+	case POINT_UPROBE:
+	case POINT_URETPROBE:
+	case POINT_USDT:
+	case POINT_PROFILE:
+	case POINT_INTERVAL:
+		break;
+	}
+	return "@wstart";
+}
+
 /* A path bpftrace 0.17 can take in an attach point without quoting. */
 static int path_is_plain(const char *p)
 {

@@ -67,6 +67,11 @@ void gen_put_address_points(buf *b, const char *type, const char *path,
  * OBJECT main.  Returns how many, 0 after a diagnostic. */
 unsigned gen_point_attach(const resolved_probe *rp, buf *at);
 
+/* How a probe on POINT reads the window's start (window_start.bt.in):
+ * "kptr(@wstart)" in kernel probes (tracepoint, kprobe, kretprobe,
+ * software), "@wstart" in the others. */
+const char *gen_window_start_read(point_type point);
+
 /* Appends S with anything outside printable ASCII replaced by '?'. */
 void gen_put_comment(buf *b, const char *s);
 

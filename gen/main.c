@@ -388,7 +388,6 @@ typedef struct trace {
 	uint64_t trigger_addr;
 	held_command held;
 	const char *bpftrace;
-	version_probe bt_probe;	/* its --version, asked when the run began */
 	char bt_version[32];
 	int bt_major, bt_minor;
 	program *prog;
@@ -470,11 +469,14 @@ static int stage_prepare(trace *tr)
 static int stage_program(trace *tr)
 {
 	const settings *cfg = tr->cfg;
+	tr->bpftrace = getenv("BPFSPEC_BPFTRACE");
+	if (!tr->bpftrace || !*tr->bpftrace)
+		tr->bpftrace = "bpftrace";
 	if (cfg->bpftrace_major || cfg->bpftrace_minor) {
 		tr->bt_major = cfg->bpftrace_major;
 		tr->bt_minor = cfg->bpftrace_minor;
-	} else if (runner_version_finish(&tr->bt_probe, tr->bt_version, sizeof tr->bt_version,
-					 &tr->bt_major, &tr->bt_minor) == 0) {
+	} else if (runner_bpftrace_version(tr->bpftrace, tr->bt_version, sizeof tr->bt_version,
+					   &tr->bt_major, &tr->bt_minor) == 0) {
 		diag_verbose("bpftrace %s", tr->bt_version);
 		/* Older ones lack what the programs use (and bpfspec has never
 		 * run on them): say so before their parse errors would. */
@@ -614,7 +616,6 @@ static void trace_free(trace *tr)
 {
 	if (tr->held.pid > 0 && !tr->held.reaped)
 		runner_abandon(&tr->held);
-	runner_version_abandon(&tr->bt_probe);
 	check_set_free(&tr->checks);
 	bpfout_free(tr->out);
 	program_free(tr->prog);
@@ -629,16 +630,8 @@ static void trace_free(trace *tr)
 static int cmd_trace(settings *cfg)
 {
 	trace tr = { .cfg = cfg, .gen_only = cfg->mode == MODE_GEN || cfg->emit_program,
-		     .held = { .release_fd = -1 }, .bt_probe = { .fd = -1 } };
-	tr.bpftrace = getenv("BPFSPEC_BPFTRACE");
-	if (!tr.bpftrace || !*tr.bpftrace)
-		tr.bpftrace = "bpftrace";
+		     .held = { .release_fd = -1 } };
 	int rc = stage_spec(&tr);
-	/* The program is written for the bpftrace that will run it: once the
-	 * spec is good (a rejected spec starts no bpftrace at all), ask it
-	 * its version, while the target and symbols are read. */
-	if (rc == EXIT_OK && !cfg->bpftrace_major && !cfg->bpftrace_minor)
-		runner_version_start(tr.bpftrace, &tr.bt_probe);
 	rc = rc ?: stage_target(&tr);
 	rc = rc ?: stage_resolve(&tr);
 	rc = rc ?: stage_prepare(&tr);

@@ -471,12 +471,15 @@ static void reap_bpftrace(run_state *st, int status)
 	st->bpf_pid = 0;
 }
 
-int runner_version_start(const char *bpftrace, version_probe *vp)
+int runner_bpftrace_version(const char *bpftrace, char *version, size_t len, int *major,
+			    int *minor)
 {
 	int fds[2];
+	char out[256];
+	size_t n = 0;
 
-	vp->pid = 0;
-	vp->fd = -1;
+	version[0] = '\0';
+	*major = *minor = 0;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return -1;
 	pid_t pid = fork();
@@ -496,21 +499,8 @@ int runner_version_start(const char *bpftrace, version_probe *vp)
 		_exit(127);
 	}
 	close(fds[1]);
-	vp->pid = pid;
-	vp->fd = fds[0];
-	return 0;
-}
-
-int runner_version_finish(version_probe *vp, char *version, size_t len, int *major,
-			  int *minor)
-{
-	char out[256];
-	size_t n = 0;
-
-	version[0] = '\0';
-	*major = *minor = 0;
-	for (; vp->fd >= 0;) {
-		ssize_t r = read(vp->fd, out + n, sizeof out - 1 - n);
+	for (;;) {
+		ssize_t r = read(fds[0], out + n, sizeof out - 1 - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -520,12 +510,10 @@ int runner_version_finish(version_probe *vp, char *version, size_t len, int *maj
 			break;
 	}
 	out[n] = '\0';
-	if (vp->fd >= 0)
-		close(vp->fd);
-	vp->fd = -1;
-	while (vp->pid > 0 && waitpid(vp->pid, NULL, 0) < 0 && errno == EINTR)
+	close(fds[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	vp->pid = 0;
 	/* "bpftrace v0.17.0" (some builds add a suffix: "v0.20.1-dirty"). */
 	const char *v = strstr(out, " v");
 	int patch = 0;
@@ -533,19 +521,6 @@ int runner_version_finish(version_probe *vp, char *version, size_t len, int *maj
 		return -1;
 	snprintf(version, len, "%d.%d.%d", *major, *minor, patch);
 	return 0;
-}
-
-void runner_version_abandon(version_probe *vp)
-{
-	if (vp->fd >= 0)
-		close(vp->fd);
-	vp->fd = -1;
-	if (vp->pid > 0) {
-		kill(vp->pid, SIGKILL);
-		while (waitpid(vp->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	vp->pid = 0;
 }
 
 /* Redraws the countdown line: "bpfspec: 3 s of 10 s, Ctrl-C ends it". */

@@ -92,25 +92,11 @@ typedef struct runner_opts {
 	int version_minor;
 } runner_opts;
 
-/* `BPFTRACE --version` (no shell), asked in the background: bpftrace
- * loads LLVM before it answers (about 0.1 s), which overlaps bpfspec's
- * own work (spec, target, symbols) when it is started first. */
-typedef struct version_probe {
-	pid_t pid;		/* 0: not started, or done */
-	int fd;			/* its stdout; -1 when closed */
-} version_probe;
-
-/* Starts it.  Returns 0, or -1 (VP then reads as unknown). */
-int runner_version_start(const char *bpftrace, version_probe *vp);
-
-/* Waits for VP's answer and stores "0.17.0" in VERSION (size LEN) and the
- * numbers in *MAJOR, *MINOR.  Returns 0, or -1 when it could not be run
- * or said something else (VERSION is then "").  VP is done after it. */
-int runner_version_finish(version_probe *vp, char *version, size_t len, int *major,
-			  int *minor);
-
-/* Ends VP without its answer (an earlier stage failed): killed, reaped. */
-void runner_version_abandon(version_probe *vp);
+/* Runs `BPFTRACE --version` (no shell) and stores "0.17.0" in VERSION
+ * (size LEN) and the numbers in *MAJOR, *MINOR.  Returns 0, or -1 when it
+ * could not be run or said something else (VERSION is then ""). */
+int runner_bpftrace_version(const char *bpftrace, char *version, size_t len, int *major,
+			    int *minor);
 
 typedef enum {
 	RUNNER_STOP_NONE,

@@ -32,6 +32,7 @@ static int count_emit(gen_parts *pt, const resolved *r, size_t i)
 	gen_vars_set(&v, "attach", a);
 	gen_vars_set(&v, "filter", interval ? "" : pt->pid_filter);
 	gen_vars_set(&v, "key", sp->per_thread && !interval ? "tid" : "0");
+	gen_vars_set(&v, "wstart", gen_window_start_read(sp->point));
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "count.bt.in", &v);
 	free(a);

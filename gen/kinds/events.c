@@ -195,6 +195,7 @@ static int emit_point_events(gen_parts *pt, const resolved_probe *rp)
 	gen_vars_set(&v, "what", w);
 	gen_vars_set(&v, "attach", a);
 	gen_vars_set(&v, "filter", pt->pid_filter);
+	gen_vars_set(&v, "wstart", gen_window_start_read(sp->point));
 	gen_vars_set(&v, "limit", limit);
 	gen_vars_set(&v, "formats", f);
 	gen_vars_set(&v, "values", vl);
