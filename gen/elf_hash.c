@@ -66,7 +66,7 @@ static uint64_t gnu_find(Elf *elf, const gnu_table *t, const char *name)
 	uint32_t hash = (uint32_t)elf_gnu_hash(name);	/* libelf's */
 	uint64_t idx = le32_at(t->words + t->buckets_off + (size_t)(hash % t->nbuckets) * 4);
 
-	if (idx < t->symoffset)
+	if (idx == 0 || idx < t->symoffset)
 		return 0;	/* an empty bucket */
 	for (; idx - t->symoffset < t->nchain && idx < t->nsyms && idx <= INT32_MAX; idx++) {
 		uint32_t chain = le32_at(t->words + t->chain_off + (size_t)(idx - t->symoffset) * 4);
