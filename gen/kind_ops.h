@@ -3,13 +3,14 @@
  *
  * The stages hold what every kind shares (the program's skeleton, the
  * report's header, the renderers' layout) and call the kind's operations
- * for the rest; adding a kind is one file here, a line in kind.h and
- * kind_ops.c, its shape (kind.c), its wire table (wire.c) and templates.
- * Below the report, spec checks, check evaluation, the report loader and
- * diff read the kind's shape (kind.h) instead.  Spec validation (the
- * keys each kind takes, spec_args.c and spec_probes.c) and resolve.c
- * (what each kind needs of the machine: tracefs, kprobes, the loop's
- * wait tracepoints) still name kinds.
+ * for the rest.  The kind's file also holds what the spec layer asks of
+ * it (spec_kind_rules, spec_internal.h: the keys it takes, the rules
+ * between them, what it needs of the target, which resolve.c reads), so
+ * that neither the spec loader nor resolve names a kind.  Adding a kind
+ * is one file here, a line in kind.h, kind_ops.c and spec_probes.c's
+ * sl_kind_rules, its shape (kind.c), its wire table (wire.c) and
+ * templates.  Below the report, spec checks, check evaluation, the report
+ * loader and diff read the kind's shape (kind.h).
  *
  * Every operation but prom is given a probe of its own kind; prom is
  * given the whole report and writes its kind's families over every probe

@@ -17,17 +17,18 @@
 #include "usdt.h"
 #include "suggest.h"
 
-/* The probe names a probe point (count probes, events on a point). */
+/* The probe names a probe point (count probes, events on a point: the
+ * spec takes 'probe' of no other kind). */
 static bool has_point(const spec_probe *p)
 {
-	return p->kind == PROBE_COUNT || spec_is_point_events(p);
+	return p->probe != NULL;
 }
 
 /* The probe's function is looked up in the target: latency probes, and
  * count or events probes on uprobe:main:SYMBOL or uretprobe:main:SYMBOL. */
 static bool needs_lookup(const spec_probe *p)
 {
-	return p->kind == PROBE_LATENCY ||
+	return spec_kind_needs_of(p->kind)->function ||
 	       (has_point(p) && p->object && p->function &&
 		(p->point == POINT_UPROBE || p->point == POINT_URETPROBE));
 }
@@ -442,7 +443,7 @@ resolved *resolve_spec(const spec *s, const target *t)
 	 * that time functions read it (derived phases need it). */
 	bool times_functions = false;
 	for (size_t i = 0; i < s->n_probes; i++)
-		times_functions |= s->probes[i].kind == PROBE_LATENCY;
+		times_functions |= spec_kind_needs_of(s->probes[i].kind)->function;
 	char uv[64];
 	if (times_functions && libuv_target_version(t, uv, sizeof uv, NULL) == 0 &&
 	    !(r->libuv_version = strdup(uv)))
@@ -466,7 +467,7 @@ static long phase_probe(const resolved *r, const char *function)
 {
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const resolved_probe *rp = &r->probes[i];
-		if (rp->active && !rp->derived && rp->sp->kind == PROBE_LATENCY &&
+		if (rp->active && !rp->derived && spec_kind_needs_of(rp->sp->kind)->function &&
 		    rp->sp->function && strcmp(rp->sp->function, function) == 0)
 			return (long)i;
 	}
@@ -494,7 +495,7 @@ static bool derive_phase(resolved *r, resolved_probe *rp)
 	bool new_order = libuv_new_order(r->libuv_version);
 	char *text = NULL;
 
-	if (rp->active || p->kind != PROBE_LATENCY || p->derived == DERIVED_NONE)
+	if (rp->active || !spec_kind_needs_of(p->kind)->function || p->derived == DERIVED_NONE)
 		return false;
 	if (r->sp->entry_only) {
 		/* Its time is already in the phase before it. */
@@ -589,9 +590,10 @@ int resolve_check_tracepoints(const resolved *r)
 				   rp->object, rp->debug_file, sp->function);
 			rc = -1;
 		}
-		if (sp->kind == PROBE_SYSCALLS || sp->kind == PROBE_EVENTS)
+		const spec_kind_needs *needs = spec_kind_needs_of(sp->kind);
+		if (needs->syscall_tracepoints)
 			needed = syscalls = true;
-		if (sp->kind == PROBE_UTILIZATION)
+		if (needs->loop_waits)
 			needed = true;
 		if (tracepoint_of(sp, cat, name, sizeof cat))
 			needed = true;
@@ -624,7 +626,7 @@ int resolve_check_tracepoints(const resolved *r)
 	}
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const spec_probe *sp = r->probes[i].sp;
-		if (!r->probes[i].active || sp->kind != PROBE_UTILIZATION)
+		if (!r->probes[i].active || !spec_kind_needs_of(sp->kind)->loop_waits)
 			continue;
 		for (size_t k = 0; spec_loop_waits[k]; k++) {
 			snprintf(path, sizeof path, "%s/events/syscalls/sys_enter_%s", root,

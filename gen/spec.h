@@ -187,6 +187,19 @@ extern const char *const spec_loop_waits[];
 
 const char *spec_kind_name(probe_kind k);	/* "latency", "syscalls", "events", "count", "utilization" */
 
+/* What a probe of a kind needs of the target and the machine: what
+ * resolve.c looks up and checks.  Each kind's file (gen/kinds/KIND.c)
+ * says it. */
+typedef struct spec_kind_needs {
+	bool function;		/* its 'function' is timed in the target: looked up
+				 * there, with libuv's version and derived phases */
+	bool syscall_tracepoints;	/* raw_syscalls:sys_enter and sys_exit */
+	bool loop_waits;	/* syscalls:sys_enter_ of each of spec_loop_waits */
+} spec_kind_needs;
+
+/* What KIND needs (never NULL for a kind of the enum). */
+const spec_kind_needs *spec_kind_needs_of(probe_kind kind);
+
 /* True for events probes that record hits of a probe point (not syscalls). */
 bool spec_is_point_events(const spec_probe *p);
 

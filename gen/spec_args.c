@@ -168,7 +168,7 @@ static void check_args(loader *ld, spec_probe *p, const node *k, const node *v, 
 
 /* Events on a probe point: the point is one that has arguments, and each
  * argument's value is one that point has. */
-static void check_point_events(loader *ld, const spec_probe *p, const char *where)
+void sl_check_point_events(loader *ld, const spec_probe *p, const char *where)
 {
 	const spec_arg *string = NULL;
 	bool ret = p->point == POINT_URETPROBE || p->point == POINT_KRETPROBE;
@@ -223,7 +223,7 @@ static void check_point_events(loader *ld, const spec_probe *p, const char *wher
 
 bool spec_is_point_events(const spec_probe *p)
 {
-	return p->kind == PROBE_EVENTS && p->probe != NULL;
+	return kind_shape_of(p->kind)->events && p->probe != NULL;
 }
 
 static void check_probe(loader *ld, spec *s, const node *map, size_t index)
@@ -232,12 +232,15 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 	const node *seen[N_PROBE] = { 0 };
 	bool optional_ok = true;
 	int kind = sl_probe_kind_in(map);
-	char label[64], where[80], suffix[88], what[128], buf[SHOW_BUF], hint[256];
+	/* Until the kind is known, a 'syscalls' list is read as a syscalls
+	 * probe's. */
+	const spec_kind_rules *rules = sl_kind_rules(kind >= 0 ? (probe_kind)kind : PROBE_SYSCALLS);
+	char label[64], where[80], suffix[88], what[128], buf[SHOW_BUF], hint[512];
 
 	p->unit = UNIT_US;
 	p->per_thread = true;
-	if (kind == PROBE_EVENTS)
-		p->limit = SPEC_DEFAULT_EVENT_LIMIT;
+	if (kind >= 0)
+		p->limit = rules->default_limit;
 	sl_probe_label(map, index, label, sizeof(label));
 	snprintf(where, sizeof(where), "in %s", label);
 
@@ -247,12 +250,12 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 		if (key < 0)
 			continue;
 		/* Keys of other kinds: reported once the kind is known. */
-		if (kind >= 0 && !(sl_probe_key_kinds[key] & (1u << kind))) {
-			sl_report_misplaced_key(ld, k, key, kind, where);
+		if (kind >= 0 && !(rules->keys & KEY(key))) {
+			sl_report_misplaced_key(ld, k, key, (probe_kind)kind, where);
 			continue;
 		}
 		if (key == P_SYSCALLS) {
-			sl_check_syscalls(ld, p, kind, k, v, where);
+			sl_check_syscalls(ld, p, rules, k, v, where);
 			continue;
 		}
 		if (key == P_ARGS) {
@@ -367,60 +370,16 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 		       "%s has no 'name'", label);
 	if (!seen[P_KIND])
 		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
-		       seen[P_FUNCTION] ? "add 'kind: latency' to time the function"
-		       : seen[P_PROBE] ? "add 'kind: count' to count the hits of the probe point"
-		       : seen[P_SYSCALLS]
-			       ? "add 'kind: syscalls' (latency and errors per syscall) or "
-				 "'kind: events' (a record per slow call)"
-			       : "add 'kind: latency' (time a function), 'kind: syscalls' (latency "
-				 "and errors per syscall), 'kind: events' (a record per slow call) or "
-				 "'kind: count' (hits of a probe point)",
-		       "%s has no 'kind'", label);
-	if (kind == PROBE_LATENCY && !seen[P_FUNCTION])
-		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
-		       "add the function to time, e.g. 'function: uv__run_timers'",
-		       "%s has no 'function'", label);
-	if (kind == PROBE_COUNT && !seen[P_PROBE])
-		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
-		       "add the probe point to count, e.g. 'probe: \"tracepoint:sched:sched_switch\"'; "
-		       POINT_FORMS,
-		       "%s has no 'probe'", label);
-	if (kind == PROBE_EVENTS && seen[P_SYSCALLS] && seen[P_PROBE])
-		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_PROBE]),
-		       "an events probe records either slow syscalls ('syscalls') or hits of a "
-		       "probe point ('probe'); use two probes",
-		       "%s has both 'syscalls' and 'probe'", label);
-	if (kind == PROBE_EVENTS && seen[P_PROBE] && seen[P_THRESHOLD])
-		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_THRESHOLD]),
-		       "remove it: every hit of a probe point is recorded (up to 'limit'); "
-		       "'threshold' selects slow syscalls",
-		       "'threshold' %s does not apply to events on a probe point", where);
-	if (kind == PROBE_EVENTS && seen[P_ARGS] && !seen[P_PROBE])
-		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_ARGS]),
-		       "add the probe point whose arguments to record, e.g. "
-		       "'probe: \"uretprobe:/bin/bash:readline\"'; syscall events choose their "
-		       "own fields",
-		       "'args' %s needs a 'probe'", where);
-	if (kind == PROBE_EVENTS && p->probe && !seen[P_SYSCALLS])
-		check_point_events(ld, p, where);
-	if (kind == PROBE_SYSCALLS && !seen[P_SYSCALLS])
-		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
-		       "add the syscalls to measure, e.g. 'syscalls: [openat, read]', or "
-		       "'syscalls: all'",
-		       "%s has no 'syscalls'", label);
-	if (kind == PROBE_EVENTS && !seen[P_SYSCALLS] && !seen[P_PROBE])
-		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
-		       "add the syscalls to record, e.g. 'syscalls: [openat, connect]', or a "
-		       "probe point whose hits to record, e.g. "
-		       "'probe: \"uretprobe:/bin/bash:readline\"'",
-		       "%s has no 'syscalls' or 'probe'", label);
+			  sl_missing_kind_hint(hint, sizeof hint, seen), "%s has no 'kind'", label);
+	if (kind >= 0 && rules->check)
+		rules->check(ld, p, map, seen, label, where);
 	if (seen[P_DERIVED] && !p->optional && optional_ok)
 		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_DERIVED]),
 		       "a derived phase stands in for a function that may be missing; add "
 		       "'optional: true'",
 		       "'derived' %s needs 'optional: true'", where);
 	if (seen[P_MISSING_REASON] && !p->optional && optional_ok &&
-	    (kind < 0 || kind == PROBE_LATENCY))
+	    (kind < 0 || (rules->keys & KEY(P_MISSING_REASON))))
 		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_MISSING_REASON]),
 		       "missing_reason explains why an optional probe may be absent; add "
 		       "'optional: true' or remove missing_reason",

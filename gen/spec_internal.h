@@ -5,8 +5,11 @@
  *                   (names, symbols, paths) and count probe points
  *   spec_tree.c     the loader's diagnostics; pass 1: YAML events to a
  *                   tree of nodes with their marks
- *   spec_probes.c   pass 2: the tree against the format (keys, probes)
- *   spec_args.c     events on a probe point: 'args'
+ *   spec_probes.c   pass 2: the tree against the format (keys, probes,
+ *                   each kind's rules: sl_kind_rules, whose rows are in
+ *                   gen/kinds/KIND.c)
+ *   spec_args.c     a probe's keys (check_probe); events on a probe
+ *                   point: 'args'
  *   spec_checks.c   'checks': runbook conditions, located in the spec
  *   spec_params.c   'parameters', --set overrides, ${NAME} values, the top
  *   spec.c          entry points: parse, load, free */
@@ -90,13 +93,44 @@ enum {
 	N_PROBE,
 };
 
-/* The kinds each probe key applies to. */
-#define K_LATENCY (1u << PROBE_LATENCY)
-#define K_SYSCALLS (1u << PROBE_SYSCALLS)
-#define K_EVENTS (1u << PROBE_EVENTS)
-#define K_COUNT (1u << PROBE_COUNT)
-#define K_UTIL (1u << PROBE_UTILIZATION)
-#define K_ALL (K_LATENCY | K_SYSCALLS | K_EVENTS | K_COUNT)
+/* A set of probe keys: KEY(P_UNIT) | ... */
+#define KEY(k) (1u << (k))
+#define KEYS_EVERY (KEY(P_NAME) | KEY(P_KIND) | KEY(P_DESCRIPTION))	/* every kind's */
+
+/* What a spec says of a probe of one kind: the keys it takes and the
+ * rules between them.  Defined in the kind's file (gen/kinds/KIND.c),
+ * the one place that knows the kind at every stage; the loader names
+ * no kind. */
+typedef struct spec_kind_rules {
+	probe_kind kind;
+	spec_kind_needs needs;
+	unsigned keys;		/* the probe keys it takes (KEY(P_x) | ...) */
+	const char *purpose;	/* what it does, after "a count probe ": "counts
+				 * the hits of its 'probe'" */
+	const char *offer;	/* how a hint offers it: "'kind: count' (hits of a
+				 * probe point)" */
+	/* For a key it does not take, what to write instead, by key (NULL:
+	 * the key's use or role, sl_probe_key_uses): "a count probe names
+	 * its function in 'probe', ...".  NULL: none. */
+	const char *const *instead;
+	unsigned default_limit;	/* 'limit' when the spec gives none */
+	/* Its 'syscalls' list, when it takes one: */
+	bool all_syscalls;	/* 'syscalls: all' means every syscall */
+	size_t max_syscalls;	/* at most this many names */
+	const char *syscalls_verb;	/* what it does to them: "measure" */
+	const char *syscalls_example;	/* "syscalls: [openat, read]" */
+	/* Checks between P's keys once all are read: the keys it needs,
+	 * those that exclude each other.  SEEN[P_x] is key P_x's node, or
+	 * NULL; LABEL is "probe 'x'", WHERE "in probe 'x'".  NULL: none. */
+	void (*check)(loader *ld, spec_probe *p, const node *map, const node *const *seen,
+		      const char *label, const char *where);
+} spec_kind_rules;
+
+/* KIND's rules (never NULL for a kind of the enum). */
+const spec_kind_rules *sl_kind_rules(probe_kind kind);
+
+extern const spec_kind_rules latency_spec_rules, syscalls_spec_rules, events_spec_rules,
+	count_spec_rules, utilization_spec_rules;
 
 #define POINT_FORMS "a probe point is one of tracepoint:CATEGORY:NAME, uprobe:OBJECT:SYMBOL, " \
 	"uretprobe:OBJECT:SYMBOL, usdt:OBJECT:PROVIDER:NAME, kprobe:SYMBOL, kretprobe:SYMBOL, " \
@@ -117,7 +151,8 @@ extern const char *const sl_top_keys[];
 extern const char *const sl_top_examples[];
 extern const char *const sl_probe_keys[];
 extern const char *const sl_probe_examples[];
-extern const unsigned sl_probe_key_kinds[];
+extern const char *const sl_probe_key_roles[];
+extern const char *const sl_probe_key_uses[];
 extern const duration_field sl_duration_top;
 extern const duration_field sl_duration_threshold;
 
@@ -168,10 +203,12 @@ void sl_check_objects(loader *ld, spec *s, const node *k, const node *v);
 void sl_probe_label(const node *map, size_t index, char *buf, size_t size);
 void sl_check_probe_name(loader *ld, spec *s, spec_probe *p, const node *v);
 int sl_probe_kind_in(const node *map);
-void sl_report_misplaced_key(loader *ld, const node *k, int key, int kind,
-				 const char *where);
-void sl_check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const node *v,
-			   const char *where);
+void sl_report_misplaced_key(loader *ld, const node *k, int key, probe_kind kind,
+			     const char *where);
+void sl_check_syscalls(loader *ld, spec_probe *p, const spec_kind_rules *rules, const node *k,
+		       const node *v, const char *where);
+const char *sl_missing_kind_hint(char *out, size_t size, const node *const *seen);
+void sl_check_point_events(loader *ld, const spec_probe *p, const char *where);
 bool sl_check_limit(loader *ld, const node *v, const char *where, unsigned *out);
 void sl_check_point(loader *ld, spec_probe *p, const node *v, const char *where);
 void spec_arg_free(spec_arg *a);

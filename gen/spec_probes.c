@@ -33,12 +33,51 @@ const char *const sl_probe_examples[] = {
 	"derived: libuv-pending",
 };
 
-const unsigned sl_probe_key_kinds[] = {
-	K_ALL | K_UTIL, K_ALL | K_UTIL, K_LATENCY, K_LATENCY, K_LATENCY, K_LATENCY,
-	K_SYSCALLS | K_EVENTS, K_COUNT | K_EVENTS, K_EVENTS, K_EVENTS,
-	K_LATENCY | K_SYSCALLS | K_EVENTS | K_UTIL, K_ALL, K_ALL | K_UTIL,
-	K_EVENTS, K_LATENCY,
+/* What each probe key is for, for "does not apply" hints: a use ("to
+ * time a function", then the kinds that take the key are offered) or,
+ * for a key no separate probe would want, a role. */
+const char *const sl_probe_key_uses[] = {
+	[P_FUNCTION] = "to time a function",
+	[P_SYSCALLS] = "to measure syscalls",
+	[P_PROBE] = "to count or record the hits of a probe point",
+	[P_THRESHOLD] = "to record each call at least that long",
+	[P_LIMIT] = "to record single slow calls",
+	[P_ARGS] = "to record the arguments of each hit of a probe point",
+	[N_PROBE] = NULL,
 };
+const char *const sl_probe_key_roles[] = {
+	[P_OBJECT] = "'object' says where a latency probe's 'function' is",
+	[P_OPTIONAL] = "'optional' marks a latency probe whose 'function' may be missing",
+	[P_MISSING_REASON] = "'missing_reason' says why an optional latency probe's 'function' "
+			     "may be missing",
+	[P_DERIVED] = "'derived' times the phase of a latency probe whose 'function' is missing",
+	[P_UNIT] = "'unit' is how durations are shown, and it has none",
+	[P_PER_THREAD] = "'per_thread' splits figures by thread, and it always does",
+	[N_PROBE] = NULL,
+};
+
+const spec_kind_rules *sl_kind_rules(probe_kind kind)
+{
+	switch (kind) {
+	case PROBE_LATENCY:
+		return &latency_spec_rules;
+	case PROBE_SYSCALLS:
+		return &syscalls_spec_rules;
+	case PROBE_EVENTS:
+		return &events_spec_rules;
+	case PROBE_COUNT:
+		return &count_spec_rules;
+	case PROBE_UTILIZATION:
+		return &utilization_spec_rules;
+	}
+	return NULL;
+}
+
+const spec_kind_needs *spec_kind_needs_of(probe_kind kind)
+{
+	const spec_kind_rules *rules = sl_kind_rules(kind);
+	return rules ? &rules->needs : NULL;
+}
 
 /* The forms a count probe's 'probe' may take, for hints. */
 
@@ -452,57 +491,66 @@ int sl_probe_kind_in(const node *map)
 	return -1;
 }
 
-static const char *kind_article(int kind)
+/* Writes into OUT (SIZE bytes) the kinds, other than EXCEPT (-1: none),
+ * that take every key in KEYS: "'kind: a' or 'kind: b'", each with what
+ * it does when DESCRIBED ("'kind: count' (hits of a probe point)"). */
+static const char *offer_kinds(char *out, size_t size, unsigned keys, int except, bool described)
 {
-	return kind == PROBE_EVENTS ? "an" : "a";
+	probe_kind kinds[N_PROBE_KINDS];
+	size_t n = 0, len = 0;
+
+	for (int k = 0; k < N_PROBE_KINDS; k++)
+		if (k != except && (sl_kind_rules((probe_kind)k)->keys & keys) == keys)
+			kinds[n++] = (probe_kind)k;
+	out[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++) {
+		const char *sep = i == 0 ? "" : i + 1 < n ? ", " : " or ";
+		int w = described ? snprintf(out + len, size - len, "%s%s", sep,
+					     sl_kind_rules(kinds[i])->offer)
+				  : snprintf(out + len, size - len, "%s'kind: %s'", sep,
+					     kind_name(kinds[i]));
+		len += w > 0 ? (size_t)w : 0;
+	}
+	return out;
 }
 
 /* Reports key K (index KEY) of a probe of kind KIND, which it does not
  * apply to. */
-void sl_report_misplaced_key(loader *ld, const node *k, int key, int kind,
-				 const char *where)
+void sl_report_misplaced_key(loader *ld, const node *k, int key, probe_kind kind,
+			     const char *where)
 {
-	const char *name = sl_probe_keys[key], *kname = kind_names[kind];
-	char hint[256];
+	const char *name = sl_probe_keys[key], *kname = kind_name(kind);
+	const char *article = kind_shape_of(kind)->article;
+	char hint[512], offers[384];
 
-	if (key == P_PROBE)
-		snprintf(hint, sizeof(hint),
-			 "remove it: 'probe' is the probe point a count probe counts hits of; "
-			 "to count hits, add a separate probe with 'kind: count'");
-	else if (kind == PROBE_COUNT && key == P_FUNCTION)
-		snprintf(hint, sizeof(hint),
-			 "remove it: a count probe names its function in 'probe', as in "
-			 "'probe: \"uprobe:main:FUNCTION\"'");
-	else if (kind == PROBE_COUNT && key == P_SYSCALLS)
-		snprintf(hint, sizeof(hint),
-			 "remove it: a count probe names a syscall in 'probe', as in "
-			 "'probe: \"tracepoint:syscalls:sys_enter_openat\"'");
-	else if (kind == PROBE_COUNT)
-		snprintf(hint, sizeof(hint),
-			 "remove it: a count probe only counts the hits of its 'probe'; '%s' "
-			 "does not apply to it", name);
-	else if (key == P_FUNCTION)
-		snprintf(hint, sizeof(hint),
-			 "remove it: %s %s probe measures the syscalls in its 'syscalls' list; "
-			 "to time a function, add a separate probe with 'kind: latency'",
-			 kind_article(kind), kname);
-	else if (key == P_SYSCALLS)
-		snprintf(hint, sizeof(hint),
-			 "remove it: a latency probe times its 'function'; to measure syscalls, "
-			 "add a separate probe with 'kind: syscalls' or 'kind: events'");
-	else if (key == P_THRESHOLD || key == P_LIMIT)
-		snprintf(hint, sizeof(hint),
-			 "remove it: '%s' belongs to events probes, %s; to record single slow "
-			 "calls, add a separate probe with 'kind: events'",
-			 name, key == P_THRESHOLD ? "which record each call at least that long"
-						  : "where it caps the records kept");
+	if (sl_kind_rules(kind)->instead && sl_kind_rules(kind)->instead[key])
+		snprintf(hint, sizeof(hint), "remove it: %s", sl_kind_rules(kind)->instead[key]);
+	else if (sl_probe_key_uses[key])
+		snprintf(hint, sizeof(hint), "remove it: %s %s probe %s; %s, add a separate probe with %s",
+			 article, kname, sl_kind_rules(kind)->purpose, sl_probe_key_uses[key],
+			 offer_kinds(offers, sizeof offers, KEY(key), (int)kind, false));
 	else
-		snprintf(hint, sizeof(hint),
-			 "remove it: '%s' is about a latency probe's function, and %s %s probe "
-			 "has none",
-			 name, kind_article(kind), kname);
+		snprintf(hint, sizeof(hint), "remove it: %s %s probe %s; %s", article, kname,
+			 sl_kind_rules(kind)->purpose,
+			 sl_probe_key_roles[key] ? sl_probe_key_roles[key] : "it does not apply");
 	sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k), hint, "'%s' %s does not apply to %s %s probe",
-	       name, where, kind_article(kind), kname);
+		  name, where, article, kname);
+}
+
+/* The hint for a probe with no 'kind', from the keys it has (SEEN). */
+const char *sl_missing_kind_hint(char *out, size_t size, const node *const *seen)
+{
+	unsigned keys = 0;
+	char offers[384];
+
+	for (int key = 0; key < N_PROBE; key++)
+		if (seen[key] && !(KEYS_EVERY & KEY(key)))
+			keys |= KEY(key);
+	offer_kinds(offers, sizeof offers, keys, -1, true);
+	if (!offers[0])
+		offer_kinds(offers, sizeof offers, 0, -1, true);
+	snprintf(out, size, "add %s", offers);
+	return out;
 }
 
 /* Where the syscall tables of this machine can be read. */
@@ -525,9 +573,10 @@ static const char *syscall_guess(const char *name)
 	return guess;
 }
 
-/* Checks item O of a 'syscalls' list in a probe of kind KIND (-1 when
- * not known).  Returns the syscall's number, or -1 after reporting. */
-static int check_syscall_name(loader *ld, const node *o, int kind, const char *where)
+/* Checks item O of a 'syscalls' list in a probe with RULES.  Returns the
+ * syscall's number, or -1 after reporting. */
+static int check_syscall_name(loader *ld, const node *o, const spec_kind_rules *rules,
+			      const char *where)
 {
 	char buf[SHOW_BUF], hint[256], lower[SYSCALL_NAME_MAX + 1];
 	const char *guess, *sys;
@@ -555,10 +604,11 @@ static int check_syscall_name(loader *ld, const node *o, int kind, const char *w
 		return nr;
 
 	if (strcmp(o->value, "all") == 0) {
-		if (kind == PROBE_EVENTS)
+		if (!rules->all_syscalls)
 			snprintf(hint, sizeof(hint),
-				 "events need named syscalls; list the ones to record, e.g. "
-				 "'syscalls: [openat, connect]'");
+				 "%s %s probe needs named syscalls; list the ones to %s, e.g. '%s'",
+				 kind_shape_of(rules->kind)->article, kind_name(rules->kind),
+				 rules->syscalls_verb, rules->syscalls_example);
 		else
 			snprintf(hint, sizeof(hint),
 				 "to measure every syscall, write 'syscalls: all', with no brackets "
@@ -577,24 +627,24 @@ static int check_syscall_name(loader *ld, const node *o, int kind, const char *w
 	return -1;
 }
 
-/* Checks the value V of key K ('syscalls') of probe P, of kind KIND (-1
- * when not known): a list of syscall names, or (syscalls kind only) the
- * plain word all.  WHERE is "in probe 'x'". */
-void sl_check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const node *v,
-			   const char *where)
+/* Checks the value V of key K ('syscalls') of probe P, whose kind has
+ * RULES: a list of syscall names, or (where the kind allows) the plain
+ * word all.  WHERE is "in probe 'x'". */
+void sl_check_syscalls(loader *ld, spec_probe *p, const spec_kind_rules *rules, const node *k,
+		       const node *v, const char *where)
 {
-	size_t max = kind == PROBE_EVENTS ? EVENTS_MAX_SYSCALLS : SPEC_MAX_SYSCALLS;
+	size_t max = rules->max_syscalls;
 	const node *first[SPEC_MAX_SYSCALLS];
-	const char *example = kind == PROBE_EVENTS ? "syscalls: [openat, connect]"
-						   : "syscalls: [openat, read]";
+	const char *example = rules->syscalls_example;
+	const char *every = rules->all_syscalls ? "; 'syscalls: all' measures every syscall" : "";
 	char hint[256];
 
 	if (v->type == NODE_BAD)
 		return;
 	if (sl_is_null(v) || (v->type == NODE_SEQ && v->n_kids == 0)) {
 		snprintf(hint, sizeof(hint), "list the syscalls to %s, as in '%s'%s",
-			 kind == PROBE_EVENTS ? "record" : "measure", example,
-			 kind == PROBE_EVENTS ? "" : ", or write 'syscalls: all'");
+			 rules->syscalls_verb, example,
+			 rules->all_syscalls ? ", or write 'syscalls: all'" : "");
 		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, sl_is_null(v) ? k : v), hint,
 		       "'syscalls' %s %s", where, sl_is_null(v) ? "has no value" : "is empty");
 		return;
@@ -613,12 +663,14 @@ void sl_check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const
 		v = &one;
 	}
 	if (v->type == NODE_SCALAR && v->plain && sl_node_is(v, "all")) {
-		if (kind == PROBE_EVENTS) {
-			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
-			       "list the syscalls to record, as in 'syscalls: [openat, connect]' "
-			       "(at most 16); to measure every syscall, use a probe with "
-			       "'kind: syscalls'",
-			       "'syscalls: all' %s: events need named syscalls", where);
+		if (!rules->all_syscalls) {
+			snprintf(hint, sizeof(hint),
+				 "list the syscalls to %s, as in '%s' (at most %zu); to measure "
+				 "every syscall, use a probe with 'kind: syscalls'",
+				 rules->syscalls_verb, example, max);
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint,
+				  "'syscalls: all' %s: %s %s probe needs named syscalls", where,
+				  kind_shape_of(rules->kind)->article, kind_name(rules->kind));
 			return;
 		}
 		p->all_syscalls = true;
@@ -626,28 +678,28 @@ void sl_check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const
 		return;
 	}
 	if (v->type != NODE_SEQ) {
-		if (v->type == NODE_SCALAR && sl_node_is(v, "all") && kind != PROBE_EVENTS)
+		if (v->type == NODE_SCALAR && sl_node_is(v, "all") && rules->all_syscalls)
 			snprintf(hint, sizeof(hint),
 				 "write all without quotes to measure every syscall, or a list as "
 				 "in '%s'", example);
 		else
 			snprintf(hint, sizeof(hint), "write a list, even of one syscall, as in "
-				 "'syscalls: [openat]'%s",
-				 kind == PROBE_EVENTS ? "" : "; 'syscalls: all' measures every syscall");
+				 "'syscalls: [openat]'%s", every);
 		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "'syscalls' %s must be a list, not %s",
 		       where, sl_type_name(v));
 		return;
 	}
 	if (v->n_kids > max) {
-		if (kind == PROBE_EVENTS)
+		if (!rules->all_syscalls)
 			snprintf(hint, sizeof(hint),
-				 "an events probe names at most %d syscalls; record the few whose "
-				 "slow calls matter, and measure the rest with a syscalls probe",
-				 EVENTS_MAX_SYSCALLS);
+				 "%s %s probe names at most %zu syscalls; %s the few that matter, "
+				 "and measure the rest with a syscalls probe",
+				 kind_shape_of(rules->kind)->article, kind_name(rules->kind), max,
+				 rules->syscalls_verb);
 		else
 			snprintf(hint, sizeof(hint),
-				 "a probe names at most %d syscalls; write 'syscalls: all' to measure "
-				 "every syscall", SPEC_MAX_SYSCALLS);
+				 "a probe names at most %zu syscalls; write 'syscalls: all' to measure "
+				 "every syscall", max);
 		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v->kids[max]), hint,
 		       "too many syscalls (%zu) %s", v->n_kids, where);
 		return;
@@ -675,7 +727,7 @@ void sl_check_syscalls(loader *ld, spec_probe *p, int kind, const node *k, const
 							      : "must be a name, not a mapping");
 			continue;
 		}
-		nr = check_syscall_name(ld, o, kind, where);
+		nr = check_syscall_name(ld, o, rules, where);
 		if (nr < 0)
 			continue;
 		for (j = 0; j < p->n_syscalls; j++)

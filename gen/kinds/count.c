@@ -10,6 +10,7 @@
 #include "render_internal.h"
 #include "report_internal.h"
 #include "safe.h"
+#include "spec_internal.h"
 #include "wire.h"
 
 static int count_emit(gen_parts *pt, const resolved *r, size_t i)
@@ -141,6 +142,35 @@ static void count_prom(FILE *out, const report *rep)
 		}
 	}
 }
+
+/* ---- spec ---- */
+
+static void count_check(loader *ld, spec_probe *p, const node *map, const node *const *seen,
+			const char *label, const char *where)
+{
+	(void)p, (void)where;
+	if (!seen[P_PROBE])
+		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
+			  "add the probe point to count, e.g. "
+			  "'probe: \"tracepoint:sched:sched_switch\"'; " POINT_FORMS,
+			  "%s has no 'probe'", label);
+}
+
+static const char *const count_instead[N_PROBE] = {
+	[P_FUNCTION] = "a count probe names its function in 'probe', as in "
+		       "'probe: \"uprobe:main:FUNCTION\"'",
+	[P_SYSCALLS] = "a count probe names a syscall in 'probe', as in "
+		       "'probe: \"tracepoint:syscalls:sys_enter_openat\"'",
+};
+
+const spec_kind_rules count_spec_rules = {
+	.kind = PROBE_COUNT,
+	.keys = KEYS_EVERY | KEY(P_PROBE) | KEY(P_PER_THREAD),
+	.purpose = "counts the hits of its 'probe'",
+	.offer = "'kind: count' (hits of a probe point)",
+	.instead = count_instead,
+	.check = count_check,
+};
 
 const kind_ops kind_count_ops = {
 	.kind = PROBE_COUNT,

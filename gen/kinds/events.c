@@ -19,6 +19,7 @@
 #include "render_internal.h"
 #include "report_internal.h"
 #include "safe.h"
+#include "spec_internal.h"
 #include "systab.h"
 #include "wire.h"
 
@@ -676,6 +677,53 @@ static void events_prom(FILE *out, const report *rep)
 			prom_sample(out, pass == 0 ? &events : &dropped, "", ls, 2, v);
 		}
 }
+
+/* ---- spec ---- */
+
+static void events_check(loader *ld, spec_probe *p, const node *map, const node *const *seen,
+			 const char *label, const char *where)
+{
+	if (seen[P_SYSCALLS] && seen[P_PROBE])
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_PROBE]),
+			  "an events probe records either slow syscalls ('syscalls') or hits of a "
+			  "probe point ('probe'); use two probes",
+			  "%s has both 'syscalls' and 'probe'", label);
+	if (seen[P_PROBE] && seen[P_THRESHOLD])
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_THRESHOLD]),
+			  "remove it: every hit of a probe point is recorded (up to 'limit'); "
+			  "'threshold' selects slow syscalls",
+			  "'threshold' %s does not apply to events on a probe point", where);
+	if (seen[P_ARGS] && !seen[P_PROBE])
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_ARGS]),
+			  "add the probe point whose arguments to record, e.g. "
+			  "'probe: \"uretprobe:/bin/bash:readline\"'; syscall events choose their "
+			  "own fields",
+			  "'args' %s needs a 'probe'", where);
+	if (p->probe && !seen[P_SYSCALLS])
+		sl_check_point_events(ld, p, where);
+	if (!seen[P_SYSCALLS] && !seen[P_PROBE])
+		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
+			  "add the syscalls to record, e.g. 'syscalls: [openat, connect]', or a "
+			  "probe point whose hits to record, e.g. "
+			  "'probe: \"uretprobe:/bin/bash:readline\"'",
+			  "%s has no 'syscalls' or 'probe'", label);
+}
+
+/* Events on syscalls read the raw_syscalls tracepoints (events on a
+ * probe point need them too: resolve checks tracefs for both). */
+const spec_kind_rules events_spec_rules = {
+	.kind = PROBE_EVENTS,
+	.needs = { .syscall_tracepoints = true },
+	.keys = KEYS_EVERY | KEY(P_SYSCALLS) | KEY(P_PROBE) | KEY(P_THRESHOLD) | KEY(P_LIMIT) |
+		KEY(P_UNIT) | KEY(P_PER_THREAD) | KEY(P_ARGS),
+	.purpose = "records slow calls of its 'syscalls', or each hit of its 'probe'",
+	.offer = "'kind: events' (a record per slow call, or per hit of a probe point)",
+	.default_limit = SPEC_DEFAULT_EVENT_LIMIT,
+	.max_syscalls = EVENTS_MAX_SYSCALLS,
+	.syscalls_verb = "record",
+	.syscalls_example = "syscalls: [openat, connect]",
+	.check = events_check,
+};
 
 const kind_ops kind_events_ops = {
 	.kind = PROBE_EVENTS,

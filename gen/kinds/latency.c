@@ -13,6 +13,7 @@
 #include "render_internal.h"
 #include "report_internal.h"
 #include "safe.h"
+#include "spec_internal.h"
 #include "wire.h"
 
 /* ---- gen ----------------------------------------------------------- */
@@ -254,6 +255,28 @@ static void latency_prom(FILE *out, const report *rep)
 		prom_histogram(out, &latency, ls, 3, &p->st);
 	}
 }
+
+/* ---- spec ---- */
+
+static void latency_check(loader *ld, spec_probe *p, const node *map, const node *const *seen,
+			  const char *label, const char *where)
+{
+	(void)p, (void)where;
+	if (!seen[P_FUNCTION])
+		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
+			  "add the function to time, e.g. 'function: uv__run_timers'",
+			  "%s has no 'function'", label);
+}
+
+const spec_kind_rules latency_spec_rules = {
+	.kind = PROBE_LATENCY,
+	.needs = { .function = true },
+	.keys = KEYS_EVERY | KEY(P_FUNCTION) | KEY(P_OBJECT) | KEY(P_OPTIONAL) |
+		KEY(P_MISSING_REASON) | KEY(P_UNIT) | KEY(P_PER_THREAD) | KEY(P_DERIVED),
+	.purpose = "times its 'function'",
+	.offer = "'kind: latency' (time a function)",
+	.check = latency_check,
+};
 
 const kind_ops kind_latency_ops = {
 	.kind = PROBE_LATENCY,

@@ -11,6 +11,7 @@
 #include "render_internal.h"
 #include "report_internal.h"
 #include "safe.h"
+#include "spec_internal.h"
 #include "systab.h"
 #include "wire.h"
 
@@ -318,6 +319,32 @@ static void syscalls_prom(FILE *out, const report *rep)
 			}
 	}
 }
+
+/* ---- spec ---- */
+
+static void syscalls_check(loader *ld, spec_probe *p, const node *map, const node *const *seen,
+			   const char *label, const char *where)
+{
+	(void)p, (void)where;
+	if (!seen[P_SYSCALLS])
+		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
+			  "add the syscalls to measure, e.g. 'syscalls: [openat, read]', or "
+			  "'syscalls: all'",
+			  "%s has no 'syscalls'", label);
+}
+
+const spec_kind_rules syscalls_spec_rules = {
+	.kind = PROBE_SYSCALLS,
+	.needs = { .syscall_tracepoints = true },
+	.keys = KEYS_EVERY | KEY(P_SYSCALLS) | KEY(P_UNIT) | KEY(P_PER_THREAD),
+	.purpose = "measures the syscalls in its 'syscalls' list",
+	.offer = "'kind: syscalls' (latency and errors per syscall)",
+	.all_syscalls = true,
+	.max_syscalls = SPEC_MAX_SYSCALLS,
+	.syscalls_verb = "measure",
+	.syscalls_example = "syscalls: [openat, read]",
+	.check = syscalls_check,
+};
 
 const kind_ops kind_syscalls_ops = {
 	.kind = PROBE_SYSCALLS,

@@ -12,6 +12,7 @@
 #include "render_internal.h"
 #include "report_internal.h"
 #include "safe.h"
+#include "spec_internal.h"
 #include "spec.h"
 #include "wire.h"
 
@@ -195,6 +196,16 @@ static void utilization_prom(FILE *out, const report *rep)
 			}
 		}
 }
+
+/* ---- spec ---- */
+
+const spec_kind_rules utilization_spec_rules = {
+	.kind = PROBE_UTILIZATION,
+	.needs = { .loop_waits = true },
+	.keys = KEYS_EVERY | KEY(P_UNIT),
+	.purpose = "splits each loop thread's time into busy and idle (waiting in epoll)",
+	.offer = "'kind: utilization' (busy and idle time of the loop threads)",
+};
 
 const kind_ops kind_utilization_ops = {
 	.kind = PROBE_UTILIZATION,

@@ -13,6 +13,7 @@
 
 #include "diag.h"
 #include "spec.h"
+#include "spec_internal.h"
 #include "systab.h"
 #include "helpers.h"
 
@@ -389,7 +390,7 @@ START_TEST(test_syscall_limits)
 {
 	static const struct { const char *kind; size_t max; const char *hint; } kinds[] = {
 		{ "syscalls", SPEC_MAX_SYSCALLS, "hint: a probe names at most 64 syscalls; write 'syscalls: all' to measure every syscall\n" },
-		{ "events", 16, "hint: an events probe names at most 16 syscalls; record the few whose slow calls matter" },
+		{ "events", 16, "hint: an events probe names at most 16 syscalls; record the few that matter" },
 	};
 
 	ck_assert_uint_ge(systab_n_syscalls, SPEC_MAX_SYSCALLS + 1);
@@ -582,8 +583,8 @@ static const struct {
 	{ "probes:\n  - kind: latency\n    function: f\n", { ":2:5: error: probe 1 has no 'name'" } },
 	/* without a kind, what else is required is unknown (see test_kind_rules) */
 	{ "probes:\n  - {}\n", { ":2:5: error: probe 1 has no 'name'", "probe 1 has no 'kind'",
-				"hint: add 'kind: latency' (time a function), 'kind: syscalls' (latency and errors per syscall), 'kind: events' (a record per slow call) or 'kind: count' (hits of a probe point)\n" } },
-	{ "probes:\n  - name: t\n    function: f\n", { "probe 't' has no 'kind'", "hint: add 'kind: latency' to time the function\n" } },
+				"hint: add 'kind: latency' (time a function), 'kind: syscalls' (latency and errors per syscall), 'kind: events' (a record per slow call, or per hit of a probe point), 'kind: count' (hits of a probe point) or 'kind: utilization' (busy and idle time of the loop threads)\n" } },
+	{ "probes:\n  - name: t\n    function: f\n", { "probe 't' has no 'kind'", "hint: add 'kind: latency' (time a function)\n" } },
 	{ "probes:\n  - name: t\n    syscalls: [read]\n", { "probe 't' has no 'kind'", "hint: add 'kind: syscalls' (latency and errors per syscall) or 'kind: events'" } },
 	{ "name: x\n", { ":1:1: error: the spec has no 'probes'" } },
 	/* empty values */
@@ -675,7 +676,7 @@ static const struct {
 	    "hint: remove it: a syscalls probe measures the syscalls in its 'syscalls' list; to time a function, add a separate probe with 'kind: latency'\n" } },
 	{ EV "    syscalls: [read]\n    object: main\n",
 	  { ":5:5: error: 'object' in probe 'slow' does not apply to an events probe",
-	    "hint: remove it: 'object' is about a latency probe's function, and an events probe has none\n" } },
+	    "hint: remove it: an events probe records slow calls of its 'syscalls', or each hit of its 'probe'; 'object' says where a latency probe's 'function' is\n" } },
 	{ SYS "    syscalls: all\n    optional: true\n", { ":5:5: error: 'optional' in probe 'io' does not apply to a syscalls probe" } },
 	{ EV "    syscalls: [read]\n    missing_reason: x\n", { ":5:5: error: 'missing_reason' in probe 'slow' does not apply to an events probe" } },
 	{ PROBE_OK "    syscalls: [read]\n",
@@ -684,9 +685,9 @@ static const struct {
 	{ PROBE_OK "    threshold: 1ms\n", { ":5:5: error: 'threshold' in probe 'timers' does not apply to a latency probe", "add a separate probe with 'kind: events'" } },
 	{ PROBE_OK "    limit: 10\n",
 	  { "'limit' in probe 'timers' does not apply to a latency probe",
-	    "hint: remove it: 'limit' belongs to events probes, where it caps the records kept; to record single slow calls, add a separate probe with 'kind: events'\n" } },
+	    "hint: remove it: a latency probe times its 'function'; to record single slow calls, add a separate probe with 'kind: events'\n" } },
 	{ SYS "    syscalls: all\n    limit: 10\n", { ":5:5: error: 'limit' in probe 'io' does not apply to a syscalls probe" } },
-	{ SYS "    syscalls: all\n    threshold: 1ms\n", { "'threshold' in probe 'io' does not apply to a syscalls probe", "hint: remove it: 'threshold' belongs to events probes" } },
+	{ SYS "    syscalls: all\n    threshold: 1ms\n", { "'threshold' in probe 'io' does not apply to a syscalls probe", "hint: remove it: a syscalls probe measures the syscalls in its 'syscalls' list; to record each call at least that long, add a separate probe with 'kind: events'" } },
 	/* the kind applies to keys before it too */
 	{ "probes:\n  - name: io\n    function: f\n    kind: syscalls\n    syscalls: all\n",
 	  { ":3:5: error: 'function' in probe 'io' does not apply to a syscalls probe" } },
@@ -732,9 +733,9 @@ static const struct {
 	{ SYS "    syscalls: 'all'\n", { "must be a list, not a single value", "write all without quotes" } },
 	{ SYS "    syscalls: ALL\n", { "'syscalls' in probe 'io' must be a list, not a single value" } },
 	{ EV "    syscalls: all\n",
-	  { ":4:15: error: 'syscalls: all' in probe 'slow': events need named syscalls\n",
+	  { ":4:15: error: 'syscalls: all' in probe 'slow': an events probe needs named syscalls\n",
 	    "hint: list the syscalls to record, as in 'syscalls: [openat, connect]' (at most 16); to measure every syscall, use a probe with 'kind: syscalls'\n" } },
-	{ EV "    syscalls: [all]\n", { "'syscalls: all' in probe 'slow': events need named syscalls" } },
+	{ EV "    syscalls: [all]\n", { "'syscalls: all' in probe 'slow': an events probe needs named syscalls" } },
 	/* shapes */
 	{ SYS "    syscalls: openat\n",
 	  { ":4:15: error: 'syscalls' in probe 'io' must be a list, not a single value",
@@ -858,6 +859,60 @@ static const struct {
 	{ "probes:\n  - name: io\n    kind: syscalls\n    syscalls: [openat]\nchecks: [io.nosuchcall.count > 0]\n",
 	  { "check refers to syscall 'nosuchcall', which probe 'io' does not measure" } },
 };
+
+/* A value each probe key accepts, to write it into a probe of any kind. */
+static const char *const key_values[N_PROBE] = {
+	[P_NAME] = "p", [P_KIND] = "latency", [P_FUNCTION] = "f", [P_OBJECT] = "main",
+	[P_OPTIONAL] = "true", [P_MISSING_REASON] = "inlined", [P_SYSCALLS] = "[read]",
+	[P_PROBE] = "\"kprobe:f\"", [P_THRESHOLD] = "1ms", [P_LIMIT] = "10", [P_UNIT] = "ms",
+	[P_PER_THREAD] = "false", [P_DESCRIPTION] = "x", [P_ARGS] = "[{name: a, value: arg0}]",
+	[P_DERIVED] = "libuv-pending",
+};
+
+/* Every kind says what it is, and a key it does not take is refused with
+ * a hint about that kind (before, a utilization probe given 'syscalls'
+ * was told what a latency probe does). */
+START_TEST(test_every_kind_refuses_keys_it_does_not_take)
+{
+	const probe_kind kind = (probe_kind)_i;
+	const spec_kind_rules *rules = sl_kind_rules(kind);
+	char text[512], want[512];
+
+	ck_assert_ptr_nonnull(rules);
+	ck_assert_int_eq(rules->kind, kind);
+	ck_assert_ptr_eq(spec_kind_needs_of(kind), &rules->needs);
+	ck_assert_uint_eq(rules->keys & KEYS_EVERY, KEYS_EVERY);
+	ck_assert_ptr_nonnull(rules->purpose);
+	ck_assert_ptr_nonnull(rules->offer);
+	ck_assert_msg(strstr(rules->offer, kind_name(kind)), "%s", rules->offer);
+	if (rules->keys & KEY(P_SYSCALLS)) {
+		ck_assert_uint_gt(rules->max_syscalls, 0);
+		ck_assert_ptr_nonnull(rules->syscalls_verb);
+		ck_assert_ptr_nonnull(rules->syscalls_example);
+	}
+	for (int key = 0; key < N_PROBE; key++) {
+		if (rules->keys & KEY(key))
+			continue;
+		snprintf(text, sizeof text, "probes:\n  - name: p\n    kind: %s\n    %s: %s\n",
+			 kind_name(kind), sl_probe_keys[key], key_values[key]);
+		char *out = parse_fail(text);
+		snprintf(want, sizeof want, "error: '%s' in probe 'p' does not apply to %s %s probe\n",
+			 sl_probe_keys[key], kind_shape_of(kind)->article, kind_name(kind));
+		ck_assert_msg(strstr(out, want), "%s %s:\n%s", kind_name(kind), sl_probe_keys[key], out);
+		if (rules->instead && rules->instead[key])
+			snprintf(want, sizeof want, "hint: remove it: %s", rules->instead[key]);
+		else
+			snprintf(want, sizeof want, "hint: remove it: %s %s probe %s; ",
+				 kind_shape_of(kind)->article, kind_name(kind), rules->purpose);
+		ck_assert_msg(strstr(out, want), "%s %s:\n%s", kind_name(kind), sl_probe_keys[key], out);
+		/* No other kind's purpose is told as this kind's. */
+		for (int other = 0; other < N_PROBE_KINDS; other++)
+			ck_assert_msg(other == _i || !strstr(out, sl_kind_rules((probe_kind)other)->purpose),
+				      "%s %s:\n%s", kind_name(kind), sl_probe_keys[key], out);
+		free(out);
+	}
+}
+END_TEST
 
 START_TEST(test_error_cases)
 {
@@ -1102,14 +1157,14 @@ START_TEST(test_count_probes)
 		  "'probe: \"uprobe:main:FUNCTION\"'" },
 		{ "probes:\n  - {name: c, kind: count, probe: \"kprobe:f\", unit: ms}\n",
 		  "'unit' in probe 'c' does not apply to a count probe",
-		  "only counts the hits of its 'probe'" },
+		  "counts the hits of its 'probe'; 'unit' is how durations are shown" },
 		{ "probes:\n  - {name: c, kind: count, probe: \"kprobe:f\", syscalls: [read]}\n",
 		  "'syscalls' in probe 'c' does not apply to a count probe",
 		  "tracepoint:syscalls:sys_enter_openat" },
 		{ "probes:\n  - {name: c, kind: latency, function: f, probe: \"kprobe:f\"}\n",
 		  "'probe' in probe 'c' does not apply to a latency probe", "kind: count" },
 		{ "probes:\n  - {name: c, probe: \"kprobe:f\"}\n", "probe 'c' has no 'kind'",
-		  "hint: add 'kind: count'" },
+		  "or 'kind: count' (hits of a probe point)" },
 		{ "probes:\n  - {name: c, kind: count, probe: \"kprobe:f\"}\nchecks: [c.p99 > 1ms]\n",
 		  "check reads 'p99' of probe 'c', a count probe", "'c.count > 0'" },
 		{ "probes:\n  - {name: c, kind: count, probe: \"kprobe:f\"}\nchecks: [c.read.count > 1]\n",
@@ -1744,6 +1799,7 @@ static Suite *spec_suite(void)
 	tcase_add_test(tc, test_durations);
 	tcase_add_test(tc, test_names_of_enums);
 	tcase_add_loop_test(tc, test_error_cases, 0, (int)(sizeof(bad) / sizeof(bad[0])));
+	tcase_add_loop_test(tc, test_every_kind_refuses_keys_it_does_not_take, 0, N_PROBE_KINDS);
 	tcase_add_test(tc, test_nul_byte);
 	tcase_add_test(tc, test_count_points);
 	tcase_add_test(tc, test_point_events);
