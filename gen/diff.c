@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render.h"
 #include "safe.h"
 #include "units.h"
 #include "version.h"
@@ -250,6 +251,18 @@ static char *rstrip(char *s)
 	return s;
 }
 
+/* Side S's value V as a row shows it: "-" when S does not have the
+ * probe, "n/a" when its probe did not attach. */
+static void fmt_side(char *out, size_t len, value_kind k, const side *s, uint64_t v)
+{
+	if (!s->present)
+		snprintf(out, len, "-");
+	else if (!s->attached)
+		snprintf(out, len, "n/a");
+	else
+		fmt_value(out, len, k, v, s->duration_ns);
+}
+
 /* One row: LABEL (syscall name, blank, or NULL: no label column), STAT, the values of both
  * sides and the change; a side that does not show the value prints "-"
  * (missing) or "n/a" (not attached). */
@@ -259,18 +272,8 @@ static void text_row(FILE *out, const char *label, const char *stat, value_kind 
 	char sb[48], sa[48], chg[64], pc[24];
 	const char *st = status(b, a);
 
-	if (!b->present)
-		snprintf(sb, sizeof sb, "-");
-	else if (!b->attached)
-		snprintf(sb, sizeof sb, "n/a");
-	else
-		fmt_value(sb, sizeof sb, k, vb, b->duration_ns);
-	if (!a->present)
-		snprintf(sa, sizeof sa, "-");
-	else if (!a->attached)
-		snprintf(sa, sizeof sa, "n/a");
-	else
-		fmt_value(sa, sizeof sa, k, va, a->duration_ns);
+	fmt_side(sb, sizeof sb, k, b, vb);
+	fmt_side(sa, sizeof sa, k, a, va);
 	pc[0] = '\0';
 	if (strcmp(st, "compared") == 0) {
 		fmt_change(chg, sizeof chg, k, b, a, vb, va);
@@ -352,14 +355,7 @@ static void text_side(FILE *out, const char *which, const report *rep)
 		fprintf(out, " from %s", from);
 	}
 	fputc('\n', out);
-	if (rep->partial) {
-		fputs("          PARTIAL: ", out);
-		safe_fputs(rep->partial_reason ? rep->partial_reason : "run cut short", out);
-		fputc('\n', out);
-	}
-	if (rep->lost_events)
-		fprintf(out, "          WARNING: bpftrace lost %llu events: figures are too low\n",
-			(unsigned long long)rep->lost_events);
+	render_text_warnings(out, rep, "          ");
 }
 
 /* Walks the probe names of BEFORE in order, then those only AFTER has;

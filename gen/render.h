@@ -15,6 +15,10 @@
 #include "report.h"
 
 int render_text(FILE *out, const report *rep);
+/* The lines of the text view that warn of REP's figures: PARTIAL (why
+ * the run was cut short) and lost events, each after INDENT.  The text
+ * view and diff's print them alike. */
+void render_text_warnings(FILE *out, const report *rep, const char *indent);
 int render_json(FILE *out, const report *rep);
 
 /* The same JSON on one line (NDJSON, for -i intervals). */

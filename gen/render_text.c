@@ -28,6 +28,18 @@ int text_pad_to(size_t width, const char *s)
 
 /* Names are written through safe_fputs_cell, so a hostile one is cut to
  * the column, never wider. */
+void render_text_warnings(FILE *out, const report *rep, const char *indent)
+{
+	if (rep->partial) {
+		fprintf(out, "%sPARTIAL: ", indent);
+		safe_fputs(rep->partial_reason ? rep->partial_reason : "run cut short", out);
+		fputc('\n', out);
+	}
+	if (rep->lost_events)
+		fprintf(out, "%sWARNING: bpftrace lost %llu events: figures are too low\n", indent,
+			(unsigned long long)rep->lost_events);
+}
+
 void text_thread_cell(FILE *out, const report_group *gr, long pid)
 {
 	safe_fputs_cell(gr->thread, pid > 0 && gr->tid == pid ? " (main)" : NULL, TEXT_THREAD_COLS,
@@ -153,14 +165,7 @@ int render_text(FILE *out, const report *rep)
 	if (rep->entry_only)
 		fprintf(out, "timing: entry-only (each phase from its entry to the next phase's "
 			"entry on its thread)\n");
-	if (rep->partial) {
-		fputs("PARTIAL: ", out);
-		safe_fputs(rep->partial_reason ? rep->partial_reason : "run cut short", out);
-		fputc('\n', out);
-	}
-	if (rep->lost_events)
-		fprintf(out, "WARNING: bpftrace lost %llu events: figures are too low\n",
-			(unsigned long long)rep->lost_events);
+	render_text_warnings(out, rep, "");
 	if (rep->attached_probes >= 0 && rep->attached_probes < rep->expected_probes)
 		fprintf(out, "WARNING: %ld of %ld probes attached\n", rep->attached_probes,
 			rep->expected_probes);
