@@ -159,6 +159,10 @@ extern const duration_field sl_duration_threshold;
 /* ---- shared functions (defined in the file of their section; sl_: the
  * spec loader's, so that no name clashes with another module) ---- */
 
+/* The next error will not be shown (SPEC_MAX_ERRORS are): a caller skips
+ * composing its hint, so that a spec of a hundred thousand wrong keys
+ * costs a count each, not a message each. */
+static inline bool sl_quiet(const loader *ld) { return ld->errors >= SPEC_MAX_ERRORS; }
 static inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 static inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }

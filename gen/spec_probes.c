@@ -171,9 +171,12 @@ int sl_check_key(loader *ld, const node *k, const char *const *keys, const node 
 		if (strlen(keys[i]) == k->len && memcmp(keys[i], k->value, k->len) == 0)
 			break;
 	if (!keys[i]) {
-		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k),
-		       sl_choices_hint(hint, sizeof(hint), k->value, "keys", keys),
-		       "unknown key '%s' %s", sl_show(buf, k->value, k->len), where);
+		if (sl_quiet(ld))
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k), NULL, "unknown key");
+		else
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, k),
+				  sl_choices_hint(hint, sizeof(hint), k->value, "keys", keys),
+				  "unknown key '%s' %s", sl_show(buf, k->value, k->len), where);
 		return -1;
 	}
 	if (seen[i]) {
