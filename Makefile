@@ -15,8 +15,9 @@ WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wswit
 BASE_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -iquote gen -iquote $(BUILD)/gen
 DEP_CFLAGS := -MMD -MP
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-# zlib: CRC32 of debug files; libstdc++: __cxa_demangle for C++ names.
-PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lyaml -lelf -ljansson -lz) -lstdc++
+# zlib: CRC32 of debug files; libstdc++: __cxa_demangle for C++ names;
+# libm: the HTML report's log colour scale.
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lyaml -lelf -ljansson -lz) -lstdc++ -lm
 # libbcc (USDT notes) is loaded with dlopen when needed (gen/usdt.c): it
 # brings LLVM, too heavy to map into every run.  Only its header is used
 # at build time (not its --cflags: they add bcc/compat, whose linux/*.h
@@ -34,7 +35,7 @@ SRCS := $(wildcard gen/*.c gen/kinds/*.c)
 OBJS := $(patsubst gen/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/embedded.o \
 	$(BUILD)/obj/systab_data.o
 LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
-TEMPLATES := $(sort $(wildcard templates/*.bt.in))
+TEMPLATES := $(sort $(wildcard templates/*.bt.in templates/*.css templates/*.js))
 SPECS := $(sort $(wildcard specs/*.yaml))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))

@@ -32,6 +32,8 @@ const char cli_usage_text[] =
 	"        validate specs (errors name file, line, column)\n"
 	"  diff BEFORE.json AFTER.json [-o text|json] [--fail-if C]...\n"
 	"        compare two JSON reports probe by probe\n"
+	"  report FILE [-o text|json|prom|html] [--output FILE]\n"
+	"        render a saved JSON report or -i stream (NDJSON) again, e.g. as HTML\n"
 	"  list                          the bundled specs\n"
 	"  symbols (-p PID | --binary PATH) [-o text|json] [GLOB]\n"
 	"        functions (mangled and demangled) and USDT probes that can be traced\n"
@@ -48,7 +50,9 @@ const char cli_usage_text[] =
 	"  -n, --count N          stop after N intervals\n"
 	"      --cumulative       with -i: each report covers the run so far\n"
 	"  -o, --output-format F  text (default), json (one object; one line per\n"
-	"                         interval with -i) or prom (Prometheus text format)\n"
+	"                         interval with -i), prom (Prometheus text format) or\n"
+	"                         html (one self-contained page; with -i, written at\n"
+	"                         the end with a heatmap column per interval)\n"
 	"      --output FILE      write the report to FILE, replaced atomically\n"
 	"      --fail-if COND     exit with status 1 when COND holds, e.g.\n"
 	"                         'poll.p99 > 100ms', 'syscalls.openat.errors.ENOENT > 0',\n"
@@ -82,6 +86,8 @@ const char cli_usage_text[] =
 	"  bpfspec run file-io -p 1234 --fail-if 'file.openat.errors.ENOENT > 0'\n"
 	"  bpfspec run libuv-phases -p 1234 -o prom --output /var/lib/node_exporter/bpfspec.prom\n"
 	"  bpfspec diff before.json after.json --fail-if 'poll.p99 > +20%'\n"
+	"  bpfspec run libuv-phases -p 1234 -i 1 -n 60 -o html --output phases.html\n"
+	"  bpfspec report stream.ndjson -o html --output stream.html\n"
 	"  bpfspec gen specs/libuv-phases.yaml --binary /usr/bin/node\n"
 	"  bpfspec symbols -p $(pgrep -n node) 'uv__run_*'\n";
 
@@ -96,7 +102,7 @@ static const char help_window[] =
 	"  -i, --interval S       a report every S, per interval (not cumulative)\n"
 	"  -n, --count N          stop after N intervals\n"
 	"      --cumulative       with -i: each report covers the run so far\n"
-	"  -o, --output-format F  text (default), json (NDJSON with -i) or prom\n"
+	"  -o, --output-format F  text (default), json (NDJSON with -i), prom or html\n"
 	"      --output FILE      write the report to FILE, replaced atomically\n"
 	"      --fail-if COND     exit 1 when COND holds, e.g. 'poll.p99 > 100ms' (repeatable)\n"
 	"  -v, --verbose          say what happens at each stage\n";
@@ -176,6 +182,19 @@ static const char help_diff[] =
 	"Examples:\n"
 	"  bpfspec diff before.json after.json\n"
 	"  bpfspec diff before.json after.json --fail-if 'poll.p99 > +20%' --fail-if 'timers.max > 50ms'\n";
+static const char help_report[] =
+	"usage: bpfspec report FILE [-o text|json|prom|html] [--output FILE]\n"
+	"\n"
+	"Renders a report saved with -o json again, or a stream of them (one per\n"
+	"line, from -i): text, JSON, Prometheus (one report only) or one HTML page\n"
+	"(- reads standard input).  The HTML page is self-contained and fetches\n"
+	"nothing: a latency heatmap per probe and thread across the intervals (a\n"
+	"histogram for a single report), the summary, syscalls and events tables.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec run libuv-phases -p 1234 -i 1 -n 60 -o json > phases.ndjson\n"
+	"  bpfspec report phases.ndjson -o html --output phases.html\n"
+	"  bpfspec report before.json\n";
 static const char help_check[] =
 	"usage: bpfspec check SPEC... [--set NAME=VALUE]...\n"
 	"\n"
@@ -203,6 +222,7 @@ const char *cli_help(run_mode mode)
 	case MODE_SYSCALLS: head = help_syscalls; break;
 	case MODE_COUNT: head = help_count; break;
 	case MODE_DIFF: return help_diff;
+	case MODE_REPORT: return help_report;
 	case MODE_CHECK: return help_check;
 	case MODE_LIST: return help_list;
 	}
@@ -356,9 +376,11 @@ int cli_parse(int argc, char **argv, settings *cfg)
 				cfg->format = OUT_JSON;
 			else if (strcmp(optarg, "prom") == 0)
 				cfg->format = OUT_PROM;
+			else if (strcmp(optarg, "html") == 0)
+				cfg->format = OUT_HTML;
 			else
-				return cli_usage_error("unknown output format '%s': use text, json or prom",
-						   optarg);
+				return cli_usage_error("unknown output format '%s': use text, json, prom "
+						   "or html", optarg);
 			break;
 		case OPT_OUTPUT:
 			cfg->output_path = optarg;
@@ -453,6 +475,17 @@ int cli_parse(int argc, char **argv, settings *cfg)
 	case MODE_DIFF:
 		if (cfg->n_args != 2)
 			return cli_usage_error("%s: diff takes BEFORE.json AFTER.json", "arguments");
+		if (cfg->format == OUT_PROM || cfg->format == OUT_HTML)
+			return cli_usage_error("%s", "diff writes text or json (-o text|json)");
+		return EXIT_OK;
+	case MODE_REPORT:
+		if (cfg->n_args != 1)
+			return cli_usage_error("%s: report takes one FILE (a JSON report or an NDJSON "
+					       "stream; - for standard input)", "arguments");
+		if (cfg->pid > 0 || cfg->cmd || cfg->binary || cfg->n_fail_if || cfg->n_sets ||
+		    cfg->duration_set || cfg->interval_ns)
+			return cli_usage_error("%s", "report takes FILE, -o and --output only: it "
+					       "renders a saved report, it traces nothing");
 		return EXIT_OK;
 	}
 	if (cfg->n_sets && cfg->mode != MODE_RUN && cfg->mode != MODE_GEN)

@@ -30,10 +30,10 @@ enum {
 	EXIT_DONE = -1,
 };
 
-typedef enum { OUT_TEXT, OUT_JSON, OUT_PROM } out_format;
+typedef enum { OUT_TEXT, OUT_JSON, OUT_PROM, OUT_HTML } out_format;
 typedef enum {
 	MODE_RUN, MODE_GEN, MODE_LATENCY, MODE_SYSCALLS, MODE_COUNT, MODE_DIFF,
-	MODE_CHECK, MODE_LIST,
+	MODE_CHECK, MODE_LIST, MODE_REPORT,
 } run_mode;
 
 #define MAX_CHECKS 64
@@ -43,7 +43,7 @@ typedef struct settings {
 	run_mode mode;
 	const char *spec_arg;	/* run, gen: the spec */
 	char **args;		/* latency: functions; syscalls: list; count: probe
-				 * points; diff: files */
+				 * points; diff, report: files */
 	size_t n_args;
 	pid_t pid;
 	const char *binary;

@@ -164,6 +164,9 @@ typedef struct run_ctx {
 	runner_result *rr;
 	long waiting[256];	/* threads in epoll as the window began (utilization) */
 	size_t n_waiting;
+	report **kept;		/* -o html with -i: every interval's report, for one
+				 * page at the end (owned) */
+	size_t n_kept, cap_kept;
 } run_ctx;
 
 /* Whether the run so far makes the report partial, and why (in WHY). */
@@ -193,17 +196,73 @@ static bool run_is_partial(const run_ctx *ctx, bool final, char *why, size_t len
 	return false;
 }
 
-static int render_report(const settings *cfg, const report *rep, FILE *f)
+/* Writes REPS[0..N) in CFG's format: an HTML page holds them all, the
+ * other formats one report (N is 1). */
+static int render_report(const settings *cfg, const report *const *reps, size_t n, FILE *f)
 {
 	switch (cfg->format) {
 	case OUT_JSON:
-		return cfg->interval_ns ? render_json_line(f, rep) : render_json(f, rep);
+		return cfg->interval_ns ? render_json_line(f, reps[0]) : render_json(f, reps[0]);
 	case OUT_PROM:
-		return render_prom(f, rep);
+		return render_prom(f, reps[0]);
+	case OUT_HTML:
+		return render_html(f, reps, n);
 	case OUT_TEXT:
 		break;
 	}
-	return render_text(f, rep);
+	return render_text(f, reps[0]);
+}
+
+/* Keeps REP (taking it) for the HTML page written at the end.  Returns 0,
+ * or -1 when out of memory (REP is then still the caller's). */
+static int keep_report(run_ctx *ctx, report *rep)
+{
+	if (ctx->n_kept == ctx->cap_kept) {
+		size_t cap = ctx->cap_kept ? ctx->cap_kept * 2 : 64;
+		report **k = realloc(ctx->kept, cap * sizeof *k);
+		if (!k)
+			return -1;
+		ctx->kept = k;
+		ctx->cap_kept = cap;
+	}
+	ctx->kept[ctx->n_kept++] = rep;
+	return 0;
+}
+
+/* Writes REPS[0..N) (interval INDEX) to the output.  Returns 0, or -1
+ * after saying why. */
+static int write_report(run_ctx *ctx, const report *const *reps, size_t n, size_t index,
+			bool final)
+{
+	int rc = -1;
+	output *o = output_open(ctx->cfg->output_path);
+	if (!o)
+		return -1;
+	FILE *f = output_stream(o);
+	if (ctx->cfg->interval_ns && ctx->cfg->format == OUT_TEXT && !ctx->cfg->output_path) {
+		/* Live: when it is printed; read back: when it began. */
+		time_t now = ctx->cfg->mode == MODE_REPORT && reps[0]->start_unix_ns
+				     ? (time_t)(reps[0]->start_unix_ns / 1000000000ull) : time(NULL);
+		struct tm tmv;
+		char stamp[32];
+		strftime(stamp, sizeof stamp, "%H:%M:%S", localtime_r(&now, &tmv));
+		fprintf(f, "%s--- %s interval %zu%s ---\n", index ? "\n" : "", stamp, index + 1,
+			final ? " (last)" : "");
+	}
+	if (render_report(ctx->cfg, reps, n, f) == 0) {
+		rc = output_commit(o);
+	} else {
+		int e = errno;
+		if (ctx->cfg->output_path)
+			diag_error("check free space on that file system (df); the file was "
+				   "left unchanged", "cannot write '%s': %s",
+				   ctx->cfg->output_path, strerror(e));
+		else
+			diag_error("check the disk or the pipe standard output goes to",
+				   "cannot write the report: %s", strerror(e));
+		output_abort(o);
+	}
+	return rc;
 }
 
 /* As the window begins: for utilization probes, which threads are
@@ -272,32 +331,24 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 	for (size_t i = 0; i < bpfout_note_count(ctx->out); i++)
 		if (!strstr(bpfout_note_at(ctx->out, i), ": bpftrace lost "))
 			report_add_warning(rep, bpfout_note_at(ctx->out, i));
-	int rc = -1;
-	output *o = output_open(ctx->cfg->output_path);
-	if (o) {
-		FILE *f = output_stream(o);
-		if (ctx->cfg->interval_ns && ctx->cfg->format == OUT_TEXT && !ctx->cfg->output_path) {
-			time_t now = time(NULL);
-			struct tm tmv;
-			char stamp[32];
-			strftime(stamp, sizeof stamp, "%H:%M:%S", localtime_r(&now, &tmv));
-			fprintf(f, "%s--- %s interval %zu%s ---\n", index ? "\n" : "", stamp, index + 1,
-				final ? " (last)" : "");
-		}
-		if (render_report(ctx->cfg, rep, f) == 0) {
-			rc = output_commit(o);
+	int rc = 0;
+	const report *const *page = (const report *const *)&rep;
+	size_t n_page = 1;
+	bool kept = ctx->cfg->format == OUT_HTML && ctx->cfg->interval_ns;
+	if (kept) {
+		/* One page at the end, with a heatmap column per interval. */
+		if (keep_report(ctx, rep) < 0) {
+			diag_error(NULL, "out of memory keeping interval %zu for the HTML report",
+				   index + 1);
+			kept = false;
+			rc = -1;
 		} else {
-			int e = errno;
-			if (ctx->cfg->output_path)
-				diag_error("check free space on that file system (df); the file was "
-					   "left unchanged", "cannot write '%s': %s",
-					   ctx->cfg->output_path, strerror(e));
-			else
-				diag_error("check the disk or the pipe standard output goes to",
-					   "cannot write the report: %s", strerror(e));
-			output_abort(o);
+			page = (const report *const *)ctx->kept;
+			n_page = ctx->n_kept;
 		}
 	}
+	if (rc == 0 && (!kept || final))
+		rc = write_report(ctx, page, n_page, index, final);
 	if (rc < 0)
 		ctx->write_failed = true;
 	if (ctx->checks->n) {
@@ -310,7 +361,8 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 		else
 			ctx->checks_failed += r;
 	}
-	report_free(rep);
+	if (!kept)
+		report_free(rep);
 	ctx->printed = true;
 	ctx->partial = partial;
 	return rc;
@@ -541,18 +593,11 @@ static int no_window(const runner_result *rr, pid_t pid)
 }
 
 /* Runs bpftrace; reports are printed as windows end (on_window). */
-static int stage_run(trace *tr)
+/* Runs bpftrace with CTX (set up by stage_run) and reports each window. */
+static int run_windows(trace *tr, run_ctx *ctx, runner_result *rr)
 {
 	const settings *cfg = tr->cfg;
-	if (!(tr->out = bpfout_new())) {
-		diag_error(NULL, "out of memory");
-		return EXIT_TRACER;
-	}
-	runner_result rr;
-	memset(&rr, 0, sizeof rr);
-	run_ctx ctx = { .cfg = cfg, .res = tr->res, .prog = tr->prog, .checks = &tr->checks,
-			.out = tr->out, .pid = tr->t->pid, .window_ns = tr->window_ns, .rr = &rr,
-			.bpftrace_version = tr->bt_version[0] ? tr->bt_version : NULL };
+
 	runner_opts ro = {
 		.bpftrace = tr->bpftrace,
 		.prog = tr->prog,
@@ -567,7 +612,7 @@ static int stage_run(trace *tr)
 		.out = tr->out,
 		.on_window = on_window,
 		.on_begin = on_begin,
-		.ctx = &ctx,
+		.ctx = ctx,
 		.t0_ns = start_ns,
 		/* Not with intervals: their reports go to the terminal as well. */
 		.progress = isatty(STDERR_FILENO) && !cfg->verbose && !cfg->interval_ns &&
@@ -575,7 +620,7 @@ static int stage_run(trace *tr)
 	};
 	diag_verbose("running bpftrace on pid %d, window %.3f s", (int)tr->t->pid,
 		     (double)tr->window_ns / 1e9);
-	if (runner_run(&ro, &rr) < 0)
+	if (runner_run(&ro, rr) < 0)
 		return EXIT_TRACER;
 	if (cfg->cmd && !tr->held.reaped)
 		runner_abandon(&tr->held);	/* the window ended before the command did */
@@ -583,33 +628,50 @@ static int stage_run(trace *tr)
 	    WEXITSTATUS(tr->held.status) == 127)
 		diag_warn("the command exited with status 127: it may not have run at all");
 
-	if (!rr.begun)
-		return no_window(&rr, tr->t->pid);
-	if (!rr.window_done) {
+	if (!rr->begun)
+		return no_window(rr, tr->t->pid);
+	if (!rr->window_done) {
 		/* The final window never completed (bpftrace died): say so, and
 		 * report what was printed since the last complete window. */
-		if (rr.term_signal && !rr.forced)
+		if (rr->term_signal && !rr->forced)
 			diag_error("the report below is partial; run again, and check the kernel "
 				   "log (dmesg) if it happens again",
 				   "bpftrace was killed by signal %d (%s) before the window ended",
-				   rr.term_signal, strsignal(rr.term_signal));
-		else if (!rr.forced)
+				   rr->term_signal, strsignal(rr->term_signal));
+		else if (!rr->forced)
 			diag_error("the report below is partial; the lines above are bpftrace's own",
-				   "bpftrace exited (status %d) before the window ended", rr.exit_code);
+				   "bpftrace exited (status %d) before the window ended", rr->exit_code);
 		const bpfout_window *w = bpfout_trailing(tr->out);
-		if (!ctx.printed && bpfout_window_count(tr->out))
+		if (!ctx->printed && bpfout_window_count(tr->out))
 			w = bpfout_window_at(tr->out, 0);
-		emit_report(&ctx, w, rr.windows, true);
+		emit_report(ctx, w, rr->windows, true);
 	}
-	if (ctx.write_failed)
+	if (ctx->write_failed)
 		return EXIT_OUTPUT;
-	if (rr.forced)
+	if (rr->forced)
 		return EXIT_FORCED;
-	if (ctx.partial)
-		return rr.stop == RUNNER_STOP_TARGET ? EXIT_PARTIAL : EXIT_TRACER;
-	if (ctx.checks_broken)
+	if (ctx->partial)
+		return rr->stop == RUNNER_STOP_TARGET ? EXIT_PARTIAL : EXIT_TRACER;
+	if (ctx->checks_broken)
 		return EXIT_USAGE;
-	return ctx.checks_failed ? EXIT_CHECK_FAILED : EXIT_OK;
+	return ctx->checks_failed ? EXIT_CHECK_FAILED : EXIT_OK;
+}
+
+static int stage_run(trace *tr)
+{
+	const settings *cfg = tr->cfg;
+	if (!(tr->out = bpfout_new())) {
+		diag_error(NULL, "out of memory");
+		return EXIT_TRACER;
+	}
+	runner_result rr;
+	memset(&rr, 0, sizeof rr);
+	run_ctx ctx = { .cfg = cfg, .res = tr->res, .prog = tr->prog, .checks = &tr->checks,
+			.out = tr->out, .pid = tr->t->pid, .window_ns = tr->window_ns, .rr = &rr,
+			.bpftrace_version = tr->bt_version[0] ? tr->bt_version : NULL };
+	int rc = run_windows(tr, &ctx, &rr);
+	report_stream_free(ctx.kept, ctx.n_kept);
+	return rc;
 }
 
 static void trace_free(trace *tr)
@@ -671,6 +733,53 @@ done:
 	check_set_free(&checks);
 	report_free(before);
 	report_free(after);
+	return rc;
+}
+
+/* `bpfspec report FILE`: a saved report or -i stream, rendered again. */
+static int cmd_report(settings *cfg)
+{
+	size_t n;
+	report **reps = report_load_stream(cfg->args[0], &n);
+	if (!reps)
+		return EXIT_SPEC;
+	int rc = EXIT_OK;
+	if (n > 1 && cfg->format == OUT_PROM) {
+		diag_error("pick one report: `tail -n 1 FILE | bpfspec report - -o prom` (the "
+			   "last interval)",
+			   "%s holds %zu reports: Prometheus output holds one scrape",
+			   cfg->args[0], n);
+		report_stream_free(reps, n);
+		return EXIT_USAGE;
+	}
+	/* A stream read back is written as it was: json a line per report,
+	 * text a section per interval. */
+	settings as_read = *cfg;
+	as_read.interval_ns = n > 1 ? 1 : 0;
+	run_ctx ctx = { .cfg = &as_read };
+	if (cfg->format == OUT_HTML) {
+		if (write_report(&ctx, (const report *const *)reps, n, 0, true) < 0)
+			rc = EXIT_OUTPUT;
+	} else if (cfg->output_path && n > 1) {
+		/* --output is replaced whole: the stream goes in one write. */
+		output *o = output_open(cfg->output_path);
+		for (size_t i = 0; o && i < n; i++)
+			if (render_report(&as_read, (const report *const *)&reps[i], 1,
+					  output_stream(o)) < 0)
+				break;
+		if (!o || ferror(output_stream(o)) || output_commit(o) < 0) {
+			if (o && ferror(output_stream(o)))
+				output_abort(o);
+			diag_error("check free space on that file system (df)", "cannot write '%s': %s",
+				   cfg->output_path, strerror(errno));
+			rc = EXIT_OUTPUT;
+		}
+	} else {
+		for (size_t i = 0; i < n && rc == EXIT_OK; i++)
+			if (write_report(&ctx, (const report *const *)&reps[i], 1, i, i + 1 == n) < 0)
+				rc = EXIT_OUTPUT;
+	}
+	report_stream_free(reps, n);
 	return rc;
 }
 
@@ -767,6 +876,7 @@ static const command commands[] = {
 	{ "syscalls", MODE_SYSCALLS, cmd_trace, NULL },
 	{ "count", MODE_COUNT, cmd_trace, NULL },
 	{ "diff", MODE_DIFF, cmd_diff, NULL },
+	{ "report", MODE_REPORT, cmd_report, NULL },
 	{ "check", MODE_CHECK, NULL, cmd_check },
 	{ "list", MODE_LIST, NULL, cmd_list },
 	{ "symbols", MODE_RUN, NULL, symbols_main },

@@ -32,4 +32,15 @@ int render_json_line(FILE *out, const report *rep);
  * "Prometheus").  Returns 0, or -1 when writing to OUT failed. */
 int render_prom(FILE *out, const report *rep);
 
+/* Writes one self-contained HTML page of the reports REPS[0..N) (N >= 1):
+ * consecutive intervals of one run (-i, or an NDJSON stream read back),
+ * or one report.  The page holds its style and its one script inline,
+ * allowed by their hashes in a Content-Security-Policy that forbids every
+ * fetch; everything on it is computed from the report model (the summary
+ * over all intervals, a latency heatmap per probe and thread, histograms
+ * for a single window, utilization strips, syscalls and events tables),
+ * and every string the traced process controls is escaped (safe.h).
+ * Returns 0, or -1 when writing to OUT failed or out of memory. */
+int render_html(FILE *out, const report *const *reps, size_t n);
+
 #endif

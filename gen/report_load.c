@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -815,46 +816,128 @@ report *report_parse_json(const char *text, size_t len, const char *name)
 	return rep;
 }
 
-report *report_load_json(const char *path)
+/* Reads all of PATH ("-" = stdin) into *TEXT (owned) and *LEN; *NAME is
+ * what diagnostics call it.  Returns 0, or -1 after a diagnostic. */
+static int read_all(const char *path, char **text, size_t *len, const char **name)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
-	const char *name = is_stdin ? "<stdin>" : path;
 	FILE *f = is_stdin ? stdin : fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0, cap = 0;
+	size_t cap = 0;
 
+	*name = is_stdin ? "<stdin>" : path;
+	*text = NULL;
+	*len = 0;
 	if (!f) {
 		diag_error("check the path", "cannot open %s: %s", path, strerror(errno));
-		return NULL;
+		return -1;
 	}
 	for (;;) {
-		if (len + 65536 > cap) {
+		if (*len + 65536 > cap) {
 			size_t ncap = cap ? cap * 2 : 65536;
-			char *nt = realloc(text, ncap);
+			char *nt = realloc(*text, ncap);
 			if (!nt) {
-				diag_error(NULL, "%s: out of memory", name);
+				diag_error(NULL, "%s: out of memory", *name);
 				goto fail;
 			}
-			text = nt;
+			*text = nt;
 			cap = ncap;
 		}
-		size_t got = fread(text + len, 1, cap - len, f);
-		len += got;
+		size_t got = fread(*text + *len, 1, cap - *len, f);
+		*len += got;
 		if (got == 0)
 			break;
 	}
 	if (ferror(f)) {
-		diag_error(NULL, "cannot read %s: %s", name, strerror(errno));
+		diag_error(NULL, "cannot read %s: %s", *name, strerror(errno));
 		goto fail;
 	}
 	if (!is_stdin)
 		fclose(f);
-	report *rep = report_parse_json(text, len, name);
-	free(text);
-	return rep;
+	return 0;
 fail:
 	if (!is_stdin)
 		fclose(f);
+	free(*text);
+	*text = NULL;
+	return -1;
+}
+
+report *report_load_json(const char *path)
+{
+	char *text;
+	size_t len;
+	const char *name;
+
+	if (read_all(path, &text, &len, &name) < 0)
+		return NULL;
+	report *rep = report_parse_json(text, len, name);
 	free(text);
+	return rep;
+}
+
+void report_stream_free(report **reps, size_t n)
+{
+	for (size_t i = 0; reps && i < n; i++)
+		report_free(reps[i]);
+	free(reps);
+}
+
+report **report_load_stream(const char *path, size_t *n)
+{
+	char *text;
+	size_t len, off = 0, cap = 0;
+	const char *name;
+	report **reps = NULL;
+	unsigned line = 1;
+
+	*n = 0;
+	if (read_all(path, &text, &len, &name) < 0)
+		return NULL;
+	while (off < len && !all_space(text + off, len - off)) {
+		while (off < len && isspace((unsigned char)text[off]))
+			if (text[off++] == '\n')
+				line++;
+		json_error_t err;
+		json_t *v = json_loadb(text + off, len - off, JSON_DISABLE_EOF_CHECK, &err);
+		size_t used = v && err.position > 0 ? (size_t)err.position : 0;
+		json_decref(v);
+		if (used == 0 || used > len - off) {
+			/* Not a value: the whole file's parse says where and why. */
+			report_free(report_parse_json(text, len, name));
+			goto fail;
+		}
+		char where[PATH_MAX + 32];
+		if (*n == 0 && all_space(text + off + used, len - off - used))
+			snprintf(where, sizeof where, "%s", name);
+		else
+			snprintf(where, sizeof where, "%s, line %u", name, line);
+		if (*n == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			report **nr = realloc(reps, ncap * sizeof *nr);
+			if (!nr) {
+				diag_error(NULL, "%s: out of memory", name);
+				goto fail;
+			}
+			reps = nr;
+			cap = ncap;
+		}
+		if (!(reps[*n] = report_parse_json(text + off, used, where)))
+			goto fail;
+		(*n)++;
+		for (size_t i = 0; i < used; i++)
+			if (text[off + i] == '\n')
+				line++;
+		off += used;
+	}
+	if (*n == 0) {
+		report_free(report_parse_json(text, len, name));	/* says why */
+		goto fail;
+	}
+	free(text);
+	return reps;
+fail:
+	free(text);
+	report_stream_free(reps, *n);
+	*n = 0;
 	return NULL;
 }

@@ -22,4 +22,12 @@ report *report_load_json(const char *path);
  * diagnostics as report_load_json, which reads the file and calls it. */
 report *report_parse_json(const char *text, size_t len, const char *name);
 
+/* Reads PATH ("-" = stdin) holding one report or an NDJSON stream of
+ * them (-i writes one report per line), into an owned array of *N >= 1
+ * reports in file order (free with report_stream_free).  NULL after a
+ * diagnostic naming the file and, in a stream, the report's line. */
+report **report_load_stream(const char *path, size_t *n);
+
+void report_stream_free(report **reps, size_t n);
+
 #endif

@@ -284,6 +284,23 @@ int safe_fputs_prom_label(const char *s, FILE *out)
 	return put_text(s, "\\\"", out);
 }
 
+int safe_fputs_html(const char *s, FILE *out)
+{
+	char unit[12];
+	size_t cols;
+
+	if (!s)
+		s = "?";
+	for (size_t n; (n = next_unit(s, unit, &cols)) > 0; s += n)
+		for (const char *c = unit; *c; c++) {
+			const char *ref = *c == '&' ? "&amp;" : *c == '<' ? "&lt;" : *c == '>' ? "&gt;"
+				       : *c == '"' ? "&quot;" : *c == '\'' ? "&#39;" : NULL;
+			if (ref ? fputs(ref, out) == EOF : fputc(*c, out) == EOF)
+				return -1;
+		}
+	return 0;
+}
+
 void safe_hex(char *out, const char *s, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";

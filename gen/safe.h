@@ -70,6 +70,11 @@ int safe_fputs_cell(const char *s, const char *suffix, size_t width, FILE *out);
  * the value a scraper reads is the text form. */
 int safe_fputs_prom_label(const char *s, FILE *out);
 
+/* Writes S for HTML text or a quoted attribute value: its text form,
+ * with '&', '<', '>', '"' and '\'' as character references, so the page
+ * shows the text form and no byte of S can open a tag or end a value. */
+int safe_fputs_html(const char *s, FILE *out);
+
 /* Raw bytes through a UTF-8-only channel (bpftrace's JSON output, once
  * bpfout has repaired it): byte B of a sequence that is not valid UTF-8
  * travels as code point SAFE_WIRE_BASE + B (B >= 0x80; plane 16, private

@@ -2,8 +2,29 @@
 # embed.sh OUT FILE... — writes OUT.c and OUT.h holding each FILE's bytes,
 # so templates and bundled specs travel inside the bpfspec binary.
 # Each file is found by its path relative to the source tree
-# (embedded_find("templates/latency.bt.in")).
+# (embedded_find("templates/latency.bt.in")).  A page's style sheet or
+# script (.css, .js) also carries the base64 SHA-256 of its bytes, which
+# the page's Content-Security-Policy names (render_html.c).
 set -eu
+
+# The base64 of the SHA-256 of file $1 (sha256sum's hex, re-encoded).
+sha256_base64() {
+	sha256sum "$1" | awk '{
+		hex = "0123456789abcdef"
+		b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+		n = 0
+		for (i = 1; i <= 64; i += 2)
+			bytes[n++] = (index(hex, substr($1, i, 1)) - 1) * 16 + index(hex, substr($1, i + 1, 1)) - 1
+		out = ""
+		for (i = 0; i < n; i += 3) {
+			v = bytes[i] * 65536 + (i + 1 < n ? bytes[i + 1] * 256 : 0) + (i + 2 < n ? bytes[i + 2] : 0)
+			out = out substr(b64, int(v / 262144) % 64 + 1, 1) substr(b64, int(v / 4096) % 64 + 1, 1)
+			out = out (i + 1 < n ? substr(b64, int(v / 64) % 64 + 1, 1) : "=")
+			out = out (i + 2 < n ? substr(b64, v % 64 + 1, 1) : "=")
+		}
+		print out
+	}'
+}
 out=$1
 shift
 tmp_c=$(mktemp "$out.c.XXXXXX")
@@ -18,6 +39,7 @@ typedef struct embedded_file {
 	const char *path;	/* e.g. "templates/latency.bt.in" */
 	const char *data;	/* NUL-terminated */
 	size_t len;
+	const char *sha256;	/* .css, .js: base64 SHA-256 of data; else NULL */
 } embedded_file;
 extern const embedded_file embedded_files[];
 extern const size_t embedded_count;
@@ -39,10 +61,14 @@ H
 	echo 'const embedded_file embedded_files[] = {'
 	i=0
 	for f in "$@"; do
-		echo "	{ \"$f\", file_$i, sizeof(file_$i) - 1 },"
+		case $f in
+		*.css | *.js) hash="\"$(sha256_base64 "$f")\"" ;;
+		*) hash=0 ;;
+		esac
+		echo "	{ \"$f\", file_$i, sizeof(file_$i) - 1, $hash },"
 		i=$((i + 1))
 	done
-	echo '	{ 0, 0, 0 }'
+	echo '	{ 0, 0, 0, 0 }'
 	echo '};'
 	echo "const size_t embedded_count = $#;"
 	echo 'const embedded_file *embedded_find(const char *path)'

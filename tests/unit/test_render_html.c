@@ -1,0 +1,217 @@
+/* test_render_html — the HTML report (render_html): its policy, that its
+ * figures hold exactly the report's buckets, and that no string of the
+ * traced process can add markup.  The browser test
+ * (tests/integration/test_html_report.sh) opens such pages in chromium. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "embedded.h"
+#include "kind.h"
+#include "render.h"
+#include "report_load.h"
+#include "helpers.h"
+
+#define FIXTURES "tests/fixtures/reports/"
+
+static char *render_page(report **reps, size_t n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(render_html(f, (const report *const *)reps, n), 0);
+	fclose(f);
+	return text;
+}
+
+/* Buckets the page draws for REP: every thread of every probe with
+ * duration statistics (syscalls probes have tables instead). */
+static size_t drawn_buckets(const report *rep)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < rep->n_probes; i++) {
+		const kind_shape *sh = kind_shape_of(rep->probes[i].kind);
+		if (!sh->durations || sh->per_syscall)
+			continue;
+		for (size_t g = 0; g < rep->probes[i].n_groups; g++)
+			n += rep->probes[i].groups[g].st.n_buckets;
+	}
+	return n;
+}
+
+START_TEST(test_policy_names_the_inline_style_and_script)
+{
+	report *rep = report_load_json(FIXTURES "phases-before.json");
+	ck_assert_ptr_nonnull(rep);
+	char *page = render_page(&rep, 1);
+	const embedded_file *css = embedded_find("templates/report.css");
+	const embedded_file *js = embedded_find("templates/report.js");
+	ck_assert_ptr_nonnull(css);
+	ck_assert_ptr_nonnull(js);
+	/* base64 of 32 bytes */
+	ck_assert_uint_eq(strlen(css->sha256), 44);
+	ck_assert_uint_eq(strlen(js->sha256), 44);
+	char want[256];
+	snprintf(want, sizeof want, "content=\"default-src 'none'; style-src 'sha256-%s'; "
+		 "script-src 'sha256-%s';", css->sha256, js->sha256);
+	ck_assert_msg(strstr(page, want), "no policy %s", want);
+	/* The style and script are inline, byte for byte the hashed files. */
+	char *style = strstr(page, "<style>"), *script = strstr(page, "<script>");
+	ck_assert_ptr_nonnull(style);
+	ck_assert_ptr_nonnull(script);
+	ck_assert_mem_eq(style + 7, css->data, css->len);
+	ck_assert(strncmp(style + 7 + css->len, "</style>", 8) == 0);
+	ck_assert_mem_eq(script + 8, js->data, js->len);
+	ck_assert(strncmp(script + 8 + js->len, "</script>", 9) == 0);
+	ck_assert_uint_eq(count_of(page, "<script"), 1);
+	ck_assert_uint_eq(count_of(page, "<style"), 1);
+	/* Nothing that could fetch. */
+	ck_assert_ptr_null(strstr(page, "http://"));
+	ck_assert_ptr_null(strstr(page, "https://"));
+	ck_assert_ptr_null(strstr(page, " src="));
+	ck_assert_ptr_null(strstr(page, " href="));
+	ck_assert_ptr_null(strstr(page, " style="));
+	free(page);
+	report_free(rep);
+}
+END_TEST
+
+START_TEST(test_single_report_draws_each_bucket_as_a_bar)
+{
+	report *rep = report_load_json(FIXTURES "phases-before.json");
+	ck_assert_ptr_nonnull(rep);
+	char *page = render_page(&rep, 1);
+	ck_assert_uint_gt(drawn_buckets(rep), 10);
+	ck_assert_uint_eq(count_of(page, "<rect class=\"bar\""), drawn_buckets(rep));
+	ck_assert_uint_eq(count_of(page, "class=\"cell "), 0);
+	/* A probe that did not attach says why, in its row and its section. */
+	ck_assert_uint_eq(count_of(page, "not attached: "), 4);
+	free(page);
+	report_free(rep);
+}
+END_TEST
+
+START_TEST(test_stream_draws_each_bucket_of_each_interval_as_a_cell)
+{
+	report *reps[3] = { report_load_json(FIXTURES "phases-before.json"),
+			    report_load_json(FIXTURES "phases-after.json"),
+			    report_load_json(FIXTURES "utilization.json") };
+	for (int i = 0; i < 3; i++)
+		ck_assert_ptr_nonnull(reps[i]);
+	char *page = render_page(reps, 3);
+	size_t want = drawn_buckets(reps[0]) + drawn_buckets(reps[1]) + drawn_buckets(reps[2]);
+	ck_assert_uint_eq(count_of(page, "<rect class=\"cell h"), want);
+	ck_assert_uint_eq(count_of(page, "<rect class=\"bar\""), 0);
+	ck_assert(strstr(page, "data-intervals=\"3\""));
+	/* The utilization probe's busy share, one strip cell per interval
+	 * that has the thread. */
+	ck_assert_uint_gt(count_of(page, "<rect class=\"ucell u"), 0);
+	free(page);
+	for (int i = 0; i < 3; i++)
+		report_free(reps[i]);
+}
+END_TEST
+
+START_TEST(test_strings_of_the_traced_process_add_no_markup)
+{
+	report *reps[2] = { report_load_json(FIXTURES "hostile-count.json"),
+			    report_load_json(FIXTURES "hostile-usdt.json") };
+	ck_assert_ptr_nonnull(reps[0]);
+	ck_assert_ptr_nonnull(reps[1]);
+	/* Names no thread could have, but a report file could. */
+	ck_assert_uint_ge(reps[0]->probes[0].n_groups, 2);
+	free(reps[0]->probes[0].groups[1].thread);
+	reps[0]->probes[0].groups[1].thread = strdup("</h3><script>alert(1)</script>");
+	free(reps[0]->binary);
+	reps[0]->binary = strdup("/tmp/\"><img src=x onerror=alert(1)>");
+	for (int i = 0; i < 2; i++) {
+		char *page = render_page(&reps[i], 1);
+		ck_assert_uint_eq(count_of(page, "<script"), 1);
+		ck_assert_ptr_null(strstr(page, "<img"));
+		/* No control byte reaches the page: escapes show them. */
+		for (const char *c = page; *c; c++)
+			ck_assert_msg((unsigned char)*c >= 0x20 || *c == '\n' || *c == '\t',
+				      "control byte 0x%02x at offset %td", *c, c - page);
+		if (i == 0) {
+			ck_assert(strstr(page, "&lt;/h3&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
+			ck_assert(strstr(page, "/tmp/&quot;&gt;&lt;img src=x"));
+			ck_assert(strstr(page, "\\x1b[31mRED"));
+		}
+		free(page);
+	}
+	report_free(reps[0]);
+	report_free(reps[1]);
+}
+END_TEST
+
+START_TEST(test_a_stream_reads_back_line_by_line)
+{
+	char path[] = "/tmp/bpfspec-html-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	report *rep = report_load_json(FIXTURES "phases-before.json");
+	ck_assert_ptr_nonnull(rep);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(render_json_line(f, rep), 0);
+	fclose(f);
+	size_t n = 0;
+	report **reps = report_load_stream(path, &n);
+	ck_assert_ptr_nonnull(reps);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(reps[3]->n_probes, rep->n_probes);
+	report_stream_free(reps, n);
+	/* A bad line is named by its line number. */
+	f = fopen(path, "a");
+	fputs("{\"schema\": 1}\n", f);
+	fclose(f);
+	capture_start();
+	reps = report_load_stream(path, &n);
+	char *err = capture_end();
+	ck_assert_ptr_null(reps);
+	ck_assert_msg(strstr(err, ", line 5: "), "%s", err);
+	free(err);
+	/* One pretty-printed report is one report. */
+	reps = report_load_stream(FIXTURES "phases-after.json", &n);
+	ck_assert_ptr_nonnull(reps);
+	ck_assert_uint_eq(n, 1);
+	report_stream_free(reps, n);
+	unlink(path);
+	report_free(rep);
+}
+END_TEST
+
+START_TEST(test_write_error)
+{
+	report *rep = report_load_json(FIXTURES "phases-before.json");
+	ck_assert_ptr_nonnull(rep);
+	FILE *f = fopen("/dev/full", "w");
+	ck_assert_ptr_nonnull(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	ck_assert_int_eq(render_html(f, (const report *const *)&rep, 1), -1);
+	fclose(f);
+	report_free(rep);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("render_html");
+	TCase *tc = tcase_create("render_html");
+	tcase_add_test(tc, test_policy_names_the_inline_style_and_script);
+	tcase_add_test(tc, test_single_report_draws_each_bucket_as_a_bar);
+	tcase_add_test(tc, test_stream_draws_each_bucket_of_each_interval_as_a_cell);
+	tcase_add_test(tc, test_strings_of_the_traced_process_add_no_markup);
+	tcase_add_test(tc, test_a_stream_reads_back_line_by_line);
+	tcase_add_test(tc, test_write_error);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(suite());
+}
