@@ -114,7 +114,7 @@ _bpfspec() {
 
 	if [ -z "$cmd" ]; then
 		if [ "$COMP_CWORD" -eq 1 ] || [ "${cur#-}" = "$cur" ]; then
-			_bpfspec_reply < <(compgen -W "run latency syscalls count gen check diff list symbols -h --help -V --version" -- "$cur")
+			_bpfspec_reply < <(compgen -W "run latency syscalls count gen check diff report list symbols -h --help -V --version" -- "$cur")
 		fi
 		return 0
 	fi
@@ -139,7 +139,7 @@ _bpfspec() {
 		if [ "$cmd" = diff ] || [ "$cmd" = symbols ]; then
 			_bpfspec_reply < <(compgen -W "text json" -- "$cur")
 		else
-			_bpfspec_reply < <(compgen -W "text json prom" -- "$cur")
+			_bpfspec_reply < <(compgen -W "text json prom html" -- "$cur")
 		fi
 		return 0 ;;
 	--output | --binary)
@@ -167,6 +167,7 @@ _bpfspec() {
 	gen) opts="-p --pid --binary --set --debug-dir --bpftrace-version -d --duration -v --verbose -h --help" ;;
 	symbols) opts="-p --pid --binary --debug-dir -o --output-format -v --verbose -h --help" ;;
 	diff) opts="-o --output-format --output --fail-if -v --verbose -h --help" ;;
+	report) opts="-o --output-format --output -v --verbose -h --help" ;;
 	check) opts="--set -h --help" ;;
 	list) opts="-h --help" ;;
 	*) return 0 ;;
@@ -199,6 +200,15 @@ _bpfspec() {
 		if [ "$n_args" -lt 2 ]; then
 			_bpfspec_filenames
 			_bpfspec_reply < <(_bpfspec_files "$cur" .json | sort -u)
+			return 0
+		fi ;;
+	report)
+		if [ "$n_args" -lt 1 ]; then
+			_bpfspec_filenames
+			_bpfspec_reply < <({
+				_bpfspec_files "$cur" .json
+				_bpfspec_files "$cur" .ndjson
+			} | sort -u)
 			return 0
 		fi ;;
 	latency | syscalls | count)
