@@ -183,7 +183,10 @@ void html_heatmap(FILE *out, const report *const *reps, size_t n, const char *na
 	if (!bucket_span(reps, n, name, tid, &min_idx, &max_idx, &max_count))
 		return;
 	uint64_t rows = max_idx - min_idx + 1;
-	double row_px = rows * 4 < 80 ? 80.0 / (double)rows : rows * 4 > 320 ? 320.0 / (double)rows : 4;
+	/* Rows of 2 to 8 px, 320 px in all when that allows: a cell stays
+	 * big enough to point at over a wide range of latencies. */
+	double row_px = 320.0 / (double)rows;
+	row_px = row_px < 2 ? 2 : row_px > 8 ? 8 : row_px;
 	int plot_h = (int)(row_px * (double)rows + 0.5);
 
 	fputs("<figure>\n", out);

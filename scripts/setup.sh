@@ -14,10 +14,13 @@ set -eu
 # zlib1g-dev: CRC32 of separate debug files (gen/debuginfo.c).
 # wrk, libbpf-tools (funclatency, syscount), linux-perf (perf trace): the
 # comparators and load generator of `make bench` (scripts/bench.sh).
+# chromium: the real browser that tests/browser/check_html.mjs drives (with
+# playwright-core from npm, below) to load `-o html` reports; about 110 MB
+# to download (chromium and chromium-common), 350 MB installed.
 packages="build-essential pkg-config bpftrace libelf-dev libyaml-dev libjansson-dev libbpfcc-dev zlib1g-dev
 systemtap-sdt-dev check
 valgrind jq strace nodejs prometheus python3-jsonschema python3-yaml clang libclang-rt-14-dev
-wrk libbpf-tools linux-perf"
+wrk libbpf-tools linux-perf chromium"
 missing=""
 for p in $packages; do
 	# nodejs: any node on PATH will do (the NodeSource build included).
@@ -39,6 +42,33 @@ if [ -n "$missing" ]; then
 	apt-get update -qq
 	# shellcheck disable=SC2086
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# playwright-core, the npm package (no browser of its own: it drives Debian's
+# /usr/bin/chromium), for tests/browser/check_html.mjs.  Pinned: 1.64.1 is
+# the release built for Chromium 156, the major of bookworm's chromium.  It
+# goes outside the repository, into a root-owned directory the checker reads
+# (BPFSPEC_NPM_DIR overrides it); it needs Node.js 20 or later and npm.
+pw_version=1.64.1
+npm_dir=${BPFSPEC_NPM_DIR:-/var/cache/bpfspec-npm}
+pw_json="$npm_dir/node_modules/playwright-core/package.json"
+if ! grep -q "\"version\": \"$pw_version\"" "$pw_json" 2>/dev/null; then
+	node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+	if ! command -v npm >/dev/null 2>&1 || [ "$node_major" -lt 20 ]; then
+		echo "setup: playwright-core@$pw_version needs Node.js >= 20 and npm" \
+			"(node: $(node --version 2>/dev/null || echo none)," \
+			"npm: $(npm --version 2>/dev/null || echo none)); the browser test cannot run" >&2
+	elif [ "$(id -u)" -ne 0 ]; then
+		echo "setup: missing playwright-core@$pw_version in $npm_dir" >&2
+		echo "setup: run as root" >&2
+		exit 1
+	else
+		echo "setup: installing playwright-core@$pw_version in $npm_dir"
+		mkdir -p "$npm_dir"
+		PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$npm_dir" \
+			--no-save --no-audit --no-fund --no-update-notifier --loglevel=error \
+			"playwright-core@$pw_version" >/dev/null
+	fi
 fi
 
 # Tracepoints need tracefs; a fresh machine does not mount it.

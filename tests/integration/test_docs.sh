@@ -118,8 +118,10 @@ expect_completion() { # expect_completion "WANTED (space-separated)" WORD...
 }
 expect_completion "run" bpfspec ru
 expect_completion "--output --output-format" bpfspec run libuv-phases --outp
-expect_completion "json prom text" bpfspec run libuv-phases -o ""
+expect_completion "html json prom text" bpfspec run libuv-phases -o ""
 expect_completion "json text" bpfspec diff -o ""
+expect_completion "html json prom text" bpfspec report r1.json -o ""
+expect_completion "r1.json sub" bpfspec report ""
 expect_completion "--emit-program --emit-spec" bpfspec syscalls --emit
 bundled=$("$BPFSPEC" list | awk '/^[^ ]/ {print $1}')
 expect_completion "$(printf '%s\n' "$bundled" mine.yaml other.yml sub | sort | tr '\n' ' ' | sed 's/ $//')" \

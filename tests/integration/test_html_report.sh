@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# -o html and `bpfspec report -o html`, opened in a real browser: Debian's
+# chromium driven by playwright-core (scripts/setup.sh installs both;
+# tests/browser/check_html.mjs is the check).  Each page must load from
+# file:// with no console error, page error or request (its policy forbids
+# every fetch), draw exactly the report's buckets (a bar per bucket for one
+# report, a cell per bucket and interval for a stream), and show a cell's
+# count on hover; a screenshot of each is kept beside the binary (e.g.
+# build/html-screenshots/, out of the repository) for a person to look at.
+# Pages:
+#  - a live stream: libuv-phases on scripts/workloads/phases.js --worker,
+#    four 1 s intervals saved as NDJSON, then `bpfspec report -o html`;
+#    the same run's last interval alone (a single report);
+#  - `run -o html -i` written by the run itself (checked for form: no
+#    report is kept beside it);
+#  - every saved report of tests/fixtures/reports (probes not attached,
+#    events, syscalls, utilization, count, names a hostile process chose);
+#  - an empty window: syscalls of a process that makes none.
+. "$(dirname "$0")/../lib.sh"
+need_root
+
+npm_dir=${BPFSPEC_NPM_DIR:-/var/cache/bpfspec-npm}
+[ -x /usr/bin/chromium ] || fail "/usr/bin/chromium is missing: run scripts/setup.sh"
+[ -f "$npm_dir/node_modules/playwright-core/package.json" ] ||
+	fail "playwright-core is missing from $npm_dir: run scripts/setup.sh"
+
+shots=$(dirname "$BPFSPEC")/html-screenshots
+mkdir -p "$shots"
+pages=0
+check_page() { # check_page PAGE.html REPORT.json|REPORT.ndjson|- NAME
+	node "$TOP/tests/browser/check_html.mjs" "$1" "$2" "$shots/$3.png" >"$TMP/$3.check" 2>&1
+	local rc=$?
+	sed 's/^/    /' "$TMP/$3.check" | grep -v '^    measured:' >&2
+	grep '^measured:' "$TMP/$3.check"
+	[ "$rc" -eq 0 ] || fail "$3: the browser check failed (status $rc)"
+	pages=$((pages + 1))
+}
+render() { # render REPORT PAGE.html
+	"$BPFSPEC" report "$1" -o html --output "$2" 2>"$TMP/err" ||
+		{ cat "$TMP/err"; fail "bpfspec report $1 -o html exited $?"; }
+}
+
+node "$TOP/scripts/workloads/phases.js" --worker &
+app=$!
+cleanup_pid "$app"
+sleep 1.5
+
+# A stream of four intervals, rendered later from its NDJSON.
+"$BPFSPEC" run libuv-phases -p "$app" -i 1 -n 4 -o json >"$TMP/stream.ndjson" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "run -i 1 -n 4 -o json exited $?"; }
+[ "$(wc -l <"$TMP/stream.ndjson")" -eq 4 ] || fail "the stream has $(wc -l <"$TMP/stream.ndjson") lines, not 4"
+render "$TMP/stream.ndjson" "$TMP/stream.html"
+check_page "$TMP/stream.html" "$TMP/stream.ndjson" stream
+tail -n 1 "$TMP/stream.ndjson" >"$TMP/last.json"
+render "$TMP/last.json" "$TMP/last.html"
+check_page "$TMP/last.html" "$TMP/last.json" last-interval
+# The page's summary is the stream's: its timers count is the intervals'.
+want=$(jq -s '[.[].probes[] | select(.name == "timers") | .count] | add' "$TMP/stream.ndjson")
+grep -q "<tr data-probe=\"timers\"><td>timers</td><td>latency</td><td data-sort=\"$want\">" "$TMP/stream.html" ||
+	fail "the summary's timers count is not the intervals' sum $want"
+echo "measured: summary timers count $want = the four intervals' counts added"
+
+# The run writes the page itself: every interval kept, one page at the end.
+"$BPFSPEC" run libuv-phases -p "$app" -i 1 -n 3 -o html --output "$TMP/live.html" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "run -i 1 -n 3 -o html exited $?"; }
+grep -q 'data-intervals="3"' "$TMP/live.html" || fail "the live page does not have 3 intervals"
+check_page "$TMP/live.html" - live
+
+# Saved reports of every kind, and names chosen by a hostile process.
+for f in "$TOP"/tests/fixtures/reports/*.json; do
+	name=fixture-$(basename "$f" .json)
+	render "$f" "$TMP/$name.html"
+	check_page "$TMP/$name.html" "$f" "$name"
+done
+
+# An empty window: a process that makes no syscall in it.
+sleep 30 &
+sleeper=$!
+cleanup_pid "$sleeper"
+"$BPFSPEC" syscalls -p "$sleeper" openat,read -d 1 -o json >"$TMP/empty.json" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "syscalls on a sleeping process exited $?"; }
+[ "$(jqr "$TMP/empty.json" '.probes[0].count')" -eq 0 ] || fail "the empty window has calls"
+render "$TMP/empty.json" "$TMP/empty.html"
+check_page "$TMP/empty.html" "$TMP/empty.json" empty
+
+# Errors: a stream cannot be one Prometheus scrape; a bad line is named.
+set +e
+"$BPFSPEC" report "$TMP/stream.ndjson" -o prom >/dev/null 2>"$TMP/err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q "holds 4 reports" "$TMP/err" || fail "report -o prom of a stream: exit $rc, $(cat "$TMP/err")"
+{ head -n 2 "$TMP/stream.ndjson"; echo '{"schema": 1}'; } >"$TMP/bad.ndjson"
+set +e
+"$BPFSPEC" report "$TMP/bad.ndjson" -o html --output "$TMP/bad.html" 2>"$TMP/err"
+rc=$?
+set -e
+[ "$rc" -eq 3 ] && grep -q "bad.ndjson, line 3: " "$TMP/err" || fail "a bad line: exit $rc, $(cat "$TMP/err")"
+[ ! -e "$TMP/bad.html" ] || fail "a page was written for a stream that could not be read"
+echo "measured: report of a bad stream: exit 3, $(head -n 1 "$TMP/err")"
+echo "measured: $pages pages passed the browser check; screenshots in $shots"
