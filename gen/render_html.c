@@ -15,6 +15,7 @@
 #define HTML_MAX_EVENT_ROWS 2000	/* an events table's rows, over all intervals */
 #define HTML_MAX_THREADS 256		/* threads of one probe shown */
 #define HTML_MAX_PROBES 256		/* probes over a stream */
+#define HTML_TOP_SYSCALLS 5		/* a syscalls probe's figures: the slowest in total */
 
 /* The run's facts, over the stream. */
 typedef struct page {
@@ -424,8 +425,21 @@ static int put_probe(FILE *out, const page *pg, const report_probe *p)
 		return 0;
 	}
 	size_t nt = stream_threads(pg, p->name, tids, names, HTML_MAX_THREADS);
-	if (sh->per_syscall && put_syscalls(out, pg, p) < 0)
-		return -1;
+	if (sh->per_syscall) {
+		if (put_syscalls(out, pg, p) < 0)
+			return -1;
+		/* The last interval's order: slowest total first. */
+		for (size_t k = 0; k < p->n_syscalls && k < HTML_TOP_SYSCALLS; k++) {
+			html_series s = { .probe = p->name, .syscall = p->syscalls[k].name };
+			fputs("<h3>", out);
+			safe_fputs_html(s.syscall, out);
+			fputs(" (all threads)</h3>\n", out);
+			if (pg->n > 1)
+				html_heatmap(out, pg->reps, pg->n, &s, pg->interval_ns);
+			else
+				html_histogram(out, pg->reps[0], &s, pg->window_ns);
+		}
+	}
 	if (sh->events)
 		put_events(out, pg, p->name);
 	if (!sh->durations && !sh->events && !sh->per_syscall)
@@ -435,17 +449,17 @@ static int put_probe(FILE *out, const page *pg, const report_probe *p)
 			fputs("<h3>", out);
 			put_thread(out, names[t], tids[t], pg->first->pid);
 			fputs("</h3>\n", out);
+			html_series s = { .probe = p->name, .tid = tids[t] };
 			if (sh->busy && pg->n > 1)
-				html_utilization_strip(out, pg->reps, pg->n, p->name, tids[t], pg->interval_ns);
+				html_utilization_strip(out, pg->reps, pg->n, &s, pg->interval_ns);
 			if (pg->n > 1) {
-				html_heatmap(out, pg->reps, pg->n, p->name, tids[t], pg->interval_ns);
+				html_heatmap(out, pg->reps, pg->n, &s, pg->interval_ns);
 			} else {
 				const report_group *g = html_group_of(p, tids[t]);
 				if (sh->busy && g)
 					fprintf(out, "<p class=\"note\">busy %.1f%% of the window</p>\n",
 						g->utilization * 100);
-				if (g)
-					html_histogram(out, &g->st, p->name, tids[t], pg->window_ns);
+				html_histogram(out, pg->reps[0], &s, pg->window_ns);
 			}
 		}
 		if (nt == 0)

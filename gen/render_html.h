@@ -27,20 +27,30 @@ const report_group *html_group_of(const report_probe *p, long tid);
  * Returns 0, or -1 when out of memory (ACC unchanged). */
 int html_merge_stats(report_stats *acc, const report_stats *st);
 
-/* The latency heatmap of thread TID of probe NAME over the stream: x is
- * the interval (INTERVAL_NS long), y the bucket (log scale), a cell's
- * heat its count; one rect.cell per non-empty bucket and interval.
- * Nothing when the thread has no bucket in any interval. */
-void html_heatmap(FILE *out, const report *const *reps, size_t n, const char *name, long tid,
+/* What one figure draws: thread TID's durations of probe PROBE, or
+ * (SYSCALL not NULL) one syscall's of a syscalls probe. */
+typedef struct html_series {
+	const char *probe;
+	long tid;
+	const char *syscall;
+} html_series;
+
+/* S's statistics in REP, or NULL when REP does not have it. */
+const report_stats *html_series_stats(const report *rep, const html_series *s);
+
+/* The latency heatmap of S over the stream: x is the interval
+ * (INTERVAL_NS long), y the bucket (log scale), a cell's heat its count;
+ * one rect.cell per non-empty bucket and interval.  Nothing when S has
+ * no bucket in any interval. */
+void html_heatmap(FILE *out, const report *const *reps, size_t n, const html_series *s,
 		  uint64_t interval_ns);
 
-/* ST's buckets as bars (one rect.bar each) over a log latency axis. */
-void html_histogram(FILE *out, const report_stats *st, const char *name, long tid,
-		    uint64_t window_ns);
+/* S's buckets in REP as bars (one rect.bar each) over a log latency axis. */
+void html_histogram(FILE *out, const report *rep, const html_series *s, uint64_t window_ns);
 
-/* The busy share of thread TID of utilization probe NAME, one
+/* The busy share of thread S->tid of utilization probe S->probe, one
  * rect.ucell per interval. */
-void html_utilization_strip(FILE *out, const report *const *reps, size_t n, const char *name,
-			    long tid, uint64_t interval_ns);
+void html_utilization_strip(FILE *out, const report *const *reps, size_t n, const html_series *s,
+			    uint64_t interval_ns);
 
 #endif

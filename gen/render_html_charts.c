@@ -36,6 +36,19 @@ const report_group *html_group_of(const report_probe *p, long tid)
 	return NULL;
 }
 
+const report_stats *html_series_stats(const report *rep, const html_series *s)
+{
+	const report_probe *p = html_probe_named(rep, s->probe);
+	if (p && s->syscall) {
+		for (size_t i = 0; i < p->n_syscalls; i++)
+			if (p->syscalls[i].name && strcmp(p->syscalls[i].name, s->syscall) == 0)
+				return &p->syscalls[i].st;
+		return NULL;
+	}
+	const report_group *g = html_group_of(p, s->tid);
+	return g ? &g->st : NULL;
+}
+
 int html_merge_stats(report_stats *acc, const report_stats *st)
 {
 	if (st->count == 0)
@@ -128,22 +141,21 @@ static void latency_axis(FILE *out, uint64_t min_idx, uint64_t max_idx, double r
 	}
 }
 
-/* The lowest and highest bucket index and the largest count of tid's
- * group of probe NAME over the stream.  Returns false when it has no
- * bucket anywhere. */
-static bool bucket_span(const report *const *reps, size_t n, const char *name, long tid,
+/* The lowest and highest bucket index and the largest count of S over
+ * the stream.  Returns false when it has no bucket anywhere. */
+static bool bucket_span(const report *const *reps, size_t n, const html_series *s,
 			uint64_t *min_idx, uint64_t *max_idx, uint64_t *max_count)
 {
 	bool any = false;
 	*min_idx = UINT64_MAX, *max_idx = 0, *max_count = 0;
 	for (size_t i = 0; i < n; i++) {
-		const report_group *g = html_group_of(html_probe_named(reps[i], name), tid);
-		for (size_t b = 0; g && b < g->st.n_buckets; b++) {
-			uint64_t idx = hist_bucket_index(g->st.buckets[b].lo_ns);
+		const report_stats *st = html_series_stats(reps[i], s);
+		for (size_t b = 0; st && b < st->n_buckets; b++) {
+			uint64_t idx = hist_bucket_index(st->buckets[b].lo_ns);
 			*min_idx = idx < *min_idx ? idx : *min_idx;
 			*max_idx = idx > *max_idx ? idx : *max_idx;
-			if (g->st.buckets[b].count > *max_count)
-				*max_count = g->st.buckets[b].count;
+			if (st->buckets[b].count > *max_count)
+				*max_count = st->buckets[b].count;
 			any = true;
 		}
 	}
@@ -151,36 +163,40 @@ static bool bucket_span(const report *const *reps, size_t n, const char *name, l
 }
 
 /* data-NAME="v0,v1,..." of each interval's p50 or p99 (0: no calls). */
-static void interval_list(FILE *out, const report *const *reps, size_t n, const char *name,
-			  long tid, const char *attr, bool p99)
+static void interval_list(FILE *out, const report *const *reps, size_t n, const html_series *s,
+			  const char *attr, bool p99)
 {
 	fprintf(out, " data-%s=\"", attr);
 	for (size_t i = 0; i < n; i++) {
-		const report_group *g = html_group_of(html_probe_named(reps[i], name), tid);
+		const report_stats *st = html_series_stats(reps[i], s);
 		fprintf(out, "%s%llu", i ? "," : "",
-			(unsigned long long)(g ? (p99 ? g->st.p99_ns : g->st.p50_ns) : 0));
+			(unsigned long long)(st ? (p99 ? st->p99_ns : st->p50_ns) : 0));
 	}
 	fputc('"', out);
 }
 
-/* The opening of a figure's svg: class CLS, the probe and thread, and
- * the interval length for the tooltip. */
-static void svg_open(FILE *out, const char *cls, const char *probe, long tid, size_t n,
+/* The opening of a figure's svg: class CLS, the series, and the interval
+ * length for the tooltip. */
+static void svg_open(FILE *out, const char *cls, const html_series *s, size_t n,
 		     uint64_t interval_ns, int height)
 {
 	fprintf(out, "<svg class=\"%s\" data-probe=\"", cls);
-	safe_fputs_html(probe, out);
+	safe_fputs_html(s->probe, out);
+	if (s->syscall) {
+		fputs("\" data-syscall=\"", out);
+		safe_fputs_html(s->syscall, out);
+	}
 	fprintf(out, "\" data-tid=\"%ld\" data-intervals=\"%zu\" data-interval-ns=\"%llu\" "
-		"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\"", tid, n,
+		"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\"", s->tid, n,
 		(unsigned long long)interval_ns, PLOT_LEFT + PLOT_WIDTH, height,
 		PLOT_LEFT + PLOT_WIDTH, height);
 }
 
-void html_heatmap(FILE *out, const report *const *reps, size_t n, const char *name, long tid,
+void html_heatmap(FILE *out, const report *const *reps, size_t n, const html_series *s,
 		  uint64_t interval_ns)
 {
 	uint64_t min_idx, max_idx, max_count;
-	if (!bucket_span(reps, n, name, tid, &min_idx, &max_idx, &max_count))
+	if (!bucket_span(reps, n, s, &min_idx, &max_idx, &max_count))
 		return;
 	uint64_t rows = max_idx - min_idx + 1;
 	/* Rows of 2 to 8 px, 320 px in all when that allows: a cell stays
@@ -190,9 +206,9 @@ void html_heatmap(FILE *out, const report *const *reps, size_t n, const char *na
 	int plot_h = (int)(row_px * (double)rows + 0.5);
 
 	fputs("<figure>\n", out);
-	svg_open(out, "heatmap", name, tid, n, interval_ns, plot_h + AXIS_BELOW);
-	interval_list(out, reps, n, name, tid, "p50-ns", false);
-	interval_list(out, reps, n, name, tid, "p99-ns", true);
+	svg_open(out, "heatmap", s, n, interval_ns, plot_h + AXIS_BELOW);
+	interval_list(out, reps, n, s, "p50-ns", false);
+	interval_list(out, reps, n, s, "p99-ns", true);
 	fputs(">\n", out);
 	latency_axis(out, min_idx, max_idx, row_px);
 	fprintf(out, "<text x=\"%d\" y=\"%d\">+0 s</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">"
@@ -203,9 +219,9 @@ void html_heatmap(FILE *out, const report *const *reps, size_t n, const char *na
 		"preserveAspectRatio=\"none\">\n", PLOT_LEFT, PLOT_WIDTH, plot_h, n,
 		(unsigned long long)rows);
 	for (size_t i = 0; i < n; i++) {
-		const report_group *g = html_group_of(html_probe_named(reps[i], name), tid);
-		for (size_t b = 0; g && b < g->st.n_buckets; b++) {
-			const report_bucket *bk = &g->st.buckets[b];
+		const report_stats *st = html_series_stats(reps[i], s);
+		for (size_t b = 0; st && b < st->n_buckets; b++) {
+			const report_bucket *bk = &st->buckets[b];
 			uint64_t idx = hist_bucket_index(bk->lo_ns);
 			fprintf(out, "<rect class=\"cell h%d\" x=\"%zu\" y=\"%llu\" width=\"1\" "
 				"height=\"1\" data-interval=\"%zu\" data-lo-ns=\"%llu\" data-hi-ns=\"%llu\" "
@@ -219,10 +235,12 @@ void html_heatmap(FILE *out, const report *const *reps, size_t n, const char *na
 	fputs("</figure>\n", out);
 }
 
-void html_histogram(FILE *out, const report_stats *st, const char *name, long tid,
-		    uint64_t window_ns)
+void html_histogram(FILE *out, const report *rep, const html_series *s, uint64_t window_ns)
 {
+	const report_stats *st = html_series_stats(rep, s);
 	uint64_t min_idx = UINT64_MAX, max_idx = 0, max_count = 0;
+	if (!st)
+		return;
 	for (size_t b = 0; b < st->n_buckets; b++) {
 		uint64_t idx = hist_bucket_index(st->buckets[b].lo_ns);
 		min_idx = idx < min_idx ? idx : min_idx;
@@ -236,7 +254,7 @@ void html_histogram(FILE *out, const report_stats *st, const char *name, long ti
 	char t[32];
 
 	fputs("<figure>\n", out);
-	svg_open(out, "hist", name, tid, 1, window_ns, plot_h + AXIS_BELOW);
+	svg_open(out, "hist", s, 1, window_ns, plot_h + AXIS_BELOW);
 	fputs(">\n", out);
 	fprintf(out, "<text x=\"%d\" y=\"10\" text-anchor=\"end\">%llu</text>"
 		"<text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>\n", PLOT_LEFT - 6,
@@ -264,22 +282,22 @@ void html_histogram(FILE *out, const report_stats *st, const char *name, long ti
 	fputs("</svg>\n</figure>\n", out);
 }
 
-void html_utilization_strip(FILE *out, const report *const *reps, size_t n, const char *name,
-			    long tid, uint64_t interval_ns)
+void html_utilization_strip(FILE *out, const report *const *reps, size_t n, const html_series *s,
+			    uint64_t interval_ns)
 {
 	const int strip_h = 14;
 	bool any = false;
 	for (size_t i = 0; i < n && !any; i++)
-		any = html_group_of(html_probe_named(reps[i], name), tid) != NULL;
+		any = html_group_of(html_probe_named(reps[i], s->probe), s->tid) != NULL;
 	if (!any)
 		return;
 	fputs("<figure>\n", out);
-	svg_open(out, "util", name, tid, n, interval_ns, strip_h);
+	svg_open(out, "util", s, n, interval_ns, strip_h);
 	fprintf(out, ">\n<text x=\"%d\" y=\"11\" text-anchor=\"end\">busy</text>\n"
 		"<svg x=\"%d\" y=\"0\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %zu 1\" "
 		"preserveAspectRatio=\"none\">\n", PLOT_LEFT - 6, PLOT_LEFT, PLOT_WIDTH, strip_h, n);
 	for (size_t i = 0; i < n; i++) {
-		const report_group *g = html_group_of(html_probe_named(reps[i], name), tid);
+		const report_group *g = html_group_of(html_probe_named(reps[i], s->probe), s->tid);
 		if (!g)
 			continue;
 		int tenth = (int)(g->utilization * 10);

@@ -10,6 +10,8 @@
 //     request but the page's own file:// URL (the context is offline too);
 //   - its <meta http-equiv="Content-Security-Policy"> says default-src 'none'
 //     and comes before any script, style or link;
+//   - syscalls probes: the same per syscall (data-syscall, data-tid 0) for
+//     the first five of the last report's syscalls (slowest total first);
 //   - one report (a JSON object, or NDJSON of one line): per probe and
 //     group with buckets, an <svg class="hist" data-probe data-tid> whose
 //     <rect class="bar" data-lo-ns data-hi-ns data-count> are that group's
@@ -100,34 +102,50 @@ function readReports(file) {
 	return reps;
 }
 
-// "probe\0tid" -> Map("interval lo hi" -> count) of what the page must draw.
-// A single report has interval 0 only.
+const TOP_SYSCALLS = 5; // a syscalls probe's figures: its first (slowest) syscalls
+
+// "probe\0tid\0syscall" -> Map("interval lo hi" -> count) of what the page
+// must draw: each thread group with buckets, and for a syscalls probe the
+// first TOP_SYSCALLS syscalls of the last report that has the probe (tid
+// 0: all threads).  A single report has interval 0 only.
 function expectedFigures(reps) {
 	const figs = new Map();
+	const add = (key, interval, buckets) => {
+		if (!Array.isArray(buckets) || buckets.length === 0)
+			return;
+		if (!figs.has(key))
+			figs.set(key, new Map());
+		const cells = figs.get(key);
+		for (const b of buckets) {
+			if (b.count === 0)
+				continue;
+			const k = `${interval} ${b.lo_ns} ${b.hi_ns}`;
+			cells.set(k, (cells.get(k) || 0) + b.count);
+		}
+	};
+	const topSyscalls = new Map();
+	for (const rep of reps)
+		for (const p of rep.probes || [])
+			if (Array.isArray(p.syscalls))
+				topSyscalls.set(p.name, p.syscalls.slice(0, TOP_SYSCALLS).map((sc) => sc.syscall));
 	reps.forEach((rep, interval) => {
 		for (const p of rep.probes || []) {
-			for (const g of p.groups || []) {
-				if (!Array.isArray(g.buckets) || g.buckets.length === 0)
-					continue;
-				const key = `${p.name}\0${g.tid}`;
-				if (!figs.has(key))
-					figs.set(key, new Map());
-				const cells = figs.get(key);
-				for (const b of g.buckets) {
-					if (b.count === 0)
-						continue;
-					const k = `${interval} ${b.lo_ns} ${b.hi_ns}`;
-					cells.set(k, (cells.get(k) || 0) + b.count);
-				}
+			if (Array.isArray(p.syscalls)) {
+				for (const sc of p.syscalls)
+					if (topSyscalls.get(p.name).includes(sc.syscall))
+						add(`${p.name}\x000\x00${sc.syscall}`, interval, sc.buckets);
+				continue;
 			}
+			for (const g of p.groups || [])
+				add(`${p.name}\0${g.tid}\0`, interval, g.buckets);
 		}
 	});
 	return figs;
 }
 
 const figName = (key) => {
-	const [probe, tid] = key.split('\0');
-	return `probe ${JSON.stringify(probe)} tid ${tid}`;
+	const [probe, tid, syscall] = key.split('\0');
+	return `probe ${JSON.stringify(probe)} ${syscall ? `syscall ${syscall}` : `tid ${tid}`}`;
 };
 
 // Hovers RECT as a person with a mouse would: at a whole CSS pixel inside
@@ -308,6 +326,7 @@ try {
 				});
 			}
 			out.figs.push({ probe: svg.getAttribute('data-probe'), tid: svg.getAttribute('data-tid'),
+				syscall: svg.getAttribute('data-syscall') || '',
 				intervals: svg.getAttribute('data-intervals'), rects });
 		}
 		return out;
@@ -322,7 +341,7 @@ try {
 	const seen = new Set();
 	let drawnRects = 0, undrawn = 0, countsDiffer = false;
 	for (const f of drawn.figs) {
-		const key = `${f.probe}\0${f.tid}`;
+		const key = `${f.probe}\0${f.tid}\0${f.syscall}`;
 		const name = `svg.${figClass} of ${figName(key)}`;
 		drawnRects += f.rects.length;
 		if (seen.has(key)) {

@@ -28,16 +28,19 @@ static char *render_page(report **reps, size_t n)
 }
 
 /* Buckets the page draws for REP: every thread of every probe with
- * duration statistics (syscalls probes have tables instead). */
+ * duration statistics, and the first five syscalls of a syscalls probe. */
 static size_t drawn_buckets(const report *rep)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < rep->n_probes; i++) {
-		const kind_shape *sh = kind_shape_of(rep->probes[i].kind);
+		const report_probe *p = &rep->probes[i];
+		const kind_shape *sh = kind_shape_of(p->kind);
+		for (size_t k = 0; sh->per_syscall && k < p->n_syscalls && k < 5; k++)
+			n += p->syscalls[k].st.n_buckets;
 		if (!sh->durations || sh->per_syscall)
 			continue;
-		for (size_t g = 0; g < rep->probes[i].n_groups; g++)
-			n += rep->probes[i].groups[g].st.n_buckets;
+		for (size_t g = 0; g < p->n_groups; g++)
+			n += p->groups[g].st.n_buckets;
 	}
 	return n;
 }
@@ -89,6 +92,15 @@ START_TEST(test_single_report_draws_each_bucket_as_a_bar)
 	ck_assert_uint_eq(count_of(page, "class=\"cell "), 0);
 	/* A probe that did not attach says why, in its row and its section. */
 	ck_assert_uint_eq(count_of(page, "not attached: "), 4);
+	free(page);
+	report_free(rep);
+	/* A syscalls probe: a figure per syscall, slowest first. */
+	rep = report_load_json(FIXTURES "file-io.json");
+	ck_assert_ptr_nonnull(rep);
+	page = render_page(&rep, 1);
+	ck_assert_uint_gt(drawn_buckets(rep), 100);
+	ck_assert_uint_eq(count_of(page, "<rect class=\"bar\""), drawn_buckets(rep));
+	ck_assert(strstr(page, "data-syscall=\"read\""));
 	free(page);
 	report_free(rep);
 }
