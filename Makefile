@@ -41,7 +41,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 .PHONY: all deps check matrix check-unit check-golden check-integration check-asan asan-build \
-	check-valgrind demo install uninstall clean fuzz bench
+	check-valgrind demo screenshot install uninstall clean fuzz bench
 
 all: $(BUILD)/bpfspec
 
@@ -147,6 +147,10 @@ bench: deps all $(BENCH_BINS)
 
 demo: deps all
 	$(Q)bash scripts/demo.sh $(BUILD)/bpfspec
+
+# The README's picture of the HTML report, drawn anew from a live run.
+screenshot: deps all
+	$(Q)bash scripts/screenshot.sh $(BUILD)/bpfspec docs/html-report.png
 
 # Templates and bundled specs are inside the binary; its symbols stay (the
 # window trigger is a uprobe on one of its functions).
