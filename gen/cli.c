@@ -483,7 +483,7 @@ int cli_parse(int argc, char **argv, settings *cfg)
 			return cli_usage_error("%s: report takes one FILE (a JSON report or an NDJSON "
 					       "stream; - for standard input)", "arguments");
 		if (cfg->pid > 0 || cfg->cmd || cfg->binary || cfg->n_fail_if || cfg->n_sets ||
-		    cfg->duration_set || cfg->interval_ns)
+		    cfg->duration_set || cfg->interval_ns || cfg->interval_count || cfg->cumulative)
 			return cli_usage_error("%s", "report takes FILE, -o and --output only: it "
 					       "renders a saved report, it traces nothing");
 		return EXIT_OK;
@@ -510,6 +510,10 @@ int cli_parse(int argc, char **argv, settings *cfg)
 				   "interval): one stream cannot hold several scrapes");
 	if (cfg->cumulative && !cfg->interval_ns)
 		return cli_usage_error("%s", "--cumulative applies to -i intervals");
+	if (cfg->cumulative && cfg->format == OUT_HTML)
+		return cli_usage_error("%s", "-o html draws each interval as a heatmap column: it "
+				       "takes -i without --cumulative (the page sums the intervals "
+				       "itself)");
 	if ((cfg->bpftrace_major || cfg->bpftrace_minor) && cfg->mode != MODE_GEN &&
 	    !cfg->emit_program)
 		return cli_usage_error("%s", "--bpftrace-version is for gen and --emit-program; run "

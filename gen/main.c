@@ -196,21 +196,21 @@ static bool run_is_partial(const run_ctx *ctx, bool final, char *why, size_t len
 	return false;
 }
 
-/* Writes REPS[0..N) in CFG's format: an HTML page holds them all, the
- * other formats one report (N is 1). */
-static int render_report(const settings *cfg, const report *const *reps, size_t n, FILE *f)
+/* Writes REP in CFG's format (not HTML, which takes every report): as
+ * one JSON line when LINE (a stream of them). */
+static int render_one(const settings *cfg, const report *rep, bool line, FILE *f)
 {
 	switch (cfg->format) {
 	case OUT_JSON:
-		return cfg->interval_ns ? render_json_line(f, reps[0]) : render_json(f, reps[0]);
+		return line ? render_json_line(f, rep) : render_json(f, rep);
 	case OUT_PROM:
-		return render_prom(f, reps[0]);
+		return render_prom(f, rep);
 	case OUT_HTML:
-		return render_html(f, reps, n);
+		return render_html(f, &rep, 1);
 	case OUT_TEXT:
 		break;
 	}
-	return render_text(f, reps[0]);
+	return render_text(f, rep);
 }
 
 /* Keeps REP (taking it) for the HTML page written at the end.  Returns 0,
@@ -229,40 +229,45 @@ static int keep_report(run_ctx *ctx, report *rep)
 	return 0;
 }
 
-/* Writes REPS[0..N) (interval INDEX) to the output.  Returns 0, or -1
- * after saying why. */
-static int write_report(run_ctx *ctx, const report *const *reps, size_t n, size_t index,
-			bool final)
+/* Writes REPS[0..N) to CFG's output, replaced whole or nothing (output.h):
+ * with -o html one page of them all, else each in turn, the first being
+ * interval INDEX of a stream when STREAM (text sections, JSON lines).
+ * Returns 0, or -1 after saying why. */
+static int write_reports(const settings *cfg, const report *const *reps, size_t n, bool stream,
+			 size_t index, bool final)
 {
-	int rc = -1;
-	output *o = output_open(ctx->cfg->output_path);
+	output *o = output_open(cfg->output_path);
 	if (!o)
 		return -1;
 	FILE *f = output_stream(o);
-	if (ctx->cfg->interval_ns && ctx->cfg->format == OUT_TEXT && !ctx->cfg->output_path) {
-		/* Live: when it is printed; read back: when it began. */
-		time_t now = ctx->cfg->mode == MODE_REPORT && reps[0]->start_unix_ns
-				     ? (time_t)(reps[0]->start_unix_ns / 1000000000ull) : time(NULL);
-		struct tm tmv;
-		char stamp[32];
-		strftime(stamp, sizeof stamp, "%H:%M:%S", localtime_r(&now, &tmv));
-		fprintf(f, "%s--- %s interval %zu%s ---\n", index ? "\n" : "", stamp, index + 1,
-			final ? " (last)" : "");
+	int rc = 0;
+	if (cfg->format == OUT_HTML)
+		rc = render_html(f, reps, n);
+	for (size_t i = 0; cfg->format != OUT_HTML && i < n && rc == 0; i++) {
+		if (stream && cfg->format == OUT_TEXT && !cfg->output_path) {
+			/* Live: when it is printed; read back: when it began. */
+			time_t when = cfg->mode == MODE_REPORT && reps[i]->start_unix_ns
+					      ? (time_t)(reps[i]->start_unix_ns / 1000000000ull)
+					      : time(NULL);
+			struct tm tmv;
+			char stamp[32];
+			strftime(stamp, sizeof stamp, "%H:%M:%S", localtime_r(&when, &tmv));
+			fprintf(f, "%s--- %s interval %zu%s ---\n", index + i ? "\n" : "", stamp,
+				index + i + 1, final && i + 1 == n ? " (last)" : "");
+		}
+		rc = render_one(cfg, reps[i], stream, f);
 	}
-	if (render_report(ctx->cfg, reps, n, f) == 0) {
-		rc = output_commit(o);
-	} else {
-		int e = errno;
-		if (ctx->cfg->output_path)
-			diag_error("check free space on that file system (df); the file was "
-				   "left unchanged", "cannot write '%s': %s",
-				   ctx->cfg->output_path, strerror(e));
-		else
-			diag_error("check the disk or the pipe standard output goes to",
-				   "cannot write the report: %s", strerror(e));
-		output_abort(o);
-	}
-	return rc;
+	if (rc == 0)
+		return output_commit(o);
+	int e = errno;
+	if (cfg->output_path)
+		diag_error("check free space on that file system (df); the file was left unchanged",
+			   "cannot write '%s': %s", cfg->output_path, e ? strerror(e) : "out of memory");
+	else
+		diag_error("check the disk or the pipe standard output goes to",
+			   "cannot write the report: %s", e ? strerror(e) : "out of memory");
+	output_abort(o);
+	return -1;
 }
 
 /* As the window begins: for utilization probes, which threads are
@@ -348,7 +353,7 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 		}
 	}
 	if (rc == 0 && (!kept || final))
-		rc = write_report(ctx, page, n_page, index, final);
+		rc = write_reports(ctx->cfg, page, n_page, ctx->cfg->interval_ns != 0, index, final);
 	if (rc < 0)
 		ctx->write_failed = true;
 	if (ctx->checks->n) {
@@ -592,7 +597,6 @@ static int no_window(const runner_result *rr, pid_t pid)
 	return EXIT_TRACER;
 }
 
-/* Runs bpftrace; reports are printed as windows end (on_window). */
 /* Runs bpftrace with CTX (set up by stage_run) and reports each window. */
 static int run_windows(trace *tr, run_ctx *ctx, runner_result *rr)
 {
@@ -657,6 +661,7 @@ static int run_windows(trace *tr, run_ctx *ctx, runner_result *rr)
 	return ctx->checks_failed ? EXIT_CHECK_FAILED : EXIT_OK;
 }
 
+/* Runs bpftrace; reports are printed as windows end (on_window). */
 static int stage_run(trace *tr)
 {
 	const settings *cfg = tr->cfg;
@@ -753,32 +758,9 @@ static int cmd_report(settings *cfg)
 		return EXIT_USAGE;
 	}
 	/* A stream read back is written as it was: json a line per report,
-	 * text a section per interval. */
-	settings as_read = *cfg;
-	as_read.interval_ns = n > 1 ? 1 : 0;
-	run_ctx ctx = { .cfg = &as_read };
-	if (cfg->format == OUT_HTML) {
-		if (write_report(&ctx, (const report *const *)reps, n, 0, true) < 0)
-			rc = EXIT_OUTPUT;
-	} else if (cfg->output_path && n > 1) {
-		/* --output is replaced whole: the stream goes in one write. */
-		output *o = output_open(cfg->output_path);
-		for (size_t i = 0; o && i < n; i++)
-			if (render_report(&as_read, (const report *const *)&reps[i], 1,
-					  output_stream(o)) < 0)
-				break;
-		if (!o || ferror(output_stream(o)) || output_commit(o) < 0) {
-			if (o && ferror(output_stream(o)))
-				output_abort(o);
-			diag_error("check free space on that file system (df)", "cannot write '%s': %s",
-				   cfg->output_path, strerror(errno));
-			rc = EXIT_OUTPUT;
-		}
-	} else {
-		for (size_t i = 0; i < n && rc == EXIT_OK; i++)
-			if (write_report(&ctx, (const report *const *)&reps[i], 1, i, i + 1 == n) < 0)
-				rc = EXIT_OUTPUT;
-	}
+	 * text a section per interval, html one page. */
+	if (write_reports(cfg, (const report *const *)reps, n, n > 1, 0, true) < 0)
+		rc = EXIT_OUTPUT;
 	report_stream_free(reps, n);
 	return rc;
 }

@@ -15,7 +15,8 @@
 #define HTML_MAX_EVENT_ROWS 2000	/* an events table's rows, over all intervals */
 #define HTML_MAX_THREADS 256		/* threads of one probe shown */
 #define HTML_MAX_PROBES 256		/* probes over a stream */
-#define HTML_TOP_SYSCALLS 5		/* a syscalls probe's figures: the slowest in total */
+#define HTML_TOP_SYSCALLS 5		/* a syscalls probe's figures: the slowest in total
+					 * over the stream */
 
 /* The run's facts, over the stream. */
 typedef struct page {
@@ -265,44 +266,89 @@ static int put_summary(FILE *out, const page *pg)
 
 /* ---- per probe ------------------------------------------------------ */
 
-/* A syscalls probe's table: each syscall of LP (the probe's last
- * interval) over the stream. */
-static int put_syscalls(FILE *out, const page *pg, const report_probe *lp)
+/* One syscall of a syscalls probe over the stream. */
+typedef struct syscall_total {
+	const char *name;
+	report_stats st;	/* merged (owned buckets) */
+	uint64_t errors;
+} syscall_total;
+
+/* Slowest total first; the name breaks a tie (the browser test orders
+ * them alike). */
+static int by_total(const void *a, const void *b)
 {
-	const char *name = lp->name;
-	if (lp->n_syscalls == 0)
-		return 0;
+	const syscall_total *x = a, *y = b;
+	if (x->st.sum_ns != y->st.sum_ns)
+		return x->st.sum_ns > y->st.sum_ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void syscall_totals_free(syscall_total *t, size_t n)
+{
+	for (size_t i = 0; t && i < n; i++)
+		free(t[i].st.buckets);
+	free(t);
+}
+
+/* Every syscall probe NAME measured in any interval, merged over the
+ * stream, slowest total first, into *OUT (free with syscall_totals_free).
+ * Returns how many, or -1 when out of memory. */
+static long syscall_totals(const page *pg, const char *name, syscall_total **out)
+{
+	syscall_total *t = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < pg->n; i++) {
+		const report_probe *p = html_probe_named(pg->reps[i], name);
+		for (size_t k = 0; p && k < p->n_syscalls; k++) {
+			const report_syscall *sc = &p->syscalls[k];
+			size_t j = 0;
+			while (j < n && strcmp(t[j].name, sc->name) != 0)
+				j++;
+			if (j == n) {
+				if (n == cap) {
+					syscall_total *nt = realloc(t, (cap = cap ? cap * 2 : 16) * sizeof *nt);
+					if (!nt)
+						goto oom;
+					t = nt;
+				}
+				t[n++] = (syscall_total){ .name = sc->name };
+			}
+			if (html_merge_stats(&t[j].st, &sc->st) < 0)
+				goto oom;
+			t[j].errors += sc->error_count;
+		}
+	}
+	if (n)
+		qsort(t, n, sizeof *t, by_total);
+	*out = t;
+	return (long)n;
+oom:
+	syscall_totals_free(t, n);
+	return -1;
+}
+
+/* A syscalls probe's table, each syscall over the stream (T[0..N)). */
+static void put_syscalls(FILE *out, const syscall_total *t, size_t n)
+{
+	if (n == 0)
+		return;
 	fputs("<table class=\"sortable\">\n<thead><tr><th>syscall</th><th>calls</th><th>errors</th>"
 	      "<th>p50</th><th>p99</th><th>max</th><th>total</th></tr></thead>\n<tbody>\n", out);
-	for (size_t s = 0; s < lp->n_syscalls; s++) {
-		report_stats st = { 0 };
-		uint64_t errors = 0;
-		for (size_t i = 0; i < pg->n; i++) {
-			const report_probe *p = html_probe_named(pg->reps[i], name);
-			for (size_t k = 0; p && k < p->n_syscalls; k++) {
-				if (strcmp(p->syscalls[k].name, lp->syscalls[s].name) != 0)
-					continue;
-				if (html_merge_stats(&st, &p->syscalls[k].st) < 0) {
-					free(st.buckets);
-					return -1;
-				}
-				errors += p->syscalls[k].error_count;
-			}
-		}
+	for (size_t s = 0; s < n; s++) {
+		const report_stats *st = &t[s].st;
 		fputs("<tr><td>", out);
-		safe_fputs_html(lp->syscalls[s].name, out);
+		safe_fputs_html(t[s].name, out);
 		fputs("</td>", out);
-		td_count(out, st.count);
-		td_count(out, errors);
-		td_dur(out, st.p50_ns, st.count);
-		td_dur(out, st.p99_ns, st.count);
-		td_dur(out, st.max_ns, st.count);
-		td_dur(out, st.sum_ns, true);
+		td_count(out, st->count);
+		td_count(out, t[s].errors);
+		td_dur(out, st->p50_ns, st->count);
+		td_dur(out, st->p99_ns, st->count);
+		td_dur(out, st->max_ns, st->count);
+		td_dur(out, st->sum_ns, true);
 		fputs("</tr>\n", out);
-		free(st.buckets);
 	}
 	fputs("</tbody>\n</table>\n", out);
-	return 0;
 }
 
 /* One event's "what" cell: the syscall, or the probe point's values. */
@@ -426,11 +472,13 @@ static int put_probe(FILE *out, const page *pg, const report_probe *p)
 	}
 	size_t nt = stream_threads(pg, p->name, tids, names, HTML_MAX_THREADS);
 	if (sh->per_syscall) {
-		if (put_syscalls(out, pg, p) < 0)
+		syscall_total *t;
+		long ns = syscall_totals(pg, p->name, &t);
+		if (ns < 0)
 			return -1;
-		/* The last interval's order: slowest total first. */
-		for (size_t k = 0; k < p->n_syscalls && k < HTML_TOP_SYSCALLS; k++) {
-			html_series s = { .probe = p->name, .syscall = p->syscalls[k].name };
+		put_syscalls(out, t, (size_t)ns);
+		for (long k = 0; k < ns && k < HTML_TOP_SYSCALLS; k++) {
+			html_series s = { .probe = p->name, .syscall = t[k].name };
 			fputs("<h3>", out);
 			safe_fputs_html(s.syscall, out);
 			fputs(" (all threads)</h3>\n", out);
@@ -439,6 +487,7 @@ static int put_probe(FILE *out, const page *pg, const report_probe *p)
 			else
 				html_histogram(out, pg->reps[0], &s, pg->window_ns);
 		}
+		syscall_totals_free(t, (size_t)ns);
 	}
 	if (sh->events)
 		put_events(out, pg, p->name);

@@ -758,9 +758,26 @@ static size_t count_values(const char *text, size_t len, unsigned *last_line)
 	return n > 1 ? n : 0;
 }
 
-report *report_parse_json(const char *text, size_t len, const char *name)
+/* The report ROOT (borrowed) holds, or NULL after a diagnostic naming
+ * NAME and the JSON path. */
+static report *report_from_root(json_t *root, const char *name)
 {
 	loader l = { .file = name };
+	report *rep = calloc(1, sizeof *rep);
+	if (!rep) {
+		diag_error(NULL, "%s: out of memory", name);
+		return NULL;
+	}
+	rep->attached_probes = -1;
+	if (load_report(&l, root, rep) < 0) {
+		report_free(rep);
+		return NULL;
+	}
+	return rep;
+}
+
+report *report_parse_json(const char *text, size_t len, const char *name)
+{
 	json_error_t err;
 
 	if (all_space(text, len)) {
@@ -800,19 +817,8 @@ report *report_parse_json(const char *text, size_t len, const char *name)
 		diag_at(DIAG_ERROR, &src, loc, load_hint, "not a JSON report: %s", err.text);
 		return NULL;
 	}
-	report *rep = calloc(1, sizeof *rep);
-	if (!rep) {
-		json_decref(root);
-		diag_error(NULL, "%s: out of memory", name);
-		return NULL;
-	}
-	rep->attached_probes = -1;
-	int rc = load_report(&l, root, rep);
+	report *rep = report_from_root(root, name);
 	json_decref(root);
-	if (rc < 0) {
-		report_free(rep);
-		return NULL;
-	}
 	return rep;
 }
 
@@ -898,30 +904,42 @@ report **report_load_stream(const char *path, size_t *n)
 			if (text[off++] == '\n')
 				line++;
 		json_error_t err;
-		json_t *v = json_loadb(text + off, len - off, JSON_DISABLE_EOF_CHECK, &err);
+		json_t *v = json_loadb(text + off, len - off,
+				       JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &err);
 		size_t used = v && err.position > 0 ? (size_t)err.position : 0;
-		json_decref(v);
-		if (used == 0 || used > len - off) {
-			/* Not a value: the whole file's parse says where and why. */
-			report_free(report_parse_json(text, len, name));
-			goto fail;
-		}
 		char where[PATH_MAX + 32];
-		if (*n == 0 && all_space(text + off + used, len - off - used))
+		if (*n == 0 && used && all_space(text + off + used, len - off - used))
 			snprintf(where, sizeof where, "%s", name);
 		else
 			snprintf(where, sizeof where, "%s, line %u", name, line);
+		if (used == 0 || used > len - off) {
+			/* Not a value.  The first: the whole file's parse says where
+			 * and why (one report, pretty-printed over many lines); a
+			 * later one: its own line's (a stream cut short). */
+			json_decref(v);
+			const char *nl = memchr(text + off, '\n', len - off);
+			if (*n == 0)
+				report_free(report_parse_json(text, len, name));
+			else
+				report_free(report_parse_json(text + off,
+							      nl ? (size_t)(nl - (text + off)) : len - off,
+							      where));
+			goto fail;
+		}
 		if (*n == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
 			report **nr = realloc(reps, ncap * sizeof *nr);
 			if (!nr) {
+				json_decref(v);
 				diag_error(NULL, "%s: out of memory", name);
 				goto fail;
 			}
 			reps = nr;
 			cap = ncap;
 		}
-		if (!(reps[*n] = report_parse_json(text + off, used, where)))
+		reps[*n] = report_from_root(v, where);
+		json_decref(v);
+		if (!reps[*n])
 			goto fail;
 		(*n)++;
 		for (size_t i = 0; i < used; i++)

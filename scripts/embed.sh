@@ -7,9 +7,10 @@
 # the page's Content-Security-Policy names (render_html.c).
 set -eu
 
-# The base64 of the SHA-256 of file $1 (sha256sum's hex, re-encoded).
+# The base64 of the SHA-256 of file $1 (sha256sum's hex, re-encoded;
+# read from standard input, so that no file name reaches its output).
 sha256_base64() {
-	sha256sum "$1" | awk '{
+	sha256sum <"$1" | awk '{
 		hex = "0123456789abcdef"
 		b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 		n = 0
@@ -62,7 +63,10 @@ H
 	i=0
 	for f in "$@"; do
 		case $f in
-		*.css | *.js) hash="\"$(sha256_base64 "$f")\"" ;;
+		*.css | *.js)
+			b64=$(sha256_base64 "$f")
+			[ ${#b64} -eq 44 ] || { echo "embed.sh: cannot hash $f" >&2; exit 1; }
+			hash="\"$b64\"" ;;
 		*) hash=0 ;;
 		esac
 		echo "	{ \"$f\", file_$i, sizeof(file_$i) - 1, $hash },"

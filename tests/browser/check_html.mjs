@@ -11,7 +11,7 @@
 //   - its <meta http-equiv="Content-Security-Policy"> says default-src 'none'
 //     and comes before any script, style or link;
 //   - syscalls probes: the same per syscall (data-syscall, data-tid 0) for
-//     the first five of the last report's syscalls (slowest total first);
+//     the five slowest in total over the stream (a tie: by name);
 //   - one report (a JSON object, or NDJSON of one line): per probe and
 //     group with buckets, an <svg class="hist" data-probe data-tid> whose
 //     <rect class="bar" data-lo-ns data-hi-ns data-count> are that group's
@@ -106,8 +106,8 @@ const TOP_SYSCALLS = 5; // a syscalls probe's figures: its first (slowest) sysca
 
 // "probe\0tid\0syscall" -> Map("interval lo hi" -> count) of what the page
 // must draw: each thread group with buckets, and for a syscalls probe the
-// first TOP_SYSCALLS syscalls of the last report that has the probe (tid
-// 0: all threads).  A single report has interval 0 only.
+// TOP_SYSCALLS slowest syscalls in total over the stream (tid 0: all
+// threads).  A single report has interval 0 only.
 function expectedFigures(reps) {
 	const figs = new Map();
 	const add = (key, interval, buckets) => {
@@ -123,11 +123,21 @@ function expectedFigures(reps) {
 			cells.set(k, (cells.get(k) || 0) + b.count);
 		}
 	};
-	const topSyscalls = new Map();
+	// The slowest in total over the stream (a tie: by name).
+	const totals = new Map();
 	for (const rep of reps)
 		for (const p of rep.probes || [])
-			if (Array.isArray(p.syscalls))
-				topSyscalls.set(p.name, p.syscalls.slice(0, TOP_SYSCALLS).map((sc) => sc.syscall));
+			for (const sc of Array.isArray(p.syscalls) ? p.syscalls : []) {
+				if (!totals.has(p.name))
+					totals.set(p.name, new Map());
+				const t = totals.get(p.name);
+				t.set(sc.syscall, (t.get(sc.syscall) || 0) + Number(sc.sum_ns));
+			}
+	const topSyscalls = new Map();
+	for (const [probe, t] of totals)
+		topSyscalls.set(probe, [...t.entries()]
+			.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+			.slice(0, TOP_SYSCALLS).map(([name]) => name));
 	reps.forEach((rep, interval) => {
 		for (const p of rep.probes || []) {
 			if (Array.isArray(p.syscalls)) {

@@ -73,6 +73,16 @@ for f in "$TOP"/tests/fixtures/reports/*.json; do
 	check_page "$TMP/$name.html" "$f" "$name"
 done
 
+# A syscall measured early and not in the last interval is still on the
+# page: the syscalls' table and figures are over the whole stream.
+fio=$TOP/tests/fixtures/reports/file-io.json
+{ jq -c . "$fio"; jq -c . "$fio"
+  jq -c '(.probes[] | select(.kind == "syscalls") | .syscalls) |= map(select(.syscall != "read"))' "$fio"
+} >"$TMP/fio.ndjson"
+render "$TMP/fio.ndjson" "$TMP/fio.html"
+check_page "$TMP/fio.html" "$TMP/fio.ndjson" syscalls-stream
+grep -q 'data-syscall="read"' "$TMP/fio.html" || fail "read, absent from the last interval, has no figure"
+
 # An empty window: a process that makes no syscall in it.
 sleep 30 &
 sleeper=$!
