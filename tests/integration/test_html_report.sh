@@ -107,4 +107,15 @@ set -e
 [ "$rc" -eq 3 ] && grep -q "bad.ndjson, line 3: " "$TMP/err" || fail "a bad line: exit $rc, $(cat "$TMP/err")"
 [ ! -e "$TMP/bad.html" ] || fail "a page was written for a stream that could not be read"
 echo "measured: report of a bad stream: exit 3, $(head -n 1 "$TMP/err")"
+# An output that cannot be replaced (a directory): exit 6, said once.
+mkdir "$TMP/outdir"
+for fmt in text html; do
+	set +e
+	"$BPFSPEC" report "$TMP/stream.ndjson" -o "$fmt" --output "$TMP/outdir" 2>"$TMP/err"
+	rc=$?
+	set -e
+	[ "$rc" -eq 6 ] && grep -q "cannot replace" "$TMP/err" ||
+		fail "report -o $fmt --output DIR: exit $rc, $(cat "$TMP/err")"
+done
+echo "measured: report --output DIR: exit 6, $(head -n 1 "$TMP/err")"
 echo "measured: $pages pages passed the browser check; screenshots in $shots"
