@@ -302,6 +302,7 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 	report_run info = {
 		.pid = ctx->pid,
 		.bpftrace_version = ctx->bpftrace_version,
+		.cumulative = ctx->cfg->cumulative,
 		.partial = partial,
 		.partial_reason = partial ? why : NULL,
 		.attached_probes = bpfout_attached(ctx->out),

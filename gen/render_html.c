@@ -522,6 +522,16 @@ int render_html(FILE *out, const report *const *reps, size_t n)
 {
 	if (n == 0)
 		return -1;
+	/* Each report of a cumulative stream holds the ones before it: the
+	 * last one is the whole run, and adding them up would count the
+	 * first interval N times. */
+	bool cumulative = false;
+	for (size_t i = 0; i < n; i++)
+		cumulative |= reps[i]->cumulative;
+	if (cumulative && n > 1) {
+		reps += n - 1;
+		n = 1;
+	}
 	page pg = { .reps = reps, .n = n, .first = reps[0], .last = reps[n - 1],
 		    .interval_ns = reps[0]->duration_ns };
 	for (size_t i = 0; i < n; i++) {
@@ -540,6 +550,10 @@ int render_html(FILE *out, const report *const *reps, size_t n)
 
 	put_head(out, &pg);
 	put_facts(out, &pg);
+	if (cumulative)
+		fputs("<p class=\"note\">A cumulative stream (<code>-i --cumulative</code>): each "
+		      "report covers the run so far; this page shows the last, the whole run.</p>\n",
+		      out);
 	put_warnings(out, &pg);
 	if (put_summary(out, &pg) < 0)
 		return -1;

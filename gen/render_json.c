@@ -141,6 +141,8 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 		json_object_set_new(root, "window_start_unix_ns", rjson_u64(rep->start_unix_ns));
 	}
 	json_object_set_new(root, "duration_ns", rjson_u64(rep->duration_ns));
+	if (rep->cumulative)
+		json_object_set_new(root, "cumulative", json_true());
 	json_object_set_new(root, "partial", json_boolean(rep->partial));
 	if (rep->partial)
 		json_object_set_new(root, "partial_reason", rjson_text(rep->partial_reason));

@@ -146,6 +146,7 @@ typedef struct report {
 	char *libuv_version;	/* the target's libuv, or NULL */
 	uint64_t duration_ns;
 	uint64_t start_unix_ns;	/* wall clock (Unix ns) the window began, 0: unknown */
+	bool cumulative;	/* -i --cumulative: the run so far, not one interval */
 	bool partial;
 	char *partial_reason;	/* NULL unless partial */
 	uint64_t lost_events;
@@ -170,6 +171,7 @@ typedef struct report_run {
 	uint64_t stop_ns;	/* bpftrace clock (nsecs) when the run was told to
 				 * stop or the target exited: ends the window
 				 * there, not after bpftrace's detach; 0 = none */
+	bool cumulative;	/* -i --cumulative */
 	bool partial;
 	const char *partial_reason;
 	long attached_probes;

@@ -673,6 +673,10 @@ static int load_report(loader *l, const json_t *root, report *rep)
 	if (get_u64(l, root, "", "duration_ns", &rep->duration_ns) < 0 ||
 	    get_bool(l, root, "", "partial", &rep->partial) < 0)
 		return -1;
+	json_t *cumulative = ld_get(l, root, "", "cumulative", T_BOOL, false, true);
+	if (l->failed)
+		return -1;
+	rep->cumulative = cumulative && json_is_true(cumulative);
 	/* Reports from before the window was dated have no start. */
 	json_t *start = ld_get(l, root, "", "window_start_unix_ns", T_UINT, false, true);
 	if (l->failed)

@@ -127,6 +127,36 @@ START_TEST(test_stream_draws_each_bucket_of_each_interval_as_a_cell)
 }
 END_TEST
 
+/* A --cumulative stream: each report holds the ones before, so the page
+ * is the last one alone; the flag survives a JSON round trip. */
+START_TEST(test_cumulative_stream_is_its_last_report)
+{
+	report *reps[2] = { report_load_json(FIXTURES "phases-before.json"),
+			    report_load_json(FIXTURES "phases-before.json") };
+	ck_assert_ptr_nonnull(reps[0]);
+	ck_assert_ptr_nonnull(reps[1]);
+	reps[0]->cumulative = reps[1]->cumulative = true;
+	char *page = render_page(reps, 2);
+	ck_assert_uint_eq(count_of(page, "<rect class=\"cell h"), 0);
+	ck_assert_uint_eq(count_of(page, "<rect class=\"bar\""), drawn_buckets(reps[1]));
+	ck_assert(strstr(page, "A cumulative stream"));
+	free(page);
+	char *json = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&json, &len);
+	ck_assert_int_eq(render_json(f, reps[1]), 0);
+	fclose(f);
+	ck_assert(strstr(json, "\"cumulative\": true"));
+	report *back = report_parse_json(json, len, "cumulative.json");
+	ck_assert_ptr_nonnull(back);
+	ck_assert(back->cumulative);
+	report_free(back);
+	free(json);
+	report_free(reps[0]);
+	report_free(reps[1]);
+}
+END_TEST
+
 START_TEST(test_strings_of_the_traced_process_add_no_markup)
 {
 	report *reps[2] = { report_load_json(FIXTURES "hostile-count.json"),
@@ -216,6 +246,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_policy_names_the_inline_style_and_script);
 	tcase_add_test(tc, test_single_report_draws_each_bucket_as_a_bar);
 	tcase_add_test(tc, test_stream_draws_each_bucket_of_each_interval_as_a_cell);
+	tcase_add_test(tc, test_cumulative_stream_is_its_last_report);
 	tcase_add_test(tc, test_strings_of_the_traced_process_add_no_markup);
 	tcase_add_test(tc, test_a_stream_reads_back_line_by_line);
 	tcase_add_test(tc, test_write_error);
