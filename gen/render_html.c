@@ -471,6 +471,9 @@ static int put_probe(FILE *out, const page *pg, const report_probe *p)
 		return 0;
 	}
 	size_t nt = stream_threads(pg, p->name, tids, names, HTML_MAX_THREADS);
+	if (nt == HTML_MAX_THREADS)
+		fprintf(out, "<p class=\"note\">Threads past the first %d are left out of this "
+			"page; -o json has them all.</p>\n", HTML_MAX_THREADS);
 	if (sh->per_syscall) {
 		syscall_total *t;
 		long ns = syscall_totals(pg, p->name, &t);
