@@ -371,6 +371,9 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 	if (!seen[P_KIND])
 		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
 			  sl_missing_kind_hint(hint, sizeof hint, seen), "%s has no 'kind'", label);
+	if (kind >= 0 && rules->required && !seen[rules->required])
+		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map), rules->required_hint,
+			  "%s has no '%s'", label, sl_probe_keys[rules->required]);
 	if (kind >= 0 && rules->check)
 		rules->check(ld, p, map, seen, label, where);
 	if (seen[P_DERIVED] && !p->optional && optional_ok)

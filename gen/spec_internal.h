@@ -113,6 +113,10 @@ typedef struct spec_kind_rules {
 	 * the key's use or role, sl_probe_key_uses): "a count probe names
 	 * its function in 'probe', ...".  NULL: none. */
 	const char *const *instead;
+	/* The key a probe of it must have (0, 'name', which every probe
+	 * must have anyway: none), and the hint when it is missing. */
+	int required;
+	const char *required_hint;
 	unsigned default_limit;	/* 'limit' when the spec gives none */
 	/* Its 'syscalls' list, when it takes one: */
 	bool all_syscalls;	/* 'syscalls: all' means every syscall */

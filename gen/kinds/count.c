@@ -145,17 +145,6 @@ static void count_prom(FILE *out, const report *rep)
 
 /* ---- spec ---- */
 
-static void count_check(loader *ld, spec_probe *p, const node *map, const node *const *seen,
-			const char *label, const char *where)
-{
-	(void)p, (void)where;
-	if (!seen[P_PROBE])
-		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
-			  "add the probe point to count, e.g. "
-			  "'probe: \"tracepoint:sched:sched_switch\"'; " POINT_FORMS,
-			  "%s has no 'probe'", label);
-}
-
 static const char *const count_instead[N_PROBE] = {
 	[P_FUNCTION] = "a count probe names its function in 'probe', as in "
 		       "'probe: \"uprobe:main:FUNCTION\"'",
@@ -169,7 +158,9 @@ const spec_kind_rules count_spec_rules = {
 	.purpose = "counts the hits of its 'probe'",
 	.offer = "'kind: count' (hits of a probe point)",
 	.instead = count_instead,
-	.check = count_check,
+	.required = P_PROBE,
+	.required_hint = "add the probe point to count, e.g. "
+			 "'probe: \"tracepoint:sched:sched_switch\"'; " POINT_FORMS,
 };
 
 const kind_ops kind_count_ops = {

@@ -258,16 +258,6 @@ static void latency_prom(FILE *out, const report *rep)
 
 /* ---- spec ---- */
 
-static void latency_check(loader *ld, spec_probe *p, const node *map, const node *const *seen,
-			  const char *label, const char *where)
-{
-	(void)p, (void)where;
-	if (!seen[P_FUNCTION])
-		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
-			  "add the function to time, e.g. 'function: uv__run_timers'",
-			  "%s has no 'function'", label);
-}
-
 const spec_kind_rules latency_spec_rules = {
 	.kind = PROBE_LATENCY,
 	.needs = { .function = true },
@@ -275,7 +265,8 @@ const spec_kind_rules latency_spec_rules = {
 		KEY(P_MISSING_REASON) | KEY(P_UNIT) | KEY(P_PER_THREAD) | KEY(P_DERIVED),
 	.purpose = "times its 'function'",
 	.offer = "'kind: latency' (time a function)",
-	.check = latency_check,
+	.required = P_FUNCTION,
+	.required_hint = "add the function to time, e.g. 'function: uv__run_timers'",
 };
 
 const kind_ops kind_latency_ops = {

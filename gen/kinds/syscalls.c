@@ -322,17 +322,6 @@ static void syscalls_prom(FILE *out, const report *rep)
 
 /* ---- spec ---- */
 
-static void syscalls_check(loader *ld, spec_probe *p, const node *map, const node *const *seen,
-			   const char *label, const char *where)
-{
-	(void)p, (void)where;
-	if (!seen[P_SYSCALLS])
-		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
-			  "add the syscalls to measure, e.g. 'syscalls: [openat, read]', or "
-			  "'syscalls: all'",
-			  "%s has no 'syscalls'", label);
-}
-
 const spec_kind_rules syscalls_spec_rules = {
 	.kind = PROBE_SYSCALLS,
 	.needs = { .syscall_tracepoints = true },
@@ -343,7 +332,9 @@ const spec_kind_rules syscalls_spec_rules = {
 	.max_syscalls = SPEC_MAX_SYSCALLS,
 	.syscalls_verb = "measure",
 	.syscalls_example = "syscalls: [openat, read]",
-	.check = syscalls_check,
+	.required = P_SYSCALLS,
+	.required_hint = "add the syscalls to measure, e.g. 'syscalls: [openat, read]', or "
+			 "'syscalls: all'",
 };
 
 const kind_ops kind_syscalls_ops = {

@@ -885,6 +885,9 @@ START_TEST(test_every_kind_refuses_keys_it_does_not_take)
 	ck_assert_ptr_nonnull(rules->purpose);
 	ck_assert_ptr_nonnull(rules->offer);
 	ck_assert_msg(strstr(rules->offer, kind_name(kind)), "%s", rules->offer);
+	/* A required key is one the kind takes, with a hint to add it. */
+	ck_assert(!rules->required || (rules->keys & KEY(rules->required)));
+	ck_assert(!rules->required || rules->required_hint);
 	if (rules->keys & KEY(P_SYSCALLS)) {
 		ck_assert_uint_gt(rules->max_syscalls, 0);
 		/* The loader keeps the first of each name in an array this long. */
