@@ -40,7 +40,7 @@ SPECS := $(sort $(wildcard specs/*.yaml))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps check matrix check-unit check-golden check-integration check-asan asan-build \
+.PHONY: print-libs all deps check matrix check-unit check-golden check-integration check-asan asan-build \
 	check-valgrind demo screenshot install uninstall clean fuzz bench
 
 all: $(BUILD)/bpfspec
@@ -97,6 +97,11 @@ $(BUILD)/bench/%: scripts/workloads/%.c | $(BUILD)/bench
 
 $(BUILD)/obj $(BUILD)/gen $(BUILD)/tests $(BUILD)/bench:
 	$(Q)mkdir -p $@
+
+# The libraries a program linking $(LIB_OBJS) needs: the one list that the
+# fuzz harnesses and test_bench_tools link with too.
+print-libs:
+	@echo $(PKG_LIBS) -ldl
 
 # Installs missing Debian packages and mounts tracefs (needs root).
 deps:

@@ -54,7 +54,8 @@ mkdir -p "$out/obj" "$out/artifacts" || exit 2
 
 FLAGS="-std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 -fno-sanitize-recover=undefined -iquote gen -iquote $BUILD/gen"
-LIBS="$(pkg-config --libs jansson yaml-0.1 libelf libbcc zlib 2>/dev/null || echo -ljansson -lyaml -lelf -lbcc -lz) -lstdc++ -lm"
+# The library's own list (the Makefile's), and libbcc for the harnesses.
+LIBS="$(make -s --no-print-directory -C "$PWD" print-libs) $(pkg-config --libs libbcc 2>/dev/null || echo -lbcc)"
 
 # The library, once for every harness: an object is rebuilt when it is
 # older than this script or than a file of its dependency list (.d).

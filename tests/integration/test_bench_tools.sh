@@ -115,7 +115,7 @@ objs=()
 for o in "$BUILD"/obj/*.o "$BUILD"/obj/kinds/*.o; do [ "${o##*/}" = main.o ] || objs+=("$o"); done
 # shellcheck disable=SC2046
 cc "${cflags[@]}" "${san[@]}" -iquote "$TOP/gen" -o "$TMP/parse_bench" "$TOP/scripts/bench/parse_bench.c" \
-	"${objs[@]}" $(pkg-config --libs yaml-0.1 libelf jansson zlib) -lstdc++ -lm -ldl || fail "cannot link parse_bench"
+	"${objs[@]}" $(make -s --no-print-directory -C "$TOP" print-libs) || fail "cannot link parse_bench"
 line=$("$TMP/parse_bench" 2 10 1 "$TOP/tests/fixtures/bpftrace-0.17-windows.jsonl") ||
 	fail "parse_bench failed on the windows fixture"
 set -- $line
