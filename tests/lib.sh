@@ -82,6 +82,9 @@ start_pty_bash() {
 # what they saw while attaching is dropped, so a workload started now is
 # counted whole.  Fails (printing ERRFILE) if bpfspec exits first or
 # SECONDS (default 30) pass.
+# ERR must not hold an earlier run's lines: empty it in the shell before
+# starting bpfspec in the background (a redirection on the background
+# command runs in the child, maybe after the first look here).
 await_window() {
 	local pid=$1 err=$2 limit=${3:-30} i
 	for ((i = 0; i < limit * 10; i++)); do

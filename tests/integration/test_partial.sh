@@ -14,6 +14,10 @@ partial_run() {
 	cleanup_pid "$app"
 	sleep 0.5
 	set +e
+	# Emptied here, not by the redirection below: that one happens in the
+	# background child, and await_window could read the last run's
+	# "the window begins" before it (it did, on a loaded machine).
+	: >"$TMP/stderr"
 	"$BPFSPEC" run libuv-phases -p "$app" -d 20s -o "$1" -v >"$2" 2>"$TMP/stderr" &
 	bpf=$!
 	await_window "$bpf" "$TMP/stderr" 60
@@ -39,7 +43,7 @@ awk -v w="$win" 'BEGIN { exit !(w > 0.5 && w < 3) }' || fail "window $win s: exp
 
 # The text view says so too.
 partial_run text "$TMP/report.txt"
-[ "$rc" -eq 7 ] || fail "text mode: exit status $rc"
+[ "$rc" -eq 7 ] || { cat "$TMP/stderr"; fail "text mode: exit status $rc"; }
 grep -q "^PARTIAL: target pid $app exited" "$TMP/report.txt" || fail "text report does not say PARTIAL"
 
 # A target that exits while bpftrace is still attaching: no report, and

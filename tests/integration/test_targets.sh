@@ -71,6 +71,7 @@ bare_id=$(build_id "$TMP/bare/libtarget.so")
 count_run() {
 	local target=$1 out=$2 b
 	shift 2
+	: >"$TMP/stderr"	# now, not in the background child: see await_window
 	"$BPFSPEC" "$@" -v >"$out" 2>"$TMP/stderr" &
 	b=$!
 	await_window "$b" "$TMP/stderr" 60
