@@ -558,6 +558,10 @@ int render_html(FILE *out, const report *const *reps, size_t n)
 		      "report covers the run so far; this page shows the last, the whole run.</p>\n",
 		      out);
 	put_warnings(out, &pg);
+	if (n > 1)
+		fputs("<noscript><p class=\"warning\">The heatmaps are drawn by the page's own script: "
+		      "allow scripts for this file to see them (the tables need none).</p></noscript>\n",
+		      out);
 	if (put_summary(out, &pg) < 0)
 		return -1;
 	for (size_t i = 0; i < pg.n_probes; i++)

@@ -39,17 +39,19 @@ typedef struct html_series {
 const report_stats *html_series_stats(const report *rep, const html_series *s);
 
 /* The latency heatmap of S over the stream: x is the interval
- * (INTERVAL_NS long), y the bucket (log scale), a cell's heat its count;
- * one rect.cell per non-empty bucket and interval.  Nothing when S has
- * no bucket in any interval. */
+ * (INTERVAL_NS long), y the bucket (log scale), a cell's heat its count.
+ * A <figure class="heatmap"> whose data-cells hold every non-empty bucket
+ * of every interval, and whose canvas the page's script draws with one
+ * pixel per cell (render_html_charts.c says how they are packed).
+ * Nothing when S has no bucket in any interval. */
 void html_heatmap(FILE *out, const report *const *reps, size_t n, const html_series *s,
 		  uint64_t interval_ns);
 
 /* S's buckets in REP as bars (one rect.bar each) over a log latency axis. */
 void html_histogram(FILE *out, const report *rep, const html_series *s, uint64_t window_ns);
 
-/* The busy share of thread S->tid of utilization probe S->probe, one
- * rect.ucell per interval. */
+/* The busy share of thread S->tid of utilization probe S->probe per
+ * interval: a <figure class="util"> (data-busy) the script draws. */
 void html_utilization_strip(FILE *out, const report *const *reps, size_t n, const html_series *s,
 			    uint64_t interval_ns);
 

@@ -13,6 +13,8 @@
 #   overhead     requests/s of a node HTTP server under wrk, traced or not
 #   accuracy     reports of workloads whose truth is known
 #   own cost     symbol resolution, bpfspec's peak RSS, parser MB/s
+#   pictures     the HTML page of an hour at -i 1: its size, bpfspec's
+#                time to write it, chromium's time to draw it
 #
 # Usage: scripts/bench.sh   (BUILD=build ROUNDS=3 LOAD_ROUNDS=4 WRK_SECONDS=3)
 # Takes about 8 minutes on a 2-core machine.
@@ -553,9 +555,44 @@ for spec in libuv-phases syscall-latency; do
 	row cost "peak RSS of bpfspec, $spec" "$mb" MiB - - "<= 10 MiB" "$(goal_le "$mb" 10)" \
 		"VmHWM at exit (bpftrace not included); at exit RssAnon $(fix2 "$2 / 1024") MiB, RssFile $(fix2 "$3 / 1024") MiB"
 done
+# 6: pictures.  Ten real 1 s intervals of the same process (libuv-phases,
+# the main loop and a worker's), a third loop thread added as a copy of
+# the worker's, and the whole repeated to 3,600 intervals: an hour at -i 1,
+# 7 phases by 3 loop threads.
+"$bpfspec" run libuv-phases -p "$app" -i 1 -n 10 -o json >"$tmp/ten.ndjson" 2>"$tmp/ten.err" ||
+	{ cat "$tmp/ten.err" >&2; die "bpfspec run -i 1 -n 10 failed"; }
 kill "$app"
 wait "$app" 2>/dev/null || true
 forget "$app"
+jq -c '.probes |= map(if ((.groups // []) | length) > 0
+	then .groups += [.groups[-1] | .tid += 1000000 | .main_thread = false] else . end)' \
+	"$tmp/ten.ndjson" >"$tmp/ten3.ndjson"
+for _ in $(seq 360); do cat "$tmp/ten3.ndjson"; done >"$tmp/hour.ndjson"
+for r in $(seq "$ROUNDS"); do
+	"$stamp" -- "$bpfspec" report "$tmp/hour.ndjson" -o html --output "$tmp/hour.html" >"$tmp/html.tl"
+	[ "$(exit_status "$tmp/html.tl")" = 0 ] || { cat "$tmp/html.tl" >&2; die "bpfspec report -o html failed"; }
+	last_t "$tmp/html.tl" exit >>"$tmp/html_write"
+done
+page_mb=$(calc "$(stat -c %s "$tmp/hour.html") / 1e6")
+ndjson_mb=$(calc "$(stat -c %s "$tmp/hour.ndjson") / 1e6")
+heatmaps=$(grep -c "<figure class=\"heatmap\"" "$tmp/hour.html")
+row pictures "HTML page of an hour, size" "$page_mb" MB "$ndjson_mb MB NDJSON" "$(calc "$page_mb / $ndjson_mb")" \
+	"<= 5 MB" "$(goal_le "$page_mb" 5)" "3,600 intervals, $heatmaps heatmaps"
+html_write=$(median <"$tmp/html_write")
+row pictures "HTML page of an hour, bpfspec report" "$html_write" s - - - - "read the NDJSON, write the page; median of $ROUNDS"
+npm_dir=${BPFSPEC_NPM_DIR:-/var/cache/bpfspec-npm}
+if [ -x /usr/bin/chromium ] && [ -f "$npm_dir/node_modules/playwright-core/package.json" ]; then
+	for r in $(seq "$ROUNDS"); do
+		node "$top/tests/browser/check_html.mjs" "$tmp/hour.html" - "$tmp/hour.png" >"$tmp/draw.out" 2>&1 ||
+			{ cat "$tmp/draw.out" >&2; die "the browser check of the hour's page failed"; }
+		sed -n 's/.* drawn in \([0-9]*\) ms.*/\1/p' "$tmp/draw.out" | awk '{ print $1 / 1000 }' >>"$tmp/html_draw"
+	done
+	draw=$(median <"$tmp/html_draw")
+	row pictures "HTML page of an hour, drawn by chromium" "$draw" s - - "<= 2 s" "$(goal_le "$draw" 2)" \
+		"file:// to the load event (every canvas drawn), headless, no GPU; median of $ROUNDS"
+else
+	row pictures "HTML page of an hour, drawn by chromium" - s - - "<= 2 s" n/a "chromium or playwright-core missing: run scripts/setup.sh"
+fi
 
 for ev in 0 100; do
 	line=$("$BUILD/bench/parse_bench" 64 "$ev" 5 "$tmp/rec_phases.jsonl" "$tmp/rec_sys.jsonl") ||
@@ -575,9 +612,10 @@ declare -A title=([first]="1. time to first data (command start to probes attach
 	[overhead_cpu]="3b. overhead, the same runs: the server's CPU time per request (less sensitive to other work on the machine)"
 	[overhead_call]="3c. overhead per call of a probed function (an empty function in a loop; no server noise)"
 	[accuracy]="4. accuracy against measured truth"
-	[cost]="5. bpfspec's own cost")
+	[cost]="5. bpfspec's own cost"
+	[pictures]="6. pictures: the HTML report of an hour at -i 1 (7 phases, 3 loop threads)")
 echo
-for s in first report overhead overhead_cpu overhead_call accuracy cost; do
+for s in first report overhead overhead_cpu overhead_call accuracy cost pictures; do
 	echo "${title[$s]}"
 	printf '  %-42s %14s %-6s %-22s %9s %-10s %-6s %s\n' measurement value unit "compared with" ratio goal result note
 	awk -F'\t' -v s="$s" '

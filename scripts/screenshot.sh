@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # screenshot.sh BPFSPEC OUT.png — the picture of the HTML report in the
 # README: traces the bundled node demo (scripts/workloads/phases.js) with
-# loop-utilization and libuv-phases for twenty 0.5 s intervals, writes the
+# libuv-phases for twenty 0.5 s intervals, writes the
 # page with -o html, and has Debian's chromium draw its top half.  Needs
 # root (tracing) and chromium (scripts/setup.sh); `make screenshot`.
 set -eu

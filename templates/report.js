@@ -1,11 +1,14 @@
-// report.js: the only script of bpfspec's HTML report (render_html.c): the
-// tooltip of heatmap cells, histogram bars and utilization strips, and
-// sorting of tables by a column.  It reads the page's data attributes and
-// writes text only (textContent).  The page's Content-Security-Policy
-// allows exactly this text by its hash, and forbids every fetch.
+// report.js: the only script of bpfspec's HTML report (render_html.c).  It
+// draws the heatmaps and utilization strips (their numbers are in data
+// attributes of each <figure>, packed by render_html_charts.c), shows the
+// tooltip of their cells and of histogram bars, and sorts tables by a
+// column.  It writes text only (textContent).  The page's
+// Content-Security-Policy allows exactly this text by its hash, and
+// forbids every fetch.
 (function () {
 	'use strict';
 	var tip = document.getElementById('tip');
+	var HEAT_LEVELS = 9; // .h0 to .h8 of report.css
 
 	function dur(ns) {
 		ns = Number(ns);
@@ -15,37 +18,183 @@
 		return ns + ' ns';
 	}
 
-	// The I-th of a comma-separated list of numbers on SVG's data-NAME.
-	function nth(svg, name, i) {
-		var list = svg && svg.getAttribute('data-' + name);
-		return list ? list.split(',')[i] : undefined;
+	// The numbers of a packed data attribute, one by one (next()):
+	// unsigned varints (7 bits a byte, low bits first, high bit set on all
+	// but a number's last byte) in base64.
+	function Reader(text) {
+		this.bin = atob(text || '');
+		this.at = 0;
+	}
+	Reader.prototype.next = function () {
+		var bin = this.bin, v = 0, scale = 1, b;
+		do {
+			b = bin.charCodeAt(this.at++);
+			v += (b & 127) * scale;
+			scale *= 128;
+		} while (b & 128);
+		return v;
+	};
+	Reader.prototype.all = function () {
+		var out = [];
+		while (this.at < this.bin.length)
+			out.push(this.next());
+		return out;
+	};
+
+	function unpack(text) {
+		return new Reader(text).all();
 	}
 
-	function describe(r) {
-		var svg = r.closest('svg.heatmap, svg.hist, svg.util');
-		var d = r.dataset, lines = [];
-		if (d.interval !== undefined) {
-			var i = Number(d.interval), step = Number(svg.getAttribute('data-interval-ns'));
-			lines.push('interval ' + (i + 1) + ' (+' + (i * step / 1e9).toFixed(1) + ' to +' +
-				((i + 1) * step / 1e9).toFixed(1) + ' s)');
+	function numbers(list) {
+		return (list || '').split(',').map(Number);
+	}
+
+	// [r, g, b] of a colour as getComputedStyle gives it: "rgb(r, g, b)".
+	function rgb(css) {
+		var m = /(\d+)\D+(\d+)\D+(\d+)/.exec(css);
+		return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
+	}
+
+	// The figure a canvas belongs to, with what it draws (by canvas).
+	var figures = new Map();
+
+	function interval(f, i) {
+		return 'interval ' + (i + 1) + ' (+' + (i * f.step / 1e9).toFixed(1) + ' to +' +
+			((i + 1) * f.step / 1e9).toFixed(1) + ' s)';
+	}
+
+	// A canvas kept in memory, not on a GPU: drawn once from pixels, and
+	// read back by the tests (a quarter less time for a page of an hour).
+	function context(canvas) {
+		return canvas.getContext('2d', { willReadFrequently: true });
+	}
+
+	function sizeCanvas(fig, canvas) {
+		canvas.style.width = fig.getAttribute('data-plot-width') + 'px';
+		canvas.style.height = fig.getAttribute('data-plot-height') + 'px';
+	}
+
+	// The colours of the heat levels (the swatches .h0 to .h8 of a legend)
+	// and of the busy tenths (.u0 to .u9), as pixels: 0xAABBGGRR, the
+	// order of an ImageData's bytes on the little-endian machines that
+	// run browsers.
+	function pixel(el) {
+		var c = rgb(getComputedStyle(el).backgroundColor);
+		return (0xff000000 | c[2] << 16 | c[1] << 8 | c[0]) >>> 0;
+	}
+	function shades(prefix, n) {
+		var probe = document.createElement('span'), out = [];
+		document.body.appendChild(probe);
+		for (var t = 0; t < n; t++) {
+			probe.className = prefix + t;
+			out.push(pixel(probe));
 		}
-		if (d.loNs !== undefined)
-			lines.push(dur(d.loNs) + ' to ' + dur(d.hiNs) + ': count ' + d.count);
-		if (d.utilization !== undefined)
-			lines.push('busy ' + (Number(d.utilization) * 100).toFixed(1) + '%');
-		if (d.interval !== undefined && nth(svg, 'p50-ns', d.interval) !== undefined)
-			lines.push('interval p50 ' + dur(nth(svg, 'p50-ns', d.interval)) + ', p99 ' +
-				dur(nth(svg, 'p99-ns', d.interval)));
+		document.body.removeChild(probe);
+		return out;
+	}
+	var heatColours = shades('h', HEAT_LEVELS), busyColours = shades('u', 10);
+
+	// A heatmap: interval I's cells are cellRow/cellCount[start[I] ..
+	// start[I + 1]); a cell's colour is its count's share of the largest
+	// on a log scale, so that rare slow calls stay visible beside a crowd
+	// of fast ones.
+	function drawHeatmap(fig) {
+		var canvas = fig.querySelector('canvas.cells');
+		var n = Number(fig.getAttribute('data-intervals'));
+		var rows = Number(fig.getAttribute('data-rows'));
+		var max = Number(fig.getAttribute('data-max-count'));
+		var cells = new Reader(fig.getAttribute('data-cells'));
+		var most = cells.bin.length >> 1; // a cell takes two bytes at least
+		var f = {
+			kind: 'heat', n: n, rows: rows, step: Number(fig.getAttribute('data-interval-ns')),
+			start: new Uint32Array(n + 1), cellRow: new Uint16Array(most),
+			cellCount: new Float64Array(most),
+			lo: numbers(fig.getAttribute('data-row-lo-ns')),
+			hi: numbers(fig.getAttribute('data-row-hi-ns')),
+			p50: unpack(fig.getAttribute('data-p50-ns')),
+			p99: unpack(fig.getAttribute('data-p99-ns'))
+		};
+		var ctx = context(canvas), img = ctx.createImageData(n, rows);
+		var px = new Uint32Array(img.data.buffer), scale = HEAT_LEVELS / Math.log1p(max);
+		var c = 0;
+		for (var i = 0; i < n; i++) {
+			f.start[i] = c;
+			for (var m = cells.next(), row = -1; m > 0; m--, c++) {
+				row += cells.next() + 1;
+				var count = cells.next();
+				f.cellRow[c] = row;
+				f.cellCount[c] = count;
+				var level = max <= 1 ? HEAT_LEVELS - 1 : Math.floor(scale * Math.log1p(count));
+				px[row * n + i] = heatColours[level < HEAT_LEVELS ? level : HEAT_LEVELS - 1];
+			}
+		}
+		f.start[n] = c;
+		ctx.putImageData(img, 0, 0);
+		sizeCanvas(fig, canvas);
+		figures.set(canvas, f);
+	}
+
+	// A strip: each interval's busy share, in tenths of the green scale.
+	function drawStrip(fig) {
+		var canvas = fig.querySelector('canvas.cells');
+		var busy = unpack(fig.getAttribute('data-busy'));
+		var n = busy.length;
+		var ctx = context(canvas), img = ctx.createImageData(n, 1);
+		var px = new Uint32Array(img.data.buffer);
+		for (var i = 0; i < n; i++)
+			if (busy[i] !== 0)
+				px[i] = busyColours[Math.min(9, Math.floor((busy[i] - 1) / 100))];
+		ctx.putImageData(img, 0, 0);
+		sizeCanvas(fig, canvas);
+		figures.set(canvas, { kind: 'util', n: n, busy: busy,
+			step: Number(fig.getAttribute('data-interval-ns')) });
+	}
+
+	Array.prototype.forEach.call(document.querySelectorAll('figure.heatmap'), drawHeatmap);
+	Array.prototype.forEach.call(document.querySelectorAll('figure.util'), drawStrip);
+
+	// The tooltip of a canvas cell at (X, Y) in the page.
+	function describeCell(canvas, f, x, y) {
+		var box = canvas.getBoundingClientRect();
+		var i = Math.floor((x - box.left) / box.width * f.n);
+		if (i < 0 || i >= f.n)
+			return null;
+		var lines = [interval(f, i)];
+		if (f.kind === 'util') {
+			lines.push(f.busy[i] ? 'busy ' + ((f.busy[i] - 1) / 10).toFixed(1) + '%' : 'no data');
+			return lines.join('\n');
+		}
+		var row = Math.floor((y - box.top) / box.height * f.rows);
+		if (row < 0 || row >= f.rows)
+			return null;
+		var count = 0;
+		for (var c = f.start[i]; c < f.start[i + 1]; c++)
+			if (f.cellRow[c] === row)
+				count = f.cellCount[c];
+		lines.push(dur(f.lo[row]) + ' to ' + dur(f.hi[row]) + ': count ' + count);
+		if (f.p50[i])
+			lines.push('interval p50 ' + dur(f.p50[i]) + ', p99 ' + dur(f.p99[i]));
+		else
+			lines.push('no calls in this interval');
 		return lines.join('\n');
 	}
 
-	document.addEventListener('mouseover', function (ev) {
-		var r = ev.target;
-		if (!(r instanceof SVGRectElement) || !/\b(cell|bar|ucell)\b/.test(r.getAttribute('class'))) {
+	function describeBar(r) {
+		var d = r.dataset;
+		return dur(d.loNs) + ' to ' + dur(d.hiNs) + ': count ' + d.count;
+	}
+
+	document.addEventListener('mousemove', function (ev) {
+		var t = ev.target, text = null;
+		if (t instanceof HTMLCanvasElement && figures.has(t))
+			text = describeCell(t, figures.get(t), ev.clientX, ev.clientY);
+		else if (t instanceof SVGRectElement && t.getAttribute('class') === 'bar')
+			text = describeBar(t);
+		if (!text) {
 			tip.hidden = true;
 			return;
 		}
-		tip.textContent = describe(r);
+		tip.textContent = text;
 		tip.hidden = false;
 		tip.style.left = (ev.pageX + 14) + 'px';
 		tip.style.top = (ev.pageY + 14) + 'px';

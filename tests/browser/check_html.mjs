@@ -17,14 +17,25 @@
 //     <rect class="bar" data-lo-ns data-hi-ns data-count> are that group's
 //     buckets, no more and no fewer;
 //   - a stream (NDJSON, N > 1 reports, one per line): per probe name and
-//     tid with buckets in any line, an <svg class="heatmap" data-probe
-//     data-tid data-intervals="N"> whose <rect class="cell" data-interval
-//     data-lo-ns data-hi-ns data-count> are exactly the non-empty buckets
-//     of that group in each line I (from 0);
-//   - every bar and cell is drawn (a box of non-zero size);
-//   - hovering the first bar or cell shows #tip with that rect's count;
+//     tid with buckets in any line, a <figure class="heatmap" data-probe
+//     data-tid data-intervals="N"> whose packed data-cells (decoded here,
+//     independently of the page's script) are exactly the non-empty
+//     buckets of that group in each line I (from 0), with the bounds of
+//     data-row-lo-ns and data-row-hi-ns;
+//   - and its canvas, as the page's script drew it, has one pixel per
+//     interval and row: coloured (a colour of the legend) where there is
+//     a cell and transparent where there is none, the colour's level never
+//     lower for a larger count, the largest count in the darkest;
+//   - per utilization probe and thread, a <figure class="util"> whose
+//     data-busy is each interval's utilization in thousandths (plus one, 0
+//     when the thread is not in it) and whose canvas is coloured where
+//     there is a value;
+//   - every bar, heatmap and strip is drawn (a box of non-zero size);
+//   - hovering the first bar, or the first cell of the first heatmap, shows
+//     #tip with its count;
 // With "-" for the report (a page a live run wrote with -o html -i), the
-// heatmaps must be there and well formed, their content is not compared.
+// heatmaps must be there and well formed (data and canvas agree), their
+// content is not compared with a report.
 // then it takes a full-page screenshot (with the tooltip showing) and
 // prints one "measured:" line.  Each problem is a line "FAIL: ...".
 // Exit status: 0 when every check passed, 1 when one failed, 2 when the
@@ -200,12 +211,168 @@ async function checkTooltip(page, rect, tip) {
 		fail(`#tip text does not hold the hovered rect's data-count ${count}`);
 }
 
+// Hovers cell F.rects[0] of the FIG-th heatmap's canvas at its centre, as
+// a person with a mouse would, and checks that #tip shows its count.
+async function checkCellTooltip(page, tip, fig, f) {
+	const c = f.rects[0];
+	if (await tip.isVisible())
+		fail('#tip is visible before any hover');
+	const canvas = page.locator('figure.heatmap canvas.cells').nth(fig);
+	const pt = await canvas.evaluate((el, { i, row, n, rows }) => {
+		el.scrollIntoView({ block: 'center', inline: 'start' });
+		const b = el.getBoundingClientRect();
+		const x = b.left + (i + 0.5) * b.width / n, y = b.top + (row + 0.5) * b.height / rows;
+		return { x, y, hit: document.elementFromPoint(x, y) === el,
+			box: `${(b.width / n).toFixed(2)} x ${(b.height / rows).toFixed(2)} px` };
+	}, { i: Number(c.interval), row: c.row, n: Number(f.intervals), rows: Number(f.rows) });
+	if (!pt.hit) {
+		fail(`the first cell (${pt.box}) cannot be hovered: the canvas is not what the pointer finds at its centre`);
+		return;
+	}
+	await page.mouse.move(pt.x, pt.y);
+	try {
+		await tip.waitFor({ state: 'visible', timeout: 2000 });
+	} catch {
+		fail(`#tip not visible after hovering the first cell (${pt.box}, at ${pt.x.toFixed(1)},${pt.y.toFixed(1)})`);
+		return;
+	}
+	const text = (await tip.textContent()) || '';
+	console.log(`tooltip (first cell, ${pt.box}): ${JSON.stringify(text)}`);
+	if (!text.includes(`count ${c.count}\n`) || !text.startsWith(`interval ${Number(c.interval) + 1} `))
+		fail(`#tip does not show interval ${Number(c.interval) + 1} and count ${c.count} of the hovered cell`);
+}
+
+const intRe = /^(0|[1-9][0-9]*)$/;
+
+// The numbers of a packed data attribute (render_html_charts.c): unsigned
+// varints in base64.  Throws on a malformed one.
+function unpack(text) {
+	if (typeof text !== 'string' || text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text))
+		throw new Error(`not base64: ${JSON.stringify(String(text).slice(0, 40))}`);
+	const out = [];
+	let v = 0, scale = 1, open = false;
+	for (const b of Buffer.from(text, 'base64')) {
+		v += (b & 127) * scale;
+		open = (b & 128) !== 0;
+		if (open) {
+			scale *= 128;
+		} else {
+			out.push(v);
+			v = 0;
+			scale = 1;
+		}
+	}
+	if (open)
+		throw new Error('the last number is cut short');
+	return out;
+}
+
+// A heatmap F's cells from its data, as {interval, row, lo, hi, count,
+// drawn, level}; checks its canvas against them (PROBLEM(msg) for each
+// problem).
+function heatmapCells(f, problem) {
+	const n = Number(f.intervals), rows = Number(f.rows);
+	if (!intRe.test(f.intervals ?? '') || !intRe.test(f.rows ?? '') || rows === 0) {
+		problem(`data-intervals="${f.intervals}", data-rows="${f.rows}"`);
+		return [];
+	}
+	const lo = (f.rowLo || '').split(','), hi = (f.rowHi || '').split(',');
+	if (lo.length !== rows || hi.length !== rows)
+		problem(`${lo.length} and ${hi.length} row bounds for ${rows} rows`);
+	if (f.canvasW !== n || f.canvasH !== rows)
+		problem(`its canvas is ${f.canvasW} x ${f.canvasH} pixels, not one per interval and row (${n} x ${rows})`);
+	if (!(f.box.w > 0 && f.box.h > 0))
+		problem('its canvas is not drawn (a box of size zero)');
+	let v;
+	try {
+		v = unpack(f.cells);
+	} catch (e) {
+		problem(`data-cells: ${e.message}`);
+		return [];
+	}
+	const cells = [];
+	let k = 0;
+	for (let i = 0; i < n && k < v.length; i++) {
+		const m = v[k++];
+		for (let j = 0, row = -1; j < m; j++) {
+			row += v[k++] + 1;
+			const count = v[k++];
+			if (count === undefined || !(row < rows)) {
+				problem(`data-cells: interval ${i}, cell ${j}: past the end or the last row`);
+				return cells;
+			}
+			const pix = f.mask[row * n + i];
+			cells.push({ interval: String(i), row, lo: lo[row], hi: hi[row], count: String(count),
+				drawn: pix !== undefined && pix !== '.', level: pix });
+		}
+		if (i === n - 1 && k !== v.length)
+			problem(`data-cells: ${v.length - k} numbers past the last interval`);
+	}
+	let coloured = 0, foreign = 0;
+	for (const ch of f.mask) {
+		coloured += ch !== '.';
+		foreign += ch === '?';
+	}
+	const drawn = cells.filter((c) => c.drawn);
+	if (coloured > drawn.length)
+		problem(`${coloured - drawn.length} coloured pixel(s) where there is no cell`);
+	if (foreign)
+		problem(`${foreign} pixel(s) of a colour not in the legend`);
+	const byCount = drawn.filter((c) => c.level !== '?').sort((a, b) => Number(a.count) - Number(b.count));
+	for (let t = 1; t < byCount.length; t++)
+		if (byCount[t].level < byCount[t - 1].level && byCount[t].count !== byCount[t - 1].count) {
+			problem(`count ${byCount[t].count} is drawn lighter (${byCount[t].level}) than count ` +
+				`${byCount[t - 1].count} (${byCount[t - 1].level})`);
+			break;
+		}
+	const top = byCount[byCount.length - 1];
+	if (top && (top.count !== f.maxCount || top.level !== 'i'))
+		problem(`the largest count drawn is ${top.count} in level ${top.level}; data-max-count is ` +
+			`${f.maxCount}, which should be the darkest (i)`);
+	return cells;
+}
+
+// The utilization strips: each interval's busy share as the report has it
+// (when there is one), and a coloured pixel where there is a value.
+function checkStrips(strips) {
+	const want = new Map(); // "probe\0tid" -> [per interval: 0 or thousandths + 1]
+	reps?.forEach((rep, i) => {
+		for (const p of rep.probes || [])
+			for (const g of p.kind === 'utilization' ? p.groups || [] : []) {
+				const key = `${p.name}\0${g.tid}`;
+				if (!want.has(key))
+					want.set(key, new Array(reps.length).fill(0));
+				want.get(key)[i] = Math.round(Math.min(1, Math.max(0, g.utilization)) * 1000) + 1;
+			}
+	});
+	for (const u of strips) {
+		const key = `${u.probe}\0${u.tid}`, name = `figure.util of probe ${JSON.stringify(u.probe)} tid ${u.tid}`;
+		let busy;
+		try {
+			busy = unpack(u.busy);
+		} catch (e) {
+			fail(`${name}: data-busy: ${e.message}`);
+			continue;
+		}
+		if (!(u.box.w > 0 && u.box.h > 0))
+			fail(`${name}: its canvas is not drawn (a box of size zero)`);
+		if (u.mask.length !== busy.length || busy.some((b, i) => (b !== 0) !== (u.mask[i] === '#')))
+			fail(`${name}: its canvas (${u.mask.length} pixels) is not coloured exactly where data-busy has a value`);
+		if (reps && (!want.has(key) || want.get(key).join() !== busy.join()))
+			fail(`${name}: data-busy ${busy.slice(0, 8).join(',')}... is not the report's ` +
+				`${(want.get(key) || []).slice(0, 8).join(',')}...`);
+		want.delete(key);
+	}
+	if (stream)
+		for (const key of want.keys())
+			fail(`no figure.util for probe ${JSON.stringify(key.split('\0')[0])} tid ${key.split('\0')[1]}`);
+}
+
 // "-" for the report: a page a live run wrote with -o html -i, whose
 // reports were not kept; its heatmaps are checked for form, not content.
 const reps = reportArg === '-' ? null : readReports(reportArg);
 const stream = reps ? reps.length > 1 : true;
 const N = reps ? reps.length : null;
-const figClass = stream ? 'heatmap' : 'hist';
 const rectClass = stream ? 'cell' : 'bar';
 const expected = reps ? expectedFigures(reps) : null;
 let expectedRects = 0;
@@ -316,43 +483,83 @@ try {
 			fail('the Content-Security-Policy meta is not in <head> before every script, style and link');
 	}
 
-	// The figures as drawn.
-	const drawn = await page.evaluate(({ figClass, rectClass }) => {
-		const out = { figs: [], other: [] };
-		const other = figClass === 'hist' ? 'heatmap' : 'hist';
-		for (const svg of document.querySelectorAll(`svg.${other}`))
-			out.other.push({ probe: svg.getAttribute('data-probe'), tid: svg.getAttribute('data-tid'),
-				rects: svg.querySelectorAll('rect.bar, rect.cell').length });
-		for (const svg of document.querySelectorAll(`svg.${figClass}`)) {
-			const rects = [];
-			for (const r of svg.querySelectorAll(`rect.${rectClass}`)) {
-				const box = r.getBoundingClientRect();
-				rects.push({
-					interval: r.getAttribute('data-interval'),
-					lo: r.getAttribute('data-lo-ns'),
-					hi: r.getAttribute('data-hi-ns'),
-					count: r.getAttribute('data-count'),
-					drawn: box.width > 0 && box.height > 0,
-				});
+	// The figures as drawn: a histogram's rects; a heatmap's packed data
+	// and its canvas as a mask of one character per pixel ('.'
+	// transparent, 'a' to 'i' the legend's colours h0 to h8, '?' another).
+	const drawn = await page.evaluate(({ stream }) => {
+		const out = { figs: [], other: 0, util: [] };
+		const rgba = (d, p) => `${d[p]},${d[p + 1]},${d[p + 2]},${d[p + 3]}`;
+		const mask = (canvas, colours) => {
+			if (!canvas || canvas.width === 0 || canvas.height === 0)
+				return '';
+			const d = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+			const chars = new Array(canvas.width * canvas.height);
+			for (let p = 0, k = 0; p < d.length; p += 4, k++) {
+				if (d[p + 3] === 0) {
+					chars[k] = '.';
+					continue;
+				}
+				const level = colours.indexOf(rgba(d, p));
+				chars[k] = level < 0 ? '?' : String.fromCharCode(97 + level);
 			}
-			out.figs.push({ probe: svg.getAttribute('data-probe'), tid: svg.getAttribute('data-tid'),
-				syscall: svg.getAttribute('data-syscall') || '',
-				intervals: svg.getAttribute('data-intervals'), rects });
+			return chars.join('');
+		};
+		const boxOf = (el) => {
+			const b = el ? el.getBoundingClientRect() : { width: 0, height: 0 };
+			return { w: b.width, h: b.height };
+		};
+		if (stream)
+			out.other = document.querySelectorAll('svg.hist rect.bar').length;
+		else
+			out.other = document.querySelectorAll('figure.heatmap, figure.util').length;
+		for (const fig of document.querySelectorAll('figure.heatmap')) {
+			const canvas = fig.querySelector('canvas.cells');
+			const colours = [...fig.querySelectorAll('.legend .swatch')].map((sw) => {
+				const m = getComputedStyle(sw).backgroundColor.match(/\d+/g).map(Number);
+				return `${m[0]},${m[1]},${m[2]},255`;
+			});
+			const a = (n) => fig.getAttribute(`data-${n}`);
+			out.figs.push({ probe: a('probe'), tid: a('tid'), syscall: a('syscall') || '',
+				intervals: a('intervals'), rows: a('rows'), maxCount: a('max-count'),
+				rowLo: a('row-lo-ns'), rowHi: a('row-hi-ns'), cells: a('cells'),
+				canvasW: canvas ? canvas.width : 0, canvasH: canvas ? canvas.height : 0,
+				box: boxOf(canvas), mask: mask(canvas, colours) });
 		}
+		for (const fig of document.querySelectorAll('figure.util')) {
+			const canvas = fig.querySelector('canvas.cells');
+			out.util.push({ probe: fig.getAttribute('data-probe'), tid: fig.getAttribute('data-tid'),
+				busy: fig.getAttribute('data-busy'), box: boxOf(canvas),
+				mask: mask(canvas, []).replace(/[^.]/g, '#') });
+		}
+		if (!stream)
+			for (const svg of document.querySelectorAll('svg.hist')) {
+				const rects = [];
+				for (const r of svg.querySelectorAll('rect.bar')) {
+					const box = r.getBoundingClientRect();
+					rects.push({ lo: r.getAttribute('data-lo-ns'), hi: r.getAttribute('data-hi-ns'),
+						count: r.getAttribute('data-count'), drawn: box.width > 0 && box.height > 0 });
+				}
+				out.figs.push({ probe: svg.getAttribute('data-probe'), tid: svg.getAttribute('data-tid'),
+					syscall: svg.getAttribute('data-syscall') || '',
+					intervals: svg.getAttribute('data-intervals'), rects });
+			}
 		return out;
-	}, { figClass, rectClass });
+	}, { stream });
 
-	for (const o of drawn.other)
-		if (o.rects > 0)
-			fail(`an svg.${figClass === 'hist' ? 'heatmap' : 'hist'} (probe ${JSON.stringify(o.probe)} tid ${o.tid}, ` +
-				`${o.rects} rects) in the page of ${stream ? `a stream of ${N} reports` : 'one report'}`);
+	if (drawn.other > 0)
+		fail(stream ? `${drawn.other} histogram bars in the page of a stream of ${N} reports`
+			: `${drawn.other} heatmaps or strips in the page of one report`);
+	// A heatmap's cells as rects (interval, bounds, count, drawn), from its
+	// data; its canvas's problems go to DIFFS.
+	for (const f of stream ? drawn.figs : [])
+		f.rects = heatmapCells(f, (msg) => fail(`figure.heatmap of ${figName(`${f.probe}\0${f.tid}\0${f.syscall}`)}: ${msg}`));
+	checkStrips(drawn.util);
 
-	const intRe = /^(0|[1-9][0-9]*)$/;
 	const seen = new Set();
 	let drawnRects = 0, undrawn = 0, countsDiffer = false;
 	for (const f of drawn.figs) {
 		const key = `${f.probe}\0${f.tid}\0${f.syscall}`;
-		const name = `svg.${figClass} of ${figName(key)}`;
+		const name = `${stream ? 'figure.heatmap' : 'svg.hist'} of ${figName(key)}`;
 		drawnRects += f.rects.length;
 		if (seen.has(key)) {
 			fail(`${name}: drawn twice`);
@@ -380,7 +587,7 @@ try {
 			if (stream && !intRe.test(interval ?? ''))
 				bad.push('interval');
 			if (bad.length) {
-				diffs.push(`rect.${rectClass} with bad data-${bad.join(', data-')}: ${JSON.stringify(r)}`);
+				diffs.push(`${rectClass} with bad data-${bad.join(', data-')}: ${JSON.stringify(r)}`);
 				continue;
 			}
 			const k = `${interval} ${r.lo} ${r.hi}`;
@@ -412,28 +619,32 @@ try {
 		}
 	}
 	if (!expected && drawnRects === 0)
-		fail(`no rect.${rectClass} in the page of a live run`);
+		fail(`no ${rectClass} in the page of a live run`);
 	if (!expected)
 		expectedRects = drawnRects;
 	for (const key of (expected || new Map()).keys())
 		if (!seen.has(key))
-			fail(`no svg.${figClass} for ${figName(key)} (${expected.get(key).size} buckets in the report)`);
+			fail(`no ${stream ? 'figure.heatmap' : 'svg.hist'} for ${figName(key)} (${expected.get(key).size} buckets in the report)`);
 	if (undrawn)
-		fail(`${undrawn} ${rectClass}(s) of size zero (not drawn)`);
+		fail(stream ? `${undrawn} cell(s) not drawn (a transparent pixel in the canvas)`
+			: `${undrawn} bar(s) of size zero (not drawn)`);
 
-	// The tooltip of the first bar or cell.
-	const first = page.locator('rect.bar, rect.cell').first();
+	// The tooltip of the first bar, or of the first heatmap's first cell.
 	const tip = page.locator('#tip');
+	const firstFig = drawn.figs.findIndex((f) => f.rects.length > 0);
 	if (await tip.count() !== 1)
 		fail(`${await tip.count()} elements #tip`);
-	else if (await first.count() === 0) {
+	else if (firstFig < 0) {
 		if (expectedRects > 0)
-			fail('no rect.bar or rect.cell to hover');
+			fail(`no ${rectClass} to hover`);
 		else
 			console.log('tooltip: not checked (the report has no buckets to draw)');
 	} else {
 		try {
-			await checkTooltip(page, first, tip);
+			if (stream)
+				await checkCellTooltip(page, tip, firstFig, drawn.figs[firstFig]);
+			else
+				await checkTooltip(page, page.locator('svg.hist rect.bar').first(), tip);
 		} catch (e) {
 			fail(`tooltip check stopped: ${e.message.split('\n')[0]}`);
 		}

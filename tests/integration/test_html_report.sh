@@ -4,13 +4,14 @@
 # tests/browser/check_html.mjs is the check).  Each page must load from
 # file:// with no console error, page error or request (its policy forbids
 # every fetch), draw exactly the report's buckets (a bar per bucket for one
-# report, a cell per bucket and interval for a stream), and show a cell's
-# count on hover; a screenshot of each is kept beside the binary (e.g.
+# report, a pixel of a canvas per bucket and interval for a stream), and
+# show a cell's count on hover; a screenshot of each is kept beside the binary (e.g.
 # build/html-screenshots/, out of the repository) for a person to look at.
 # Pages:
 #  - a live stream: libuv-phases on scripts/workloads/phases.js --worker,
 #    four 1 s intervals saved as NDJSON, then `bpfspec report -o html`;
-#    the same run's last interval alone (a single report);
+#    the same run's last interval alone (a single report); those four
+#    intervals 900 times over, an hour at -i 1;
 #  - `run -o html -i` written by the run itself (checked for form: no
 #    report is kept beside it);
 #  - every saved report of tests/fixtures/reports (probes not attached,
@@ -54,6 +55,11 @@ check_page "$TMP/stream.html" "$TMP/stream.ndjson" stream
 tail -n 1 "$TMP/stream.ndjson" >"$TMP/last.json"
 render "$TMP/last.json" "$TMP/last.html"
 check_page "$TMP/last.html" "$TMP/last.json" last-interval
+# An hour at -i 1: the stream's intervals again and again, 3,600 in all.
+for _ in $(seq 900); do cat "$TMP/stream.ndjson"; done >"$TMP/hour.ndjson"
+render "$TMP/hour.ndjson" "$TMP/hour.html"
+echo "measured: 3,600 intervals: a page of $(($(stat -c %s "$TMP/hour.html") / 1024)) KiB from $(($(stat -c %s "$TMP/hour.ndjson") / 1024)) KiB of NDJSON"
+check_page "$TMP/hour.html" "$TMP/hour.ndjson" hour
 # The page's summary is the stream's: its timers count is the intervals'.
 want=$(jq -s '[.[].probes[] | select(.name == "timers") | .count] | add' "$TMP/stream.ndjson")
 grep -q "<tr data-probe=\"timers\"><td>timers</td><td>latency</td><td data-sort=\"$want\">" "$TMP/stream.html" ||

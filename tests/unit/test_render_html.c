@@ -45,6 +45,87 @@ static size_t drawn_buckets(const report *rep)
 	return n;
 }
 
+/* The numbers of the packed attribute value at VALUE (up to its closing
+ * quote): unsigned varints in base64 (render_html_charts.c), decoded
+ * here on their own.  Returns how many, in *OUT (free it). */
+static size_t unpack(const char *value, uint64_t **out)
+{
+	static const char digits[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t len = strcspn(value, "\""), n = 0, cap = 16, shift = 0;
+	uint64_t v = 0;
+	*out = malloc(cap * sizeof **out);
+	ck_assert_ptr_nonnull(*out);
+	ck_assert_uint_eq(len % 4, 0);
+	for (size_t i = 0; i < len; i += 4) {
+		unsigned quad = 0;
+		int bytes = 3;
+		for (int k = 0; k < 4; k++) {
+			const char *d = strchr(digits, value[i + k]);
+			if (value[i + k] == '=') {
+				ck_assert_uint_eq(i + 4, len);	/* padding only at the end */
+				bytes--;
+				d = digits;
+			}
+			ck_assert_msg(d && *d, "not base64: %.20s", value + i);
+			quad = quad << 6 | (unsigned)(d - digits);
+		}
+		for (int k = 0; k < bytes; k++) {
+			unsigned char b = (unsigned char)(quad >> (16 - 8 * k));
+			v |= (uint64_t)(b & 127) << shift;
+			shift += 7;
+			if (b & 128)
+				continue;
+			if (n == cap)
+				ck_assert_ptr_nonnull(*out = realloc(*out, (cap *= 2) * sizeof **out));
+			(*out)[n++] = v;
+			v = 0, shift = 0;
+		}
+	}
+	ck_assert_uint_eq(shift, 0);	/* no number cut short */
+	return n;
+}
+
+/* The value of attribute NAME in the tag that starts at TAG. */
+static const char *attr_in(const char *tag, const char *name)
+{
+	char want[64];
+	snprintf(want, sizeof want, " %s=\"", name);
+	const char *a = strstr(tag, want), *end = strchr(tag, '>');
+	ck_assert_msg(a && end && a < end, "no %s in %.60s", name, tag);
+	return a + strlen(want);
+}
+
+/* Every heatmap cell of PAGE (its figures' data-cells), and in *LARGEST
+ * the largest count of one. */
+static size_t heat_cells(const char *page, uint64_t *largest)
+{
+	size_t total = 0;
+	*largest = 0;
+	for (const char *f = page; (f = strstr(f, "<figure class=\"heatmap\"")); f++) {
+		uint64_t *v;
+		size_t nv = unpack(attr_in(f, "data-cells"), &v), k = 0;
+		unsigned long intervals = strtoul(attr_in(f, "data-intervals"), NULL, 10);
+		unsigned long rows = strtoul(attr_in(f, "data-rows"), NULL, 10);
+		for (unsigned long i = 0; i < intervals; i++) {
+			ck_assert_uint_lt(k, nv);
+			uint64_t m = v[k++], row = 0;
+			for (uint64_t c = 0; c < m; c++, k += 2) {
+				ck_assert_uint_lt(k + 1, nv);
+				row += v[k];
+				ck_assert_uint_lt(row, rows);
+				ck_assert_uint_gt(v[k + 1], 0);
+				*largest = v[k + 1] > *largest ? v[k + 1] : *largest;
+				row++;
+			}
+			total += m;
+		}
+		ck_assert_uint_eq(k, nv);
+		free(v);
+	}
+	return total;
+}
+
 START_TEST(test_policy_names_the_inline_style_and_script)
 {
 	report *rep = report_load_json(FIXTURES "phases-before.json");
@@ -89,7 +170,7 @@ START_TEST(test_single_report_draws_each_bucket_as_a_bar)
 	char *page = render_page(&rep, 1);
 	ck_assert_uint_gt(drawn_buckets(rep), 10);
 	ck_assert_uint_eq(count_of(page, "<rect class=\"bar\""), drawn_buckets(rep));
-	ck_assert_uint_eq(count_of(page, "class=\"cell "), 0);
+	ck_assert_uint_eq(count_of(page, "<figure class=\"heatmap\""), 0);
 	/* A probe that did not attach says why, in its row and its section. */
 	ck_assert_uint_eq(count_of(page, "not attached: "), 4);
 	free(page);
@@ -113,14 +194,29 @@ START_TEST(test_stream_draws_each_bucket_of_each_interval_as_a_cell)
 			    report_load_json(FIXTURES "utilization.json") };
 	for (int i = 0; i < 3; i++)
 		ck_assert_ptr_nonnull(reps[i]);
+	/* A count past 32 bits and one of 1 (one byte packed) survive. */
+	uint64_t big = (1ull << 40) + 5;
+	ck_assert_uint_gt(reps[1]->probes[0].n_groups, 0);
+	ck_assert_uint_gt(reps[1]->probes[0].groups[0].st.n_buckets, 1);
+	reps[1]->probes[0].groups[0].st.buckets[0].count = big;
+	reps[1]->probes[0].groups[0].st.buckets[1].count = 1;
 	char *page = render_page(reps, 3);
 	size_t want = drawn_buckets(reps[0]) + drawn_buckets(reps[1]) + drawn_buckets(reps[2]);
-	ck_assert_uint_eq(count_of(page, "<rect class=\"cell h"), want);
+	uint64_t largest;
+	ck_assert_uint_eq(heat_cells(page, &largest), want);
+	ck_assert_uint_eq(largest, big);
 	ck_assert_uint_eq(count_of(page, "<rect class=\"bar\""), 0);
 	ck_assert(strstr(page, "data-intervals=\"3\""));
-	/* The utilization probe's busy share, one strip cell per interval
-	 * that has the thread. */
-	ck_assert_uint_gt(count_of(page, "<rect class=\"ucell u"), 0);
+	/* The utilization probe's busy share: per interval, 0 where the
+	 * thread is not (the first two), else thousandths plus one. */
+	const char *strip = strstr(page, "<figure class=\"util\"");
+	ck_assert_ptr_nonnull(strip);
+	uint64_t *busy;
+	ck_assert_uint_eq(unpack(attr_in(strip, "data-busy"), &busy), 3);
+	ck_assert_uint_eq(busy[0], 0);
+	ck_assert_uint_eq(busy[1], 0);
+	ck_assert_uint_eq(busy[2], (uint64_t)(reps[2]->probes[0].groups[0].utilization * 1000 + 0.5) + 1);
+	free(busy);
 	free(page);
 	for (int i = 0; i < 3; i++)
 		report_free(reps[i]);
@@ -137,7 +233,7 @@ START_TEST(test_cumulative_stream_is_its_last_report)
 	ck_assert_ptr_nonnull(reps[1]);
 	reps[0]->cumulative = reps[1]->cumulative = true;
 	char *page = render_page(reps, 2);
-	ck_assert_uint_eq(count_of(page, "<rect class=\"cell h"), 0);
+	ck_assert_uint_eq(count_of(page, "<figure class=\"heatmap\""), 0);
 	ck_assert_uint_eq(count_of(page, "<rect class=\"bar\""), drawn_buckets(reps[1]));
 	ck_assert(strstr(page, "A cumulative stream"));
 	free(page);
