@@ -71,7 +71,7 @@ _bpfspec_filenames() {
 _bpfspec() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev="" cmd="" i w n_args=0 dashdash=-1 spec=""
 	local opts_run="-p --pid -c --command -d --duration -i --interval -n --count --cumulative
-		-o --output-format --output --fail-if --debug-dir -v --verbose -h --help --"
+		-o --output-format --output --trace-threshold --fail-if --debug-dir -v --verbose -h --help --"
 	local opts
 
 	COMPREPLY=()
@@ -138,8 +138,10 @@ _bpfspec() {
 	-o | --output-format)
 		if [ "$cmd" = diff ] || [ "$cmd" = symbols ]; then
 			_bpfspec_reply < <(compgen -W "text json" -- "$cur")
-		else
+		elif [ "$cmd" = report ]; then
 			_bpfspec_reply < <(compgen -W "text json prom html" -- "$cur")
+		else
+			_bpfspec_reply < <(compgen -W "text json prom html trace" -- "$cur")
 		fi
 		return 0 ;;
 	--output | --binary)

@@ -50,9 +50,13 @@ const char cli_usage_text[] =
 	"  -n, --count N          stop after N intervals\n"
 	"      --cumulative       with -i: each report covers the run so far\n"
 	"  -o, --output-format F  text (default), json (one object; one line per\n"
-	"                         interval with -i), prom (Prometheus text format) or\n"
+	"                         interval with -i), prom (Prometheus text format),\n"
 	"                         html (one self-contained page; with -i, written at\n"
-	"                         the end with a heatmap column per interval)\n"
+	"                         the end with a heatmap column per interval) or trace\n"
+	"                         (Chrome Trace Event JSON for Perfetto: a slice per\n"
+	"                         phase call, records of events probes nested in them)\n"
+	"      --trace-threshold D  with -o trace: the shortest call that becomes a\n"
+	"                         slice (default 1ms); shorter ones are counted\n"
 	"      --output FILE      write the report to FILE, replaced atomically\n"
 	"      --fail-if COND     exit with status 1 when COND holds, e.g.\n"
 	"                         'poll.p99 > 100ms', 'syscalls.openat.errors.ENOENT > 0',\n"
@@ -88,6 +92,7 @@ const char cli_usage_text[] =
 	"  bpfspec diff before.json after.json --fail-if 'poll.p99 > +20%'\n"
 	"  bpfspec run libuv-phases -p 1234 -i 1 -n 60 -o html --output phases.html\n"
 	"  bpfspec report stream.ndjson -o html --output stream.html\n"
+	"  bpfspec run libuv-phases -p 1234 -d 10s -o trace --output loop.json\n"
 	"  bpfspec gen specs/libuv-phases.yaml --binary /usr/bin/node\n"
 	"  bpfspec symbols -p $(pgrep -n node) 'uv__run_*'\n";
 
@@ -102,7 +107,8 @@ static const char help_window[] =
 	"  -i, --interval S       a report every S, per interval (not cumulative)\n"
 	"  -n, --count N          stop after N intervals\n"
 	"      --cumulative       with -i: each report covers the run so far\n"
-	"  -o, --output-format F  text (default), json (NDJSON with -i), prom or html\n"
+	"  -o, --output-format F  text (default), json (NDJSON with -i), prom, html or\n"
+	"                         trace (Perfetto; --trace-threshold D, default 1ms)\n"
 	"      --output FILE      write the report to FILE, replaced atomically\n"
 	"      --fail-if COND     exit 1 when COND holds, e.g. 'poll.p99 > 100ms' (repeatable)\n"
 	"  -v, --verbose          say what happens at each stage\n";
@@ -123,7 +129,8 @@ static const char help_run_opts[] =
 	"  bpfspec run file-io -p 1234 --set threshold=5ms --fail-if 'file.openat.errors.ENOENT > 0'\n"
 	"  bpfspec run syscall-latency -p 1234 -i 1 -n 30 -o json\n"
 	"  bpfspec run libuv-phases -d 5s -o json -- node app.js\n"
-	"  bpfspec run libuv-phases -p 1234 -o prom --output /var/lib/node_exporter/bpfspec.prom\n";
+	"  bpfspec run libuv-phases -p 1234 -o prom --output /var/lib/node_exporter/bpfspec.prom\n"
+	"  bpfspec run libuv-phases -p 1234 -i 1 -n 10 -o trace --output loop.json\n";
 static const char help_gen[] =
 	"usage: bpfspec gen SPEC (-p PID | --binary PATH) [--set NAME=VALUE]... [-d D]\n"
 	"       [--bpftrace-version V]\n"
@@ -299,7 +306,7 @@ static int parse_cli_duration(const char *s, uint64_t *ns)
 
 enum {
 	OPT_BINARY = 256, OPT_CUMULATIVE, OPT_OUTPUT, OPT_FAIL_IF, OPT_EMIT_SPEC, OPT_EMIT_PROGRAM,
-	OPT_SET, OPT_DEBUG_DIR, OPT_BPFTRACE_VERSION,
+	OPT_SET, OPT_DEBUG_DIR, OPT_BPFTRACE_VERSION, OPT_TRACE_THRESHOLD,
 };
 
 int cli_parse(int argc, char **argv, settings *cfg)
@@ -320,6 +327,7 @@ int cli_parse(int argc, char **argv, settings *cfg)
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "bpftrace-version", required_argument, NULL, OPT_BPFTRACE_VERSION },
+		{ "trace-threshold", required_argument, NULL, OPT_TRACE_THRESHOLD },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -378,12 +386,21 @@ int cli_parse(int argc, char **argv, settings *cfg)
 				cfg->format = OUT_PROM;
 			else if (strcmp(optarg, "html") == 0)
 				cfg->format = OUT_HTML;
+			else if (strcmp(optarg, "trace") == 0)
+				cfg->format = OUT_TRACE;
 			else
-				return cli_usage_error("unknown output format '%s': use text, json, prom "
-						   "or html", optarg);
+				return cli_usage_error("unknown output format '%s': use text, json, prom, "
+						   "html or trace", optarg);
 			break;
 		case OPT_OUTPUT:
 			cfg->output_path = optarg;
+			break;
+		case OPT_TRACE_THRESHOLD:
+			if (parse_cli_duration(optarg, &cfg->trace_threshold_ns) < 0 ||
+			    cfg->trace_threshold_ns < 1000)
+				return cli_usage_error("invalid threshold '%s': use e.g. 1ms, 200us, 0.5ms "
+						   "(1us or more)", optarg);
+			cfg->trace_threshold_set = true;
 			break;
 		case OPT_FAIL_IF:
 			if (cfg->n_fail_if == MAX_CHECKS)
@@ -475,7 +492,7 @@ int cli_parse(int argc, char **argv, settings *cfg)
 	case MODE_DIFF:
 		if (cfg->n_args != 2)
 			return cli_usage_error("%s: diff takes BEFORE.json AFTER.json", "arguments");
-		if (cfg->format == OUT_PROM || cfg->format == OUT_HTML)
+		if (cfg->format != OUT_TEXT && cfg->format != OUT_JSON)
 			return cli_usage_error("%s", "diff writes text or json (-o text|json)");
 		return EXIT_OK;
 	case MODE_REPORT:
@@ -483,9 +500,13 @@ int cli_parse(int argc, char **argv, settings *cfg)
 			return cli_usage_error("%s: report takes one FILE (a JSON report or an NDJSON "
 					       "stream; - for standard input)", "arguments");
 		if (cfg->pid > 0 || cfg->cmd || cfg->binary || cfg->n_fail_if || cfg->n_sets ||
-		    cfg->duration_set || cfg->interval_ns || cfg->interval_count || cfg->cumulative)
+		    cfg->duration_set || cfg->interval_ns || cfg->interval_count || cfg->cumulative ||
+		    cfg->trace_threshold_set)
 			return cli_usage_error("%s", "report takes FILE, -o and --output only: it "
 					       "renders a saved report, it traces nothing");
+		if (cfg->format == OUT_TRACE)
+			return cli_usage_error("%s", "a saved report has no slices: -o trace is for run "
+					       "and the one-liners, which record them as they trace");
 		return EXIT_OK;
 	}
 	if (cfg->n_sets && cfg->mode != MODE_RUN && cfg->mode != MODE_GEN)
@@ -514,6 +535,14 @@ int cli_parse(int argc, char **argv, settings *cfg)
 		return cli_usage_error("%s", "-o html draws each interval as a heatmap column: it "
 				       "takes -i without --cumulative (the page sums the intervals "
 				       "itself)");
+	if (cfg->cumulative && cfg->format == OUT_TRACE)
+		return cli_usage_error("%s", "-o trace puts every interval's slices on one timeline: "
+				       "it takes -i without --cumulative");
+	if (cfg->trace_threshold_set && cfg->format != OUT_TRACE)
+		return cli_usage_error("%s", "--trace-threshold is the shortest phase -o trace "
+				       "records: give -o trace too");
+	if (!cfg->trace_threshold_set)
+		cfg->trace_threshold_ns = 1000000;
 	if ((cfg->bpftrace_major || cfg->bpftrace_minor) && cfg->mode != MODE_GEN &&
 	    !cfg->emit_program)
 		return cli_usage_error("%s", "--bpftrace-version is for gen and --emit-program; run "

@@ -30,7 +30,7 @@ enum {
 	EXIT_DONE = -1,
 };
 
-typedef enum { OUT_TEXT, OUT_JSON, OUT_PROM, OUT_HTML } out_format;
+typedef enum { OUT_TEXT, OUT_JSON, OUT_PROM, OUT_HTML, OUT_TRACE } out_format;
 typedef enum {
 	MODE_RUN, MODE_GEN, MODE_LATENCY, MODE_SYSCALLS, MODE_COUNT, MODE_DIFF,
 	MODE_CHECK, MODE_LIST, MODE_REPORT,
@@ -54,6 +54,8 @@ typedef struct settings {
 	unsigned interval_count;
 	bool cumulative;
 	out_format format;
+	uint64_t trace_threshold_ns;	/* -o trace: a phase's slice, at least (1 ms) */
+	bool trace_threshold_set;
 	const char *output_path;	/* --output FILE */
 	const char *fail_if[MAX_CHECKS];
 	size_t n_fail_if;

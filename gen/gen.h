@@ -60,7 +60,13 @@ typedef struct gen_options {
 	 * delete() returns a value (and 0.25+ warns when it is discarded;
 	 * 0.17-0.23 refuse to assign it). */
 	int bpftrace_major, bpftrace_minor;
+	/* > 0: latency probes also print each call at least this long, as a
+	 * record "bpfspec:ev NAME START TID NS" (a slice of -o trace; at
+	 * most GEN_SLICE_LIMIT a window, the rest counted in @evdrop_NAME). */
+	uint64_t slice_min_ns;
 } gen_options;
+
+#define GEN_SLICE_LIMIT 20000	/* slices a latency probe prints per window */
 
 typedef struct program {
 	char *text;		/* NUL-terminated bpftrace source */

@@ -30,6 +30,7 @@ typedef struct gen_parts {
 	char pid_test[64];	/* "pid == N && " or "" */
 	const char *delete_call;	/* "delete" or "$deleted = delete": ${delete}(@m[k]); */
 	pid_t pid;
+	uint64_t slice_min_ns;	/* gen_options' */
 	unsigned attach;	/* attach points added */
 } gen_parts;
 

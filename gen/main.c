@@ -196,8 +196,15 @@ static bool run_is_partial(const run_ctx *ctx, bool final, char *why, size_t len
 	return false;
 }
 
-/* Writes REP in CFG's format (not HTML, which takes every report): as
- * one JSON line when LINE (a stream of them). */
+/* Whether FORMAT is one file of the whole run (every interval kept and
+ * written at the end), not one report per interval. */
+static bool whole_run(out_format format)
+{
+	return format == OUT_HTML || format == OUT_TRACE;
+}
+
+/* Writes REP in CFG's format (HTML and trace take every report): as one
+ * JSON line when LINE (a stream of them). */
 static int render_one(const settings *cfg, const report *rep, bool line, FILE *f)
 {
 	switch (cfg->format) {
@@ -207,6 +214,8 @@ static int render_one(const settings *cfg, const report *rep, bool line, FILE *f
 		return render_prom(f, rep);
 	case OUT_HTML:
 		return render_html(f, &rep, 1);
+	case OUT_TRACE:
+		return render_trace(f, &rep, 1);
 	case OUT_TEXT:
 		break;
 	}
@@ -243,7 +252,9 @@ static int write_reports(const settings *cfg, const report *const *reps, size_t 
 	int rc = 0;
 	if (cfg->format == OUT_HTML)
 		rc = render_html(f, reps, n);
-	for (size_t i = 0; cfg->format != OUT_HTML && i < n && rc == 0; i++) {
+	else if (cfg->format == OUT_TRACE)
+		rc = render_trace(f, reps, n);
+	for (size_t i = 0; !whole_run(cfg->format) && i < n && rc == 0; i++) {
 		if (stream && cfg->format == OUT_TEXT && !cfg->output_path) {
 			/* Live: when it is printed; read back: when it began. */
 			time_t when = cfg->mode == MODE_REPORT && reps[i]->start_unix_ns
@@ -303,6 +314,7 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 		.pid = ctx->pid,
 		.bpftrace_version = ctx->bpftrace_version,
 		.cumulative = ctx->cfg->cumulative,
+		.slice_min_ns = ctx->cfg->format == OUT_TRACE ? ctx->cfg->trace_threshold_ns : 0,
 		.partial = partial,
 		.partial_reason = partial ? why : NULL,
 		.attached_probes = bpfout_attached(ctx->out),
@@ -340,12 +352,13 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 	int rc = 0;
 	const report *const *page = (const report *const *)&rep;
 	size_t n_page = 1;
-	bool kept = ctx->cfg->format == OUT_HTML && ctx->cfg->interval_ns;
+	bool kept = whole_run(ctx->cfg->format) && ctx->cfg->interval_ns;
 	if (kept) {
-		/* One page at the end, with a heatmap column per interval. */
+		/* One file at the end: a heatmap column, or the slices, of each
+		 * interval. */
 		if (keep_report(ctx, rep) < 0) {
-			diag_error(NULL, "out of memory keeping interval %zu for the HTML report",
-				   index + 1);
+			diag_error(NULL, "out of memory keeping interval %zu for the %s", index + 1,
+				   ctx->cfg->format == OUT_HTML ? "HTML report" : "trace");
 			kept = false;
 			rc = -1;
 		} else {
@@ -455,6 +468,16 @@ typedef struct trace {
 /* Stages: each returns EXIT_OK to go on, or the exit status.  Everything
  * that can be checked is checked before tracing starts. */
 
+/* Whether -o trace has something to draw for S: a latency probe (its
+ * calls) or an events probe (its records). */
+static bool has_timeline(const spec *s)
+{
+	for (size_t i = 0; i < s->n_probes; i++)
+		if (s->probes[i].kind == PROBE_LATENCY || s->probes[i].kind == PROBE_EVENTS)
+			return true;
+	return false;
+}
+
 static int stage_spec(trace *tr)
 {
 	int rc = parse_cli_checks(tr->cfg, &tr->checks, false);
@@ -466,6 +489,14 @@ static int stage_spec(trace *tr)
 		return ferror(stdout) ? EXIT_OUTPUT : EXIT_DONE;
 	if (add_spec_checks(tr->s, &tr->checks) < 0)
 		return EXIT_SPEC;
+	if (tr->cfg->format == OUT_TRACE && !has_timeline(tr->s)) {
+		diag_error("-o trace draws the calls of latency probes and the records of events "
+			   "probes; add one (a syscalls probe's slow calls: an events probe on the "
+			   "same syscalls with a threshold), or use -o html for histograms over time",
+			   "spec '%s' has no latency or events probe: its trace would hold no slice",
+			   tr->s->name ? tr->s->name : "?");
+		return EXIT_USAGE;
+	}
 	tr->window_ns = tr->cfg->duration_set ? tr->cfg->duration_ns : tr->s->duration_ns;
 	if (tr->cfg->interval_ns && !tr->cfg->duration_set)
 		tr->window_ns = 0;	/* -i without -d: until -n, Ctrl-C or target exit */
@@ -556,6 +587,7 @@ static int stage_program(trace *tr)
 		.cumulative = cfg->cumulative,
 		.bpftrace_major = tr->bt_major,
 		.bpftrace_minor = tr->bt_minor,
+		.slice_min_ns = cfg->format == OUT_TRACE ? cfg->trace_threshold_ns : 0,
 	};
 	if (!(tr->prog = gen_program(tr->res, &go)))
 		return EXIT_SPEC;

@@ -43,4 +43,12 @@ int render_prom(FILE *out, const report *rep);
  * Returns 0, or -1 when writing to OUT failed or out of memory. */
 int render_html(FILE *out, const report *const *reps, size_t n);
 
+/* Writes the reports REPS[0..N) (N >= 1, consecutive intervals of one
+ * run) as one Chrome Trace Event JSON file (Perfetto UI, chrome://tracing):
+ * a track per thread with the slices of latency probes (-o trace records
+ * them) and the records of events probes, nested by time, utilization as
+ * counters, timestamps in microseconds of CLOCK_MONOTONIC (render_trace.c).
+ * Returns 0, or -1 when writing to OUT failed or out of memory. */
+int render_trace(FILE *out, const report *const *reps, size_t n);
+
 #endif

@@ -293,6 +293,7 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 	}
 	if (begin && run->realtime_offset_ns && (int64_t)begin + run->realtime_offset_ns > 0)
 		rep->start_unix_ns = (uint64_t)((int64_t)begin + run->realtime_offset_ns);
+	rep->begin_clock_ns = begin;
 	rep->cumulative = run->cumulative;
 	rep->partial = run->partial;
 	rep->partial_reason = dup_or_null(run->partial_reason);

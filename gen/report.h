@@ -124,7 +124,8 @@ typedef struct report_probe {
 	/* syscalls probes: per syscall, slowest total first */
 	report_syscall *syscalls;
 	size_t n_syscalls;
-	/* events probes */
+	/* events probes; and latency probes of -o trace (slices: each call
+	 * at least threshold_ns long, t_ns at its return; not in JSON) */
 	uint64_t threshold_ns;
 	report_event *events;	/* in time order */
 	size_t n_events;
@@ -146,6 +147,8 @@ typedef struct report {
 	char *libuv_version;	/* the target's libuv, or NULL */
 	uint64_t duration_ns;
 	uint64_t start_unix_ns;	/* wall clock (Unix ns) the window began, 0: unknown */
+	uint64_t begin_clock_ns;	/* bpftrace's clock (CLOCK_MONOTONIC) as the
+					 * window began, 0: unknown; not in JSON */
 	bool cumulative;	/* -i --cumulative: the run so far, not one interval */
 	bool partial;
 	char *partial_reason;	/* NULL unless partial */
@@ -172,6 +175,8 @@ typedef struct report_run {
 				 * stop or the target exited: ends the window
 				 * there, not after bpftrace's detach; 0 = none */
 	bool cumulative;	/* -i --cumulative */
+	uint64_t slice_min_ns;	/* -o trace: latency probes recorded each call
+				 * at least this long (gen_options'); 0: not */
 	bool partial;
 	const char *partial_reason;
 	long attached_probes;

@@ -7,7 +7,8 @@
  * (kind.h only).
  *
  * Records (events) are printf lines that gen/kinds/events.c both writes
- * and parses; window markers: gen.h. */
+ * and parses, and with -o trace gen/kinds/latency.c too (its slices, with
+ * "evn" and WIRE_DROPPED as events have them); window markers: gen.h. */
 #ifndef BPFSPEC_WIRE_H
 #define BPFSPEC_WIRE_H
 

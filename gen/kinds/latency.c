@@ -18,9 +18,38 @@
 
 /* ---- gen ----------------------------------------------------------- */
 
+/* With slices on (gen_options' slice_min_ns: -o trace), the statements
+ * that print a call of probe NAME that began at START (a variable) and
+ * took $ns, when it took long enough; indented by INDENT tabs. */
+static void put_slice(buf *b, const gen_parts *pt, const char *name, const char *start,
+		      int indent)
+{
+	if (!pt->slice_min_ns)
+		return;
+	buf_printf(b, "%.*sif ($ns >= %llu) {\n", indent, "\t\t\t\t\t\t",
+		   (unsigned long long)pt->slice_min_ns);
+	buf_printf(b, "%.*s\tif (@evn_%s < %d) {\n", indent, "\t\t\t\t\t\t", name, GEN_SLICE_LIMIT);
+	buf_printf(b, "%.*s\t\t@evn_%s = @evn_%s + 1;\n", indent, "\t\t\t\t\t\t", name, name);
+	buf_printf(b, "%.*s\t\tprintf(\"bpfspec:ev %s %%lld %%d %%lld\\n\", %s, tid, $ns);\n", indent,
+		   "\t\t\t\t\t\t", name, start);
+	buf_printf(b, "%.*s\t} else {\n%.*s\t\t@%s_%s = count();\n%.*s\t}\n%.*s}\n", indent,
+		   "\t\t\t\t\t\t", indent, "\t\t\t\t\t\t", WIRE_DROPPED, name, indent, "\t\t\t\t\t\t",
+		   indent, "\t\t\t\t\t\t");
+}
+
+/* With slices on, probe NAME's record counter and its count of the
+ * records over the limit. */
+static void add_slice_maps(gen_parts *pt, const char *name)
+{
+	static const char *const printed[] = { WIRE_DROPPED, NULL }, *const counter[] = { "evn", NULL };
+	if (pt->slice_min_ns)
+		gen_add_maps(pt, name, printed, counter, NULL);
+}
+
 /* The statements that time derived phases at probe number SELF's entry
  * (ENTRY true: the gaps it ends) or return (the gaps it starts), for
- * every derived probe of R. */
+ * every derived probe of R.  They read the probe's $now, the moment its
+ * call begins or ends, so a gap adjoins the calls around it exactly. */
 static char *derived_hooks(const gen_parts *pt, const resolved *r, size_t self, bool entry)
 {
 	buf b = BUF_INIT;
@@ -30,19 +59,21 @@ static char *derived_hooks(const gen_parts *pt, const resolved *r, size_t self, 
 		const char *n = d->sp->name, *key = d->sp->per_thread ? "tid" : "0";
 		for (size_t k = 0; d->active && d->derived && k < d->n_gaps; k++) {
 			if (!entry && d->gap_after[k] == self) {
-				buf_printf(&b, "\t@gap%zu_%s[tid] = (int64)nsecs;\n", k, n);
+				buf_printf(&b, "\t@gap%zu_%s[tid] = $now;\n", k, n);
 			} else if (entry && d->gap_before[k] == self) {
 				buf_printf(&b, "\t$g = @gap%zu_%s[tid];\n"
 					   "\tif ($g != 0 && $g >= @wstart) {\n"
 					   "\t\t// derived: %s's gap %zu ends here\n"
-					   "\t\t$ns = (int64)nsecs - $g;\n"
+					   "\t\t$ns = $now - $g;\n"
 					   "\t\t%s(@gap%zu_%s[tid]);\n%s\n"
 					   "\t\t@b_%s[%s, $b] = count();\n"
 					   "\t\t@sum_%s[%s] = sum($ns);\n"
 					   "\t\t@min_%s[%s] = min($ns);\n"
-					   "\t\t@max_%s[%s] = max($ns);\n\t}\n",
+					   "\t\t@max_%s[%s] = max($ns);\n",
 					   k, n, n, k, pt->delete_call, k, n, pt->bucket, n, key, n, key, n, key,
 					   n, key);
+				put_slice(&b, pt, n, "$g", 2);
+				buf_puts(&b, "\t}\n");
 			}
 		}
 	}
@@ -54,6 +85,7 @@ static char *derived_hooks(const gen_parts *pt, const resolved *r, size_t self, 
 static void emit_derived(gen_parts *pt, const resolved_probe *rp)
 {
 	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_LATENCY)->cleared, NULL, NULL);
+	add_slice_maps(pt, rp->sp->name);
 	for (size_t k = 0; k < rp->n_gaps; k++)
 		buf_printf(&pt->finals, "\tclear(@gap%zu_%s);\n", k, rp->sp->name);
 }
@@ -71,6 +103,9 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	gen_put_address_points(&ret, "uretprobe", rp->object, rp->addrs, rp->n_addrs);
 	char *e = buf_take(&entry), *rt = buf_take(&ret);
 	char *on_entry = derived_hooks(pt, r, i, true), *on_return = derived_hooks(pt, r, i, false);
+	buf slice = BUF_INIT;
+	put_slice(&slice, pt, rp->sp->name, "$t0", 1);
+	char *on_slice = gen_chop(buf_take(&slice));
 	gen_vars v = { .n = 0 };
 	gen_vars_set(&v, "name", rp->sp->name);
 	gen_vars_set(&v, "function", rp->sp->function);
@@ -82,6 +117,7 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	gen_vars_set(&v, "bucket", pt->bucket);
 	gen_vars_set(&v, "on_entry", on_entry);
 	gen_vars_set(&v, "on_return", on_return);
+	gen_vars_set(&v, "on_slice", on_slice);
 	gen_vars_set(&v, "delete", pt->delete_call);
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "latency.bt.in", &v);
@@ -89,8 +125,10 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	free(rt);
 	free(on_entry);
 	free(on_return);
+	free(on_slice);
 	pt->attach += 2 * (unsigned)rp->n_addrs;
 	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_LATENCY)->cleared, NULL, in_flight);
+	add_slice_maps(pt, rp->sp->name);
 	return rc;
 }
 
@@ -124,8 +162,10 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 		const char *name = o->sp->name, *key = o->sp->per_thread ? "tid" : "0";
 		buf_printf(&rec, "\t\tif ($prev == %u) {\n"
 			   "\t\t\t@b_%s[%s, $b] = count();\n\t\t\t@sum_%s[%s] = sum($ns);\n"
-			   "\t\t\t@min_%s[%s] = min($ns);\n\t\t\t@max_%s[%s] = max($ns);\n\t\t}\n",
+			   "\t\t\t@min_%s[%s] = min($ns);\n\t\t\t@max_%s[%s] = max($ns);\n",
 			   ++n, name, key, name, key, name, key, name, key);
+		put_slice(&rec, pt, name, "$t", 3);
+		buf_puts(&rec, "\t\t}\n");
 	}
 	char *e = buf_take(&entry), *rec_text = gen_chop(buf_take(&rec)), idx[16];
 	snprintf(idx, sizeof idx, "%u", index);
@@ -143,6 +183,7 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 	free(rec_text);
 	pt->attach += (unsigned)rp->n_addrs;
 	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_LATENCY)->cleared, NULL, NULL);
+	add_slice_maps(pt, rp->sp->name);
 	if (index == 1)
 		buf_puts(&pt->helpers, "\tclear(@phase_cur);\n\tclear(@phase_t);\n");
 	return rc;
@@ -188,10 +229,51 @@ static void latency_describe(buf *b, const resolved_probe *rp)
 
 /* ---- report -------------------------------------------------------- */
 
+/* With -o trace: the window's slices of probe NAME, records "NAME START
+ * TID NS" (put_slice), into P's events, and the count over the limit.  A
+ * call that began in the interval before belongs to the one it ended in
+ * (the program drops the calls that began before the first). */
+static int fill_slices(report_probe *p, const char *name, const bpfout_window *w,
+		       const kind_fill_ctx *ctx)
+{
+	size_t nl = strlen(name);
+	const bpfout_map *m;
+
+	p->threshold_ns = ctx->run->slice_min_ns;
+	if (w->n_events && !(p->events = calloc(w->n_events, sizeof *p->events)))
+		return -1;
+	for (size_t i = 0; i < w->n_events; i++) {
+		const char *rec = w->events[i];
+		long long start, ns;
+		long tid;
+		int used = 0;
+		if (strncmp(rec, name, nl) != 0 || rec[nl] != ' ' ||
+		    sscanf(rec + nl + 1, "%lld %ld %lld%n", &start, &tid, &ns, &used) != 3 ||
+		    rec[nl + 1 + used] != '\0' || start < 0 || ns < 0 ||
+		    (uint64_t)start + (uint64_t)ns < ctx->begin_ns)
+			continue;	/* malformed, or ended before this window (as events) */
+		report_event *ev = &p->events[p->n_events++];
+		ev->t_ns = (uint64_t)start + (uint64_t)ns - ctx->begin_ns;
+		ev->tid = tid;
+		ev->latency_ns = (uint64_t)ns;
+		const report_group *g = NULL;
+		for (size_t k = 0; k < p->n_groups && !g; k++)
+			g = p->groups[k].tid == tid ? &p->groups[k] : NULL;
+		ev->thread = g && g->thread ? strdup(g->thread) : report_thread_name(ctx->pid, tid);
+	}
+	if ((m = report_window_map(w, WIRE_DROPPED, name)))
+		for (size_t i = 0; i < m->n_entries; i++)
+			if (m->entries[i].type == BPFOUT_VALUE_INT && m->entries[i].value > 0)
+				p->events_dropped += (uint64_t)m->entries[i].value;
+	return 0;
+}
+
 static int latency_fill(report_probe *p, const resolved_probe *rp, const bpfout_window *w,
 			const kind_fill_ctx *ctx)
 {
-	return report_fill_timed(p, rp->sp->name, w, ctx->pid);
+	if (report_fill_timed(p, rp->sp->name, w, ctx->pid) < 0)
+		return -1;
+	return ctx->run->slice_min_ns && w ? fill_slices(p, rp->sp->name, w, ctx) : 0;
 }
 
 /* ---- render -------------------------------------------------------- */

@@ -4,7 +4,7 @@
 // setImmediate callback that busy-waits 15 ms.  Per 100 ms the main loop
 // thus spends 40 ms in the timers phase, 15 ms in the check phase and the
 // rest waiting in poll.  With --worker, a worker_thread runs its own loop:
-// a timer every 50 ms that busy-waits 2 ms.
+// a timer every 50 ms that busy-waits 2 ms (--worker-busy MS: MS instead).
 // With --stats FILE, the main thread writes how many timer and immediate
 // callbacks it ran to FILE when it exits (the truth tests compare with).
 // With --log FILE, each callback's line is appended to FILE:
@@ -14,7 +14,8 @@
 // took (a busy-wait is stretched when the CPU is taken away at its end:
 // host steal, a busier thread), so tests judge a tracer's figures
 // against what happened rather than against the plan.
-// Usage: node phases.js [--worker] [--seconds N] [--stats FILE] [--log FILE]
+// Usage: node phases.js [--worker] [--worker-busy MS] [--seconds N] [--stats FILE]
+//                       [--log FILE]
 'use strict';
 
 const { Worker, isMainThread } = require('worker_threads');
@@ -32,6 +33,7 @@ const args = process.argv.slice(2);
 const seconds = args.includes('--seconds') ? Number(args[args.indexOf('--seconds') + 1]) : 0;
 const statsFile = args.includes('--stats') ? args[args.indexOf('--stats') + 1] : null;
 const logFile = args.includes('--log') ? args[args.indexOf('--log') + 1] : null;
+const workerBusy = args.includes('--worker-busy') ? Number(args[args.indexOf('--worker-busy') + 1]) : 2;
 const logFd = logFile ? require('fs').openSync(logFile, 'a') : null;
 
 // The log is kept so that a callback's logged time covers as much of its
@@ -81,7 +83,7 @@ if (!isMainThread) {
 	setInterval(() => {
 		const t0 = performance.now();
 		flush();
-		busy(2);
+		busy(workerBusy);
 		record(2, t0);
 	}, 50);
 } else {

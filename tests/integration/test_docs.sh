@@ -118,7 +118,7 @@ expect_completion() { # expect_completion "WANTED (space-separated)" WORD...
 }
 expect_completion "run" bpfspec ru
 expect_completion "--output --output-format" bpfspec run libuv-phases --outp
-expect_completion "html json prom text" bpfspec run libuv-phases -o ""
+expect_completion "html json prom text trace" bpfspec run libuv-phases -o ""
 expect_completion "json text" bpfspec diff -o ""
 expect_completion "html json prom text" bpfspec report r1.json -o ""
 expect_completion "r1.json sub" bpfspec report ""

@@ -450,7 +450,7 @@ START_TEST(test_program_not_per_thread)
 	ck_assert_contains(p->text, "@b_timers[0, $b] = count();");
 	ck_assert_contains(p->text, "@max_timers[0] = max($ns);");
 	/* The start time is always per thread. */
-	ck_assert_contains(p->text, "@start_timers[tid] = (int64)nsecs;");
+	ck_assert_contains(p->text, "@start_timers[tid] = $now;");
 	program_free(p);
 }
 END_TEST

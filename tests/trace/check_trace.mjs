@@ -1,0 +1,320 @@
+// check_trace.mjs TRACE.json [--phases-log LOG] [--blocking-log LOG]
+//
+// Checks a Chrome Trace Event JSON file (bpfspec's -o trace) against the
+// rules of the trace event format, as Perfetto UI and chrome://tracing
+// read it:
+//   - the file is a JSON object with a traceEvents array (displayTimeUnit,
+//     when present, "ms" or "ns"; otherData an object of strings);
+//   - every event is an object with a known ph, integer pid and tid, and a
+//     string name; args, when present, an object;
+//   - X: numeric ts and dur, both >= 0;  i: numeric ts, s one of g, p, t;
+//     C: numeric ts and args of numbers only;  M: process_name or
+//     thread_name with a string args.name, or *_sort_index with an integer
+//     args.sort_index;  b/e: a cat and an id, each b closed by one e of the
+//     same cat, id and name at or after it;
+//   - per pid and tid, the X slices nest: sorted by start (the longer
+//     first), none ends after the one around it;
+//   - every thread with slices has a thread_name;
+//   - the events of a thread are written in time order.
+// With --phases-log (scripts/workloads/phases.js --log, the wall-clock
+// start and length of each callback): each callback that ran inside the
+// window has its phase's slice (timer: "timers" on the main thread, pid ==
+// tid; immediate: "check" there; worker: "timers" on another thread)
+// starting within 10 ms of it, of its length within 5%.  With
+// --blocking-log (tests/workloads/blocking_timers.js --log): each logged
+// wait has futex slices on the main thread, nested in a "timers" slice,
+// whose lengths add up to the wait's within 5%.  Wall clock to the trace's clock: otherData's
+// window_start_unix_ns and window_start_clock_ns; spans within 100 ms of
+// the window's ends are left out (their phase may begin before it or end
+// after it).
+// With --node-trace FILE (node's own --trace-events output, category
+// node.environment, of the same process): each of node's RunTimers slices
+// of 1 ms or more inside the window lies within a "timers" slice of the same
+// thread: the two files share a clock, so merged they line up.
+// Prints "measured:" lines and one "FAIL: ..." line per problem.  Exit
+// status: 0 every check passed, 1 one failed, 2 the check could not run.
+import { readFileSync } from 'node:fs';
+
+const argv = process.argv.slice(2);
+const file = argv[0];
+const opt = (name) => {
+	const i = argv.indexOf(name);
+	return i > 0 ? argv[i + 1] : undefined;
+};
+if (!file || file.startsWith('--'))
+	bail('usage: node check_trace.mjs TRACE.json [--phases-log LOG] [--blocking-log LOG]');
+
+function bail(msg) {
+	console.log(`FAIL: ${msg}`);
+	process.exit(2);
+}
+
+const problems = [];
+const fail = (msg) => {
+	problems.push(msg);
+	if (problems.length <= 40)
+		console.log(`FAIL: ${msg}`);
+};
+
+let doc;
+try {
+	doc = JSON.parse(readFileSync(file, 'utf8'));
+} catch (e) {
+	bail(`${file}: ${e.message}`);
+}
+if (!doc || typeof doc !== 'object' || Array.isArray(doc) || !Array.isArray(doc.traceEvents))
+	bail(`${file}: not an object with a traceEvents array`);
+if ('displayTimeUnit' in doc && !['ms', 'ns'].includes(doc.displayTimeUnit))
+	fail(`displayTimeUnit ${JSON.stringify(doc.displayTimeUnit)}: not "ms" or "ns"`);
+const other = doc.otherData ?? {};
+if (typeof other !== 'object' || Array.isArray(other) ||
+	Object.values(other).some((v) => typeof v !== 'string'))
+	fail('otherData is not an object of strings');
+
+const isInt = (v) => Number.isInteger(v);
+const isTime = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+const events = doc.traceEvents;
+const where = (i, e) => `traceEvents[${i}] (${e && e.ph} ${JSON.stringify(e && e.name)})`;
+const METADATA = new Set(['process_name', 'thread_name', 'process_sort_index', 'thread_sort_index',
+	'process_labels']);
+const named = new Set(); // "pid tid" with a thread_name
+const byThread = new Map(); // "pid tid" -> X slices [{ts, end, name, i}]
+const lastTs = new Map(); // "pid tid" -> ts of the thread's last timed event
+const open = new Map(); // "cat id name" -> b event
+const counts = {};
+events.forEach((e, i) => {
+	if (!e || typeof e !== 'object' || Array.isArray(e)) {
+		fail(`traceEvents[${i}]: not an object`);
+		return;
+	}
+	counts[e.ph] = (counts[e.ph] || 0) + 1;
+	if (!isInt(e.pid) || !isInt(e.tid))
+		fail(`${where(i, e)}: pid and tid must be integers`);
+	if (typeof e.name !== 'string')
+		fail(`${where(i, e)}: name must be a string`);
+	if ('args' in e && (typeof e.args !== 'object' || e.args === null || Array.isArray(e.args)))
+		fail(`${where(i, e)}: args must be an object`);
+	const thread = `${e.pid} ${e.tid}`;
+	if (e.ph !== 'M') {
+		if (!isTime(e.ts))
+			fail(`${where(i, e)}: ts must be a number >= 0`);
+		else if (e.ph !== 'C' && lastTs.has(thread) && e.ts < lastTs.get(thread))
+			fail(`${where(i, e)}: ts ${e.ts} before the thread's previous event (${lastTs.get(thread)})`);
+		if (e.ph !== 'C' && isTime(e.ts))
+			lastTs.set(thread, e.ts);
+	}
+	switch (e.ph) {
+	case 'X':
+		if (!isTime(e.dur))
+			fail(`${where(i, e)}: dur must be a number >= 0`);
+		else {
+			if (!byThread.has(thread))
+				byThread.set(thread, []);
+			// In whole nanoseconds, as the file writes them (µs with
+			// three decimals): adding the doubles would make adjoining
+			// slices overlap by a rounding error.
+			const ts = Math.round(e.ts * 1000), dur = Math.round(e.dur * 1000);
+			byThread.get(thread).push({ ts, end: ts + dur, dur, name: e.name, i, e });
+		}
+		break;
+	case 'i':
+	case 'I':
+		if ('s' in e && !['g', 'p', 't'].includes(e.s))
+			fail(`${where(i, e)}: s must be g, p or t`);
+		break;
+	case 'C':
+		if (!e.args || Object.keys(e.args).length === 0 ||
+			Object.values(e.args).some((v) => typeof v !== 'number' || !Number.isFinite(v)))
+			fail(`${where(i, e)}: a counter's args must be numbers`);
+		break;
+	case 'M':
+		if (!METADATA.has(e.name))
+			fail(`${where(i, e)}: unknown metadata event`);
+		else if (e.name.endsWith('_sort_index') ? !isInt(e.args?.sort_index)
+			: e.name !== 'process_labels' && typeof e.args?.name !== 'string')
+			fail(`${where(i, e)}: metadata without its args`);
+		if (e.name === 'thread_name')
+			named.add(thread);
+		break;
+	case 'b':
+	case 'e': {
+		if (typeof e.cat !== 'string' || !(typeof e.id === 'string' || isInt(e.id))) {
+			fail(`${where(i, e)}: an async event needs a cat and an id`);
+			break;
+		}
+		const key = `${e.cat} ${e.id} ${e.name}`;
+		if (e.ph === 'b') {
+			if (open.has(key))
+				fail(`${where(i, e)}: async ${key} begun twice`);
+			open.set(key, e);
+		} else if (!open.has(key))
+			fail(`${where(i, e)}: async ${key} ends without a begin`);
+		else {
+			if (e.ts < open.get(key).ts)
+				fail(`${where(i, e)}: async ${key} ends before it begins`);
+			open.delete(key);
+		}
+		break;
+	}
+	default:
+		fail(`${where(i, e)}: phase ${JSON.stringify(e.ph)} is not one bpfspec writes or the format knows here`);
+	}
+});
+for (const key of open.keys())
+	fail(`async ${key} never ends`);
+
+// Nesting per thread.
+let slices = 0, maxDepth = 0;
+for (const [thread, list] of byThread) {
+	slices += list.length;
+	if (!named.has(thread))
+		fail(`thread ${thread} has slices and no thread_name`);
+	list.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+	const stack = [];
+	for (const s of list) {
+		while (stack.length && stack[stack.length - 1].end <= s.ts)
+			stack.pop();
+		const parent = stack[stack.length - 1];
+		if (parent && s.end > parent.end) {
+			fail(`thread ${thread}: ${s.name} [${s.ts}, ${s.end}] ns overlaps the end of ${parent.name} ` +
+				`[${parent.ts}, ${parent.end}] ns: slices do not nest`);
+			continue;
+		}
+		s.parent = parent;
+		stack.push(s);
+		maxDepth = Math.max(maxDepth, stack.length);
+	}
+}
+console.log(`measured: ${file.replace(/.*\//, '')}: ${events.length} events (` +
+	Object.entries(counts).map(([ph, n]) => `${n} ${ph}`).join(', ') +
+	`), ${slices} slices on ${byThread.size} threads, nested ${maxDepth} deep`);
+
+// The clock: wall-clock ns to the trace's microseconds.
+const unix0 = BigInt(other.window_start_unix_ns ?? '0');
+const clock0 = BigInt(other.window_start_clock_ns ?? '0');
+const EDGE_NS = 100e6; // spans this close to the window's ends are not compared
+const toTraceNs = (unixNs) => Number(BigInt(unixNs) - unix0 + clock0);
+const windowNs = [Number(clock0), 0];
+for (const e of events)
+	if (e.ph === 'C' || e.ph === 'X')
+		windowNs[1] = Math.max(windowNs[1], Math.round((e.ts + (e.dur || 0)) * 1000));
+
+// Each logged span (KIND START_UNIX_NS DUR_NS) of KINDS -> the slice NAME on
+// the threads THREADOK(tid) accepts: matched by start (within 10 ms), length
+// within 5%; with SUM, the slices inside the span (1 ms either side) added
+// up instead (a wait the kernel may split into several calls).  EXTRA(slice,
+// span) is called for each slice matched.
+function compare(log, kinds, name, threadOk, label, extra, sum) {
+	const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' '));
+	const spans = lines.filter(([k]) => kinds.includes(k)).map(([k, start, dur]) =>
+		({ kind: k, ts: toTraceNs(start), dur: Number(dur) }))
+		// A phase runs on around its callback: one whose phase began before
+		// the window or ends after it has no slice.
+		.filter((s) => s.ts > windowNs[0] + EDGE_NS && s.ts + s.dur < windowNs[1] - EDGE_NS);
+	const candidates = [];
+	for (const [thread, list] of byThread)
+		if (threadOk(Number(thread.split(' ')[1])))
+			for (const s of list)
+				if (s.name === name)
+					candidates.push(s);
+	const errors = [];
+	let missing = 0;
+	for (const sp of spans) {
+		if (sum) {
+			const inside = candidates.filter((c) => c.ts >= sp.ts - 1e6 && c.end <= sp.ts + sp.dur + 1e6);
+			if (inside.length === 0) {
+				missing++;
+				continue;
+			}
+			inside.forEach((c) => extra && extra(c, sp));
+			errors.push((inside.reduce((t, c) => t + c.dur, 0) - sp.dur) / sp.dur);
+			continue;
+		}
+		let best = null;
+		for (const c of candidates)
+			if (Math.abs(c.ts - sp.ts) <= 10e6 && (!best || Math.abs(c.ts - sp.ts) < Math.abs(best.ts - sp.ts)))
+				best = c;
+		if (!best) {
+			missing++;
+			continue;
+		}
+		if (extra)
+			extra(best, sp);
+		errors.push((best.dur - sp.dur) / sp.dur);
+	}
+	const within = errors.filter((x) => Math.abs(x) <= 0.05).length;
+	const sorted = [...errors].sort((a, b) => a - b);
+	const med = sorted.length ? sorted[Math.floor(sorted.length / 2)] : NaN;
+	console.log(`measured: ${label}: ${spans.length} logged in the window, ${errors.length} matched a "${name}" ` +
+		`slice, ${within} within 5% (median ${(med * 100).toFixed(2)}%, worst ` +
+		`${sorted.length ? (Math.max(-sorted[0], sorted[sorted.length - 1]) * 100).toFixed(1) : '-'}%)`);
+	if (spans.length === 0)
+		fail(`${label}: nothing logged inside the window`);
+	if (missing)
+		fail(`${label}: ${missing} of ${spans.length} have no "${name}" slice starting within 10 ms`);
+	// Most within 5%: a callback preempted between the phase's start and
+	// its own makes one slice longer than the log, rightly.
+	if (errors.length && within < 0.9 * errors.length)
+		fail(`${label}: only ${within} of ${errors.length} slices within 5% of the logged length`);
+	if (Math.abs(med) > 0.05)
+		fail(`${label}: median error ${(med * 100).toFixed(2)}%, more than 5%`);
+}
+
+const pid = Number(other.pid);
+const phasesLog = opt('--phases-log');
+if (phasesLog) {
+	compare(phasesLog, ['timer'], 'timers', (tid) => tid === pid, 'timer callbacks (40 ms) vs main-thread timers');
+	compare(phasesLog, ['immediate'], 'check', (tid) => tid === pid, 'immediate callbacks (15 ms) vs check');
+	compare(phasesLog, ['worker'], 'timers', (tid) => tid !== pid, 'worker callbacks vs worker timers');
+}
+const blockingLog = opt('--blocking-log');
+if (blockingLog) {
+	let outside = 0;
+	// V8 may wake a waiting thread for an interrupt and wait again: one
+	// Atomics.wait can be several futex calls.
+	compare(blockingLog, ['wait'], 'futex', (tid) => tid === pid, 'Atomics.wait (20 ms) vs its futex slices',
+		(slice) => {
+			if (!slice.parent || slice.parent.name !== 'timers')
+				outside++;
+		}, true);
+	compare(blockingLog, ['timer'], 'timers', (tid) => tid === pid, 'blocking timer callbacks vs timers');
+	if (outside)
+		fail(`${outside} futex slices are not nested in a timers slice`);
+}
+
+const nodeTrace = opt('--node-trace');
+if (nodeTrace) {
+	let theirs;
+	try {
+		theirs = JSON.parse(readFileSync(nodeTrace, 'utf8')).traceEvents;
+	} catch (e) {
+		bail(`${nodeTrace}: ${e.message}`);
+	}
+	const runs = (theirs || []).filter((e) => e.ph === 'X' && e.name === 'RunTimers' && e.dur >= 1000 &&
+		e.ts * 1000 > windowNs[0] + 1e6 && (e.ts + e.dur) * 1000 < windowNs[1] - 1e6);
+	const gaps = [];
+	let outside = 0;
+	for (const r of runs) {
+		const ts = Math.round(r.ts * 1000), end = ts + Math.round(r.dur * 1000);
+		const s = (byThread.get(`${r.pid} ${r.tid}`) || []).find((x) => x.name === 'timers' &&
+			x.ts <= ts && end <= x.end);
+		if (s)
+			gaps.push((ts - s.ts) / 1000, (s.end - end) / 1000);
+		else
+			outside++;
+	}
+	gaps.sort((a, b) => a - b);
+	console.log(`measured: node's RunTimers: ${runs.length} in the window, ${runs.length - outside} inside ` +
+		`a timers slice of their thread (margins ${gaps.length ? gaps[0].toFixed(1) : '-'} to ` +
+		`${gaps.length ? gaps[gaps.length - 1].toFixed(1) : '-'} us)`);
+	if (runs.length === 0)
+		fail(`${nodeTrace}: no RunTimers slice of 1 ms or more inside the window`);
+	if (outside)
+		fail(`${outside} of node's RunTimers slices are not inside a timers slice of their thread`);
+}
+
+if (problems.length) {
+	console.log(`FAIL: ${file.replace(/.*\//, '')}: ${problems.length} problem(s)`);
+	process.exit(1);
+}
+process.exit(0);
