@@ -12,8 +12,9 @@
 #  - tests/workloads/blocking_timers.js (a 20 ms Atomics.wait inside each
 #    timer callback) with a spec of phases, futex events and utilization,
 #    three 1 s intervals: each wait is futex slices (V8 may wait again
-#    after an interrupt) nested in its timers slice, adding up to its
-#    length within 5%; the loop's busy share is a counter.
+#    after an interrupt) inside its span and nested in its timers slice,
+#    adding up to its 20 ms timeout within 5%; the loop's busy share is a
+#    counter.
 . "$(dirname "$0")/../lib.sh"
 need_root
 

@@ -3,9 +3,12 @@
 // in Atomics.wait (a futex wait of the main thread, inside libuv's timers
 // phase) and busy-waits 5 ms more.
 // With --log FILE, a line per span is appended to FILE: "timer START_UNIX_NS
-// DURATION_NS" for each callback and "wait START_UNIX_NS DURATION_NS" for
-// each wait, the wall time each really took; a callback's lines are written
-// by the next callback, inside its own span (as scripts/workloads/phases.js
+// DURATION_NS" for each callback and "wait START_UNIX_NS DURATION_NS
+// TIMEOUT_NS" for each wait: the wall time each really took and, for a
+// wait, the timeout it asked for (the kernel's timed futex wait, which the
+// wait's span holds together with V8's own work around it, and any time
+// the thread waited for a CPU after it); a callback's lines are written by
+// the next callback, inside its own span (as scripts/workloads/phases.js
 // does).
 // Usage: node blocking_timers.js [--log FILE] [--seconds N]
 'use strict';
@@ -39,7 +42,7 @@ setInterval(() => {
 	const w1 = performance.now();
 	busy(5);
 	const t1 = performance.now();
-	pending += `wait ${unixNs(w0)} ${Math.round((w1 - w0) * 1e6)}\n` +
+	pending += `wait ${unixNs(w0)} ${Math.round((w1 - w0) * 1e6)} 20000000\n` +
 		`timer ${unixNs(t0)} ${Math.round((t1 - t0) * 1e6)}\n`;
 }, 100);
 if (seconds > 0)
