@@ -351,6 +351,73 @@ static void put_syscalls(FILE *out, const syscall_total *t, size_t n)
 	fputs("</tbody>\n</table>\n", out);
 }
 
+/* One syscall's errors by errno over the stream. */
+typedef struct errno_total {
+	const char *syscall, *error;
+	uint64_t count;
+} errno_total;
+
+static int by_count(const void *a, const void *b)
+{
+	const errno_total *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	int c = strcmp(x->syscall, y->syscall);
+	return c ? c : strcmp(x->error, y->error);
+}
+
+/* Syscalls probe NAME's errors by syscall and errno over the stream, the
+ * commonest first, as a sortable table (none when no call failed).
+ * Returns 0, or -1 when out of memory. */
+static int put_errnos(FILE *out, const page *pg, const char *name)
+{
+	errno_total *t = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < pg->n; i++) {
+		const report_probe *p = html_probe_named(pg->reps[i], name);
+		for (size_t k = 0; p && k < p->n_syscalls; k++) {
+			const report_syscall *sc = &p->syscalls[k];
+			for (size_t e = 0; e < sc->n_errors; e++) {
+				const report_errno *er = &sc->errors[e];
+				size_t j = 0;
+				while (j < n && (strcmp(t[j].syscall, sc->name) != 0 ||
+						 strcmp(t[j].error, er->name) != 0))
+					j++;
+				if (j == n) {
+					if (n == cap) {
+						errno_total *nt = realloc(t, (cap = cap ? cap * 2 : 16) * sizeof *nt);
+						if (!nt) {
+							free(t);
+							return -1;
+						}
+						t = nt;
+					}
+					t[n++] = (errno_total){ .syscall = sc->name, .error = er->name };
+				}
+				t[j].count += er->count;
+			}
+		}
+	}
+	if (n) {
+		qsort(t, n, sizeof *t, by_count);
+		fputs("<h3>errors by errno</h3>\n<table class=\"sortable errnos\">\n<thead><tr>"
+		      "<th>syscall</th><th>errno</th><th>calls</th></tr></thead>\n<tbody>\n", out);
+		for (size_t j = 0; j < n; j++) {
+			fputs("<tr><td>", out);
+			safe_fputs_html(t[j].syscall, out);
+			fputs("</td><td class=\"text\">", out);
+			safe_fputs_html(t[j].error, out);
+			fputs("</td>", out);
+			td_count(out, t[j].count);
+			fputs("</tr>\n", out);
+		}
+		fputs("</tbody>\n</table>\n", out);
+	}
+	free(t);
+	return 0;
+}
+
 /* One event's "what" cell: the syscall, or the probe point's values. */
 static void put_event_what(FILE *out, const report_event *e)
 {
@@ -480,6 +547,10 @@ static int put_probe(FILE *out, const page *pg, const report_probe *p)
 		if (ns < 0)
 			return -1;
 		put_syscalls(out, t, (size_t)ns);
+		if (put_errnos(out, pg, p->name) < 0) {
+			syscall_totals_free(t, (size_t)ns);
+			return -1;
+		}
 		for (long k = 0; k < ns && k < HTML_TOP_SYSCALLS; k++) {
 			html_series s = { .probe = p->name, .syscall = t[k].name };
 			fputs("<h3>", out);

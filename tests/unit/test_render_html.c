@@ -182,6 +182,8 @@ START_TEST(test_single_report_draws_each_bucket_as_a_bar)
 	ck_assert_uint_gt(drawn_buckets(rep), 100);
 	ck_assert_uint_eq(count_of(page, "<rect class=\"bar\""), drawn_buckets(rep));
 	ck_assert(strstr(page, "data-syscall=\"read\""));
+	/* Its errors by syscall and errno. */
+	ck_assert(strstr(page, "<tr><td>openat</td><td class=\"text\">ENOENT</td><td data-sort=\"5\">5</td></tr>"));
 	free(page);
 	report_free(rep);
 }
