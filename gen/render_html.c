@@ -266,6 +266,15 @@ static int put_summary(FILE *out, const page *pg)
 
 /* ---- per probe ------------------------------------------------------ */
 
+/* The name of the page's first utilization probe that attached, or NULL. */
+static const char *utilization_probe(const page *pg)
+{
+	for (size_t i = 0; i < pg->n_probes; i++)
+		if (pg->probes[i]->kind == PROBE_UTILIZATION && pg->probes[i]->attached)
+			return pg->probes[i]->name;
+	return NULL;
+}
+
 /* One syscall of a syscalls probe over the stream. */
 typedef struct syscall_total {
 	const char *name;
@@ -573,8 +582,14 @@ static int put_probe(FILE *out, const page *pg, const report_probe *p)
 			put_thread(out, names[t], tids[t], pg->first->pid);
 			fputs("</h3>\n", out);
 			html_series s = { .probe = p->name, .tid = tids[t] };
-			if (sh->busy && pg->n > 1)
-				html_utilization_strip(out, pg->reps, pg->n, &s, pg->interval_ns);
+			/* The thread's busy share above its heatmap: its own for a
+			 * utilization probe, else the spec's utilization probe's
+			 * (when it has one and measured this thread). */
+			const char *busy = sh->busy ? p->name : utilization_probe(pg);
+			if (busy && pg->n > 1)
+				html_utilization_strip(out, pg->reps, pg->n,
+						       &(html_series){ .probe = busy, .tid = tids[t] },
+						       pg->interval_ns);
 			if (pg->n > 1) {
 				html_heatmap(out, pg->reps, pg->n, &s, pg->interval_ns);
 			} else {

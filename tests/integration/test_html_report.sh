@@ -75,6 +75,33 @@ echo "measured: summary timers count $want = the four intervals' counts added"
 grep -q 'data-intervals="3"' "$TMP/live.html" || fail "the live page does not have 3 intervals"
 check_page "$TMP/live.html" - live
 
+# A spec with phases and the loop's utilization: each thread's busy strip
+# is drawn above its phase heatmaps too.
+cat >"$TMP/busy.yaml" <<'YAML'
+name: phases-and-busy
+description: the timers phase and the loop's busy share
+objects: [main, "libuv.so*"]
+probes:
+  - name: timers
+    kind: latency
+    function: uv__run_timers
+  - name: loop
+    kind: utilization
+YAML
+"$BPFSPEC" run "$TMP/busy.yaml" -p "$app" -i 0.5 -n 4 -o json >"$TMP/busy.ndjson" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "run phases-and-busy -i 0.5 -n 4 exited $?"; }
+render "$TMP/busy.ndjson" "$TMP/busy.html"
+check_page "$TMP/busy.html" "$TMP/busy.ndjson" phases-and-busy
+strips=$(grep -c '<figure class="util"' "$TMP/busy.html")
+# One per thread in its own section, and one above each timers heatmap of
+# a thread the utilization probe measured.
+want=$(jq -s '([.[].probes[] | select(.kind == "utilization") | .groups[].tid] | unique) as $u |
+	([.[].probes[] | select(.name == "timers") | .groups[].tid] | unique) as $t |
+	($u | length) + ([$t[] | select(. as $x | $u | index($x))] | length)' "$TMP/busy.ndjson")
+echo "measured: phases-and-busy: $strips busy strips (want $want)"
+[ "$strips" -eq "$want" ] && [ "$strips" -gt 2 ] ||
+	fail "$strips busy strips, expected $want (each loop thread's, and above its timers heatmap)"
+
 # A window of every bundled spec, on the node demo (bash-readline on an
 # interactive bash).  node-usdt-http needs a node built with USDT probes,
 # which Debian's is not (its run says so, exit 4): a USDT report is among
