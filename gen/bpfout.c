@@ -589,6 +589,7 @@ static bpfout_line feed_marker(bpfout *p, const char *s, size_t len)
 			free(p->cur->events[i]);
 		p->cur->n_events = 0;
 		p->cur->events_dropped = 0;
+		p->cur->n_dropped_by = 0;
 		p->cur->begin_ns = ns;
 		return BPFOUT_LINE_BEGUN;
 	}
@@ -638,6 +639,34 @@ static bpfout_line feed_marker(bpfout *p, const char *s, size_t len)
 	return BPFOUT_LINE_MESSAGE;
 }
 
+/* Counts record S (LEN bytes) as not kept in W, by its first word. */
+static void drop_record(bpfout_window *w, const char *s, size_t len)
+{
+	size_t n = 0;
+	while (n < len && s[n] != ' ')
+		n++;
+	w->events_dropped++;
+	for (size_t i = 0; i < w->n_dropped_by; i++)
+		if (strlen(w->dropped_by[i].name) == n && memcmp(w->dropped_by[i].name, s, n) == 0) {
+			w->dropped_by[i].count++;
+			return;
+		}
+	if (w->n_dropped_by == BPFOUT_DROPPED_NAMES || n >= sizeof w->dropped_by[0].name)
+		return;
+	struct bpfout_dropped *d = &w->dropped_by[w->n_dropped_by++];
+	memcpy(d->name, s, n);
+	d->name[n] = '\0';
+	d->count = 1;
+}
+
+uint64_t bpfout_dropped_records(const bpfout_window *w, const char *name)
+{
+	for (size_t i = 0; w && name && i < w->n_dropped_by; i++)
+		if (strcmp(w->dropped_by[i].name, name) == 0)
+			return w->dropped_by[i].count;
+	return 0;
+}
+
 /* Keeps one event record in the open window. */
 bpfout_line bpfout_feed_event(bpfout *p, const char *s, size_t len)
 {
@@ -646,7 +675,7 @@ bpfout_line bpfout_feed_event(bpfout *p, const char *s, size_t len)
 	if (len && s[len - 1] == '\n')
 		len--;
 	if (w->n_events >= BPFOUT_MAX_EVENTS) {
-		w->events_dropped++;
+		drop_record(w, s, len);
 		return BPFOUT_LINE_EVENT;
 	}
 	char **ev = bpfout_grow(w->events, &w->cap_events, w->n_events + 1, sizeof *ev);
@@ -654,7 +683,7 @@ bpfout_line bpfout_feed_event(bpfout *p, const char *s, size_t len)
 	if (ev)
 		w->events = ev;
 	if (!copy) {
-		w->events_dropped++;
+		drop_record(w, s, len);
 		return BPFOUT_LINE_EVENT;
 	}
 	safe_wire_decode(copy);

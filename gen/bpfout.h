@@ -62,6 +62,9 @@ typedef struct bpfout_map {
 				 * every entry is BPFOUT_VALUE_INT) */
 } bpfout_map;
 
+#define BPFOUT_MAX_EVENTS 100000
+#define BPFOUT_DROPPED_NAMES 16
+
 typedef struct bpfout_window {
 	uint64_t begin_ns;	/* bpftrace nsecs; 0 when unknown */
 	uint64_t end_ns;	/* 0 when the window has not been flushed */
@@ -74,9 +77,18 @@ typedef struct bpfout_window {
 	char **events;
 	size_t n_events, cap_events;
 	uint64_t events_dropped;
+	/* The records not kept, by their first word (the probe's name), for
+	 * the first BPFOUT_DROPPED_NAMES names (events_dropped counts all). */
+	struct bpfout_dropped {
+		char name[48];
+		uint64_t count;
+	} dropped_by[BPFOUT_DROPPED_NAMES];
+	size_t n_dropped_by;
 } bpfout_window;
 
-#define BPFOUT_MAX_EVENTS 100000
+/* How many records of probe NAME window W did not keep (over
+ * BPFOUT_MAX_EVENTS, or out of memory). */
+uint64_t bpfout_dropped_records(const bpfout_window *w, const char *name);
 
 /* What one fed line turned out to be. */
 typedef enum {

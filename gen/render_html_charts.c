@@ -26,6 +26,10 @@
 #define PLOT_WIDTH 880		/* px of the plot area */
 #define AXIS_BELOW 18		/* px for the time axis labels */
 #define TICK_MIN_PX 90		/* px between time axis labels, at least */
+/* Columns of one canvas at most: a heatmap of more intervals is drawn on
+ * several side by side (browsers draw nothing on a canvas wider than
+ * 32767 px, Firefox, or 65535, Chromium: 9 and 18 hours at -i 1). */
+#define CANVAS_COLUMNS 8192
 
 /* The packing of numbers into a data attribute: varints in base64. */
 typedef struct packer {
@@ -241,6 +245,20 @@ static void svg_open(FILE *out, const char *cls, const html_series *s, size_t n,
 		PLOT_LEFT + PLOT_WIDTH, height);
 }
 
+/* The canvases of N intervals by ROWS cells, CANVAS_COLUMNS wide at most,
+ * each with its first interval, closing the plot's div. */
+static void put_canvases(FILE *out, size_t n, uint64_t rows)
+{
+	size_t first = 0;
+	do {
+		size_t w = n - first < CANVAS_COLUMNS ? n - first : CANVAS_COLUMNS;
+		fprintf(out, "<canvas class=\"cells\" data-first=\"%zu\" width=\"%zu\" height=\"%llu\">"
+			"</canvas>", first, w, (unsigned long long)rows);
+		first += CANVAS_COLUMNS;
+	} while (first < n);
+	fputs("</div>\n", out);
+}
+
 /* The width in px of a plot of N intervals: PLOT_WIDTH, or one px per
  * interval when there are more (the figure then scrolls sideways: a
  * narrower picture would merge intervals, and a short spike with them). */
@@ -361,8 +379,8 @@ void html_heatmap(FILE *out, const report *const *reps, size_t n, const html_ser
 		plot_h + AXIS_BELOW);
 	latency_axis(out, min_idx, max_idx, row_px);
 	time_axis(out, n, interval_ns, plot_w, plot_h + 14);
-	fprintf(out, "</svg><canvas class=\"cells\" width=\"%zu\" height=\"%llu\"></canvas></div>\n", n,
-		(unsigned long long)rows);
+	fputs("</svg>", out);
+	put_canvases(out, n, rows);
 	heat_legend(out, max_count);
 	fputs("</figure>\n", out);
 }
@@ -437,7 +455,8 @@ void html_utilization_strip(FILE *out, const report *const *reps, size_t n, cons
 	}
 	pack_end(&pk);
 	fprintf(out, "\">\n<div class=\"plot\"><svg class=\"axes\" width=\"%d\" height=\"%d\" "
-		"viewBox=\"0 0 %d %d\"><text x=\"%d\" y=\"11\" text-anchor=\"end\">busy</text></svg>"
-		"<canvas class=\"cells\" width=\"%zu\" height=\"1\"></canvas></div>\n</figure>\n",
-		PLOT_LEFT + plot_w, strip_h, PLOT_LEFT + plot_w, strip_h, PLOT_LEFT - 6, n);
+		"viewBox=\"0 0 %d %d\"><text x=\"%d\" y=\"11\" text-anchor=\"end\">busy</text></svg>",
+		PLOT_LEFT + plot_w, strip_h, PLOT_LEFT + plot_w, strip_h, PLOT_LEFT - 6);
+	put_canvases(out, n, 1);
+	fputs("</figure>\n", out);
 }

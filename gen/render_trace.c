@@ -159,6 +159,17 @@ static size_t mark_unnested(slice *s, size_t n)
 	return marked;
 }
 
+/* V as a JSON integer, or as a string past what JSON readers hold exactly
+ * (2^53). */
+static json_t *json_u64(uint64_t v)
+{
+	char text[24];
+	if (v <= (1ull << 53))
+		return json_integer((json_int_t)v);
+	snprintf(text, sizeof text, "%llu", (unsigned long long)v);
+	return json_string(text);
+}
+
 /* The args of slice S: what the report says of its call. */
 static void put_args(FILE *out, const slice *s)
 {
@@ -179,21 +190,28 @@ static void put_args(FILE *out, const slice *s)
 			json_object_set_new(a, "path", json_string(text));
 			free(text);
 		}
-		if (ev->address)
-			json_object_set_new(a, "address", json_string(ev->address));
+		/* A unix socket's path is the process's text. */
+		if (ev->address && (text = safe_text(ev->address))) {
+			json_object_set_new(a, "address", json_string(text));
+			free(text);
+		}
 		if (ev->has_length)
-			json_object_set_new(a, "length", json_integer((json_int_t)ev->length));
+			json_object_set_new(a, "length", json_u64(ev->length));
+		/* A point's arguments, by the spec's names, apart from ours. */
+		json_t *values = ev->n_args ? json_object() : NULL;
 		for (size_t k = 0; k < ev->n_args; k++) {
 			const report_value *v = &ev->args[k];
 			if (v->type == REPORT_VALUE_STRING && (text = safe_text(v->s ? v->s : ""))) {
-				json_object_set_new(a, v->name, json_string(text));
+				json_object_set_new(values, v->name, json_string(text));
 				free(text);
 			} else if (v->type == REPORT_VALUE_INT) {
-				json_object_set_new(a, v->name, json_integer(v->i));
+				json_object_set_new(values, v->name, json_integer(v->i));
 			} else if (v->type == REPORT_VALUE_UINT) {
-				json_object_set_new(a, v->name, json_integer((json_int_t)v->u));
+				json_object_set_new(values, v->name, json_u64(v->u));
 			}
 		}
+		if (values)
+			json_object_set_new(a, "values", values);
 	}
 	fputs(",\"args\":", out);
 	if (json_dumpf(a, out, JSON_COMPACT) < 0)
@@ -201,19 +219,32 @@ static void put_args(FILE *out, const slice *s)
 	json_decref(a);
 }
 
+static const char *slice_name(const slice *s)
+{
+	return s->cat == 'p' || !s->ev->syscall ? s->p->name : s->ev->syscall;
+}
+
+static const char *slice_cat(const slice *s)
+{
+	return s->cat == 'p' ? "phase" : s->cat == 's' ? "syscall" : "event";
+}
+
+/* The begin ("b") or end ("e") of unnested slice S, async id ID. */
+static void put_async(trace_out *t, long pid, const slice *s, size_t id, bool end)
+{
+	event_open(t, end ? "e" : "b", pid, s->tid, slice_name(s), false);
+	fprintf(t->out, ",\"cat\":\"%s\",\"id\":\"0x%zx\",\"ts\":", slice_cat(s), id);
+	put_us(t->out, s->start_ns + (end ? s->dur_ns : 0));
+	if (!end)
+		put_args(t->out, s);
+	fputc('}', t->out);
+}
+
 static void put_slice(trace_out *t, long pid, const slice *s, size_t id)
 {
-	const char *name = s->cat == 'p' || !s->ev->syscall ? s->p->name : s->ev->syscall;
-	const char *cat = s->cat == 'p' ? "phase" : s->cat == 's' ? "syscall" : "event";
+	const char *name = slice_name(s), *cat = slice_cat(s);
 	if (s->unnested) {
-		for (int end = 0; end < 2; end++) {
-			event_open(t, end ? "e" : "b", pid, s->tid, name, false);
-			fprintf(t->out, ",\"cat\":\"%s\",\"id\":\"0x%zx\",\"ts\":", cat, id);
-			put_us(t->out, s->start_ns + (end ? s->dur_ns : 0));
-			if (!end)
-				put_args(t->out, s);
-			fputc('}', t->out);
-		}
+		put_async(t, pid, s, id, false);
 		return;
 	}
 	event_open(t, s->cat == 'i' ? "i" : "X", pid, s->tid, name, false);
@@ -308,6 +339,44 @@ static void put_other_data(FILE *out, const report *const *reps, size_t n, size_
 	json_object_set_new(o, "intervals", json_string(v));
 	snprintf(v, sizeof v, "%zu", unnested);
 	json_object_set_new(o, "unnested_slices", json_string(v));
+	/* What the reports warn of (partial, lost events, probes missing),
+	 * each once. */
+	json_t *warnings = json_array();
+	for (size_t r = 0; r < n; r++)
+		for (size_t w = 0; w < reps[r]->n_warnings; w++) {
+			char *text = safe_text(reps[r]->warnings[w]);
+			bool seen = !text;
+			size_t k;
+			json_t *x;
+			json_array_foreach(warnings, k, x)
+				seen |= strcmp(json_string_value(x), text) == 0;
+			if (!seen)
+				json_array_append_new(warnings, json_string(text));
+			free(text);
+		}
+	if (last->partial && last->partial_reason) {
+		char *text = safe_text(last->partial_reason);
+		if (text)
+			json_object_set_new(o, "partial", json_string(text));
+		free(text);
+	}
+	if (json_array_size(warnings)) {
+		char *joined = NULL;
+		size_t k;
+		json_t *x;
+		json_array_foreach(warnings, k, x) {
+			char *more = NULL;
+			if (asprintf(&more, "%s%s%s", joined ? joined : "", joined ? "; " : "",
+				     json_string_value(x)) < 0)
+				break;
+			free(joined);
+			joined = more;
+		}
+		if (joined)
+			json_object_set_new(o, "warnings", json_string(joined));
+		free(joined);
+	}
+	json_decref(warnings);
 	for (size_t i = 0; i < last->n_probes; i++) {
 		const report_probe *lp = &last->probes[i];
 		if (lp->kind != PROBE_LATENCY && lp->kind != PROBE_EVENTS)
@@ -355,8 +424,33 @@ int render_trace(FILE *out, const report *const *reps, size_t n)
 
 	fputs("{\"displayTimeUnit\":\"ms\",\n\"traceEvents\":[", out);
 	put_names(&t, reps, n, s, (size_t)ns, pid);
-	for (size_t i = 0; i < (size_t)ns; i++)
+	/* The ends of unnested slices, written in time order among the rest
+	 * of their thread's events. */
+	size_t *ends = unnested ? malloc(unnested * sizeof *ends) : NULL, n_ends = 0;
+	if (unnested && !ends) {
+		free(s);
+		return -1;
+	}
+	for (size_t i = 0; i <= (size_t)ns; i++) {
+		bool last = i == (size_t)ns;
+		while (n_ends) {
+			size_t k = 0;	/* the earliest end */
+			for (size_t j = 1; j < n_ends; j++)
+				if (s[ends[j]].start_ns + s[ends[j]].dur_ns < s[ends[k]].start_ns + s[ends[k]].dur_ns)
+					k = j;
+			const slice *e = &s[ends[k]];
+			if (!last && e->tid == s[i].tid && e->start_ns + e->dur_ns > s[i].start_ns)
+				break;
+			put_async(&t, pid, e, ends[k] + 1, true);
+			ends[k] = ends[--n_ends];
+		}
+		if (last)
+			break;
 		put_slice(&t, pid, &s[i], i + 1);
+		if (s[i].unnested)
+			ends[n_ends++] = i;
+	}
+	free(ends);
 	put_counters(&t, reps, n, pid);
 	fputs("\n]", out);
 	put_other_data(out, reps, n, unnested);

@@ -69,9 +69,18 @@
 		return canvas.getContext('2d', { willReadFrequently: true });
 	}
 
-	function sizeCanvas(fig, canvas) {
-		canvas.style.width = fig.getAttribute('data-plot-width') + 'px';
-		canvas.style.height = fig.getAttribute('data-plot-height') + 'px';
+	// The canvases of FIG (several side by side past 8192 intervals: a
+	// browser draws nothing on a canvas much wider), each placed over its
+	// intervals' part of the plot; N intervals in all.
+	function canvases(fig, n) {
+		var plotWidth = Number(fig.getAttribute('data-plot-width'));
+		return Array.prototype.map.call(fig.querySelectorAll('canvas.cells'), function (canvas) {
+			var first = Number(canvas.getAttribute('data-first'));
+			canvas.style.left = (64 + first / n * plotWidth) + 'px';
+			canvas.style.width = (canvas.width / n * plotWidth) + 'px';
+			canvas.style.height = fig.getAttribute('data-plot-height') + 'px';
+			return { canvas: canvas, first: first, width: canvas.width };
+		});
 	}
 
 	// The colours of the heat levels (the swatches .h0 to .h8 of a legend)
@@ -99,7 +108,6 @@
 	// on a log scale, so that rare slow calls stay visible beside a crowd
 	// of fast ones.
 	function drawHeatmap(fig) {
-		var canvas = fig.querySelector('canvas.cells');
 		var n = Number(fig.getAttribute('data-intervals'));
 		var rows = Number(fig.getAttribute('data-rows'));
 		var max = Number(fig.getAttribute('data-max-count'));
@@ -114,50 +122,53 @@
 			p50: unpack(fig.getAttribute('data-p50-ns')),
 			p99: unpack(fig.getAttribute('data-p99-ns'))
 		};
-		var ctx = context(canvas), img = ctx.createImageData(n, rows);
-		var px = new Uint32Array(img.data.buffer), scale = HEAT_LEVELS / Math.log1p(max);
-		var c = 0;
-		for (var i = 0; i < n; i++) {
-			f.start[i] = c;
-			for (var m = cells.next(), row = -1; m > 0; m--, c++) {
-				row += cells.next() + 1;
-				var count = cells.next();
-				f.cellRow[c] = row;
-				f.cellCount[c] = count;
-				var level = max <= 1 ? HEAT_LEVELS - 1 : Math.floor(scale * Math.log1p(count));
-				px[row * n + i] = heatColours[level < HEAT_LEVELS ? level : HEAT_LEVELS - 1];
+		var parts = canvases(fig, n), scale = HEAT_LEVELS / Math.log1p(max), c = 0;
+		parts.forEach(function (part) {
+			var ctx = context(part.canvas), img = ctx.createImageData(part.width, rows);
+			var px = new Uint32Array(img.data.buffer), w = part.width;
+			for (var i = part.first; i < part.first + w; i++) {
+				f.start[i] = c;
+				for (var m = cells.next(), row = -1; m > 0; m--, c++) {
+					row += cells.next() + 1;
+					var count = cells.next();
+					f.cellRow[c] = row;
+					f.cellCount[c] = count;
+					var level = max <= 1 ? HEAT_LEVELS - 1 : Math.floor(scale * Math.log1p(count));
+					px[row * w + i - part.first] =
+						heatColours[level < HEAT_LEVELS ? level : HEAT_LEVELS - 1];
+				}
 			}
-		}
+			ctx.putImageData(img, 0, 0);
+			figures.set(part.canvas, { f: f, first: part.first, width: w });
+		});
 		f.start[n] = c;
-		ctx.putImageData(img, 0, 0);
-		sizeCanvas(fig, canvas);
-		figures.set(canvas, f);
 	}
 
 	// A strip: each interval's busy share, in tenths of the green scale.
 	function drawStrip(fig) {
-		var canvas = fig.querySelector('canvas.cells');
 		var busy = unpack(fig.getAttribute('data-busy'));
 		var n = busy.length;
-		var ctx = context(canvas), img = ctx.createImageData(n, 1);
-		var px = new Uint32Array(img.data.buffer);
-		for (var i = 0; i < n; i++)
-			if (busy[i] !== 0)
-				px[i] = busyColours[Math.min(9, Math.floor((busy[i] - 1) / 100))];
-		ctx.putImageData(img, 0, 0);
-		sizeCanvas(fig, canvas);
-		figures.set(canvas, { kind: 'util', n: n, busy: busy,
-			step: Number(fig.getAttribute('data-interval-ns')) });
+		var f = { kind: 'util', n: n, busy: busy, step: Number(fig.getAttribute('data-interval-ns')) };
+		canvases(fig, n).forEach(function (part) {
+			var ctx = context(part.canvas), img = ctx.createImageData(part.width, 1);
+			var px = new Uint32Array(img.data.buffer);
+			for (var i = part.first; i < part.first + part.width; i++)
+				if (busy[i] !== 0)
+					px[i - part.first] = busyColours[Math.min(9, Math.floor((busy[i] - 1) / 100))];
+			ctx.putImageData(img, 0, 0);
+			figures.set(part.canvas, { f: f, first: part.first, width: part.width });
+		});
 	}
 
 	Array.prototype.forEach.call(document.querySelectorAll('figure.heatmap'), drawHeatmap);
 	Array.prototype.forEach.call(document.querySelectorAll('figure.util'), drawStrip);
 
-	// The tooltip of a canvas cell at (X, Y) in the page.
-	function describeCell(canvas, f, x, y) {
-		var box = canvas.getBoundingClientRect();
-		var i = Math.floor((x - box.left) / box.width * f.n);
-		if (i < 0 || i >= f.n)
+	// The tooltip of a canvas cell at (X, Y) in the page; PART: the
+	// canvas's figure, first interval and width.
+	function describeCell(canvas, part, x, y) {
+		var box = canvas.getBoundingClientRect(), f = part.f;
+		var i = part.first + Math.floor((x - box.left) / box.width * part.width);
+		if (i < part.first || i >= part.first + part.width || i >= f.n)
 			return null;
 		var lines = [interval(f, i)];
 		if (f.kind === 'util') {

@@ -451,7 +451,7 @@ static int events_fill(report_probe *p, const resolved_probe *rp, const bpfout_w
 			continue;
 		p->events[p->n_events++] = ev;
 	}
-	p->events_dropped = w->events_dropped;
+	p->events_dropped = bpfout_dropped_records(w, sp->name);
 	if ((m = report_window_map(w, WIRE_DROPPED, sp->name)))
 		for (size_t i = 0; i < m->n_entries; i++)
 			if (m->entries[i].type == BPFOUT_VALUE_INT && m->entries[i].value > 0)

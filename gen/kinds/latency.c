@@ -259,12 +259,30 @@ static int fill_slices(report_probe *p, const char *name, const bpfout_window *w
 		const report_group *g = NULL;
 		for (size_t k = 0; k < p->n_groups && !g; k++)
 			g = p->groups[k].tid == tid ? &p->groups[k] : NULL;
-		ev->thread = g && g->thread ? strdup(g->thread) : report_thread_name(ctx->pid, tid);
+		const report_event *prev = p->n_events > 1 ? &p->events[p->n_events - 2] : NULL;
+		if (g && g->thread)
+			ev->thread = strdup(g->thread);
+		else if (prev && prev->tid == tid)	/* not per thread: no /proc read each */
+			ev->thread = prev->thread ? strdup(prev->thread) : NULL;
+		else
+			ev->thread = report_thread_name(ctx->pid, tid);
 	}
+	/* Over the program's limit, and over bpfspec's (BPFOUT_MAX_EVENTS,
+	 * shared by every probe). */
+	p->events_dropped = bpfout_dropped_records(w, name);
 	if ((m = report_window_map(w, WIRE_DROPPED, name)))
 		for (size_t i = 0; i < m->n_entries; i++)
 			if (m->entries[i].type == BPFOUT_VALUE_INT && m->entries[i].value > 0)
 				p->events_dropped += (uint64_t)m->entries[i].value;
+	/* Room was made for every record of the window: give back the rest. */
+	if (p->n_events < w->n_events) {
+		report_event *fit = p->n_events ? realloc(p->events, p->n_events * sizeof *fit) : NULL;
+		if (fit || !p->n_events) {
+			if (!p->n_events)
+				free(p->events);
+			p->events = fit;
+		}
+	}
 	return 0;
 }
 

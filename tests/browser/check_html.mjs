@@ -22,7 +22,8 @@
 //     independently of the page's script) are exactly the non-empty
 //     buckets of that group in each line I (from 0), with the bounds of
 //     data-row-lo-ns and data-row-hi-ns;
-//   - and its canvas, as the page's script drew it, has one pixel per
+//   - and its canvases (side by side past 8192 intervals), as the page's
+//     script drew them, have one pixel per
 //     interval and row: coloured (a colour of the legend) where there is
 //     a cell and transparent where there is none, the colour's level never
 //     lower for a larger count, the largest count in the darkest;
@@ -218,14 +219,19 @@ async function checkCellTooltip(page, tip, fig, f) {
 	const c = f.rects[0];
 	if (await tip.isVisible())
 		fail('#tip is visible before any hover');
-	const canvas = page.locator('figure.heatmap canvas.cells').nth(fig);
-	const pt = await canvas.evaluate((el, { i, row, n, rows }) => {
+	const figure = page.locator('figure.heatmap').nth(fig);
+	const pt = await figure.evaluate((f, { i, row, rows }) => {
+		// The canvas holding interval I, and the cell's centre on it.
+		const el = [...f.querySelectorAll('canvas.cells')].find((c) =>
+			Number(c.getAttribute('data-first')) <= i && i < Number(c.getAttribute('data-first')) + c.width);
+		if (!el)
+			return { hit: false, box: 'no canvas holds it' };
 		el.scrollIntoView({ block: 'center', inline: 'start' });
-		const b = el.getBoundingClientRect();
-		const x = b.left + (i + 0.5) * b.width / n, y = b.top + (row + 0.5) * b.height / rows;
+		const b = el.getBoundingClientRect(), first = Number(el.getAttribute('data-first'));
+		const x = b.left + (i - first + 0.5) * b.width / el.width, y = b.top + (row + 0.5) * b.height / rows;
 		return { x, y, hit: document.elementFromPoint(x, y) === el,
-			box: `${(b.width / n).toFixed(2)} x ${(b.height / rows).toFixed(2)} px` };
-	}, { i: Number(c.interval), row: c.row, n: Number(f.intervals), rows: Number(f.rows) });
+			box: `${(b.width / el.width).toFixed(2)} x ${(b.height / rows).toFixed(2)} px` };
+	}, { i: Number(c.interval), row: c.row, rows: Number(f.rows) });
 	if (!pt.hit) {
 		fail(`the first cell (${pt.box}) cannot be hovered: the canvas is not what the pointer finds at its centre`);
 		return;
@@ -282,8 +288,8 @@ function heatmapCells(f, problem) {
 		problem(`${lo.length} and ${hi.length} row bounds for ${rows} rows`);
 	if (f.canvasW !== n || f.canvasH !== rows)
 		problem(`its canvas is ${f.canvasW} x ${f.canvasH} pixels, not one per interval and row (${n} x ${rows})`);
-	if (!(f.box.w > 0 && f.box.h > 0))
-		problem('its canvas is not drawn (a box of size zero)');
+	if (!f.drawn)
+		problem('a canvas of it is not drawn (a box of size zero, or rows unlike the others)');
 	let v;
 	try {
 		v = unpack(f.cells);
@@ -356,8 +362,8 @@ function checkStrips(strips) {
 			fail(`${name}: data-busy: ${e.message}`);
 			continue;
 		}
-		if (!(u.box.w > 0 && u.box.h > 0))
-			fail(`${name}: its canvas is not drawn (a box of size zero)`);
+		if (!u.drawn)
+			fail(`${name}: a canvas of it is not drawn (a box of size zero)`);
 		if (u.mask.length !== busy.length || busy.some((b, i) => (b !== 0) !== (u.mask[i] === '#')))
 			fail(`${name}: its canvas (${u.mask.length} pixels) is not coloured exactly where data-busy has a value`);
 		if (reps && (!want.has(key) || want.get(key).join() !== busy.join()))
@@ -491,47 +497,53 @@ try {
 	const drawn = await page.evaluate(({ stream }) => {
 		const out = { figs: [], other: 0, util: [] };
 		const rgba = (d, p) => `${d[p]},${d[p + 1]},${d[p + 2]},${d[p + 3]}`;
-		const mask = (canvas, colours) => {
-			if (!canvas || canvas.width === 0 || canvas.height === 0)
-				return '';
-			const d = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-			const chars = new Array(canvas.width * canvas.height);
-			for (let p = 0, k = 0; p < d.length; p += 4, k++) {
-				if (d[p + 3] === 0) {
-					chars[k] = '.';
+		// The figure's canvases (side by side, each from its data-first
+		// interval) as one mask, row by row: { w, h, mask, drawn }.
+		const mask = (fig, colours) => {
+			const parts = [...fig.querySelectorAll('canvas.cells')];
+			const w = parts.reduce((t, c) => t + c.width, 0), h = parts.length ? parts[0].height : 0;
+			const chars = new Array(w * h).fill('?');
+			let drawn = parts.length > 0;
+			for (const c of parts) {
+				const b = c.getBoundingClientRect(), first = Number(c.getAttribute('data-first'));
+				drawn = drawn && b.width > 0 && b.height > 0 && c.height === h;
+				if (c.width === 0 || c.height === 0 || c.height !== h)
 					continue;
-				}
-				const level = colours.indexOf(rgba(d, p));
-				chars[k] = level < 0 ? '?' : String.fromCharCode(97 + level);
+				const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+				for (let y = 0; y < c.height; y++)
+					for (let x = 0; x < c.width; x++) {
+						const p = (y * c.width + x) * 4, k = y * w + first + x;
+						if (d[p + 3] === 0) {
+							chars[k] = '.';
+							continue;
+						}
+						const level = colours.indexOf(rgba(d, p));
+						chars[k] = level < 0 ? '?' : String.fromCharCode(97 + level);
+					}
 			}
-			return chars.join('');
-		};
-		const boxOf = (el) => {
-			const b = el ? el.getBoundingClientRect() : { width: 0, height: 0 };
-			return { w: b.width, h: b.height };
+			return { w, h, mask: chars.join(''), drawn };
 		};
 		if (stream)
 			out.other = document.querySelectorAll('svg.hist rect.bar').length;
 		else
 			out.other = document.querySelectorAll('figure.heatmap, figure.util').length;
 		for (const fig of document.querySelectorAll('figure.heatmap')) {
-			const canvas = fig.querySelector('canvas.cells');
 			const colours = [...fig.querySelectorAll('.legend .swatch')].map((sw) => {
 				const m = getComputedStyle(sw).backgroundColor.match(/\d+/g).map(Number);
 				return `${m[0]},${m[1]},${m[2]},255`;
 			});
 			const a = (n) => fig.getAttribute(`data-${n}`);
+			const m = mask(fig, colours);
 			out.figs.push({ probe: a('probe'), tid: a('tid'), syscall: a('syscall') || '',
 				intervals: a('intervals'), rows: a('rows'), maxCount: a('max-count'),
 				rowLo: a('row-lo-ns'), rowHi: a('row-hi-ns'), cells: a('cells'),
-				canvasW: canvas ? canvas.width : 0, canvasH: canvas ? canvas.height : 0,
-				box: boxOf(canvas), mask: mask(canvas, colours) });
+				canvasW: m.w, canvasH: m.h, drawn: m.drawn, mask: m.mask });
 		}
 		for (const fig of document.querySelectorAll('figure.util')) {
-			const canvas = fig.querySelector('canvas.cells');
+			const m = mask(fig, []);
 			out.util.push({ probe: fig.getAttribute('data-probe'), tid: fig.getAttribute('data-tid'),
-				busy: fig.getAttribute('data-busy'), box: boxOf(canvas),
-				mask: mask(canvas, []).replace(/[^.]/g, '#') });
+				busy: fig.getAttribute('data-busy'), drawn: m.drawn,
+				mask: m.mask.replace(/[^.]/g, '#') });
 		}
 		if (!stream)
 			for (const svg of document.querySelectorAll('svg.hist')) {

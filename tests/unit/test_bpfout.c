@@ -529,6 +529,27 @@ START_TEST(test_begun_starts_first_window)
 }
 END_TEST
 
+/* Past BPFOUT_MAX_EVENTS a window counts the records it drops, by the
+ * probe that printed them: each probe's report says what it lost. */
+START_TEST(test_dropped_records_by_probe)
+{
+	bpfout *p = bpfout_new();
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:begin 1\\n\"}");
+	for (int i = 0; i < BPFOUT_MAX_EVENTS; i++)
+		feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:ev timers 5 6 7\\n\"}");
+	for (int i = 0; i < 3; i++)
+		feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:ev timers 5 6 7\\n\"}");
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:ev slow_opens 1 2\\n\"}");
+	const bpfout_window *w = bpfout_trailing(p);
+	ck_assert_uint_eq(w->n_events, BPFOUT_MAX_EVENTS);
+	ck_assert_uint_eq(w->events_dropped, 4);
+	ck_assert_uint_eq(bpfout_dropped_records(w, "timers"), 3);
+	ck_assert_uint_eq(bpfout_dropped_records(w, "slow_opens"), 1);
+	ck_assert_uint_eq(bpfout_dropped_records(w, "time"), 0);
+	bpfout_free(p);
+}
+END_TEST
+
 /* ---- record shapes ------------------------------------------------------- */
 
 START_TEST(test_record_variants)
@@ -1025,6 +1046,7 @@ static Suite *bpfout_suite(void)
 	tcase_add_test(core, test_window_release);
 	tcase_add_test(core, test_begin_sets_first_window);
 	tcase_add_test(core, test_begun_starts_first_window);
+	tcase_add_test(core, test_dropped_records_by_probe);
 	tcase_add_test(core, test_record_variants);
 	tcase_add_test(core, test_keys);
 	tcase_add_test(core, test_null_safety);

@@ -110,14 +110,28 @@ START_TEST(test_a_slice_that_cannot_nest_is_an_async_pair)
 {
 	report *rep = phases_report();
 	ck_assert_int_eq(rep->probes[1].kind, PROBE_LATENCY);
-	const uint64_t a_start[] = { 1000000 }, a_dur[] = { 10000000 };
+	const uint64_t a_start[] = { 1000000, 12000000 }, a_dur[] = { 10000000, 1000000 };
 	const uint64_t b_start[] = { 2000000, 5000000 }, b_dur[] = { 1000000, 20000000 };
-	add_slices(&rep->probes[0], 42, "worker", a_start, a_dur, 1);
+	add_slices(&rep->probes[0], 42, "worker", a_start, a_dur, 2);
 	add_slices(&rep->probes[1], 42, "worker", b_start, b_dur, 2);
 	json_t *doc = render(rep);
-	ck_assert_uint_eq(count_events(doc, "X", NULL), 2);	/* the outer and the nested one */
+	ck_assert_uint_eq(count_events(doc, "X", NULL), 3);	/* all but [5, 25] ms */
 	ck_assert_uint_eq(count_events(doc, "b", rep->probes[1].name), 1);
 	ck_assert_uint_eq(count_events(doc, "e", rep->probes[1].name), 1);
+	/* The thread's events in time order, the async end among them (after
+	 * the slice at 12 ms, which starts before it). */
+	double last = 0;
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(doc, "traceEvents"), i, e) {
+		if (json_integer_value(json_object_get(e, "tid")) != 42 ||
+		    strcmp(json_string_value(json_object_get(e, "ph")), "M") == 0)
+			continue;
+		double ts = json_number_value(json_object_get(e, "ts"));
+		ck_assert_msg(ts >= last, "event at %.3f after one at %.3f", ts, last);
+		last = ts;
+	}
+	ck_assert_double_eq_tol(last, 5000025000.0, 1e-5);	/* the async end, last */
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "otherData"),
 							   "unnested_slices")), "1");
 	json_decref(doc);
