@@ -128,7 +128,8 @@ static long collect(const report *const *reps, size_t n, slice **out)
 			}
 		}
 	}
-	qsort(*out, count, sizeof **out, by_thread_then_time);
+	if (count)
+		qsort(*out, count, sizeof **out, by_thread_then_time);
 	return (long)count;
 }
 
