@@ -13,8 +13,9 @@
 #    timer callback) with a spec of phases, futex events and utilization,
 #    three 1 s intervals: each wait is futex slices (V8 may wait again
 #    after an interrupt) inside its span and nested in its timers slice,
-#    adding up to its 20 ms timeout within 5%; the loop's busy share is a
-#    counter.
+#    adding up to no less than its 20 ms timeout and no more than its span
+#    (5% either way: a woken thread may wait for a CPU); the loop's busy
+#    share is a counter.
 . "$(dirname "$0")/../lib.sh"
 need_root
 
