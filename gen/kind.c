@@ -23,10 +23,10 @@ int kind_from_name(const char *name, probe_kind *kind)
 }
 
 static const kind_shape shapes[N_PROBE_KINDS] = {
-	[PROBE_LATENCY] = { .durations = true, .article = "a", .counts = "calls" },
+	[PROBE_LATENCY] = { .durations = true, .timeline = true, .article = "a", .counts = "calls" },
 	[PROBE_SYSCALLS] = { .durations = true, .per_syscall = true, .article = "a",
 			     .counts = "calls" },
-	[PROBE_EVENTS] = { .events = true, .article = "an", .counts = "events" },
+	[PROBE_EVENTS] = { .events = true, .timeline = true, .article = "an", .counts = "events" },
 	[PROBE_COUNT] = { .article = "a", .counts = "hits" },
 	[PROBE_UTILIZATION] = { .durations = true, .busy = true, .article = "a",
 				.counts = "waits" },

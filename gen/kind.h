@@ -44,6 +44,8 @@ typedef struct kind_shape {
 				 * errors: PROBE.SYSCALL.STAT and errors paths */
 	bool events;		/* an events array (and a threshold for syscalls) */
 	bool busy;		/* utilization, and idle and busy time per thread */
+	bool timeline;		/* -o trace draws each of its calls (slices,
+				 * durations) or records (events) */
 	const char *article;	/* "a" or "an", before the kind's name */
 	const char *counts;	/* what its count counts: "calls", "hits", ... */
 } kind_shape;

@@ -473,7 +473,7 @@ typedef struct trace {
 static bool has_timeline(const spec *s)
 {
 	for (size_t i = 0; i < s->n_probes; i++)
-		if (s->probes[i].kind == PROBE_LATENCY || s->probes[i].kind == PROBE_EVENTS)
+		if (kind_shape_of(s->probes[i].kind)->timeline)
 			return true;
 	return false;
 }

@@ -103,7 +103,8 @@ static long collect(const report *const *reps, size_t n, slice **out)
 		const report *rep = reps[r];
 		for (size_t i = 0; rep->begin_clock_ns && i < rep->n_probes; i++) {
 			const report_probe *p = &rep->probes[i];
-			if (p->kind != PROBE_LATENCY && p->kind != PROBE_EVENTS)
+			const kind_shape *sh = kind_shape_of(p->kind);
+			if (!sh->timeline)
 				continue;
 			for (size_t k = 0; k < p->n_events; k++) {
 				const report_event *ev = &p->events[k];
@@ -120,7 +121,7 @@ static long collect(const report *const *reps, size_t n, slice **out)
 				/* An event's t_ns is when it ended (a point: when
 				 * it was hit). */
 				uint64_t end = rep->begin_clock_ns + ev->t_ns;
-				char cat = p->kind == PROBE_LATENCY ? 'p' : ev->syscall ? 's' : 'i';
+				char cat = !sh->events ? 'p' : ev->syscall ? 's' : 'i';
 				uint64_t dur = cat == 'i' ? 0 : ev->latency_ns;
 				(*out)[count++] = (slice){ .start_ns = end >= dur ? end - dur : 0,
 							   .dur_ns = dur, .tid = ev->tid, .p = p,
@@ -269,7 +270,7 @@ static void put_counters(trace_out *t, const report *const *reps, size_t n, long
 		const report *rep = reps[r];
 		for (size_t i = 0; rep->begin_clock_ns && i < rep->n_probes; i++) {
 			const report_probe *p = &rep->probes[i];
-			if (p->kind != PROBE_UTILIZATION)
+			if (!kind_shape_of(p->kind)->busy)
 				continue;
 			for (size_t g = 0; g < p->n_groups; g++) {
 				const report_group *gr = &p->groups[g];
@@ -380,7 +381,7 @@ static void put_other_data(FILE *out, const report *const *reps, size_t n, size_
 	json_decref(warnings);
 	for (size_t i = 0; i < last->n_probes; i++) {
 		const report_probe *lp = &last->probes[i];
-		if (lp->kind != PROBE_LATENCY && lp->kind != PROBE_EVENTS)
+		if (!kind_shape_of(lp->kind)->timeline)
 			continue;
 		unsigned long long calls = 0, slices = 0, dropped = 0, threshold = lp->threshold_ns;
 		for (size_t r = 0; r < n; r++)
@@ -396,7 +397,7 @@ static void put_other_data(FILE *out, const report *const *reps, size_t n, size_
 		snprintf(key, sizeof key, "probe %s", lp->name);
 		if (!lp->attached)
 			snprintf(v, sizeof v, "not attached");
-		else if (lp->kind == PROBE_LATENCY)
+		else if (!kind_shape_of(lp->kind)->events)
 			snprintf(v, sizeof v, "%llu calls: %llu slices of %llu ns or more, %llu dropped "
 				 "(over the limit a window), %llu shorter", calls, slices, threshold, dropped,
 				 calls >= slices + dropped ? calls - slices - dropped : 0);
