@@ -207,10 +207,8 @@ for (const e of events)
 // (see the rule below).
 function compare(log, kinds, name, threadOk, label) {
 	const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' '));
-	// The length to compare with: a fourth field when there is one (a
-	// wait's timeout), else the span's.
-	const spans = lines.filter(([k]) => kinds.includes(k)).map(([k, start, dur, want]) =>
-		({ kind: k, ts: toTraceNs(start), dur: Number(dur), want: Number(want ?? dur) }))
+	const spans = lines.filter(([k]) => kinds.includes(k)).map(([k, start, dur]) =>
+		({ kind: k, ts: toTraceNs(start), dur: Number(dur) }))
 		// A phase runs on around its callback: one whose phase began before
 		// the window or ends after it has no slice.
 		.filter((s) => s.ts > windowNs[0] + EDGE_NS && s.ts + s.dur < windowNs[1] - EDGE_NS);
@@ -231,7 +229,7 @@ function compare(log, kinds, name, threadOk, label) {
 			missing++;
 			continue;
 		}
-		errors.push((best.dur - sp.want) / sp.want);
+		errors.push((best.dur - sp.dur) / sp.dur);
 	}
 	const within = errors.filter((x) => Math.abs(x) <= 0.05).length;
 	const sorted = [...errors].sort((a, b) => a - b);
