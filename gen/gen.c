@@ -11,6 +11,7 @@
 #include "tmpl.h"
 #include "version.h"
 #include "gen_internal.h"
+#include "why.h"
 #include "kind_ops.h"
 #include "spec.h"
 
@@ -430,6 +431,8 @@ program *gen_program(const resolved *r, const gen_options *o)
 	for (size_t i = 0; i < r->n_probes && !failed; i++)
 		if (r->probes[i].active)
 			failed |= kind_ops_of(r->probes[i].sp->kind)->emit(&pt, r, i);
+	if (!failed && why_wanted(r))
+		failed |= why_emit(&pt, r);
 	char *print_text = gen_chop(buf_take(&pt.prints)), *clear_text = gen_chop(buf_take(&pt.clears)),
 	     *helper_text = gen_chop(buf_take(&pt.helpers));
 	if (!failed)

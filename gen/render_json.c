@@ -1,6 +1,7 @@
 /* render_json — the versioned JSON report (see render.h). */
 #include "render.h"
 #include "render_internal.h"
+#include "render_why.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -175,6 +176,7 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 		json_array_append_new(probes, jp);
 	}
 	json_object_set_new(root, "probes", probes);
+	render_why_json(root, rep);
 	json_t *warnings = json_array();
 	for (size_t i = 0; i < rep->n_warnings; i++)
 		json_array_append_new(warnings, rjson_text(rep->warnings[i]));

@@ -10,6 +10,7 @@
  * the integer nanoseconds.  No sample carries a timestamp. */
 #include "render.h"
 #include "render_internal.h"
+#include "render_why.h"
 
 #include "kind_ops.h"
 
@@ -194,6 +195,7 @@ int render_prom(FILE *out, const report *rep)
 	for (int k = 0; k < N_PROBE_KINDS; k++)
 		kind_ops_of((probe_kind)k)->prom(out, rep);
 	put_thread_totals(out, &thread_time, &thread_calls, rep);
+	render_why_prom(out, rep);
 
 	/* A full disk shows only when the buffer is written out. */
 	if (fflush(out) == EOF || ferror(out))

@@ -6,6 +6,7 @@
  * more than one thread, a per-thread table. */
 #include "render.h"
 #include "render_internal.h"
+#include "render_why.h"
 
 #include "kind_ops.h"
 
@@ -187,6 +188,7 @@ int render_text(FILE *out, const report *rep)
 		}
 		kind_ops_of(p->kind)->text_row(out, p, rep);
 	}
+	render_why_text(out, rep);
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
 		if (p->attached)

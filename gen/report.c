@@ -12,6 +12,7 @@
 #include "systab.h"
 #include "target.h"
 #include "kind_ops.h"
+#include "why.h"
 #include "wire.h"
 
 static char *dup_or_null(const char *s)
@@ -251,6 +252,29 @@ void report_utc_stamp(char *out, size_t len, uint64_t unix_ns, bool rfc3339)
 		snprintf(out, len, "%s UTC", day);
 }
 
+void report_split_free(report_split *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_syscalls; i++)
+		free(s->syscalls[i].name);
+	free(s->syscalls);
+}
+
+void report_free_events(report_event *ev, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		free(ev[k].thread);
+		free(ev[k].syscall);
+		free(ev[k].error);
+		free(ev[k].path);
+		free(ev[k].address);
+		free(ev[k].phase);
+		report_free_values(ev[k].args, ev[k].n_args);
+	}
+	free(ev);
+}
+
 report *report_build(const resolved *r, const bpfout_window *w, const report_run *run)
 {
 	report *rep = calloc(1, sizeof *rep);
@@ -343,6 +367,10 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 			return NULL;
 		}
 	}
+	if (why_fill(rep, r, w, begin) < 0) {
+		report_free(rep);
+		return NULL;
+	}
 	return rep;
 }
 
@@ -376,7 +404,10 @@ void report_free(report *rep)
 		for (size_t g = 0; g < p->n_groups; g++) {
 			free(p->groups[g].thread);
 			free(p->groups[g].st.buckets);
+			report_split_free(p->groups[g].split);
+			free(p->groups[g].split);
 		}
+		report_split_free(&p->split);
 		free(p->groups);
 		for (size_t k = 0; k < p->n_syscalls; k++) {
 			report_syscall *sc = &p->syscalls[k];
@@ -390,18 +421,10 @@ void report_free(report *rep)
 			free(sc->threads);
 		}
 		free(p->syscalls);
-		for (size_t k = 0; k < p->n_events; k++) {
-			report_event *ev = &p->events[k];
-			free(ev->thread);
-			free(ev->syscall);
-			free(ev->error);
-			free(ev->path);
-			free(ev->address);
-			report_free_values(ev->args, ev->n_args);
-		}
-		free(p->events);
+		report_free_events(p->events, p->n_events);
 	}
 	free(rep->probes);
+	report_free_events(rep->blockers, rep->n_blockers);
 	for (size_t i = 0; i < rep->n_warnings; i++)
 		free(rep->warnings[i]);
 	free(rep->warnings);

@@ -43,6 +43,25 @@ typedef struct report_stats {
 	size_t n_buckets;
 } report_stats;
 
+/* A syscall made inside an attributed phase (report_split). */
+typedef struct report_why_syscall {
+	char *name;		/* "read", or "syscall_N" when unknown */
+	long nr;
+	uint64_t calls;
+	uint64_t time_ns;	/* from enter to exit, all calls */
+	uint64_t blocked_ns;	/* of which asleep (off-CPU, not runnable) */
+} report_why_syscall;
+
+/* Where an attributed phase's time went (gen/why.h): running, runnable
+ * but waiting for a CPU, asleep inside syscalls (blocked), asleep outside
+ * any (other: page faults, ...).  Their sum is the phase's time but for
+ * the calls in progress as the window ended (docs/report.md). */
+typedef struct report_split {
+	uint64_t cpu_ns, wait_ns, blocked_ns, other_ns;
+	report_why_syscall *syscalls;	/* largest blocked_ns first, then time */
+	size_t n_syscalls;
+} report_split;
+
 typedef struct report_group {
 	long tid;		/* thread id; 0 when the probe is not per thread */
 	char *thread;		/* thread name, or NULL when the thread is gone */
@@ -53,6 +72,7 @@ typedef struct report_group {
 	 * window (0..1). */
 	uint64_t idle_ns, busy_ns;
 	double utilization;
+	report_split *split;	/* attributed latency probes: owned; else NULL */
 } report_group;
 
 typedef struct report_errno {
@@ -102,6 +122,10 @@ typedef struct report_event {
 	char *address;		/* "127.0.0.1:80", "[::1]:80", or NULL */
 	bool has_length;
 	uint64_t length;	/* size/length argument when has_length */
+	bool has_fd;
+	long fd;		/* blockers: the fd argument when has_fd (path:
+				 * what it was opened with, when seen) */
+	char *phase;		/* blockers: the attributed phase; else NULL */
 } report_event;
 
 typedef struct report_probe {
@@ -130,6 +154,10 @@ typedef struct report_probe {
 	report_event *events;	/* in time order */
 	size_t n_events;
 	uint64_t events_dropped;	/* slow calls not recorded (over the limit) */
+	/* latency probes with 'attribute: true': the split of every group
+	 * together (and each group's in its split) */
+	bool attributed;
+	report_split split;
 } report_probe;
 
 typedef struct report {
@@ -157,6 +185,13 @@ typedef struct report {
 	long expected_probes;
 	report_probe *probes;
 	size_t n_probes;
+	/* Attribution (gen/why.h): the loop blockers, syscalls at least
+	 * blocker_ns long made inside attributed phases, in time order. */
+	bool attributed;
+	uint64_t blocker_ns;
+	report_event *blockers;
+	size_t n_blockers;
+	uint64_t blockers_dropped;	/* over the limit, not recorded */
 	char **warnings;
 	size_t n_warnings;
 } report;

@@ -47,6 +47,12 @@ char *report_exit_syscall_name(long nr);
  * Latency and utilization probes.  Returns 0, or -1 out of memory. */
 int report_fill_timed(report_probe *p, const char *name, const bpfout_window *w, long pid);
 
+/* Frees what S holds (not S); NULL is a no-op. */
+void report_split_free(report_split *s);
+
+/* Frees the N events EV and the array. */
+void report_free_events(report_event *ev, size_t n);
+
 /* Frees the N values of a point event. */
 void report_free_values(report_value *v, size_t n);
 

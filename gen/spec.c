@@ -74,6 +74,7 @@ static spec *parse_owned(const char *path, char *text, size_t len, char *const *
 		diag_error(NULL, "out of memory");
 		return NULL;
 	}
+	s->blocker_ns = SPEC_DEFAULT_BLOCKER_NS;
 	/* A UTF-8 byte order mark is dropped; positions count from after it. */
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
 		memmove(text, text + 3, len - 3);

@@ -62,6 +62,8 @@ typedef struct spec_arg {
 #define SPEC_MAX_EVENT_LIMIT 100000
 /* Most checks (runbook conditions, check.h) one spec may hold. */
 #define SPEC_MAX_CHECKS 64
+/* Default threshold of the loop blockers (spec key blockers): 1 ms. */
+#define SPEC_DEFAULT_BLOCKER_NS 1000000ULL
 
 
 typedef struct spec_probe {
@@ -81,6 +83,10 @@ typedef struct spec_probe {
 	char *missing_reason;	/* NULL, or text shown when the symbol is missing */
 	time_unit unit;		/* display unit; reports keep nanoseconds */
 	bool per_thread;	/* group by thread (default true) */
+	/* latency: split each call's time into on-CPU, blocked in syscalls,
+	 * waiting for a CPU and asleep otherwise (gen/why.c) */
+	bool attribute;
+	diag_loc attribute_loc;
 	char *description;	/* NULL or free text (never reaches a script) */
 
 	/* syscalls and events: the syscalls, by number (systab.h), in the
@@ -140,6 +146,10 @@ typedef struct spec {
 	 * probe of the spec on the same thread (for phases of a loop, which
 	 * run one after another and never nest).  false: entry-return. */
 	bool entry_only;
+	/* blockers: with attributed latency probes, each syscall at least this
+	 * long made inside one of them is recorded (default
+	 * SPEC_DEFAULT_BLOCKER_NS; 0 records every one). */
+	uint64_t blocker_ns;
 	spec_probe *probes;
 	size_t n_probes;	/* >= 1 */
 	/* Checks, as written: each parses with check_parse, is absolute (no

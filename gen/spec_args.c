@@ -342,6 +342,10 @@ static void check_probe(loader *ld, spec *s, const node *map, size_t index)
 		case P_PER_THREAD:
 			sl_check_bool(ld, k, v, what, sl_probe_examples[key], &p->per_thread);
 			break;
+		case P_ATTRIBUTE:
+			if (sl_check_bool(ld, k, v, what, sl_probe_examples[key], &p->attribute))
+				p->attribute_loc = sl_node_loc(ld, v);
+			break;
 		case P_DESCRIPTION:
 			sl_check_prose(ld, k, v, what, sl_probe_examples[key], DESCRIPTION_MAX,
 				   &p->description);

@@ -84,13 +84,13 @@ typedef struct builder {
 
 enum {
 	TOP_NAME, TOP_DESCRIPTION, TOP_OBJECTS, TOP_DURATION, TOP_PROBES, TOP_CHECKS,
-	TOP_PARAMETERS, TOP_TIMING, N_TOP,
+	TOP_PARAMETERS, TOP_TIMING, TOP_BLOCKERS, N_TOP,
 };
 
 enum {
 	P_NAME, P_KIND, P_FUNCTION, P_OBJECT, P_OPTIONAL, P_MISSING_REASON, P_SYSCALLS,
 	P_PROBE, P_THRESHOLD, P_LIMIT, P_UNIT, P_PER_THREAD, P_DESCRIPTION, P_ARGS, P_DERIVED,
-	N_PROBE,
+	P_ATTRIBUTE, N_PROBE,
 };
 
 /* A set of probe keys: KEY(P_UNIT) | ... */
@@ -159,6 +159,7 @@ extern const char *const sl_probe_key_roles[];
 extern const char *const sl_probe_key_uses[];
 extern const duration_field sl_duration_top;
 extern const duration_field sl_duration_threshold;
+extern const duration_field sl_duration_blockers;
 
 /* ---- shared functions (defined in the file of their section; sl_: the
  * spec loader's, so that no name clashes with another module) ---- */

@@ -531,6 +531,10 @@ void sl_check_top(loader *ld, spec *s, const node *root)
 			break;
 		case TOP_PARAMETERS:
 			break;		/* read and applied before (apply_parameters) */
+		case TOP_BLOCKERS:
+			sl_check_duration_value(ld, k, v, &sl_duration_blockers, "'blockers'", "",
+					     sl_top_examples[key], &s->blocker_ns);
+			break;
 		case TOP_TIMING:
 			if (!sl_want_scalar(ld, k, v, what, sl_top_examples[key], false))
 				break;
@@ -547,6 +551,14 @@ void sl_check_top(loader *ld, spec *s, const node *root)
 	}
 	if (checks)
 		sl_check_checks(ld, s, seen[TOP_CHECKS], checks, probes);
+	bool attributed = false;
+	for (size_t i = 0; i < s->n_probes; i++)
+		attributed |= s->probes[i].attribute;
+	if (seen[TOP_BLOCKERS] && !attributed && s->n_probes)
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[TOP_BLOCKERS]),
+		       "blockers are the slow syscalls made inside attributed phases: add "
+		       "'attribute: true' to a latency probe, or remove 'blockers'",
+		       "'blockers' applies to no probe");
 	if (!probes_key)
 		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, root),
 		       "add a 'probes:' list; see docs/spec.md for an example",

@@ -11,18 +11,19 @@
 
 const char *const sl_top_keys[] = {
 	"name", "description", "objects", "duration", "probes", "checks", "parameters",
-	"timing", NULL,
+	"timing", "blockers", NULL,
 };
 const char *const sl_top_examples[] = {
 	"name: libuv-phases", "description: Time in each libuv loop phase",
 	"objects: [main, \"libuv.so*\"]", "duration: 10s", "probes: [...]",
 	"checks: [\"timers.p99 > 100ms\"]", "parameters: {threshold: 1ms}",
-	"timing: entry-only",
+	"timing: entry-only", "blockers: 1ms",
 };
 
 const char *const sl_probe_keys[] = {
 	"name", "kind", "function", "object", "optional", "missing_reason", "syscalls",
-	"probe", "threshold", "limit", "unit", "per_thread", "description", "args", "derived", NULL,
+	"probe", "threshold", "limit", "unit", "per_thread", "description", "args", "derived",
+	"attribute", NULL,
 };
 const char *const sl_probe_examples[] = {
 	"name: timers", "kind: latency", "function: uv__run_timers", "object: \"libuv.so*\"",
@@ -30,7 +31,7 @@ const char *const sl_probe_examples[] = {
 	"probe: \"tracepoint:sched:sched_switch\"", "threshold: 1ms", "limit: 1000", "unit: ms", "per_thread: false",
 	"description: Time spent running timers",
 	"args: [{name: line, value: retval, type: string}]",
-	"derived: libuv-pending",
+	"derived: libuv-pending", "attribute: true",
 };
 
 /* What each probe key is for, for "does not apply" hints: a use ("to
@@ -53,6 +54,8 @@ const char *const sl_probe_key_roles[] = {
 	[P_DERIVED] = "'derived' times the phase of a latency probe whose 'function' is missing",
 	[P_UNIT] = "'unit' is how durations are shown, and it has none",
 	[P_PER_THREAD] = "'per_thread' splits figures by thread, and it always does",
+	[P_ATTRIBUTE] = "'attribute' splits a latency probe's time into on-CPU, blocked and "
+			"waiting for a CPU",
 	[N_PROBE] = NULL,
 };
 
@@ -344,6 +347,9 @@ const duration_field sl_duration_top = {
 };
 const duration_field sl_duration_threshold = {
 	"threshold", "100us, 1ms or 1.5s", "record every call", "records every call",
+};
+const duration_field sl_duration_blockers = {
+	"blockers", "500us, 1ms or 10ms", "record every syscall", "records every syscall",
 };
 
 /* Checks the duration value V of key K (F says which field; WHAT names it

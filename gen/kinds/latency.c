@@ -11,9 +11,11 @@
 
 #include "gen_internal.h"
 #include "render_internal.h"
+#include "render_why.h"
 #include "report_internal.h"
 #include "safe.h"
 #include "spec_internal.h"
+#include "why.h"
 #include "wire.h"
 
 /* ---- gen ----------------------------------------------------------- */
@@ -80,6 +82,26 @@ static char *derived_hooks(const gen_parts *pt, const resolved *r, size_t self, 
 	return gen_chop(buf_take(&b));
 }
 
+/* A followed by B, lines of statements (owned, either may be NULL);
+ * NULL when both are. */
+static char *joined(char *a, char *b)
+{
+	if (!a || !*a) {
+		free(a);
+		return b;
+	}
+	if (!b || !*b) {
+		free(b);
+		return a;
+	}
+	char *out = NULL;
+	if (asprintf(&out, "%s\n%s", a, b) < 0)
+		out = NULL;
+	free(a);
+	free(b);
+	return out;
+}
+
 /* A derived phase has no probe of its own: its maps, filled by the hooks
  * of the phases around it, and its gap timestamps. */
 static void emit_derived(gen_parts *pt, const resolved_probe *rp)
@@ -102,7 +124,8 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	gen_put_address_points(&entry, "uprobe", rp->object, rp->addrs, rp->n_addrs);
 	gen_put_address_points(&ret, "uretprobe", rp->object, rp->addrs, rp->n_addrs);
 	char *e = buf_take(&entry), *rt = buf_take(&ret);
-	char *on_entry = derived_hooks(pt, r, i, true), *on_return = derived_hooks(pt, r, i, false);
+	char *on_entry = joined(derived_hooks(pt, r, i, true), why_hooks(pt, r, i, true)),
+	     *on_return = joined(why_hooks(pt, r, i, false), derived_hooks(pt, r, i, false));
 	buf slice = BUF_INIT;
 	put_slice(&slice, pt, rp->sp->name, "$t0", 1);
 	char *on_slice = gen_chop(buf_take(&slice));
@@ -177,10 +200,13 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 	gen_vars_set(&v, "index", idx);
 	gen_vars_set(&v, "bucket", pt->bucket);
 	gen_vars_set(&v, "record", rec_text);
+	char *on_entry = why_hooks(pt, r, i, true);
+	gen_vars_set(&v, "on_entry", on_entry);
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "phase.bt.in", &v);
 	free(e);
 	free(rec_text);
+	free(on_entry);
 	pt->attach += (unsigned)rp->n_addrs;
 	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_LATENCY)->cleared, NULL, NULL);
 	add_slice_maps(pt, rp->sp->name);
@@ -334,9 +360,15 @@ static void latency_json(json_t *jp, const report_probe *p, const report *rep)
 {
 	json_t *groups = json_array();
 	rjson_put_stats(jp, &p->st);
+	if (p->attributed)
+		json_object_set_new(jp, "attribution", render_why_json_split(&p->split, p->st.sum_ns));
 	for (size_t g = 0; g < p->n_groups; g++) {
 		json_t *jg = rjson_group(&p->groups[g], rep->pid);
 		rjson_put_stats(jg, &p->groups[g].st);
+		if (p->groups[g].split)
+			json_object_set_new(jg, "attribution",
+					    render_why_json_split(p->groups[g].split,
+								  p->groups[g].st.sum_ns));
 		json_array_append_new(groups, jg);
 	}
 	json_object_set_new(jp, "groups", groups);
@@ -362,7 +394,8 @@ const spec_kind_rules latency_spec_rules = {
 	.kind = PROBE_LATENCY,
 	.needs = { .function = true },
 	.keys = KEYS_EVERY | KEY(P_FUNCTION) | KEY(P_OBJECT) | KEY(P_OPTIONAL) |
-		KEY(P_MISSING_REASON) | KEY(P_UNIT) | KEY(P_PER_THREAD) | KEY(P_DERIVED),
+		KEY(P_MISSING_REASON) | KEY(P_UNIT) | KEY(P_PER_THREAD) | KEY(P_DERIVED) |
+		KEY(P_ATTRIBUTE),
 	.purpose = "times its 'function'",
 	.offer = "'kind: latency' (time a function)",
 	.required = P_FUNCTION,

@@ -561,7 +561,7 @@ static const struct {
 	    "      |     ^~~~~~~~\n",
 	    "hint: did you mean 'function'? valid keys are: name, kind, function, object, "
 	    "optional, missing_reason, syscalls, probe, threshold, limit, unit, per_thread, "
-	    "description, args, derived\n" } },
+	    "description, args, derived, attribute\n" } },
 	{ "probe:\n  - a\n",
 	  { ":1:1: error: unknown key 'probe' at the top level",
 	    "did you mean 'probes'? valid keys are: name, description, objects, duration, probes",

@@ -1,0 +1,532 @@
+/* why — attribution of latency phases; see why.h. */
+#include "why.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+#include "gen_internal.h"
+#include "report_internal.h"
+#include "spec.h"
+#include "systab.h"
+#include "wire.h"
+
+bool why_wanted(const resolved *r)
+{
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (r->probes[i].active && r->probes[i].sp->kind == PROBE_LATENCY &&
+		    r->probes[i].sp->attribute)
+			return true;
+	return false;
+}
+
+/* ---- gen: the phases' hooks ---------------------------------------- */
+
+static bool attributed(const resolved *r, size_t i)
+{
+	return r->probes[i].active && r->probes[i].sp->kind == PROBE_LATENCY &&
+	       r->probes[i].sp->attribute;
+}
+
+/* The statements that end the thread's attributed phase, all of them
+ * ("any") or only phase number SELF. */
+static void put_close(buf *b, size_t self, bool any)
+{
+	buf_puts(b, "\t// attribution: the time since the thread's last switch-in goes to the\n"
+		    "\t// phase it was in, which ends here\n"
+		    "\t$wk = (int64)tid;\n\t$wp = @ph__why[$wk];\n");
+	if (any)
+		buf_puts(b, "\tif ($wp != 0) {\n");
+	else
+		buf_printf(b, "\tif ($wp == %zu) {\n", self);
+	buf_puts(b, "\t\tif (@pht__why[$wk] >= kptr(@wstart)) {\n"
+		    "\t\t\t@cpu__why[$wp, $wk] = sum(kptr($now) - @run__why[$wk]);\n"
+		    "\t\t}\n\t\t@ph__why[$wk] = 0;\n\t}\n");
+}
+
+/* The statements that begin phase number PHASE on the thread. */
+static void put_open(buf *b, size_t phase)
+{
+	buf_printf(b, "\t@ph__why[$wk] = %zu;\n\t@pht__why[$wk] = kptr($now);\n"
+		   "\t@run__why[$wk] = kptr($now);\n", phase);
+}
+
+char *why_hooks(const gen_parts *pt, const resolved *r, size_t i, bool entry)
+{
+	(void)pt;
+	if (!why_wanted(r))
+		return NULL;
+	buf b = BUF_INIT;
+	if (entry) {
+		put_close(&b, 0, true);
+		if (attributed(r, i))
+			put_open(&b, i + 1);
+		return gen_chop(buf_take(&b));
+	}
+	if (attributed(r, i))
+		put_close(&b, i + 1, false);
+	/* a derived attributed phase whose gap starts at this return */
+	for (size_t d = 0; d < r->n_probes; d++) {
+		const resolved_probe *dp = &r->probes[d];
+		for (size_t k = 0; dp->derived && attributed(r, d) && k < dp->n_gaps; k++)
+			if (dp->gap_after[k] == i) {
+				if (!attributed(r, i))
+					buf_puts(&b, "\t$wk = (int64)tid;\n");
+				put_open(&b, d + 1);
+			}
+	}
+	return b.len ? gen_chop(buf_take(&b)) : (buf_free(&b), NULL);
+}
+
+/* ---- gen: the tracepoints ------------------------------------------ */
+
+/* What a blocker record shows of a syscall's arguments: a path ('s', at
+ * args[index]), an fd ('f', args[0], with the path it was opened with
+ * when seen), or nothing. */
+typedef struct blocker_arg {
+	const char *syscall;
+	int index;
+	char kind;
+} blocker_arg;
+
+static const blocker_arg blocker_args[] = {
+	{ "open", 0, 's' }, { "creat", 0, 's' }, { "stat", 0, 's' }, { "lstat", 0, 's' },
+	{ "access", 0, 's' }, { "unlink", 0, 's' }, { "mkdir", 0, 's' }, { "rmdir", 0, 's' },
+	{ "rename", 0, 's' }, { "readlink", 0, 's' }, { "execve", 0, 's' }, { "truncate", 0, 's' },
+	{ "chmod", 0, 's' }, { "statfs", 0, 's' },
+	{ "openat", 1, 's' }, { "openat2", 1, 's' }, { "newfstatat", 1, 's' }, { "statx", 1, 's' },
+	{ "faccessat", 1, 's' }, { "faccessat2", 1, 's' }, { "unlinkat", 1, 's' },
+	{ "mkdirat", 1, 's' }, { "readlinkat", 1, 's' }, { "renameat", 1, 's' },
+	{ "renameat2", 1, 's' }, { "execveat", 1, 's' }, { "utimensat", 1, 's' },
+	{ "read", 0, 'f' }, { "write", 0, 'f' }, { "pread64", 0, 'f' }, { "pwrite64", 0, 'f' },
+	{ "readv", 0, 'f' }, { "writev", 0, 'f' }, { "preadv", 0, 'f' }, { "pwritev", 0, 'f' },
+	{ "preadv2", 0, 'f' }, { "pwritev2", 0, 'f' }, { "fsync", 0, 'f' },
+	{ "fdatasync", 0, 'f' }, { "fstat", 0, 'f' }, { "ftruncate", 0, 'f' },
+	{ "fallocate", 0, 'f' }, { "flock", 0, 'f' }, { "fcntl", 0, 'f' }, { "ioctl", 0, 'f' },
+	{ "getdents64", 0, 'f' }, { "lseek", 0, 'f' }, { "sendfile", 0, 'f' },
+	{ "recvfrom", 0, 'f' }, { "sendto", 0, 'f' }, { "recvmsg", 0, 'f' }, { "sendmsg", 0, 'f' },
+	{ "connect", 0, 'f' }, { "accept", 0, 'f' }, { "accept4", 0, 'f' },
+	{ "copy_file_range", 0, 'f' }, { "splice", 0, 'f' }, { "sync_file_range", 0, 'f' },
+};
+#define N_BLOCKER_ARGS (sizeof blocker_args / sizeof *blocker_args)
+
+/* Syscalls that open a path: the fd they return is named by it. */
+static const char *const opens[] = { "open", "openat", "openat2", "creat", NULL };
+
+/* "args->id == A || ..." (or with "$nr") of the syscalls of KIND, or of
+ * INDEX (index >= 0); "" when none exists here. */
+static void put_ids(buf *b, const char *var, char kind, int index)
+{
+	bool first = true;
+	for (size_t i = 0; i < N_BLOCKER_ARGS; i++) {
+		int nr = systab_syscall_nr(blocker_args[i].syscall);
+		if (nr < 0 || blocker_args[i].kind != kind ||
+		    (index >= 0 && blocker_args[i].index != index))
+			continue;
+		buf_printf(b, "%s%s == %d", first ? "" : " || ", var, nr);
+		first = false;
+	}
+}
+
+/* The statements that print a blocker record whose argument is of KIND
+ * when the window has room for it (else count it), indented by INDENT. */
+static void put_blocker_printf(buf *b, char kind, const char *indent)
+{
+	buf_printf(b, "%sif (@evn__why < %d) {\n%s\t@evn__why = @evn__why + 1;\n", indent,
+		   GEN_SLICE_LIMIT, indent);
+	buf_printf(b, "%s\tprintf(\"bpfspec:ev %s %%lld %%d %%d %%lld %%lld %%ld ", indent, WHY_NAME);
+	switch (kind) {
+	case 's':
+		buf_puts(b, "s %s\\n\", $t0, tid, $p, $nr, $ns, args->ret, "
+			    "str(uptr(@arg__why[$k])));\n");
+		break;
+	case 'f':
+		buf_puts(b, "f %lld\\n\", $t0, tid, $p, $nr, $ns, args->ret, @arg__why[$k]);\n");
+		break;
+	default:
+		buf_puts(b, "- -\\n\", $t0, tid, $p, $nr, $ns, args->ret);\n");
+	}
+	buf_printf(b, "%s} else {\n%s\t@evdrop__why = count();\n%s}\n", indent, indent, indent);
+}
+
+/* A sys_exit probe printing the blockers among the syscalls of KIND
+ * ("" when there is none here). */
+static void put_blocker_probe(buf *b, const gen_parts *pt, char kind, uint64_t threshold)
+{
+	buf ids = BUF_INIT;
+	put_ids(&ids, "$nr", kind, -1);
+	if (!ids.len) {
+		buf_free(&ids);
+		return;
+	}
+	/* args->id read once: tested in a long predicate, LLVM reads it
+	 * through a moved context pointer, which the verifier refuses. */
+	buf_printf(b, "\ntracepoint:raw_syscalls:sys_exit\n%s\n{\n"
+		      "\t$k = (int64)tid;\n\t$nr = args->id;\n\t$p = @ph__why[$k];\n"
+		      "\tif ($p != 0 && (%s)) {\n"
+		      "\t\t$t0 = @st__why[$k];\n\t\t$ns = (int64)nsecs - $t0;\n"
+		      "\t\tif ($ns >= %llu && @pht__why[$k] >= kptr(@wstart)) {\n",
+		   pt->pid_filter, ids.data, (unsigned long long)threshold);
+	put_blocker_printf(b, kind, "\t\t\t");
+	buf_puts(b, "\t\t}\n\t}\n}\n");
+	buf_free(&ids);
+}
+
+int why_emit(gen_parts *pt, const resolved *r)
+{
+	static const char *const printed[] = { "cpu", "wait", "slp", "sys", "sysns", WIRE_DROPPED,
+					       NULL };
+	static const char *const counter[] = { "evn", "evo", NULL };
+	static const char *const in_flight[] = { "ph", "pht", "run", "off", "rq", "sc", "st", "arg",
+						 NULL };
+	buf store = BUF_INIT, waits = BUF_INIT, print = BUF_INIT, open_test = BUF_INIT;
+	char threshold[32], limit[32];
+
+	buf_puts(&store, "\t\t$a = (int64)args->args[0];\n");
+	buf ones = BUF_INIT;
+	put_ids(&ones, "args->id", 's', 1);
+	if (ones.len)
+		buf_printf(&store, "\t\tif (%s) { $a = (int64)args->args[1]; }\n", ones.data);
+	buf_free(&ones);
+	for (size_t k = 0; spec_loop_waits[k]; k++) {
+		int nr = systab_syscall_nr(spec_loop_waits[k]);
+		if (nr >= 0)
+			buf_printf(&waits, " && $nr != %d", nr);
+	}
+	buf with_arg = BUF_INIT, path_probe = BUF_INIT, fd_probe = BUF_INIT;
+	put_ids(&with_arg, "$nr", 's', -1);
+	if (with_arg.len)
+		buf_puts(&with_arg, " || ");
+	put_ids(&with_arg, "$nr", 'f', -1);
+	char *no_arg = NULL;
+	if (asprintf(&no_arg, " && !(%s)", with_arg.len ? with_arg.data : "0") < 0)
+		no_arg = NULL;
+	buf_free(&with_arg);
+	put_blocker_printf(&print, '-', "\t\t\t\t");
+	put_blocker_probe(&path_probe, pt, 's', r->sp->blocker_ns);
+	put_blocker_probe(&fd_probe, pt, 'f', r->sp->blocker_ns);
+	for (size_t k = 0; opens[k]; k++) {
+		int nr = systab_syscall_nr(opens[k]);
+		if (nr >= 0)
+			buf_printf(&open_test, "%s$nr == %d", open_test.len ? " || " : "", nr);
+	}
+	snprintf(threshold, sizeof threshold, "%llu", (unsigned long long)r->sp->blocker_ns);
+	snprintf(limit, sizeof limit, "%d", GEN_SLICE_LIMIT);
+	char *st = gen_chop(buf_take(&store)), *w = buf_take(&waits),
+	     *pr = gen_chop(buf_take(&print)), *ot = buf_take(&open_test),
+	     *pp = buf_take(&path_probe), *fp = buf_take(&fd_probe);
+	gen_vars v = { .n = 0 };
+	gen_vars_set(&v, "pid_test", pt->pid_test);
+	gen_vars_set(&v, "pid_filter", pt->pid_filter);
+	gen_vars_set(&v, "store_arg", st);
+	gen_vars_set(&v, "not_waits", w);
+	gen_vars_set(&v, "threshold", threshold);
+	gen_vars_set(&v, "limit", limit);
+	gen_vars_set(&v, "no_arg", no_arg);
+	gen_vars_set(&v, "print_plain", pr);
+	gen_vars_set(&v, "print_path", pp);
+	gen_vars_set(&v, "print_fd", fp);
+	gen_vars_set(&v, "open_test", ot && *ot ? ot : "0");
+	gen_vars_set(&v, "delete", pt->delete_call);
+	buf_putc(&pt->out, '\n');
+	int rc = gen_render(&pt->out, "why.bt.in", &v);
+	free(st);
+	free(w);
+	free(pr);
+	pt->attach += 4 + (pp && *pp) + (fp && *fp);
+	free(ot);
+	free(pp);
+	free(fp);
+	free(no_arg);
+	gen_add_maps(pt, WHY_NAME, printed, counter, in_flight);
+	return rc;
+}
+
+/* ---- report --------------------------------------------------------- */
+
+/* The group of probe P that thread TID's figures go to: its own (per
+ * thread) or the only one; NULL when the probe has no completed call
+ * there (nothing to split) or out of memory. */
+static report_split *split_of(report_probe *p, long tid)
+{
+	for (size_t g = 0; g < p->n_groups; g++) {
+		report_group *gr = &p->groups[g];
+		if (gr->tid != tid && gr->tid != 0)
+			continue;
+		if (!gr->split)
+			gr->split = calloc(1, sizeof *gr->split);
+		return gr->split;
+	}
+	return NULL;
+}
+
+/* Syscall NR's entry in S, added when missing; NULL out of memory. */
+static report_why_syscall *split_syscall(report_split *s, long nr)
+{
+	for (size_t i = 0; i < s->n_syscalls; i++)
+		if (s->syscalls[i].nr == nr)
+			return &s->syscalls[i];
+	report_why_syscall *ns = realloc(s->syscalls, (s->n_syscalls + 1) * sizeof *ns);
+	if (!ns)
+		return NULL;
+	s->syscalls = ns;
+	memset(&ns[s->n_syscalls], 0, sizeof *ns);
+	ns[s->n_syscalls].nr = nr;
+	if (!(ns[s->n_syscalls].name = report_exit_syscall_name(nr)))
+		return NULL;
+	return &ns[s->n_syscalls++];
+}
+
+enum part { PART_CPU, PART_WAIT, PART_SLEEP, PART_CALLS, PART_TIME };
+
+/* Adds V to part PART of S (of syscall NR for the last three). */
+static int split_add(report_split *s, enum part part, long nr, uint64_t v)
+{
+	report_why_syscall *sc;
+	switch (part) {
+	case PART_CPU:
+		s->cpu_ns += v;
+		return 0;
+	case PART_WAIT:
+		s->wait_ns += v;
+		return 0;
+	case PART_SLEEP:
+		if (nr < 0) {
+			s->other_ns += v;
+			return 0;
+		}
+		s->blocked_ns += v;
+		break;
+	case PART_CALLS:
+	case PART_TIME:
+		break;
+	}
+	if (!(sc = split_syscall(s, nr)))
+		return -1;
+	if (part == PART_SLEEP)
+		sc->blocked_ns += v;
+	else if (part == PART_CALLS)
+		sc->calls += v;
+	else
+		sc->time_ns += v;
+	return 0;
+}
+
+static int syscall_order(const void *a, const void *b)
+{
+	const report_why_syscall *x = a, *y = b;
+	if (x->blocked_ns != y->blocked_ns)
+		return x->blocked_ns < y->blocked_ns ? 1 : -1;
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? 1 : -1;
+	return x->nr < y->nr ? -1 : x->nr > y->nr;
+}
+
+/* Reads map PREFIX (keys [phase, tid] or [phase, tid, nr]) into part PART
+ * of the attributed probes' groups. */
+static int read_part(report *rep, const bpfout_window *w, const char *prefix, enum part part)
+{
+	const bpfout_map *m = report_window_map(w, prefix, WHY_NAME);
+	for (size_t i = 0; m && i < m->n_entries; i++) {
+		const bpfout_entry *e = &m->entries[i];
+		size_t want = part == PART_CPU || part == PART_WAIT ? 2 : 3;
+		if (e->n_ikeys != want || e->ikeys[0] < 1 || (size_t)e->ikeys[0] > rep->n_probes ||
+		    e->value <= 0)
+			continue;
+		report_probe *p = &rep->probes[e->ikeys[0] - 1];
+		if (!p->attributed)
+			continue;
+		report_split *s = split_of(p, (long)e->ikeys[1]);
+		if (!s)
+			continue;	/* no completed call on that thread (or no memory) */
+		if (split_add(s, part, want == 3 ? (long)e->ikeys[2] : -1, (uint64_t)e->value) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* P's split: its groups' together; each syscall list sorted. */
+static int total_split(report_probe *p)
+{
+	for (size_t g = 0; g < p->n_groups; g++) {
+		report_split *s = p->groups[g].split;
+		if (!s)
+			continue;
+		qsort(s->syscalls, s->n_syscalls, sizeof *s->syscalls, syscall_order);
+		p->split.cpu_ns += s->cpu_ns;
+		p->split.wait_ns += s->wait_ns;
+		p->split.blocked_ns += s->blocked_ns;
+		p->split.other_ns += s->other_ns;
+		for (size_t k = 0; k < s->n_syscalls; k++) {
+			report_why_syscall *t = split_syscall(&p->split, s->syscalls[k].nr);
+			if (!t)
+				return -1;
+			t->calls += s->syscalls[k].calls;
+			t->time_ns += s->syscalls[k].time_ns;
+			t->blocked_ns += s->syscalls[k].blocked_ns;
+		}
+	}
+	if (p->split.n_syscalls)
+		qsort(p->split.syscalls, p->split.n_syscalls, sizeof *p->split.syscalls,
+		      syscall_order);
+	return 0;
+}
+
+/* Parses blocker record REC ("_why START TID P NR NS RET KIND ARG") into
+ * EV.  Returns 1 when it is one inside the window that began at BEGIN, 0
+ * when not, -1 when malformed or out of memory. */
+static int parse_blocker_fields(const report *rep, const char *rec, uint64_t begin,
+				report_event *ev)
+{
+	size_t nl = strlen(WHY_NAME);
+	if (strncmp(rec, WHY_NAME, nl) != 0 || rec[nl] != ' ')
+		return 0;
+	long long start, ns, ret;
+	long tid, phase, nr;
+	char kind;
+	int used = 0;
+	if (sscanf(rec + nl + 1, "%lld %ld %ld %ld %lld %lld %c %n", &start, &tid, &phase, &nr, &ns,
+		   &ret, &kind, &used) != 7 || used == 0 || phase < 1 || (size_t)phase > rep->n_probes ||
+	    ns < 0)
+		return -1;
+	if (start < 0 || (uint64_t)start < begin)
+		return 0;
+	const char *arg = rec + nl + 1 + used;
+	ev->t_ns = (uint64_t)start - begin;
+	ev->tid = tid;
+	ev->latency_ns = (uint64_t)ns;
+	ev->ret = ret;
+	if (!(ev->syscall = report_exit_syscall_name(nr)) ||
+	    !(ev->phase = strdup(rep->probes[phase - 1].name)))
+		return -1;
+	if (ret < 0 && ret > -4096) {
+		const char *en = systab_errno_name((long)-ret);
+		if (en ? !(ev->error = strdup(en)) : asprintf(&ev->error, "E%lld", -ret) < 0)
+			return -1;
+	}
+	if (kind == 'f') {
+		ev->has_fd = true;
+		ev->fd = strtol(arg, NULL, 10);
+	} else if (kind == 's' && *arg) {
+		if (!(ev->path = strdup(arg)))
+			return -1;
+		ev->path_truncated = strlen(arg) >= REPORT_PATH_MAX;
+	}
+	/* the thread's name as the phase's group has it, else /proc's */
+	const report_probe *p = &rep->probes[phase - 1];
+	for (size_t g = 0; g < p->n_groups && !ev->thread; g++)
+		if (p->groups[g].tid == tid && p->groups[g].thread &&
+		    !(ev->thread = strdup(p->groups[g].thread)))
+			return -1;
+	if (!ev->thread)
+		ev->thread = report_thread_name(rep->pid, tid);
+	return 1;
+}
+
+/* Frees what blocker EV holds. */
+static void free_blocker(report_event *ev)
+{
+	free(ev->syscall);
+	free(ev->phase);
+	free(ev->error);
+	free(ev->path);
+	free(ev->thread);
+}
+
+static int parse_blocker(const report *rep, const char *rec, uint64_t begin, report_event *ev)
+{
+	memset(ev, 0, sizeof *ev);
+	int rc = parse_blocker_fields(rep, rec, begin, ev);
+	if (rc < 0)
+		free_blocker(ev);
+	return rc;
+}
+
+static int blocker_order(const void *a, const void *b)
+{
+	const report_event *x = a, *y = b;
+	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
+}
+
+/* The path of the last open of fd FD at or before START (bpftrace's
+ * clock) among W's open records ("_whyo START TID FD PATH"), or NULL. */
+static const char *opened_path(const bpfout_window *w, long fd, uint64_t start)
+{
+	static const char word[] = WHY_NAME "o ";
+	const char *best = NULL;
+	unsigned long long best_t = 0;
+	for (size_t i = 0; i < w->n_events; i++) {
+		const char *rec = w->events[i];
+		unsigned long long t;
+		long tid, f;
+		int used = 0;
+		if (strncmp(rec, word, sizeof word - 1) != 0 ||
+		    sscanf(rec + sizeof word - 1, "%llu %ld %ld %n", &t, &tid, &f, &used) != 3 ||
+		    !used || f != fd || t > start || (best && t < best_t))
+			continue;
+		best = rec + sizeof word - 1 + used;
+		best_t = t;
+	}
+	return best;
+}
+
+static int fill_blockers(report *rep, const bpfout_window *w, uint64_t begin_ns)
+{
+	const bpfout_map *m = report_window_map(w, WIRE_DROPPED, WHY_NAME);
+	const bpfout_entry *e = m ? bpfout_map_entry(m, "") : NULL;
+	rep->blockers_dropped = (e && e->value > 0 ? (uint64_t)e->value : 0) +
+				bpfout_dropped_records(w, WHY_NAME);
+	for (size_t i = 0; i < w->n_events; i++) {
+		report_event ev;
+		int rc = parse_blocker(rep, w->events[i], begin_ns, &ev);
+		if (rc == 0)
+			continue;
+		if (rc < 0) {
+			/* malformed (a bug of ours) or out of memory: counted as
+			 * not recorded, never fatal to the report */
+			rep->blockers_dropped++;
+			continue;
+		}
+		report_event *nb = realloc(rep->blockers, (rep->n_blockers + 1) * sizeof *nb);
+		if (!nb) {
+			free_blocker(&ev);
+			return -1;
+		}
+		rep->blockers = nb;
+		nb[rep->n_blockers++] = ev;
+		const char *path = ev.has_fd ? opened_path(w, ev.fd, begin_ns + ev.t_ns) : NULL;
+		report_event *b = &nb[rep->n_blockers - 1];
+		if (path && *path) {
+			if (!(b->path = strdup(path)))
+				return -1;
+			b->path_truncated = strlen(path) >= REPORT_PATH_MAX;
+		}
+	}
+	if (rep->n_blockers)
+		qsort(rep->blockers, rep->n_blockers, sizeof *rep->blockers, blocker_order);
+	return 0;
+}
+
+int why_fill(report *rep, const resolved *r, const bpfout_window *w, uint64_t begin_ns)
+{
+	static const struct { const char *prefix; enum part part; } parts[] = {
+		{ "cpu", PART_CPU }, { "wait", PART_WAIT }, { "slp", PART_SLEEP },
+		{ "sys", PART_CALLS }, { "sysns", PART_TIME },
+	};
+	if (!why_wanted(r))
+		return 0;
+	rep->attributed = true;
+	rep->blocker_ns = r->sp->blocker_ns;
+	for (size_t i = 0; i < r->n_probes && i < rep->n_probes; i++)
+		rep->probes[i].attributed = attributed(r, i);
+	if (!w)
+		return 0;
+	for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
+		if (read_part(rep, w, parts[k].prefix, parts[k].part) < 0)
+			return -1;
+	for (size_t i = 0; i < rep->n_probes; i++)
+		if (rep->probes[i].attributed && total_split(&rep->probes[i]) < 0)
+			return -1;
+	return fill_blockers(rep, w, begin_ns);
+}

@@ -1,0 +1,50 @@
+/* why — attribution of latency phases (spec 'attribute: true'): each
+ * attributed phase's time on each thread split, in the kernel, into
+ * on-CPU, blocked in each syscall, waiting for a CPU and asleep outside
+ * a syscall; and the loop blockers, the syscalls made inside those phases
+ * at least the spec's 'blockers' long (templates/why.bt.in).
+ *
+ * gen: the phases' own probes mark the phase a thread is in (why_hooks,
+ * which latency.c puts into their entries and returns); why_emit adds
+ * the scheduler and syscall tracepoints once per program.
+ * report: why_fill reads the maps and records into the latency probes'
+ * groups (report_split) and the report's blockers.
+ *
+ * A phase is numbered by its index among the spec's probes plus one; a
+ * thread is in at most one attributed phase at a time (loop phases never
+ * nest: when attributed probes do, the inner one's start ends the outer
+ * one's attribution). */
+#ifndef BPFSPEC_WHY_H
+#define BPFSPEC_WHY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bpfout.h"
+#include "report.h"
+#include "resolve.h"
+
+struct gen_parts;
+
+/* The name in the attribution maps (@cpu__why ...) and blocker records. */
+#define WHY_NAME "_why"
+
+/* Whether any active latency probe of R is attributed. */
+bool why_wanted(const resolved *r);
+
+/* The statements of probe I's entry (ENTRY true: the thread's phase
+ * ends, probe I's begins when attributed) or return (probe I's ends; a
+ * derived attributed phase whose gap starts there begins).  They read
+ * the probe's $now.  Owned text ending without '\n', or NULL when there
+ * is nothing to do (no attribution). */
+char *why_hooks(const struct gen_parts *pt, const resolved *r, size_t i, bool entry);
+
+/* Appends the attribution's tracepoints and registers its maps, once per
+ * program when why_wanted.  Returns 0, or -1 after a diagnostic. */
+int why_emit(struct gen_parts *pt, const resolved *r);
+
+/* Fills the splits of REP's attributed probes and REP's blockers from W
+ * (NULL: nothing printed).  Returns 0, or -1 out of memory. */
+int why_fill(report *rep, const resolved *r, const bpfout_window *w, uint64_t begin_ns);
+
+#endif
