@@ -5,8 +5,11 @@
  * writes is required with its documented type (docs/report.md), values
  * render_json derives (mean_ns, main_thread) are type-checked and
  * otherwise ignored, and the first problem found is reported with the
- * file name and the JSON path of the field. */
+ * file name and the JSON path of the field.  Attribution ("attribution",
+ * "blockers": written only when a probe is attributed) is read by
+ * report_load_why.c (report_load_internal.h). */
 #include "report_load.h"
+#include "report_load_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -26,22 +29,11 @@
 
 /* ---- loading ----------------------------------------------------------- */
 
-#define JPATH_LEN 160
-
 static const char load_hint[] =
 	"compare reports written by `bpfspec run SPEC -o json > FILE` "
 	"(docs/report.md lists every field)";
 
-typedef struct loader {
-	const char *file;	/* as the user named it */
-	bool failed;		/* a diagnostic was printed */
-} loader;
-
-/* Prints "FILE: PATH: MESSAGE" (the first problem only). Returns -1. */
-static int ld_fail(loader *l, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int ld_fail(loader *l, const char *path, const char *fmt, ...)
+int rl_fail(loader *l, const char *path, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -59,7 +51,7 @@ static int ld_fail(loader *l, const char *path, const char *fmt, ...)
 	return -1;
 }
 
-static int ld_oom(loader *l)
+int rl_oom(loader *l)
 {
 	if (!l->failed)
 		diag_error(NULL, "%s: out of memory", l->file);
@@ -67,12 +59,12 @@ static int ld_oom(loader *l)
 	return -1;
 }
 
-static void path_key(char *out, const char *base, const char *key)
+void rl_path_key(char *out, const char *base, const char *key)
 {
 	snprintf(out, JPATH_LEN, *base ? "%s.%s" : "%s%s", base, key);
 }
 
-static void path_idx(char *out, const char *base, size_t i)
+void rl_path_idx(char *out, const char *base, size_t i)
 {
 	snprintf(out, JPATH_LEN, "%s[%zu]", base, i);
 }
@@ -91,8 +83,6 @@ static const char *type_name(const json_t *v)
 	}
 	return "?";
 }
-
-typedef enum { T_INT, T_UINT, T_NUM, T_STR, T_BOOL, T_ARR, T_OBJ } want_type;
 
 static const char *const want_names[] = {
 	[T_INT] = "an integer", [T_UINT] = "a non-negative integer", [T_NUM] = "a number",
@@ -118,16 +108,16 @@ static bool type_ok(const json_t *v, want_type t)
  * when it is absent and OPTIONAL (no diagnostic), or after a diagnostic
  * when it is absent, of another type, or negative for T_UINT.  With
  * NULLABLE a JSON null is accepted and returned as is. */
-static json_t *ld_get(loader *l, const json_t *obj, const char *base, const char *key,
-		      want_type t, bool nullable, bool optional)
+json_t *rl_get(loader *l, const json_t *obj, const char *base, const char *key,
+	       want_type t, bool nullable, bool optional)
 {
 	char path[JPATH_LEN];
 	json_t *v = json_object_get(obj, key);
 
 	if (!v) {
 		if (!optional) {
-			path_key(path, base, key);
-			ld_fail(l, path, "missing (expected %s%s)", want_names[t],
+			rl_path_key(path, base, key);
+			rl_fail(l, path, "missing (expected %s%s)", want_names[t],
 				nullable ? " or null" : "");
 		}
 		return NULL;
@@ -135,42 +125,42 @@ static json_t *ld_get(loader *l, const json_t *obj, const char *base, const char
 	if (nullable && json_is_null(v))
 		return v;
 	if (!type_ok(v, t)) {
-		path_key(path, base, key);
-		ld_fail(l, path, "expected %s%s, found %s", want_names[t],
+		rl_path_key(path, base, key);
+		rl_fail(l, path, "expected %s%s, found %s", want_names[t],
 			nullable ? " or null" : "", type_name(v));
 		return NULL;
 	}
 	if (t == T_UINT && json_integer_value(v) < 0) {
-		path_key(path, base, key);
-		ld_fail(l, path, "expected a non-negative integer, found %lld",
+		rl_path_key(path, base, key);
+		rl_fail(l, path, "expected a non-negative integer, found %lld",
 			(long long)json_integer_value(v));
 		return NULL;
 	}
 	return v;
 }
 
-static int get_u64(loader *l, const json_t *obj, const char *base, const char *key,
-		   uint64_t *out)
+int rl_get_u64(loader *l, const json_t *obj, const char *base, const char *key,
+	       uint64_t *out)
 {
-	json_t *v = ld_get(l, obj, base, key, T_UINT, false, false);
+	json_t *v = rl_get(l, obj, base, key, T_UINT, false, false);
 	if (!v)
 		return -1;
 	*out = (uint64_t)json_integer_value(v);
 	return 0;
 }
 
-static int get_long(loader *l, const json_t *obj, const char *base, const char *key, long *out)
+int rl_get_long(loader *l, const json_t *obj, const char *base, const char *key, long *out)
 {
-	json_t *v = ld_get(l, obj, base, key, T_INT, false, false);
+	json_t *v = rl_get(l, obj, base, key, T_INT, false, false);
 	if (!v)
 		return -1;
 	*out = (long)json_integer_value(v);
 	return 0;
 }
 
-static int get_bool(loader *l, const json_t *obj, const char *base, const char *key, bool *out)
+int rl_get_bool(loader *l, const json_t *obj, const char *base, const char *key, bool *out)
 {
-	json_t *v = ld_get(l, obj, base, key, T_BOOL, false, false);
+	json_t *v = rl_get(l, obj, base, key, T_BOOL, false, false);
 	if (!v)
 		return -1;
 	*out = json_is_true(v);
@@ -179,17 +169,17 @@ static int get_bool(loader *l, const json_t *obj, const char *base, const char *
 
 /* Copies string KEY into *OUT (NULL for a JSON null when NULLABLE, or
  * when absent and OPTIONAL). */
-static int get_str(loader *l, const json_t *obj, const char *base, const char *key, char **out,
-		   bool nullable, bool optional)
+int rl_get_str(loader *l, const json_t *obj, const char *base, const char *key, char **out,
+	       bool nullable, bool optional)
 {
-	json_t *v = ld_get(l, obj, base, key, T_STR, nullable, optional);
+	json_t *v = rl_get(l, obj, base, key, T_STR, nullable, optional);
 	*out = NULL;
 	if (!v)
 		return l->failed ? -1 : 0;
 	if (json_is_null(v))
 		return 0;
 	if (!(*out = strdup(json_string_value(v))))
-		return ld_oom(l);
+		return rl_oom(l);
 	return 0;
 }
 
@@ -201,7 +191,7 @@ static int put_hex_bytes(loader *l, const json_t *h, const char *path, char **ou
 	char *bytes = strlen(hex) % 2 ? NULL : malloc(n + 1);
 
 	if (!bytes && strlen(hex) % 2 == 0)
-		return ld_oom(l);
+		return rl_oom(l);
 	for (size_t i = 0; bytes && i < n; i++) {
 		int hi = safe_hex_value(hex[2 * i]), lo = safe_hex_value(hex[2 * i + 1]);
 		if (hi < 0 || lo < 0 || (hi | lo) == 0) {	/* not a digit, or a NUL */
@@ -212,7 +202,7 @@ static int put_hex_bytes(loader *l, const json_t *h, const char *path, char **ou
 		}
 	}
 	if (!bytes)
-		return ld_fail(l, path, "expected pairs of hex digits, none of them 00");
+		return rl_fail(l, path, "expected pairs of hex digits, none of them 00");
 	bytes[n] = '\0';
 	free(*out);
 	*out = bytes;
@@ -222,18 +212,18 @@ static int put_hex_bytes(loader *l, const json_t *h, const char *path, char **ou
 /* Bytes the traced process controls (a thread name, a path): the text of
  * KEY, or the exact bytes of KEY_hex, which the writer adds when they are
  * not UTF-8 (render_json's rjson_put_bytes) and KEY holds a lossy text. */
-static int get_bytes(loader *l, const json_t *obj, const char *base, const char *key, char **out,
-		     bool nullable, bool optional)
+int rl_get_bytes(loader *l, const json_t *obj, const char *base, const char *key, char **out,
+		 bool nullable, bool optional)
 {
 	char hex_key[64], path[JPATH_LEN];
 
-	if (get_str(l, obj, base, key, out, nullable, optional) < 0)
+	if (rl_get_str(l, obj, base, key, out, nullable, optional) < 0)
 		return -1;
 	snprintf(hex_key, sizeof hex_key, "%s_hex", key);
-	json_t *h = ld_get(l, obj, base, hex_key, T_STR, false, true);
+	json_t *h = rl_get(l, obj, base, hex_key, T_STR, false, true);
 	if (!h)
 		return l->failed ? -1 : 0;
-	path_key(path, base, hex_key);
+	rl_path_key(path, base, hex_key);
 	return put_hex_bytes(l, h, path, out);
 }
 
@@ -242,30 +232,30 @@ static int get_fraction(loader *l, const json_t *obj, const char *base, const ch
 			double *out)
 {
 	char path[JPATH_LEN];
-	json_t *v = ld_get(l, obj, base, key, T_NUM, false, false);
+	json_t *v = rl_get(l, obj, base, key, T_NUM, false, false);
 
 	if (!v)
 		return -1;
 	*out = json_number_value(v);
 	if (!(*out >= 0 && *out <= 1)) {
-		path_key(path, base, key);
-		return ld_fail(l, path, "expected a number from 0 to 1, found %g", *out);
+		rl_path_key(path, base, key);
+		return rl_fail(l, path, "expected a number from 0 to 1, found %g", *out);
 	}
 	return 0;
 }
 
-static json_t *get_arr(loader *l, const json_t *obj, const char *base, const char *key)
+json_t *rl_get_arr(loader *l, const json_t *obj, const char *base, const char *key)
 {
-	return ld_get(l, obj, base, key, T_ARR, false, false);
+	return rl_get(l, obj, base, key, T_ARR, false, false);
 }
 
 /* Array element I of ARR (at BASE) as an object, its path in PATH. */
-static json_t *elem_obj(loader *l, const json_t *arr, const char *base, size_t i, char *path)
+json_t *rl_elem_obj(loader *l, const json_t *arr, const char *base, size_t i, char *path)
 {
 	json_t *v = json_array_get(arr, i);
-	path_idx(path, base, i);
+	rl_path_idx(path, base, i);
 	if (!json_is_object(v)) {
-		ld_fail(l, path, "expected an object, found %s", type_name(v));
+		rl_fail(l, path, "expected an object, found %s", type_name(v));
 		return NULL;
 	}
 	return v;
@@ -273,13 +263,13 @@ static json_t *elem_obj(loader *l, const json_t *arr, const char *base, size_t i
 
 /* Allocates N zeroed elements of SIZE (a valid pointer even for N = 0
  * is not needed: NULL is returned and the caller stores 0 elements). */
-static int alloc_array(loader *l, void **out, size_t n, size_t size)
+int rl_alloc_array(loader *l, void **out, size_t n, size_t size)
 {
 	*out = NULL;
 	if (n == 0)
 		return 0;
 	if (!(*out = calloc(n, size)))
-		return ld_oom(l);
+		return rl_oom(l);
 	return 0;
 }
 
@@ -290,32 +280,32 @@ static int load_stats(loader *l, const json_t *obj, const char *base, report_sta
 {
 	uint64_t mean;
 
-	if (get_u64(l, obj, base, "count", &st->count) < 0 ||
-	    get_u64(l, obj, base, "sum_ns", &st->sum_ns) < 0 ||
-	    get_u64(l, obj, base, "min_ns", &st->min_ns) < 0 ||
-	    get_u64(l, obj, base, "max_ns", &st->max_ns) < 0 ||
-	    get_u64(l, obj, base, "mean_ns", &mean) < 0)
+	if (rl_get_u64(l, obj, base, "count", &st->count) < 0 ||
+	    rl_get_u64(l, obj, base, "sum_ns", &st->sum_ns) < 0 ||
+	    rl_get_u64(l, obj, base, "min_ns", &st->min_ns) < 0 ||
+	    rl_get_u64(l, obj, base, "max_ns", &st->max_ns) < 0 ||
+	    rl_get_u64(l, obj, base, "mean_ns", &mean) < 0)
 		return -1;
 	if (!full)
 		return 0;
-	if (get_u64(l, obj, base, "p50_ns", &st->p50_ns) < 0 ||
-	    get_u64(l, obj, base, "p90_ns", &st->p90_ns) < 0 ||
-	    get_u64(l, obj, base, "p99_ns", &st->p99_ns) < 0)
+	if (rl_get_u64(l, obj, base, "p50_ns", &st->p50_ns) < 0 ||
+	    rl_get_u64(l, obj, base, "p90_ns", &st->p90_ns) < 0 ||
+	    rl_get_u64(l, obj, base, "p99_ns", &st->p99_ns) < 0)
 		return -1;
-	json_t *bs = get_arr(l, obj, base, "buckets");
+	json_t *bs = rl_get_arr(l, obj, base, "buckets");
 	if (!bs)
 		return -1;
 	char bpath[JPATH_LEN], path[JPATH_LEN];
-	path_key(bpath, base, "buckets");
+	rl_path_key(bpath, base, "buckets");
 	size_t n = json_array_size(bs);
-	if (alloc_array(l, (void **)&st->buckets, n, sizeof *st->buckets) < 0)
+	if (rl_alloc_array(l, (void **)&st->buckets, n, sizeof *st->buckets) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		json_t *b = elem_obj(l, bs, bpath, i, path);
+		json_t *b = rl_elem_obj(l, bs, bpath, i, path);
 		report_bucket *rb = &st->buckets[i];
-		if (!b || get_u64(l, b, path, "lo_ns", &rb->lo_ns) < 0 ||
-		    get_u64(l, b, path, "hi_ns", &rb->hi_ns) < 0 ||
-		    get_u64(l, b, path, "count", &rb->count) < 0)
+		if (!b || rl_get_u64(l, b, path, "lo_ns", &rb->lo_ns) < 0 ||
+		    rl_get_u64(l, b, path, "hi_ns", &rb->hi_ns) < 0 ||
+		    rl_get_u64(l, b, path, "count", &rb->count) < 0)
 			return -1;
 		st->n_buckets = i + 1;
 	}
@@ -336,18 +326,18 @@ static int load_group(loader *l, const json_t *obj, const char *base, report_gro
 {
 	bool main_thread;
 
-	if (get_long(l, obj, base, "tid", &g->tid) < 0 ||
-	    get_bytes(l, obj, base, "thread", &g->thread, true, false) < 0 ||
-	    get_bool(l, obj, base, "main_thread", &main_thread) < 0)
+	if (rl_get_long(l, obj, base, "tid", &g->tid) < 0 ||
+	    rl_get_bytes(l, obj, base, "thread", &g->thread, true, false) < 0 ||
+	    rl_get_bool(l, obj, base, "main_thread", &main_thread) < 0)
 		return -1;
 	if (holds == GROUP_COUNT)
-		return get_u64(l, obj, base, "count", &g->st.count);
+		return rl_get_u64(l, obj, base, "count", &g->st.count);
 	if (load_stats(l, obj, base, &g->st, holds != GROUP_TOTALS) < 0)
 		return -1;
 	if (holds != GROUP_BUSY)
 		return 0;
-	if (get_u64(l, obj, base, "idle_ns", &g->idle_ns) < 0 ||
-	    get_u64(l, obj, base, "busy_ns", &g->busy_ns) < 0)
+	if (rl_get_u64(l, obj, base, "idle_ns", &g->idle_ns) < 0 ||
+	    rl_get_u64(l, obj, base, "busy_ns", &g->busy_ns) < 0)
 		return -1;
 	return get_fraction(l, obj, base, "utilization", &g->utilization);
 }
@@ -356,16 +346,16 @@ static int load_groups(loader *l, const json_t *obj, const char *base, const cha
 		       report_group **out, size_t *n_out, group_holds holds)
 {
 	char gpath[JPATH_LEN], path[JPATH_LEN];
-	json_t *arr = get_arr(l, obj, base, key);
+	json_t *arr = rl_get_arr(l, obj, base, key);
 
 	if (!arr)
 		return -1;
-	path_key(gpath, base, key);
+	rl_path_key(gpath, base, key);
 	size_t n = json_array_size(arr);
-	if (alloc_array(l, (void **)out, n, sizeof **out) < 0)
+	if (rl_alloc_array(l, (void **)out, n, sizeof **out) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		json_t *g = elem_obj(l, arr, gpath, i, path);
+		json_t *g = rl_elem_obj(l, arr, gpath, i, path);
 		/* Counted before filling: report_free frees what was copied. */
 		*n_out = i + 1;
 		if (!g || load_group(l, g, path, &(*out)[i], holds) < 0)
@@ -394,28 +384,28 @@ static int load_syscall(loader *l, const json_t *obj, const char *base, report_s
 {
 	char epath[JPATH_LEN], path[JPATH_LEN];
 
-	if (get_str(l, obj, base, "syscall", &sc->name, false, false) < 0 ||
-	    get_long(l, obj, base, "nr", &sc->nr) < 0 ||
+	if (rl_get_str(l, obj, base, "syscall", &sc->name, false, false) < 0 ||
+	    rl_get_long(l, obj, base, "nr", &sc->nr) < 0 ||
 	    load_stats(l, obj, base, &sc->st, true) < 0 ||
-	    get_u64(l, obj, base, "error_count", &sc->error_count) < 0)
+	    rl_get_u64(l, obj, base, "error_count", &sc->error_count) < 0)
 		return -1;
-	json_t *errs = ld_get(l, obj, base, "errors", T_OBJ, false, false);
+	json_t *errs = rl_get(l, obj, base, "errors", T_OBJ, false, false);
 	if (!errs)
 		return -1;
-	path_key(epath, base, "errors");
-	if (alloc_array(l, (void **)&sc->errors, json_object_size(errs), sizeof *sc->errors) < 0)
+	rl_path_key(epath, base, "errors");
+	if (rl_alloc_array(l, (void **)&sc->errors, json_object_size(errs), sizeof *sc->errors) < 0)
 		return -1;
 	const char *name;
 	json_t *v;
 	json_object_foreach(errs, name, v) {
 		report_errno *e = &sc->errors[sc->n_errors];
 		if (!json_is_integer(v) || json_integer_value(v) < 0) {
-			path_key(path, epath, name);
-			return ld_fail(l, path, "expected a non-negative integer, found %s",
+			rl_path_key(path, epath, name);
+			return rl_fail(l, path, "expected a non-negative integer, found %s",
 				       type_name(v));
 		}
 		if (!(e->name = strdup(name)))
-			return ld_oom(l);
+			return rl_oom(l);
 		sc->n_errors++;
 		e->number = errno_number(name);
 		e->count = (uint64_t)json_integer_value(v);
@@ -428,7 +418,7 @@ static int load_syscall(loader *l, const json_t *obj, const char *base, report_s
  * "truncated" (gen/kinds/events.c writes them). */
 static int load_args(loader *l, const json_t *obj, const char *base, report_event *ev)
 {
-	json_t *args = ld_get(l, obj, base, "args", T_OBJ, false, false), *v;
+	json_t *args = rl_get(l, obj, base, "args", T_OBJ, false, false), *v;
 	char apath[JPATH_LEN], path[JPATH_LEN];
 	char *truncated = NULL;
 	const char *name;
@@ -436,16 +426,16 @@ static int load_args(loader *l, const json_t *obj, const char *base, report_even
 
 	if (!args)
 		return -1;
-	path_key(apath, base, "args");
-	if (alloc_array(l, (void **)&ev->args, json_object_size(args), sizeof *ev->args) < 0)
+	rl_path_key(apath, base, "args");
+	if (rl_alloc_array(l, (void **)&ev->args, json_object_size(args), sizeof *ev->args) < 0)
 		return -1;
-	json_t *hexes = ld_get(l, obj, base, "args_hex", T_OBJ, false, true);
-	if (l->failed || get_str(l, obj, base, "truncated", &truncated, false, true) < 0)
+	json_t *hexes = rl_get(l, obj, base, "args_hex", T_OBJ, false, true);
+	if (l->failed || rl_get_str(l, obj, base, "truncated", &truncated, false, true) < 0)
 		return -1;
 	json_object_foreach(args, name, v) {
 		report_value *rv = &ev->args[ev->n_args];
 		if (!(rv->name = strdup(name)))
-			return free(truncated), ld_oom(l);
+			return free(truncated), rl_oom(l);
 		ev->n_args++;
 		rv->truncated = truncated && strcmp(truncated, name) == 0;
 		named |= rv->truncated;
@@ -461,25 +451,25 @@ static int load_args(loader *l, const json_t *obj, const char *base, report_even
 			rv->type = REPORT_VALUE_STRING;
 			json_t *h = hexes ? json_object_get(hexes, name) : NULL;
 			if (!(rv->s = strdup(json_string_value(v))))
-				return free(truncated), ld_oom(l);
+				return free(truncated), rl_oom(l);
 			char hpath[JPATH_LEN];
-			path_key(hpath, base, "args_hex");
-			path_key(path, hpath, name);
+			rl_path_key(hpath, base, "args_hex");
+			rl_path_key(path, hpath, name);
 			if (h && (!json_is_string(h) || put_hex_bytes(l, h, path, &rv->s) < 0)) {
 				free(truncated);
-				return l->failed ? -1 : ld_fail(l, path, "expected a string, found %s",
+				return l->failed ? -1 : rl_fail(l, path, "expected a string, found %s",
 								 type_name(h));
 			}
 		} else {
-			path_key(path, apath, name);
+			rl_path_key(path, apath, name);
 			free(truncated);
-			return ld_fail(l, path, "expected an integer or a string, found %s",
+			return rl_fail(l, path, "expected an integer or a string, found %s",
 				       type_name(v));
 		}
 	}
 	if (truncated && !named) {
-		path_key(path, base, "truncated");
-		ld_fail(l, path, "'%s' names no argument of the event", truncated);
+		rl_path_key(path, base, "truncated");
+		rl_fail(l, path, "'%s' names no argument of the event", truncated);
 	}
 	free(truncated);
 	return l->failed ? -1 : 0;
@@ -491,25 +481,25 @@ static int load_event(loader *l, const json_t *obj, const char *base, report_eve
 {
 	json_t *v;
 
-	if (get_u64(l, obj, base, "t_ns", &ev->t_ns) < 0 ||
-	    get_long(l, obj, base, "tid", &ev->tid) < 0 ||
-	    get_bytes(l, obj, base, "thread", &ev->thread, true, false) < 0)
+	if (rl_get_u64(l, obj, base, "t_ns", &ev->t_ns) < 0 ||
+	    rl_get_long(l, obj, base, "tid", &ev->tid) < 0 ||
+	    rl_get_bytes(l, obj, base, "thread", &ev->thread, true, false) < 0)
 		return -1;
 	if (point)
 		return load_args(l, obj, base, ev);
-	if (get_str(l, obj, base, "syscall", &ev->syscall, true, false) < 0 ||
-	    get_u64(l, obj, base, "latency_ns", &ev->latency_ns) < 0)
+	if (rl_get_str(l, obj, base, "syscall", &ev->syscall, true, false) < 0 ||
+	    rl_get_u64(l, obj, base, "latency_ns", &ev->latency_ns) < 0)
 		return -1;
-	if (!(v = ld_get(l, obj, base, "ret", T_INT, false, false)))
+	if (!(v = rl_get(l, obj, base, "ret", T_INT, false, false)))
 		return -1;
 	ev->ret = (long long)json_integer_value(v);
-	if (get_str(l, obj, base, "error", &ev->error, false, true) < 0 ||
-	    get_bytes(l, obj, base, "path", &ev->path, false, true) < 0 ||
-	    get_bytes(l, obj, base, "address", &ev->address, false, true) < 0)
+	if (rl_get_str(l, obj, base, "error", &ev->error, false, true) < 0 ||
+	    rl_get_bytes(l, obj, base, "path", &ev->path, false, true) < 0 ||
+	    rl_get_bytes(l, obj, base, "address", &ev->address, false, true) < 0)
 		return -1;
-	if ((v = ld_get(l, obj, base, "path_truncated", T_BOOL, false, true)))
+	if ((v = rl_get(l, obj, base, "path_truncated", T_BOOL, false, true)))
 		ev->path_truncated = json_is_true(v);
-	if ((v = ld_get(l, obj, base, "length", T_UINT, false, true))) {
+	if ((v = rl_get(l, obj, base, "length", T_UINT, false, true))) {
 		ev->has_length = true;
 		ev->length = (uint64_t)json_integer_value(v);
 	}
@@ -521,25 +511,25 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	char path[JPATH_LEN], apath[JPATH_LEN];
 	char *kind = NULL;
 
-	if (get_str(l, obj, base, "name", &p->name, false, false) < 0 ||
-	    get_str(l, obj, base, "kind", &kind, false, false) < 0)
+	if (rl_get_str(l, obj, base, "name", &p->name, false, false) < 0 ||
+	    rl_get_str(l, obj, base, "kind", &kind, false, false) < 0)
 		return -1;
 	int known = kind_from_name(kind, &p->kind);
 	if (known < 0) {
-		path_key(path, base, "kind");
-		ld_fail(l, path, "unknown kind '%s' (latency, syscalls, events, count or utilization)",
+		rl_path_key(path, base, "kind");
+		rl_fail(l, path, "unknown kind '%s' (latency, syscalls, events, count or utilization)",
 			kind);
 	}
 	free(kind);
 	if (known < 0 ||
-	    get_str(l, obj, base, "probe", &p->probe, false, true) < 0 ||
-	    get_bytes(l, obj, base, "function", &p->function, true, false) < 0 ||
-	    get_bytes(l, obj, base, "object", &p->object, true, false) < 0 ||
-	    get_bytes(l, obj, base, "debug_file", &p->debug_file, false, true) < 0 ||
-	    get_str(l, obj, base, "unit", &p->unit, false, false) < 0 ||
-	    get_bool(l, obj, base, "attached", &p->attached) < 0)
+	    rl_get_str(l, obj, base, "probe", &p->probe, false, true) < 0 ||
+	    rl_get_bytes(l, obj, base, "function", &p->function, true, false) < 0 ||
+	    rl_get_bytes(l, obj, base, "object", &p->object, true, false) < 0 ||
+	    rl_get_bytes(l, obj, base, "debug_file", &p->debug_file, false, true) < 0 ||
+	    rl_get_str(l, obj, base, "unit", &p->unit, false, false) < 0 ||
+	    rl_get_bool(l, obj, base, "attached", &p->attached) < 0)
 		return -1;
-	json_t *matched = ld_get(l, obj, base, "matched_symbols", T_UINT, false, true);
+	json_t *matched = rl_get(l, obj, base, "matched_symbols", T_UINT, false, true);
 	if (l->failed)
 		return -1;
 	p->matched_symbols = matched ? (size_t)json_integer_value(matched) : 0;
@@ -551,12 +541,12 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	if (unit_lookup(p->unit, strlen(p->unit), &u) == 0)
 		p->unit_ns = unit_ns(u);
 	if (!p->unit_ns) {
-		path_key(path, base, "unit");
-		return ld_fail(l, path, "unknown unit '%s' (ns, us, ms or s)", p->unit);
+		rl_path_key(path, base, "unit");
+		return rl_fail(l, path, "unknown unit '%s' (ns, us, ms or s)", p->unit);
 	}
-	if (get_str(l, obj, base, "derived", &p->derived, false, true) < 0)
+	if (rl_get_str(l, obj, base, "derived", &p->derived, false, true) < 0)
 		return -1;
-	if (!p->attached && get_str(l, obj, base, "reason", &p->reason, true, true) < 0)
+	if (!p->attached && rl_get_str(l, obj, base, "reason", &p->reason, true, true) < 0)
 		return -1;
 	/* A count probe's groups hold counts (an events probe's are
 	 * empty); a syscalls probe's, thread totals (the percentiles are its
@@ -564,22 +554,25 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	group_holds holds = !sh->durations ? GROUP_COUNT : sh->per_syscall ? GROUP_TOTALS
 			    : sh->busy ? GROUP_BUSY : GROUP_FULL;
 	if (sh->durations ? load_stats(l, obj, base, &p->st, true) < 0
-			  : get_u64(l, obj, base, "count", &p->st.count) < 0)
+			  : rl_get_u64(l, obj, base, "count", &p->st.count) < 0)
 		return -1;
 	if (sh->busy && get_fraction(l, obj, base, "utilization", &p->utilization) < 0)
 		return -1;
 	if (load_groups(l, obj, base, "groups", &p->groups, &p->n_groups, holds) < 0)
 		return -1;
+	/* A latency probe with 'attribute: true' (gen/why.h). */
+	if (p->kind == PROBE_LATENCY && rl_load_attribution(l, obj, base, p) < 0)
+		return -1;
 	if (sh->per_syscall) {
-		json_t *arr = get_arr(l, obj, base, "syscalls");
+		json_t *arr = rl_get_arr(l, obj, base, "syscalls");
 		if (!arr)
 			return -1;
-		path_key(apath, base, "syscalls");
+		rl_path_key(apath, base, "syscalls");
 		size_t n = json_array_size(arr);
-		if (alloc_array(l, (void **)&p->syscalls, n, sizeof *p->syscalls) < 0)
+		if (rl_alloc_array(l, (void **)&p->syscalls, n, sizeof *p->syscalls) < 0)
 			return -1;
 		for (size_t i = 0; i < n; i++) {
-			json_t *s = elem_obj(l, arr, apath, i, path);
+			json_t *s = rl_elem_obj(l, arr, apath, i, path);
 			p->n_syscalls = i + 1;
 			if (!s || load_syscall(l, s, path, &p->syscalls[i]) < 0)
 				return -1;
@@ -587,18 +580,18 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	}
 	if (sh->events) {
 		/* Events on a probe point have no threshold. */
-		if ((!p->probe && get_u64(l, obj, base, "threshold_ns", &p->threshold_ns) < 0) ||
-		    get_u64(l, obj, base, "events_dropped", &p->events_dropped) < 0)
+		if ((!p->probe && rl_get_u64(l, obj, base, "threshold_ns", &p->threshold_ns) < 0) ||
+		    rl_get_u64(l, obj, base, "events_dropped", &p->events_dropped) < 0)
 			return -1;
-		json_t *arr = get_arr(l, obj, base, "events");
+		json_t *arr = rl_get_arr(l, obj, base, "events");
 		if (!arr)
 			return -1;
-		path_key(apath, base, "events");
+		rl_path_key(apath, base, "events");
 		size_t n = json_array_size(arr);
-		if (alloc_array(l, (void **)&p->events, n, sizeof *p->events) < 0)
+		if (rl_alloc_array(l, (void **)&p->events, n, sizeof *p->events) < 0)
 			return -1;
 		for (size_t i = 0; i < n; i++) {
-			json_t *e = elem_obj(l, arr, apath, i, path);
+			json_t *e = rl_elem_obj(l, arr, apath, i, path);
 			p->n_events = i + 1;
 			if (!e || load_event(l, e, path, &p->events[i], p->probe != NULL) < 0)
 				return -1;
@@ -610,7 +603,7 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 /* The optional "parameters" object (name -> value text). */
 static int load_params(loader *l, const json_t *root, report *rep)
 {
-	json_t *ps = ld_get(l, root, "", "parameters", T_OBJ, false, true), *v;
+	json_t *ps = rl_get(l, root, "", "parameters", T_OBJ, false, true), *v;
 	const char *name;
 	char path[JPATH_LEN];
 	size_t n;
@@ -618,20 +611,20 @@ static int load_params(loader *l, const json_t *root, report *rep)
 	if (!ps)
 		return l->failed ? -1 : 0;
 	n = json_object_size(ps);
-	if (alloc_array(l, (void **)&rep->param_names, n, sizeof *rep->param_names) < 0 ||
-	    alloc_array(l, (void **)&rep->param_values, n, sizeof *rep->param_values) < 0 ||
-	    alloc_array(l, (void **)&rep->param_set, n, sizeof *rep->param_set) < 0)
+	if (rl_alloc_array(l, (void **)&rep->param_names, n, sizeof *rep->param_names) < 0 ||
+	    rl_alloc_array(l, (void **)&rep->param_values, n, sizeof *rep->param_values) < 0 ||
+	    rl_alloc_array(l, (void **)&rep->param_set, n, sizeof *rep->param_set) < 0)
 		return -1;
 	json_object_foreach(ps, name, v) {
 		if (!json_is_string(v)) {
-			path_key(path, "parameters", name);
-			return ld_fail(l, path, "expected a string, found %s", type_name(v));
+			rl_path_key(path, "parameters", name);
+			return rl_fail(l, path, "expected a string, found %s", type_name(v));
 		}
 		rep->param_names[rep->n_params] = strdup(name);
 		rep->param_values[rep->n_params] = strdup(json_string_value(v));
 		rep->n_params++;
 		if (!rep->param_names[rep->n_params - 1] || !rep->param_values[rep->n_params - 1])
-			return ld_oom(l);
+			return rl_oom(l);
 	}
 	return 0;
 }
@@ -642,10 +635,10 @@ static int load_report(loader *l, const json_t *root, report *rep)
 	json_t *v;
 
 	if (!json_is_object(root))
-		return ld_fail(l, NULL, "expected a JSON object (a report), found %s",
+		return rl_fail(l, NULL, "expected a JSON object (a report), found %s",
 			       type_name(root));
 	/* The schema first: a newer report may differ in any other field. */
-	if (!(v = ld_get(l, root, "", "schema", T_INT, false, false)))
+	if (!(v = rl_get(l, root, "", "schema", T_INT, false, false)))
 		return -1;
 	if (json_integer_value(v) != BPFSPEC_REPORT_SCHEMA) {
 		l->failed = true;
@@ -654,71 +647,73 @@ static int load_report(loader *l, const json_t *root, report *rep)
 			   l->file, (long long)json_integer_value(v), BPFSPEC_REPORT_SCHEMA);
 		return -1;
 	}
-	if (!ld_get(l, root, "", "bpfspec_version", T_STR, false, false) ||
-	    get_str(l, root, "", "spec", &rep->spec_name, true, false) < 0 ||
-	    get_str(l, root, "", "spec_path", &rep->spec_path, true, false) < 0)
+	if (!rl_get(l, root, "", "bpfspec_version", T_STR, false, false) ||
+	    rl_get_str(l, root, "", "spec", &rep->spec_name, true, false) < 0 ||
+	    rl_get_str(l, root, "", "spec_path", &rep->spec_path, true, false) < 0)
 		return -1;
 	if (load_params(l, root, rep) < 0)
 		return -1;
-	json_t *timing = ld_get(l, root, "", "timing", T_STR, false, true);
+	json_t *timing = rl_get(l, root, "", "timing", T_STR, false, true);
 	if (l->failed)
 		return -1;
 	rep->entry_only = timing && strcmp(json_string_value(timing), "entry-only") == 0;
-	json_t *t = ld_get(l, root, "", "target", T_OBJ, false, false);
-	if (!t || get_long(l, t, "target", "pid", &rep->pid) < 0 ||
-	    get_bytes(l, t, "target", "binary", &rep->binary, true, false) < 0 ||
-	    get_str(l, t, "target", "libuv_version", &rep->libuv_version, false, true) < 0 ||
-	    get_str(l, root, "", "bpftrace_version", &rep->bpftrace_version, false, true) < 0)
+	json_t *t = rl_get(l, root, "", "target", T_OBJ, false, false);
+	if (!t || rl_get_long(l, t, "target", "pid", &rep->pid) < 0 ||
+	    rl_get_bytes(l, t, "target", "binary", &rep->binary, true, false) < 0 ||
+	    rl_get_str(l, t, "target", "libuv_version", &rep->libuv_version, false, true) < 0 ||
+	    rl_get_str(l, root, "", "bpftrace_version", &rep->bpftrace_version, false, true) < 0)
 		return -1;
-	if (get_u64(l, root, "", "duration_ns", &rep->duration_ns) < 0 ||
-	    get_bool(l, root, "", "partial", &rep->partial) < 0)
+	if (rl_get_u64(l, root, "", "duration_ns", &rep->duration_ns) < 0 ||
+	    rl_get_bool(l, root, "", "partial", &rep->partial) < 0)
 		return -1;
-	json_t *cumulative = ld_get(l, root, "", "cumulative", T_BOOL, false, true);
+	json_t *cumulative = rl_get(l, root, "", "cumulative", T_BOOL, false, true);
 	if (l->failed)
 		return -1;
 	rep->cumulative = cumulative && json_is_true(cumulative);
 	/* Reports from before the window was dated have no start. */
-	json_t *start = ld_get(l, root, "", "window_start_unix_ns", T_UINT, false, true);
+	json_t *start = rl_get(l, root, "", "window_start_unix_ns", T_UINT, false, true);
 	if (l->failed)
 		return -1;
 	if (start)
 		rep->start_unix_ns = (uint64_t)json_integer_value(start);
 	if (rep->partial &&
-	    get_str(l, root, "", "partial_reason", &rep->partial_reason, true, true) < 0)
+	    rl_get_str(l, root, "", "partial_reason", &rep->partial_reason, true, true) < 0)
 		return -1;
-	if (get_u64(l, root, "", "lost_events", &rep->lost_events) < 0 ||
-	    get_long(l, root, "", "attached_probes", &rep->attached_probes) < 0 ||
-	    get_long(l, root, "", "expected_probes", &rep->expected_probes) < 0 ||
-	    !ld_get(l, root, "", "percentile_method", T_STR, false, false))
+	if (rl_get_u64(l, root, "", "lost_events", &rep->lost_events) < 0 ||
+	    rl_get_long(l, root, "", "attached_probes", &rep->attached_probes) < 0 ||
+	    rl_get_long(l, root, "", "expected_probes", &rep->expected_probes) < 0 ||
+	    !rl_get(l, root, "", "percentile_method", T_STR, false, false))
 		return -1;
 
-	json_t *probes = get_arr(l, root, "", "probes");
+	json_t *probes = rl_get_arr(l, root, "", "probes");
 	if (!probes)
 		return -1;
 	size_t n = json_array_size(probes);
-	if (alloc_array(l, (void **)&rep->probes, n, sizeof *rep->probes) < 0)
+	if (rl_alloc_array(l, (void **)&rep->probes, n, sizeof *rep->probes) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		json_t *p = elem_obj(l, probes, "probes", i, path);
+		json_t *p = rl_elem_obj(l, probes, "probes", i, path);
 		rep->n_probes = i + 1;
 		if (!p || load_probe(l, p, path, &rep->probes[i]) < 0)
 			return -1;
 	}
+	if (rl_load_blockers(l, root, rep) < 0)
+		return -1;
 
-	json_t *warnings = get_arr(l, root, "", "warnings");
+	json_t *warnings = rl_get_arr(l, root, "", "warnings");
 	if (!warnings)
 		return -1;
 	n = json_array_size(warnings);
-	if (alloc_array(l, (void **)&rep->warnings, n, sizeof *rep->warnings) < 0)
+	if (rl_alloc_array(l, (void **)&rep->warnings, n, sizeof *rep->warnings) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		v = json_array_get(warnings, i);
 		if (!json_is_string(v)) {
-			path_idx(path, "warnings", i);
-			return ld_fail(l, path, "expected a string, found %s", type_name(v));
+			rl_path_idx(path, "warnings", i);
+			return rl_fail(l, path, "expected a string, found %s", type_name(v));
 		}
 		if (!(rep->warnings[i] = strdup(json_string_value(v))))
-			return ld_oom(l);
+			return rl_oom(l);
 		rep->n_warnings = i + 1;
 	}
 	return 0;

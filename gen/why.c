@@ -30,25 +30,28 @@ static bool attributed(const resolved *r, size_t i)
 }
 
 /* The statements that end the thread's attributed phase, all of them
- * ("any") or only phase number SELF. */
+ * ("any") or only phase number SELF.  Every value of the attribution's
+ * maps is in the kernel's address space (kptr), as the tracepoints that
+ * read and write them most see it: bpftrace 0.27 warns at a comparison
+ * across address spaces, and a uprobe's own values are the user's. */
 static void put_close(buf *b, size_t self, bool any)
 {
 	buf_puts(b, "\t// attribution: the time since the thread's last switch-in goes to the\n"
 		    "\t// phase it was in, which ends here\n"
 		    "\t$wk = (int64)tid;\n\t$wp = @ph__why[$wk];\n");
 	if (any)
-		buf_puts(b, "\tif ($wp != 0) {\n");
+		buf_puts(b, "\tif ($wp != kptr(0)) {\n");
 	else
-		buf_printf(b, "\tif ($wp == %zu) {\n", self);
+		buf_printf(b, "\tif ($wp == kptr(%zu)) {\n", self);
 	buf_puts(b, "\t\tif (@pht__why[$wk] >= kptr(@wstart)) {\n"
 		    "\t\t\t@cpu__why[$wp, $wk] = sum(kptr($now) - @run__why[$wk]);\n"
-		    "\t\t}\n\t\t@ph__why[$wk] = 0;\n\t}\n");
+		    "\t\t}\n\t\t@ph__why[$wk] = kptr(0);\n\t}\n");
 }
 
 /* The statements that begin phase number PHASE on the thread. */
 static void put_open(buf *b, size_t phase)
 {
-	buf_printf(b, "\t@ph__why[$wk] = %zu;\n\t@pht__why[$wk] = kptr($now);\n"
+	buf_printf(b, "\t@ph__why[$wk] = kptr(%zu);\n\t@pht__why[$wk] = kptr($now);\n"
 		   "\t@run__why[$wk] = kptr($now);\n", phase);
 }
 

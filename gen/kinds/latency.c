@@ -231,7 +231,9 @@ static int latency_emit(gen_parts *pt, const resolved *r, size_t i)
  * then refuse the int64 it gets.  An entry for tid 0 (no user thread)
  * types it; it is never a gap ($g != 0) and END clears it.  So for a
  * derived phase's gaps (read at the next phase's entry) and for
- * entry-only phases' @phase_t (read in the first phase's probe). */
+ * entry-only phases' @phase_t (read in the first phase's probe), and
+ * for attribution's @ph__why (gen/why.h: read in every phase's probe
+ * before it is set; tid 0, the idle task, is never in a phase). */
 static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
 {
 	const resolved_probe *rp = &r->probes[i];
@@ -240,6 +242,8 @@ static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
 		buf_printf(&pt->types, "\t@gap%zu_%s[0] = (int64)0;\n", k, rp->sp->name);
 	if (!rp->derived && r->sp->entry_only && phase_index(r, i) == 1)
 		buf_puts(&pt->types, "\t@phase_t[0] = (int64)0;\n");
+	if (!rp->derived && phase_index(r, i) == 1 && why_wanted(r))
+		buf_puts(&pt->types, "\t@ph__why[(int64)0] = kptr((int64)0);\n");
 }
 
 static void latency_describe(buf *b, const resolved_probe *rp)

@@ -1,8 +1,9 @@
 /* Unit tests for diff: JSON reports recorded with the real tool
  * (tests/fixtures/reports/, see the README there) are loaded back into the
- * report model and written again byte for byte; every load error names the
- * file and the JSON path, and its message is checked; the text and JSON
- * comparisons of two recorded runs show the expected rows and numbers.
+ * report model and written again byte for byte, attribution (splits and
+ * loop blockers) too; every load error names the file and the JSON path,
+ * and its message is checked; the text and JSON comparisons of two
+ * recorded runs show the expected rows and numbers.
  * Run under valgrind (CK_FORK=no) for leaks. */
 #include <check.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include "report_load.h"
 #include "render.h"
 #include "report.h"
+#include "systab.h"
 #include "version.h"
 #include "helpers.h"
 
@@ -463,6 +465,203 @@ START_TEST(test_round_trip)
 }
 END_TEST
 
+/* ---- loading: attribution ------------------------------------------------- */
+
+/* The JSON value TEXT spells with ' for " (owned). */
+static json_t *json_of(const char *text)
+{
+	char *dq = strdup(text);
+	ck_assert_ptr_nonnull(dq);
+	for (char *c = dq; *c; c++)
+		if (*c == '\'')
+			*c = '"';
+	json_error_t err;
+	json_t *v = json_loads(dq, 0, &err);
+	ck_assert_msg(v != NULL, "%s: %s", err.text, dq);
+	free(dq);
+	return v;
+}
+
+/* An "attribution" object as render_why_json_split writes it for a phase
+ * of TOTAL_NS: the parts, what they leave of the total, and two syscalls
+ * ("syscall_999": a number this architecture has no name for). */
+static json_t *attribution_json(json_int_t total_ns)
+{
+	json_t *a = json_of(
+		"{'on_cpu_ns': 600000000, 'waiting_for_cpu_ns': 20000000, 'blocked_ns': 300000000,"
+		" 'other_off_cpu_ns': 9000000, 'syscalls': ["
+		"  {'syscall': 'read', 'calls': 12, 'time_ns': 310000000, 'blocked_ns': 290000000},"
+		"  {'syscall': 'syscall_999', 'calls': 3, 'time_ns': 15000000,"
+		"   'blocked_ns': 10000000}]}");
+	json_object_set_new(a, "unaccounted_ns", json_integer(total_ns - 929000000));
+	return a;
+}
+
+/* phases-before.json with probe "timers" attributed (as a whole and on
+ * its main thread) and two loop blockers: a read of fd 7, which was
+ * opened as /tmp/fifo, and a write that failed on a thread whose name is
+ * not UTF-8 (thread holds the lossy text, thread_hex the bytes). */
+static json_t *attributed_json(void)
+{
+	json_t *root = fixture_json("phases-before.json");
+	json_t *timers = probe_at(root, 0);
+	json_t *g0 = json_array_get(json_object_get(timers, "groups"), 0);
+	json_int_t sum = json_integer_value(json_object_get(timers, "sum_ns"));
+	json_object_set_new(timers, "attribution", attribution_json(sum));
+	sum = json_integer_value(json_object_get(g0, "sum_ns"));
+	json_object_set_new(g0, "attribution", attribution_json(sum));
+	json_object_set_new(root, "blockers", json_of(
+		"{'threshold_ns': 1000000, 'not_recorded': 3, 'records': ["
+		"  {'t_ns': 1500000, 'phase': 'timers', 'tid': 24140, 'thread': 'node',"
+		"   'main_thread': true, 'syscall': 'read', 'duration_ns': 2500000, 'ret': 4096,"
+		"   'fd': 7, 'path': '/tmp/fifo'},"
+		"  {'t_ns': 2000000, 'phase': 'timers', 'tid': 24164, 'thread': 'w\\ufffdk',"
+		"   'thread_hex': '77ff6b', 'main_thread': false, 'syscall': 'write',"
+		"   'duration_ns': 1200000, 'ret': -11, 'error': 'EAGAIN'}]}"));
+	return root;
+}
+
+/* S is attribution_json's split. */
+static void check_split(const report_split *s)
+{
+	ck_assert_uint_eq(s->cpu_ns, 600000000);
+	ck_assert_uint_eq(s->wait_ns, 20000000);
+	ck_assert_uint_eq(s->blocked_ns, 300000000);
+	ck_assert_uint_eq(s->other_ns, 9000000);
+	ck_assert_uint_eq(s->n_syscalls, 2);
+	ck_assert_str_eq(s->syscalls[0].name, "read");
+	ck_assert_int_eq(s->syscalls[0].nr, systab_syscall_nr("read"));
+	ck_assert_int_ge(s->syscalls[0].nr, 0);
+	ck_assert_uint_eq(s->syscalls[0].calls, 12);
+	ck_assert_uint_eq(s->syscalls[0].time_ns, 310000000);
+	ck_assert_uint_eq(s->syscalls[0].blocked_ns, 290000000);
+	ck_assert_str_eq(s->syscalls[1].name, "syscall_999");
+	ck_assert_int_eq(s->syscalls[1].nr, -1);
+	ck_assert_uint_eq(s->syscalls[1].calls, 3);
+	ck_assert_uint_eq(s->syscalls[1].time_ns, 15000000);
+	ck_assert_uint_eq(s->syscalls[1].blocked_ns, 10000000);
+}
+
+/* REP is attributed_json's report. */
+static void check_attributed(const report *rep)
+{
+	ck_assert(rep->attributed);
+	ck_assert_uint_eq(rep->blocker_ns, 1000000);
+	ck_assert_uint_eq(rep->blockers_dropped, 3);
+	const report_probe *t = &rep->probes[0];
+	ck_assert(t->attributed);
+	check_split(&t->split);
+	ck_assert_ptr_nonnull(t->groups[0].split);
+	check_split(t->groups[0].split);
+	ck_assert_ptr_null(t->groups[1].split);
+	ck_assert_ptr_null(t->groups[2].split);
+	for (size_t i = 1; i < rep->n_probes; i++)
+		ck_assert(!rep->probes[i].attributed);
+
+	ck_assert_uint_eq(rep->n_blockers, 2);
+	const report_event *e = rep->blockers;
+	ck_assert_uint_eq(e[0].t_ns, 1500000);
+	ck_assert_str_eq(e[0].phase, "timers");
+	ck_assert_int_eq(e[0].tid, 24140);
+	ck_assert_str_eq(e[0].thread, "node");
+	ck_assert_str_eq(e[0].syscall, "read");
+	ck_assert_uint_eq(e[0].latency_ns, 2500000);
+	ck_assert_int_eq(e[0].ret, 4096);
+	ck_assert_ptr_null(e[0].error);
+	ck_assert(e[0].has_fd);
+	ck_assert_int_eq(e[0].fd, 7);
+	ck_assert_str_eq(e[0].path, "/tmp/fifo");
+	ck_assert(!e[0].path_truncated);
+	ck_assert_uint_eq(e[1].t_ns, 2000000);
+	ck_assert_int_eq(e[1].tid, 24164);
+	ck_assert_str_eq(e[1].thread, "w\xffk");	/* the bytes of thread_hex */
+	ck_assert_str_eq(e[1].syscall, "write");
+	ck_assert_uint_eq(e[1].latency_ns, 1200000);
+	ck_assert_int_eq(e[1].ret, -11);
+	ck_assert_str_eq(e[1].error, "EAGAIN");
+	ck_assert(!e[1].has_fd);
+	ck_assert_ptr_null(e[1].path);
+}
+
+/* REP as render_json writes it (owned). */
+static char *json_text(const report *rep)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(render_json(f, rep), 0);
+	fclose(f);
+	return text;
+}
+
+/* A report without attribution loads without it. */
+START_TEST(test_load_no_attribution)
+{
+	report *rep = load_fixture("phases-before.json");
+	ck_assert(!rep->attributed);
+	ck_assert_uint_eq(rep->n_blockers, 0);
+	ck_assert_ptr_null(rep->blockers);
+	for (size_t i = 0; i < rep->n_probes; i++) {
+		ck_assert(!rep->probes[i].attributed);
+		ck_assert_uint_eq(rep->probes[i].split.n_syscalls, 0);
+		for (size_t g = 0; g < rep->probes[i].n_groups; g++)
+			ck_assert_ptr_null(rep->probes[i].groups[g].split);
+	}
+	report_free(rep);
+}
+END_TEST
+
+/* The splits and the blockers load into the model, and render_json
+ * writes back what was loaded: the same objects, and a fixed point. */
+START_TEST(test_load_attribution)
+{
+	json_t *want = attributed_json();
+	report *rep = report_of(json_incref(want), "why.json");
+	check_attributed(rep);
+
+	/* The text view re-renders them as a fresh report's. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_int_eq(render_text(f, rep), 0);
+	fclose(f);
+	ck_assert_contains(text, "WHY: ");
+	ck_assert_contains(text, "read 290.0ms (12)");
+	ck_assert_contains(text, "LOOP BLOCKERS: syscalls of 1.000ms or more");
+	ck_assert_contains(text, "(and 3 not recorded: over the limit)");
+	ck_assert_contains(text, "/tmp/fifo (fd 7)");
+	ck_assert_contains(text, "-11 EAGAIN");
+	free(text);
+
+	char *once = json_text(rep);
+	json_error_t err;
+	json_t *got = json_loads(once, 0, &err);
+	ck_assert_msg(got != NULL, "render_json wrote invalid JSON: %s", err.text);
+	ck_assert(json_equal(json_object_get(got, "blockers"), json_object_get(want, "blockers")));
+	json_t *gt = probe_at(got, 0), *wt = probe_at(want, 0);
+	ck_assert(json_equal(json_object_get(gt, "attribution"),
+			     json_object_get(wt, "attribution")));
+	json_t *gg = json_object_get(gt, "groups"), *wg = json_object_get(wt, "groups");
+	ck_assert(json_equal(json_object_get(json_array_get(gg, 0), "attribution"),
+			     json_object_get(json_array_get(wg, 0), "attribution")));
+	ck_assert_ptr_null(json_object_get(json_array_get(gg, 1), "attribution"));
+	ck_assert_ptr_null(json_object_get(probe_at(got, 2), "attribution"));
+	json_decref(got);
+	json_decref(want);
+
+	report *back = report_parse_json(once, strlen(once), "once.json");
+	ck_assert_msg(back != NULL, "once.json does not load:\n%s", diagnostics());
+	check_attributed(back);
+	char *twice = json_text(back);
+	ck_assert_str_eq(twice, once);
+	free(twice);
+	free(once);
+	report_free(back);
+	report_free(rep);
+}
+END_TEST
+
 /* ---- loading: errors ----------------------------------------------------- */
 
 START_TEST(test_error_schema)
@@ -728,6 +927,57 @@ START_TEST(test_error_empty)
 	ck_assert_ptr_null(report_load_json("/nonexistent/before.json"));
 	ck_assert_contains(diagnostics(),
 			   "bpfspec: error: cannot open /nonexistent/before.json: No such file");
+}
+END_TEST
+
+START_TEST(test_error_attribution)
+{
+	/* Wrong types inside the splits and the blockers, each named by path. */
+	json_t *root = attributed_json();
+	json_object_set_new(probe_at(root, 0), "attribution", json_string("on-CPU"));
+	const char *d = json_error_of(root, "why.json");
+	ck_assert_contains(d, "bpfspec: error: why.json: probes[0].attribution: expected an "
+			      "object, found a string\n");
+
+	root = attributed_json();
+	json_t *g0 = json_array_get(json_object_get(probe_at(root, 0), "groups"), 0);
+	json_t *a = json_object_get(g0, "attribution");
+	json_t *sc = json_array_get(json_object_get(a, "syscalls"), 1);
+	json_object_set_new(sc, "calls", json_string("3"));
+	d = json_error_of(root, "why.json");
+	ck_assert_contains(d, "why.json: probes[0].groups[0].attribution.syscalls[1].calls: "
+			      "expected a non-negative integer, found a string");
+
+	root = attributed_json();
+	json_object_del(json_object_get(probe_at(root, 0), "attribution"), "unaccounted_ns");
+	d = json_error_of(root, "why.json");
+	ck_assert_contains(d, "why.json: probes[0].attribution.unaccounted_ns: missing "
+			      "(expected an integer)");
+
+	root = attributed_json();
+	json_object_set_new(root, "blockers", json_array());
+	d = json_error_of(root, "why.json");
+	ck_assert_contains(d, "why.json: blockers: expected an object, found an array");
+
+	root = attributed_json();
+	json_t *recs = json_object_get(json_object_get(root, "blockers"), "records");
+	json_object_set_new(json_array_get(recs, 0), "fd", json_string("7"));
+	d = json_error_of(root, "why.json");
+	ck_assert_contains(d, "why.json: blockers.records[0].fd: expected an integer, found a "
+			      "string");
+
+	root = attributed_json();
+	recs = json_object_get(json_object_get(root, "blockers"), "records");
+	json_object_del(json_array_get(recs, 1), "phase");
+	d = json_error_of(root, "why.json");
+	ck_assert_contains(d, "why.json: blockers.records[1].phase: missing (expected a string)");
+
+	root = attributed_json();
+	recs = json_object_get(json_object_get(root, "blockers"), "records");
+	json_object_set_new(json_array_get(recs, 1), "thread_hex", json_string("77006b"));
+	d = json_error_of(root, "why.json");
+	ck_assert_contains(d, "why.json: blockers.records[1].thread_hex: expected pairs of hex "
+			      "digits, none of them 00");
 }
 END_TEST
 
@@ -1062,6 +1312,8 @@ static Suite *diff_suite(void)
 	tcase_add_test(tc, test_load_optional_fields);
 	tcase_add_test(tc, test_load_stdin);
 	tcase_add_loop_test(tc, test_round_trip, 0, sizeof fixtures / sizeof *fixtures);
+	tcase_add_test(tc, test_load_no_attribution);
+	tcase_add_test(tc, test_load_attribution);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
@@ -1072,6 +1324,7 @@ static Suite *diff_suite(void)
 	tcase_add_test(tc, test_error_ndjson);
 	tcase_add_test(tc, test_error_not_json);
 	tcase_add_test(tc, test_error_empty);
+	tcase_add_test(tc, test_error_attribution);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("render");

@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# Attribution (spec loop-why): each phase's time split into on-CPU,
+# waiting for a CPU, blocked in each syscall and asleep otherwise, and the
+# loop blockers, against what the workload logged and the kernel counted:
+#  1. tests/workloads/fifo_blocker.js: every 100 ms a timer callback
+#     busy-waits 20 ms, then fs.readFileSync()s a FIFO whose writer
+#     (tests/workloads/fifo_writer.c, another process) answers after
+#     15 ms.  The main thread's timers phase: on-CPU within 15% of the
+#     busy-waits' logged time, blocked in read within 15% of the reads'
+#     logged time; a blocker per read naming the FIFO's path, the timers
+#     phase and the main thread; every phase's parts add up to its total
+#     (short by at most 1%, over by at most its longest call: the call in
+#     progress as the window ends, docs/report.md).
+#  2. The same workload in a cgroup with a CPU quota of 10 ms per 100 ms
+#     (made here, removed after; cgroup v2's cpu.max, or the v1 cpu
+#     controller's cfs quota where the cpu controller is bound to v1, as
+#     on these machines): the main thread's waiting-for-CPU time in the
+#     window (its phases cover its whole loop) within 10% of the run-queue
+#     delay the kernel's schedstat counts for that thread, and within 25%
+#     of the time the cgroup's own cpu.stat says it was throttled (both
+#     sampled every 50 ms around the window and interpolated at its ends).
+#     The looser bound: a throttled period is added to cpu.stat only when
+#     it ends (up to 90 ms late at each end of the window), and the thread
+#     also waits when not throttled (behind the cgroup's other threads,
+#     or, once unthrottled, behind whatever runs on its CPU).
+#  3. The pairs form (timing entry-return, derived phases attributed):
+#     the same parts, and `bpfspec report` of the saved JSON shows the
+#     same table.
+. "$(dirname "$0")/../lib.sh"
+need_root
+
+cc -O1 -Wall -Werror -o "$TMP/fifo_writer" "$TOP/tests/workloads/fifo_writer.c"
+mkfifo "$TMP/fifo"
+"$TMP/fifo_writer" "$TMP/fifo" 15 &
+cleanup_pid $!
+trap 'stop_apps; _cleanup' EXIT
+
+# start_app LOG — starts the workload, sets APP.  Called in up_to's
+# subshells: the pids go to a file, and an attempt that failed has its
+# reader of the FIFO stopped before the next one starts.
+stop_apps() {
+	local p
+	for p in $(cat "$TMP/apps" 2>/dev/null); do
+		kill "$p" 2>/dev/null || true
+	done
+	: >"$TMP/apps"
+}
+start_app() {
+	stop_apps
+	node "$TOP/tests/workloads/fifo_blocker.js" --fifo "$TMP/fifo" --busy 20 --log "$1" &
+	APP=$!
+	echo "$APP" >>"$TMP/apps"
+	sleep 1.5
+	kill -0 "$APP" || fail "fifo_blocker.js exited"
+}
+
+ms() { awk -v v="$1" 'BEGIN { printf "%.4f", v / 1e6 }'; }
+
+# logged_sum LOG KIND REPORT — ms the workload logged for its KIND spans
+# wholly inside REPORT's window, and how many ("N SUM").
+logged_sum() {
+	local t
+	t=$(logged_truth "$1" "$2" "$3")
+	awk '{ print $1, $6 }' <<<"$t"
+}
+
+# parts_add_up REPORT — every attributed group's parts against its total.
+parts_add_up() {
+	jq -r '.probes[] | select(.attribution) | .name as $p | .groups[] |
+		select(.attribution) | "\($p) \(.tid) \(.sum_ns) \(.max_ns) \(.attribution.unaccounted_ns)"' \
+		"$1" >"$TMP/parts"
+	[ -s "$TMP/parts" ] || fail "no attributed group in $1"
+	while read -r phase tid sum max un; do
+		awk -v s="$sum" -v m="$max" -v u="$un" 'BEGIN { exit !(u <= 0.01 * s + 1000 && -u <= m) }' ||
+			fail "$phase (tid $tid): parts leave $un ns of $sum ns unaccounted (longest call $max ns)"
+	done <"$TMP/parts"
+	echo "measured: parts add up in $(wc -l <"$TMP/parts") phase groups (unaccounted, ns: $(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $5 }' "$TMP/parts"))"
+}
+
+# 1. Busy-wait and a blocking read.
+judge_fifo() {
+	local rep=$TMP/fifo.json log=$TMP/fifo.log
+	: >"$log"
+	start_app "$log"
+	steal_begin
+	"$BPFSPEC" run loop-why -p "$APP" -d 5 -o json --output "$rep" 2>"$TMP/err" ||
+		{ cat "$TMP/err"; fail "run loop-why exited $?"; }
+	steal_end
+	local main=".probes[] | select(.name == \"timers\") | .groups[] | select(.main_thread)"
+	local cpu read_blocked n busy nr read
+	cpu=$(jqr "$rep" "$main | .attribution.on_cpu_ns")
+	read_blocked=$(jqr "$rep" "$main | [.attribution.syscalls[] | select(.syscall == \"read\") | .blocked_ns] | add")
+	read -r n busy <<<"$(logged_sum "$log" busy "$rep")"
+	read -r nr read <<<"$(logged_sum "$log" read "$rep")"
+	kill "$APP"
+	echo "measured: $n busy-waits and $nr reads logged inside the window"
+	[ "$n" -ge 25 ] || fail "the workload logged $n callbacks in 5 s: it did not run as planned"
+	within "timers on-CPU (ms)" "$(ms "$cpu")" "$busy" 0.15
+	within "timers blocked in read (ms)" "$(ms "$read_blocked")" "$read" 0.15
+	parts_add_up "$rep"
+	# The blockers: one per read of the FIFO (about 15 ms each), all in
+	# the main thread's timers phase, naming the FIFO.
+	local blockers
+	blockers=$(jq -c --arg fifo "$TMP/fifo" --argjson pid "$APP" '[.blockers.records[] |
+		select(.syscall == "read" and .duration_ns >= 10000000)] |
+		{ n: length, ok: [.[] | select(.path == $fifo and .phase == "timers" and .tid == $pid and
+			.main_thread and .fd >= 0)] | length }' "$rep")
+	echo "measured: read blockers $blockers (reads logged: $nr)"
+	jq -e --argjson nr "$nr" '.n >= $nr - 1 and .n <= $nr + 2 and .ok == .n' <<<"$blockers" >/dev/null ||
+		fail "blockers: expected a read of $TMP/fifo in timers on the main thread for each of the $nr reads, got $blockers"
+	jq -e '.blockers.threshold_ns == 1000000 and .blockers.not_recorded == 0' "$rep" >/dev/null ||
+		fail "blockers: threshold or not_recorded wrong: $(jq -c '.blockers | del(.records)' "$rep")"
+	cp "$rep" "$TMP/fifo-kept.json"
+}
+up_to 3 judge_fifo
+
+# 2. A CPU quota: waiting for a CPU is the cgroup's throttling.
+cg=
+if grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+	grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
+	cg=/sys/fs/cgroup/bpfspec-why-$$
+	mkdir "$cg"
+	echo "10000 100000" >"$cg/cpu.max"
+	throttled() { awk '$1 == "throttled_usec" { printf "%.0f", $2 * 1000 }' "$cg/cpu.stat"; }
+elif [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+	cg=/sys/fs/cgroup/cpu/bpfspec-why-$$
+	mkdir "$cg"
+	echo 100000 >"$cg/cpu.cfs_period_us"
+	echo 10000 >"$cg/cpu.cfs_quota_us"
+	throttled() { awk '$1 == "throttled_time" { print $2 }' "$cg/cpu.stat"; }
+else
+	fail "no cgroup cpu controller (v2 cpu.max or v1 cpu.cfs_quota_us) to set a quota with"
+fi
+remove_cgroup() {
+	local p
+	for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do kill "$p" 2>/dev/null || true; done
+	for _ in $(seq 50); do [ -s "$cg/cgroup.procs" ] || break; sleep 0.1; done
+	rmdir "$cg" 2>/dev/null || echo "warning: could not remove $cg" >&2
+}
+trap 'stop_apps; remove_cgroup; _cleanup' EXIT
+echo "cgroup: $cg (quota 10 ms per 100 ms)"
+
+judge_quota() {
+	local rep=$TMP/quota.json log=$TMP/quota.log
+	: >"$log"
+	start_app "$log"
+	echo "$APP" >"$cg/cgroup.procs"
+	sleep 0.5
+	(while :; do
+		echo "$(date +%s%N) $(throttled) $(awk '{ print $2 }' "/proc/$APP/task/$APP/schedstat")"
+		sleep 0.05
+	done) >"$TMP/throttled" &
+	local sampler=$!
+	"$BPFSPEC" run loop-why -p "$APP" -d 6 -o json --output "$rep" 2>"$TMP/err" ||
+		{ cat "$TMP/err"; kill "$sampler"; fail "run loop-why exited $?"; }
+	sleep 0.2
+	kill "$sampler"
+	wait "$sampler" 2>/dev/null || true
+	kill "$APP"
+	local ws dur wait throttled_ns delay_ns
+	ws=$(jqr "$rep" .window_start_unix_ns)
+	dur=$(jqr "$rep" .duration_ns)
+	wait=$(jqr "$rep" '[.probes[] | select(.attribution) | .groups[] | select(.main_thread) |
+		.attribution.waiting_for_cpu_ns] | add')
+	# A counter (column COL of the samples) at the window's two ends,
+	# interpolated between samples.
+	in_window() {
+		awk -v a="$ws" -v b="$dur" -v c="$1" '
+		function at(t,   i) {
+			for (i = 2; i <= n; i++)
+				if (T[i] >= t)
+					return V[i - 1] + (V[i] - V[i - 1]) * (t - T[i - 1]) / (T[i] - T[i - 1])
+			return -1 }
+		NF == 3 { T[++n] = $1; V[n] = $c }
+		END { s = at(a); e = at(a + b); if (s < 0 || e < 0) print "none"; else printf "%.0f", e - s }' \
+		"$TMP/throttled"
+	}
+	throttled_ns=$(in_window 2)
+	delay_ns=$(in_window 3)
+	[ "$throttled_ns" != none ] && [ "$delay_ns" != none ] || fail "the samples do not cover the window"
+	echo "measured: cgroup throttled $(ms "$throttled_ns") ms, main thread run-queue delay $(ms "$delay_ns") ms in the window"
+	awk -v t="$throttled_ns" -v d="$dur" 'BEGIN { exit !(t > 0.1 * d) }' ||
+		fail "the cgroup was throttled $throttled_ns ns in a $dur ns window: the quota did not bite"
+	within "main waiting for CPU vs schedstat (ms)" "$(ms "$wait")" "$(ms "$delay_ns")" 0.10
+	within "main waiting for CPU vs throttled (ms)" "$(ms "$wait")" "$(ms "$throttled_ns")" 0.25
+	parts_add_up "$rep"
+}
+up_to 3 judge_quota
+
+# 3. Pairs, with derived phases attributed; the saved report re-rendered.
+sed -e 's/^name: loop-why$/name: loop-why-pairs/' -e '/^timing: entry-only$/d' \
+	"$TOP/specs/loop-why.yaml" >"$TMP/pairs.yaml"
+cat >>"$TMP/pairs.yaml" <<'EOF'
+  - name: pending
+    kind: latency
+    function: uv__run_pending
+    optional: true
+    derived: libuv-pending
+    attribute: true
+  - name: closing
+    kind: latency
+    function: uv__run_closing_handles
+    optional: true
+    derived: libuv-closing
+    attribute: true
+EOF
+judge_pairs() {
+	local rep=$TMP/pairs.json log=$TMP/pairs.log
+	: >"$log"
+	start_app "$log"
+	"$BPFSPEC" run "$TMP/pairs.yaml" -p "$APP" -d 3 -o json --output "$rep" 2>"$TMP/err" ||
+		{ cat "$TMP/err"; fail "run pairs exited $?"; }
+	kill "$APP"
+	local main=".probes[] | select(.name == \"timers\") | .groups[] | select(.main_thread)"
+	local cpu read_blocked n busy nr read
+	cpu=$(jqr "$rep" "$main | .attribution.on_cpu_ns")
+	read_blocked=$(jqr "$rep" "$main | [.attribution.syscalls[] | select(.syscall == \"read\") | .blocked_ns] | add")
+	read -r n busy <<<"$(logged_sum "$log" busy "$rep")"
+	read -r nr read <<<"$(logged_sum "$log" read "$rep")"
+	within "pairs: timers on-CPU (ms)" "$(ms "$cpu")" "$busy" 0.15
+	within "pairs: timers blocked in read (ms)" "$(ms "$read_blocked")" "$read" 0.15
+	jq -e '.probes[] | select(.name == "pending" or .name == "closing") | .attribution.on_cpu_ns > 0' \
+		"$rep" >/dev/null || fail "pairs: the derived phases have no attribution"
+	parts_add_up "$rep"
+}
+up_to 3 judge_pairs
+
+"$BPFSPEC" report "$TMP/fifo-kept.json" >"$TMP/report.txt" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "bpfspec report of the saved JSON failed"; }
+"$BPFSPEC" report "$TMP/fifo-kept.json" -o json --output "$TMP/again.json" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "bpfspec report -o json of the saved JSON failed"; }
+grep -q '^WHY: ' "$TMP/report.txt" || fail "bpfspec report shows no WHY table"
+grep -E '^timers +node \(main\) .* read [0-9.]+ms \([0-9]+\)' "$TMP/report.txt" >/dev/null ||
+	fail "the WHY table has no timers row blocked in read: $(sed -n '/^WHY/,/^$/p' "$TMP/report.txt")"
+grep -F "$TMP/fifo (fd " "$TMP/report.txt" >/dev/null || fail "the blockers list does not name the FIFO"
+jq -S '{probes: [.probes[] | {name, attribution, groups: [.groups[] | {tid, attribution}]}], blockers}' \
+	"$TMP/fifo-kept.json" >"$TMP/a"
+jq -S '{probes: [.probes[] | {name, attribution, groups: [.groups[] | {tid, attribution}]}], blockers}' \
+	"$TMP/again.json" >"$TMP/b"
+diff -u "$TMP/a" "$TMP/b" >&2 || fail "the attribution changed through bpfspec report -o json"
+echo "ok: attribution against the workload and the cgroup's throttling"
