@@ -55,6 +55,9 @@ const char cli_usage_text[] =
 	"                         the end with a heatmap column per interval) or trace\n"
 	"                         (Chrome Trace Event JSON for Perfetto: a slice per\n"
 	"                         phase call, records of events probes nested in them)\n"
+	"                         or folded (the stacks a spec with 'stacks' sampled,\n"
+	"                         one 'phase;thread;frames COUNT' line each, for flame\n"
+	"                         graph tools)\n"
 	"      --trace-threshold D  with -o trace: the shortest call that becomes a\n"
 	"                         slice (default 1ms); shorter ones are counted\n"
 	"      --output FILE      write the report to FILE, replaced atomically\n"
@@ -107,8 +110,9 @@ static const char help_window[] =
 	"  -i, --interval S       a report every S, per interval (not cumulative)\n"
 	"  -n, --count N          stop after N intervals\n"
 	"      --cumulative       with -i: each report covers the run so far\n"
-	"  -o, --output-format F  text (default), json (NDJSON with -i), prom, html or\n"
-	"                         trace (Perfetto; --trace-threshold D, default 1ms)\n"
+	"  -o, --output-format F  text (default), json (NDJSON with -i), prom, html,\n"
+	"                         trace (Perfetto; --trace-threshold D, default 1ms) or\n"
+	"                         folded (sampled stacks, for flame graphs)\n"
 	"      --output FILE      write the report to FILE, replaced atomically\n"
 	"      --fail-if COND     exit 1 when COND holds, e.g. 'poll.p99 > 100ms' (repeatable)\n"
 	"  -v, --verbose          say what happens at each stage\n";
@@ -388,9 +392,11 @@ int cli_parse(int argc, char **argv, settings *cfg)
 				cfg->format = OUT_HTML;
 			else if (strcmp(optarg, "trace") == 0)
 				cfg->format = OUT_TRACE;
+			else if (strcmp(optarg, "folded") == 0)
+				cfg->format = OUT_FOLDED;
 			else
 				return cli_usage_error("unknown output format '%s': use text, json, prom, "
-						   "html or trace", optarg);
+						   "html, trace or folded", optarg);
 			break;
 		case OPT_OUTPUT:
 			cfg->output_path = optarg;

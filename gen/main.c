@@ -23,6 +23,7 @@
 #include "oneliner.h"
 #include "output.h"
 #include "render.h"
+#include "render_why.h"
 #include "report.h"
 #include "resolve.h"
 #include "runner.h"
@@ -216,6 +217,8 @@ static int render_one(const settings *cfg, const report *rep, bool line, FILE *f
 		return render_html(f, &rep, 1);
 	case OUT_TRACE:
 		return render_trace(f, &rep, 1);
+	case OUT_FOLDED:
+		return render_why_folded(f, rep);
 	case OUT_TEXT:
 		break;
 	}
@@ -495,6 +498,12 @@ static int stage_spec(trace *tr)
 			   "same syscalls with a threshold), or use -o html for histograms over time",
 			   "spec '%s' has no latency or events probe: its trace would hold no slice",
 			   tr->s->name ? tr->s->name : "?");
+		return EXIT_USAGE;
+	}
+	if (tr->cfg->format == OUT_FOLDED && !tr->s->stack_ns) {
+		diag_error("-o folded writes the stacks a spec samples inside slow attributed phases; "
+			   "use a spec with 'stacks' (the bundled loop-why has it)",
+			   "spec '%s' samples no stacks", tr->s->name ? tr->s->name : "?");
 		return EXIT_USAGE;
 	}
 	tr->window_ns = tr->cfg->duration_set ? tr->cfg->duration_ns : tr->s->duration_ns;

@@ -8,6 +8,7 @@
 
 #include "render_internal.h"
 #include "safe.h"
+#include "why.h"
 
 /* Blockers the text view lists (the slowest); JSON has every one. */
 #define TEXT_BLOCKERS 20
@@ -15,6 +16,8 @@
 #define TEXT_TOP_SYSCALLS 3
 
 /* ---- text ---------------------------------------------------------- */
+
+static void stacks_text(FILE *out, const report_probe *p);
 
 /* "  412.3ms 41%" for NS of TOTAL into OUT. */
 static void part_cell(char *out, size_t len, uint64_t ns, uint64_t total)
@@ -130,6 +133,22 @@ void render_why_text(FILE *out, const report *rep)
 			"edges)\n", worst > 0 ? "fall short of" : "exceed", d);
 	}
 
+	if (rep->stack_ns) {
+		char at[32];
+		text_fmt_auto(at, sizeof at, rep->stack_ns);
+		fprintf(out, "\nJAVASCRIPT THAT RAN: user stacks sampled at %d Hz while a loop thread ran "
+			"inside a phase lasting %s or more%s\n", WHY_STACK_HZ, at,
+			rep->js_symbols == 0 ? " (JavaScript frames unnamed: no perf map, see the "
+					       "warning)" : "");
+		bool sampled = false;
+		for (size_t i = 0; i < rep->n_probes; i++)
+			if (rep->probes[i].attributed && rep->probes[i].stack_samples) {
+				stacks_text(out, &rep->probes[i]);
+				sampled = true;
+			}
+		if (!sampled)
+			fputs("(no phase lasted that long while its thread ran)\n", out);
+	}
 	char thr[32];
 	text_fmt_auto(thr, sizeof thr, rep->blocker_ns);
 	fprintf(out, "\nLOOP BLOCKERS: syscalls of %s or more inside attributed phases, "
@@ -155,6 +174,97 @@ void render_why_text(FILE *out, const report *rep)
 	free(order);
 }
 
+/* The innermost frame of folded FRAMES that is JavaScript ("JS:..."),
+ * its length in *LEN; NULL when none is. */
+static const char *innermost_js(const char *frames, size_t *len)
+{
+	const char *best = NULL;
+	for (const char *s = frames; s && *s;) {
+		const char *e = strchr(s, ';');
+		size_t l = e ? (size_t)(e - s) : strlen(s);
+		if (l > 3 && strncmp(s, "JS:", 3) == 0) {
+			best = s;
+			*len = l;
+		}
+		s = e ? e + 1 : NULL;
+	}
+	return best;
+}
+
+typedef struct js_count {
+	const char *name;
+	size_t len;
+	uint64_t samples;
+} js_count;
+
+static int js_order(const void *a, const void *b)
+{
+	const js_count *x = a, *y = b;
+	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
+}
+
+/* P's stacks: the JavaScript functions that ran (by the innermost JS frame
+ * of each sample) and the hottest stacks' innermost frames. */
+static void stacks_text(FILE *out, const report_probe *p)
+{
+	js_count *js = calloc(p->n_stacks, sizeof *js);
+	size_t n_js = 0;
+	uint64_t in_js = 0;
+	for (size_t i = 0; js && i < p->n_stacks; i++) {
+		size_t len = 0;
+		const char *f = innermost_js(p->stacks[i].frames, &len);
+		if (!f)
+			continue;
+		in_js += p->stacks[i].samples;
+		size_t k = 0;
+		while (k < n_js && !(js[k].len == len && memcmp(js[k].name, f, len) == 0))
+			k++;
+		if (k == n_js)
+			js[n_js++] = (js_count){ f, len, 0 };
+		js[k].samples += p->stacks[i].samples;
+	}
+	safe_fputs(p->name, out);
+	fprintf(out, ": %llu samples, %.0f%% with JavaScript on the stack\n",
+		(unsigned long long)p->stack_samples,
+		p->stack_samples ? 100.0 * (double)in_js / (double)p->stack_samples : 0.0);
+	if (js && n_js) {
+		qsort(js, n_js, sizeof *js, js_order);
+		for (size_t k = 0; k < n_js && k < 5; k++) {
+			char *name = strndup(js[k].name + 3, js[k].len - 3);
+			fprintf(out, "  %5.1f%%  ", 100.0 * (double)js[k].samples / (double)p->stack_samples);
+			safe_fputs(name ? name : "?", out);
+			fputc('\n', out);
+			free(name);
+		}
+	}
+	free(js);
+	fputs("  hottest stacks, innermost frame first:\n", out);
+	for (size_t i = 0; i < p->n_stacks && i < 3; i++) {
+		const char *f = p->stacks[i].frames;
+		fprintf(out, "  %5.1f%%  ", 100.0 * (double)p->stacks[i].samples / (double)p->stack_samples);
+		/* the last frames, innermost first */
+		const char *ends[6];
+		size_t n = 0;
+		for (const char *e = f + strlen(f); n < 6;) {
+			const char *s = e;
+			while (s > f && s[-1] != ';')
+				s--;
+			ends[n++] = s;
+			if (s == f)
+				break;
+			e = s - 1;
+		}
+		for (size_t k = 0; k < n && k < 5; k++) {
+			const char *s = ends[k], *e = strchr(s, ';');
+			char *frame = strndup(s, e ? (size_t)(e - s) : strlen(s));
+			fputs(k ? " <- " : "", out);
+			safe_fputs(frame ? frame : "?", out);
+			free(frame);
+		}
+		fputs(n > 5 ? " <- ...\n" : "\n", out);
+	}
+}
+
 /* ---- JSON ---------------------------------------------------------- */
 
 json_t *render_why_json_split(const report_split *s, uint64_t total_ns)
@@ -178,10 +288,58 @@ json_t *render_why_json_split(const report_split *s, uint64_t total_ns)
 	return o;
 }
 
+json_t *render_why_json_stacks(const report_probe *p)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < p->n_stacks; i++) {
+		json_t *js = json_object();
+		json_object_set_new(js, "tid", json_integer(p->stacks[i].tid));
+		rjson_put_bytes(js, "stack", p->stacks[i].frames);
+		json_object_set_new(js, "samples", rjson_u64(p->stacks[i].samples));
+		json_array_append_new(arr, js);
+	}
+	return arr;
+}
+
+int render_why_folded(FILE *out, const report *rep)
+{
+	for (size_t i = 0; i < rep->n_probes; i++) {
+		const report_probe *p = &rep->probes[i];
+		for (size_t k = 0; k < p->n_stacks; k++) {
+			const char *thread = NULL;
+			for (size_t g = 0; g < p->n_groups && !thread; g++)
+				if (p->groups[g].tid == p->stacks[k].tid)
+					thread = p->groups[g].thread;
+			/* phase;thread (tid N);frames N: the text the traced
+			 * program chose is escaped, and never holds ';' */
+			safe_fputs(p->name, out);
+			fputc(';', out);
+			char *t = safe_text(thread ? thread : "?");
+			for (char *c = t; c && *c; c++)
+				if (*c == ';' || *c == ' ')
+					*c = '_';
+			fprintf(out, "%s_(tid_%ld);", t ? t : "?", p->stacks[k].tid);
+			free(t);
+			safe_fputs(p->stacks[k].frames, out);
+			fprintf(out, " %llu\n", (unsigned long long)p->stacks[k].samples);
+		}
+	}
+	fflush(out);
+	return ferror(out) ? -1 : 0;
+}
+
 void render_why_json(json_t *root, const report *rep)
 {
 	if (!rep->attributed)
 		return;
+	if (rep->stack_ns) {
+		json_t *s = json_object();
+		json_object_set_new(s, "min_phase_ns", rjson_u64(rep->stack_ns));
+		json_object_set_new(s, "hz", json_integer(WHY_STACK_HZ));
+		if (rep->js_symbols >= 0)
+			json_object_set_new(s, "js_symbols", json_boolean(rep->js_symbols));
+		json_object_set_new(root, "stack_sampling", s);
+	}
 	json_t *b = json_object(), *list = json_array();
 	json_object_set_new(b, "threshold_ns", rjson_u64(rep->blocker_ns));
 	json_object_set_new(b, "not_recorded", rjson_u64(rep->blockers_dropped));

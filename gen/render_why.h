@@ -21,6 +21,15 @@ void render_why_text(FILE *out, const report *rep);
  * other_off_cpu_ns, unaccounted_ns, syscalls. */
 json_t *render_why_json_split(const report_split *s, uint64_t total_ns);
 
+/* The "stacks" array of attributed probe P (new reference): tid, stack
+ * (folded), samples. */
+json_t *render_why_json_stacks(const report_probe *p);
+
+/* Every sampled stack of REP, one line each in the folded form flame
+ * graph tools read: "PHASE;THREAD_(tid_N);OUTER;...;INNER SAMPLES".
+ * Returns 0, or -1 when writing failed. */
+int render_why_folded(FILE *out, const report *rep);
+
 /* The report's "blockers" object into ROOT. */
 void render_why_json(json_t *root, const report *rep);
 

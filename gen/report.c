@@ -408,6 +408,9 @@ void report_free(report *rep)
 			free(p->groups[g].split);
 		}
 		report_split_free(&p->split);
+		for (size_t k = 0; k < p->n_stacks; k++)
+			free(p->stacks[k].frames);
+		free(p->stacks);
 		free(p->groups);
 		for (size_t k = 0; k < p->n_syscalls; k++) {
 			report_syscall *sc = &p->syscalls[k];

@@ -62,6 +62,15 @@ typedef struct report_split {
 	size_t n_syscalls;
 } report_split;
 
+/* User stacks sampled inside an attributed phase (spec 'stacks'). */
+typedef struct report_stack {
+	long tid;
+	char *frames;		/* outermost first, joined by ';' (the folded
+				 * form flame graph tools read; a ';' inside a
+				 * name is written ':') */
+	uint64_t samples;
+} report_stack;
+
 typedef struct report_group {
 	long tid;		/* thread id; 0 when the probe is not per thread */
 	char *thread;		/* thread name, or NULL when the thread is gone */
@@ -158,6 +167,9 @@ typedef struct report_probe {
 	 * together (and each group's in its split) */
 	bool attributed;
 	report_split split;
+	report_stack *stacks;	/* most samples first */
+	size_t n_stacks;
+	uint64_t stack_samples;	/* all of them */
 } report_probe;
 
 typedef struct report {
@@ -192,6 +204,12 @@ typedef struct report {
 	report_event *blockers;
 	size_t n_blockers;
 	uint64_t blockers_dropped;	/* over the limit, not recorded */
+	/* Stacks sampled inside attributed phases lasting at least stack_ns
+	 * (0: not sampled); js_symbols: the target wrote a perf map (node
+	 * --perf-basic-prof), so JavaScript frames have names: 1 yes, 0 no,
+	 * -1 unknown. */
+	uint64_t stack_ns;
+	int js_symbols;
 	char **warnings;
 	size_t n_warnings;
 } report;

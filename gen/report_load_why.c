@@ -73,6 +73,27 @@ static int load_group_split(loader *l, const json_t *obj, const char *base, repo
 	return load_split(l, a, path, g->split);
 }
 
+/* Array ARR ("stacks" of the probe at BASE) into P's stacks. */
+static int load_stacks(loader *l, const json_t *arr, const char *base, report_probe *p)
+{
+	char spath[JPATH_LEN], path[JPATH_LEN];
+	size_t n = json_array_size(arr);
+	rl_path_key(spath, base, "stacks");
+	if (rl_alloc_array(l, (void **)&p->stacks, n, sizeof *p->stacks) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = rl_elem_obj(l, arr, spath, i, path);
+		/* Counted before filling: report_free frees what was copied. */
+		p->n_stacks = i + 1;
+		if (!e || rl_get_long(l, e, path, "tid", &p->stacks[i].tid) < 0 ||
+		    rl_get_bytes(l, e, path, "stack", &p->stacks[i].frames, false, false) < 0 ||
+		    rl_get_u64(l, e, path, "samples", &p->stacks[i].samples) < 0)
+			return -1;
+		p->stack_samples += p->stacks[i].samples;
+	}
+	return 0;
+}
+
 int rl_load_attribution(loader *l, const json_t *obj, const char *base, report_probe *p)
 {
 	char gpath[JPATH_LEN], path[JPATH_LEN];
@@ -86,6 +107,11 @@ int rl_load_attribution(loader *l, const json_t *obj, const char *base, report_p
 		if (load_split(l, a, path, &p->split) < 0)
 			return -1;
 	}
+	json_t *stacks = rl_get(l, obj, base, "stacks", T_ARR, false, true);
+	if (l->failed)
+		return -1;
+	if (stacks && load_stacks(l, stacks, base, p) < 0)
+		return -1;
 	/* P's groups were loaded from "groups": an array of n_groups objects. */
 	json_t *groups = json_object_get(obj, "groups");
 	rl_path_key(gpath, base, "groups");
@@ -133,6 +159,19 @@ int rl_load_blockers(loader *l, const json_t *root, report *rep)
 	char rpath[JPATH_LEN], path[JPATH_LEN];
 	json_t *b = rl_get(l, root, "", "blockers", T_OBJ, false, true);
 
+	json_t *s = rl_get(l, root, "", "stack_sampling", T_OBJ, false, true), *v;
+	if (l->failed)
+		return -1;
+	rep->js_symbols = -1;
+	if (s) {
+		if (rl_get_u64(l, s, "stack_sampling", "min_phase_ns", &rep->stack_ns) < 0 ||
+		    !rl_get(l, s, "stack_sampling", "hz", T_INT, false, false))
+			return -1;
+		if ((v = rl_get(l, s, "stack_sampling", "js_symbols", T_BOOL, false, true)))
+			rep->js_symbols = json_is_true(v);
+		if (l->failed)
+			return -1;
+	}
 	if (!b)
 		return l->failed ? -1 : 0;
 	rep->attributed = true;

@@ -437,6 +437,11 @@ static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err
 	if (!renamed || unknown) {
 		setenv("BPFTRACE_MAP_KEYS_MAX", "16384", 0);
 		setenv("BPFTRACE_STRLEN", "200", 0);
+		/* Before 0.20, user symbols (ustack: attribution's stacks) are
+		 * cached only where ASLR is off: else each frame reloads the
+		 * object's symbol table, and a flush of a few hundred node
+		 * stacks took minutes.  One pid is traced: a cache is exact. */
+		setenv("BPFTRACE_CACHE_USER_SYMBOLS", "1", 0);
 	}
 	if (renamed || unknown) {
 		setenv("BPFTRACE_MAX_MAP_KEYS", "16384", 0);

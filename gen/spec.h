@@ -150,6 +150,10 @@ typedef struct spec {
 	 * long made inside one of them is recorded (default
 	 * SPEC_DEFAULT_BLOCKER_NS; 0 records every one). */
 	uint64_t blocker_ns;
+	/* stacks: with attributed latency probes, the user stack of a thread
+	 * is sampled (WHY_STACK_HZ) while it runs inside one of them that has
+	 * lasted at least this long; 0 (the default): no sampling. */
+	uint64_t stack_ns;
 	spec_probe *probes;
 	size_t n_probes;	/* >= 1 */
 	/* Checks, as written: each parses with check_parse, is absolute (no

@@ -84,7 +84,7 @@ typedef struct builder {
 
 enum {
 	TOP_NAME, TOP_DESCRIPTION, TOP_OBJECTS, TOP_DURATION, TOP_PROBES, TOP_CHECKS,
-	TOP_PARAMETERS, TOP_TIMING, TOP_BLOCKERS, N_TOP,
+	TOP_PARAMETERS, TOP_TIMING, TOP_BLOCKERS, TOP_STACKS, N_TOP,
 };
 
 enum {
@@ -160,6 +160,7 @@ extern const char *const sl_probe_key_uses[];
 extern const duration_field sl_duration_top;
 extern const duration_field sl_duration_threshold;
 extern const duration_field sl_duration_blockers;
+extern const duration_field sl_duration_stacks;
 
 /* ---- shared functions (defined in the file of their section; sl_: the
  * spec loader's, so that no name clashes with another module) ---- */

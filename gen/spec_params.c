@@ -535,6 +535,10 @@ void sl_check_top(loader *ld, spec *s, const node *root)
 			sl_check_duration_value(ld, k, v, &sl_duration_blockers, "'blockers'", "",
 					     sl_top_examples[key], &s->blocker_ns);
 			break;
+		case TOP_STACKS:
+			sl_check_duration_value(ld, k, v, &sl_duration_stacks, "'stacks'", "",
+					     sl_top_examples[key], &s->stack_ns);
+			break;
 		case TOP_TIMING:
 			if (!sl_want_scalar(ld, k, v, what, sl_top_examples[key], false))
 				break;
@@ -554,6 +558,11 @@ void sl_check_top(loader *ld, spec *s, const node *root)
 	bool attributed = false;
 	for (size_t i = 0; i < s->n_probes; i++)
 		attributed |= s->probes[i].attribute;
+	if (seen[TOP_STACKS] && !attributed && s->n_probes)
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[TOP_STACKS]),
+		       "stacks are sampled inside attributed phases: add 'attribute: true' to a "
+		       "latency probe, or remove 'stacks'",
+		       "'stacks' applies to no probe");
 	if (seen[TOP_BLOCKERS] && !attributed && s->n_probes)
 		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[TOP_BLOCKERS]),
 		       "blockers are the slow syscalls made inside attributed phases: add "

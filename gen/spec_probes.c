@@ -11,13 +11,13 @@
 
 const char *const sl_top_keys[] = {
 	"name", "description", "objects", "duration", "probes", "checks", "parameters",
-	"timing", "blockers", NULL,
+	"timing", "blockers", "stacks", NULL,
 };
 const char *const sl_top_examples[] = {
 	"name: libuv-phases", "description: Time in each libuv loop phase",
 	"objects: [main, \"libuv.so*\"]", "duration: 10s", "probes: [...]",
 	"checks: [\"timers.p99 > 100ms\"]", "parameters: {threshold: 1ms}",
-	"timing: entry-only", "blockers: 1ms",
+	"timing: entry-only", "blockers: 1ms", "stacks: 10ms",
 };
 
 const char *const sl_probe_keys[] = {
@@ -350,6 +350,9 @@ const duration_field sl_duration_threshold = {
 };
 const duration_field sl_duration_blockers = {
 	"blockers", "500us, 1ms or 10ms", "record every syscall", "records every syscall",
+};
+const duration_field sl_duration_stacks = {
+	"stacks", "5ms, 10ms or 50ms", "sample no stack", "samples no stack",
 };
 
 /* Checks the duration value V of key K (F says which field; WHAT names it

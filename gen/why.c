@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gen.h"
 #include "gen_internal.h"
@@ -176,6 +177,25 @@ static void put_blocker_probe(buf *b, const gen_parts *pt, char kind, uint64_t t
 	buf_free(&ids);
 }
 
+/* With stacks: a profile probe that counts the user stacks of threads
+ * running inside an attributed phase that has lasted the spec's
+ * 'stacks' (@stk__why[P, tid, stack]).  It fires on every CPU; the
+ * program returns at once for any other thread. */
+static char *profile_probe(const gen_parts *pt, const resolved *r)
+{
+	char *out = NULL;
+	if (!r->sp->stack_ns)
+		return NULL;
+	if (asprintf(&out, "profile:hz:%d\n{\n\t$k = (int64)tid;\n\t$p = @ph__why[$k];\n"
+			   "\tif (%s$p != 0) {\n\t\t$t = @pht__why[$k];\n"
+			   "\t\tif ($t >= kptr(@wstart) && (int64)nsecs - $t >= %llu) {\n"
+			   "\t\t\t@stk__why[$p, $k, ustack(%d)] = count();\n\t\t}\n\t}\n}\n",
+		     WHY_STACK_HZ, pt->pid_test, (unsigned long long)r->sp->stack_ns,
+		     WHY_STACK_FRAMES) < 0)
+		return NULL;
+	return out;
+}
+
 int why_emit(gen_parts *pt, const resolved *r)
 {
 	static const char *const printed[] = { "cpu", "wait", "slp", "sys", "sysns", WIRE_DROPPED,
@@ -231,6 +251,8 @@ int why_emit(gen_parts *pt, const resolved *r)
 	gen_vars_set(&v, "print_path", pp);
 	gen_vars_set(&v, "print_fd", fp);
 	gen_vars_set(&v, "open_test", ot && *ot ? ot : "0");
+	char *profile = profile_probe(pt, r);
+	gen_vars_set(&v, "profile", profile);
 	gen_vars_set(&v, "delete", pt->delete_call);
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "why.bt.in", &v);
@@ -238,6 +260,12 @@ int why_emit(gen_parts *pt, const resolved *r)
 	free(w);
 	free(pr);
 	pt->attach += 4 + (pp && *pp) + (fp && *fp);
+	if (profile) {
+		static const char *const stacks[] = { "stk", NULL };
+		gen_add_maps(pt, WHY_NAME, stacks, NULL, NULL);
+		pt->attach += 1;
+		free(profile);
+	}
 	free(ot);
 	free(pp);
 	free(fp);
@@ -511,6 +539,115 @@ static int fill_blockers(report *rep, const bpfout_window *w, uint64_t begin_ns)
 	return 0;
 }
 
+/* The end of the frame at S: a newline, or the two characters "\n"
+ * (bpftrace 0.20-0.23 escape the newlines of a stack in a map key
+ * twice), or the end of the text. */
+static const char *frame_end(const char *s)
+{
+	for (; *s; s++)
+		if (*s == '\n' || (s[0] == '\\' && s[1] == 'n'))
+			return s;
+	return s;
+}
+
+/* The frames of a stack as bpftrace prints a ustack() key (one frame a
+ * line, innermost first, "name+offset"; 0.24+ drop the spaces in names)
+ * in folded form: outermost first, joined by ';', offsets dropped.
+ * Owned; NULL out of memory. */
+static char *folded_frames(const char *text)
+{
+	const char *lines[WHY_STACK_FRAMES + 8];
+	size_t lens[WHY_STACK_FRAMES + 8], n = 0;
+	for (const char *s = text; *s && n < sizeof lines / sizeof *lines;) {
+		while (*s == '\n' || *s == ' ' || *s == '\t' || (s[0] == '\\' && s[1] == 'n'))
+			s += s[0] == '\\' ? 2 : 1;
+		if (!*s)
+			break;
+		const char *e = frame_end(s);
+		size_t len = (size_t)(e - s);
+		const char *plus = memrchr(s, '+', len);
+		if (plus && plus > s && plus[1] && strspn(plus + 1, "0123456789") == (size_t)(s + len - plus - 1))
+			len = (size_t)(plus - s);
+		if (len) {
+			lines[n] = s;
+			lens[n++] = len;
+		}
+		s = e;
+	}
+	buf b = BUF_INIT;
+	for (size_t i = n; i-- > 0;) {
+		if (i + 1 < n)
+			buf_putc(&b, ';');
+		for (size_t k = 0; k < lens[i]; k++)
+			buf_putc(&b, lines[i][k] == ';' ? ':' : lines[i][k]);
+	}
+	if (!n)
+		buf_puts(&b, "[no frames]");
+	return buf_take(&b);
+}
+
+static int stack_order(const void *a, const void *b)
+{
+	const report_stack *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->frames, y->frames);
+}
+
+/* The stacks map (keys "P,TID,\n frames...") into the probes'. */
+static int fill_stacks(report *rep, const bpfout_window *w)
+{
+	const bpfout_map *m = report_window_map(w, "stk", WHY_NAME);
+	for (size_t i = 0; m && i < m->n_entries; i++) {
+		const bpfout_entry *e = &m->entries[i];
+		char *end;
+		long phase = strtol(e->key, &end, 10), tid;
+		if (*end != ',' || phase < 1 || (size_t)phase > rep->n_probes || e->value <= 0)
+			continue;
+		tid = strtol(end + 1, &end, 10);
+		if (*end != ',')
+			continue;
+		report_probe *p = &rep->probes[phase - 1];
+		report_stack *ns = realloc(p->stacks, (p->n_stacks + 1) * sizeof *ns);
+		if (!ns)
+			return -1;
+		p->stacks = ns;
+		ns[p->n_stacks] = (report_stack){ .tid = tid, .samples = (uint64_t)e->value,
+						  .frames = folded_frames(end + 1) };
+		if (!ns[p->n_stacks].frames)
+			return -1;
+		p->stack_samples += (uint64_t)e->value;
+		p->n_stacks++;
+	}
+	for (size_t i = 0; i < rep->n_probes; i++)
+		if (rep->probes[i].n_stacks > 1)
+			qsort(rep->probes[i].stacks, rep->probes[i].n_stacks,
+			      sizeof *rep->probes[i].stacks, stack_order);
+	return 0;
+}
+
+/* 1 when process PID wrote a perf map (/tmp/perf-PID.map, PID as its own
+ * namespace numbers it, seen through its root), 0 when not, -1 unknown. */
+static int has_perf_map(long pid)
+{
+	char path[96], line[256];
+	long nspid = pid;
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof path, "/proc/%ld/status", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "NSpid:", 6) == 0) {
+			char *last = strrchr(line, '\t');
+			nspid = strtol(last ? last + 1 : line + 6, NULL, 10);
+		}
+	fclose(f);
+	snprintf(path, sizeof path, "/proc/%ld/root/tmp/perf-%ld.map", pid, nspid);
+	return access(path, R_OK) == 0;
+}
+
 int why_fill(report *rep, const resolved *r, const bpfout_window *w, uint64_t begin_ns)
 {
 	static const struct { const char *prefix; enum part part; } parts[] = {
@@ -521,6 +658,14 @@ int why_fill(report *rep, const resolved *r, const bpfout_window *w, uint64_t be
 		return 0;
 	rep->attributed = true;
 	rep->blocker_ns = r->sp->blocker_ns;
+	rep->stack_ns = r->sp->stack_ns;
+	rep->js_symbols = rep->stack_ns ? has_perf_map(rep->pid) : -1;
+	if (rep->js_symbols == 0 &&
+	    report_add_warning(rep, "JavaScript frames in the stacks have no names: the target "
+				    "wrote no perf map; start node with --perf-basic-prof (or "
+				    "--perf-basic-prof-only-functions) to name them (native frames "
+				    "are named either way)") < 0)
+		return -1;
 	for (size_t i = 0; i < r->n_probes && i < rep->n_probes; i++)
 		rep->probes[i].attributed = attributed(r, i);
 	if (!w)
@@ -531,5 +676,7 @@ int why_fill(report *rep, const resolved *r, const bpfout_window *w, uint64_t be
 	for (size_t i = 0; i < rep->n_probes; i++)
 		if (rep->probes[i].attributed && total_split(&rep->probes[i]) < 0)
 			return -1;
+	if (fill_stacks(rep, w) < 0)
+		return -1;
 	return fill_blockers(rep, w, begin_ns);
 }

@@ -28,6 +28,11 @@ struct gen_parts;
 
 /* The name in the attribution maps (@cpu__why ...) and blocker records. */
 #define WHY_NAME "_why"
+/* With the spec's 'stacks', how often a thread's user stack is sampled
+ * (only while it runs inside an attributed phase that lasted that long),
+ * and the most frames kept, innermost first. */
+#define WHY_STACK_HZ 499
+#define WHY_STACK_FRAMES 48
 
 /* Whether any active latency probe of R is attributed. */
 bool why_wanted(const resolved *r);

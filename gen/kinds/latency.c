@@ -366,6 +366,8 @@ static void latency_json(json_t *jp, const report_probe *p, const report *rep)
 	rjson_put_stats(jp, &p->st);
 	if (p->attributed)
 		json_object_set_new(jp, "attribution", render_why_json_split(&p->split, p->st.sum_ns));
+	if (p->attributed && rep->stack_ns)
+		json_object_set_new(jp, "stacks", render_why_json_stacks(p));
 	for (size_t g = 0; g < p->n_groups; g++) {
 		json_t *jg = rjson_group(&p->groups[g], rep->pid);
 		rjson_put_stats(jg, &p->groups[g].st);

@@ -10,7 +10,10 @@
 #     logged time; a blocker per read naming the FIFO's path, the timers
 #     phase and the main thread; every phase's parts add up to its total
 #     (short by at most 1%, over by at most its longest call: the call in
-#     progress as the window ends, docs/report.md).
+#     progress as the window ends, docs/report.md).  Node runs with
+#     --perf-basic-prof: the stacks sampled in the timers phase (spec
+#     'stacks') name the busy-wait's function, spinHot, in at least half
+#     of their samples, in the JSON and in -o folded.
 #  2. The same workload in a cgroup with a CPU quota of 10 ms per 100 ms
 #     (made here, removed after; cgroup v2's cpu.max, or the v1 cpu
 #     controller's cfs quota where the cpu controller is bound to v1, as
@@ -24,8 +27,9 @@
 #     also waits when not throttled (behind the cgroup's other threads,
 #     or, once unthrottled, behind whatever runs on its CPU).
 #  3. The pairs form (timing entry-return, derived phases attributed):
-#     the same parts, and `bpfspec report` of the saved JSON shows the
-#     same table.
+#     the same parts; node without --perf-basic-prof: the report warns
+#     that JavaScript frames are unnamed and says how to name them.
+#     `bpfspec report` of the saved JSON shows the same table.
 . "$(dirname "$0")/../lib.sh"
 need_root
 
@@ -42,12 +46,15 @@ stop_apps() {
 	local p
 	for p in $(cat "$TMP/apps" 2>/dev/null); do
 		kill "$p" 2>/dev/null || true
+		rm -f "/tmp/perf-$p.map"
 	done
 	: >"$TMP/apps"
 }
-start_app() {
+start_app() { # LOG [NODE_OPTION...]
+	local log=$1
+	shift
 	stop_apps
-	node "$TOP/tests/workloads/fifo_blocker.js" --fifo "$TMP/fifo" --busy 20 --log "$1" &
+	node "$@" "$TOP/tests/workloads/fifo_blocker.js" --fifo "$TMP/fifo" --busy 20 --log "$log" &
 	APP=$!
 	echo "$APP" >>"$TMP/apps"
 	sleep 1.5
@@ -81,7 +88,7 @@ parts_add_up() {
 judge_fifo() {
 	local rep=$TMP/fifo.json log=$TMP/fifo.log
 	: >"$log"
-	start_app "$log"
+	start_app "$log" --perf-basic-prof
 	steal_begin
 	"$BPFSPEC" run loop-why -p "$APP" -d 5 -o json --output "$rep" 2>"$TMP/err" ||
 		{ cat "$TMP/err"; fail "run loop-why exited $?"; }
@@ -110,6 +117,19 @@ judge_fifo() {
 		fail "blockers: expected a read of $TMP/fifo in timers on the main thread for each of the $nr reads, got $blockers"
 	jq -e '.blockers.threshold_ns == 1000000 and .blockers.not_recorded == 0' "$rep" >/dev/null ||
 		fail "blockers: threshold or not_recorded wrong: $(jq -c '.blockers | del(.records)' "$rep")"
+	# The JavaScript that ran: spinHot, in most timers samples.
+	local stacks
+	stacks=$(jq -c '.probes[] | select(.name == "timers") | { samples: ([.stacks[].samples] | add),
+		spin: ([.stacks[] | select(.stack | test("JS:[*~^+]?spinHot")) | .samples] | add) }' "$rep")
+	echo "measured: timers stacks $stacks"
+	jq -e '.samples >= 100 and .spin >= 0.5 * .samples' <<<"$stacks" >/dev/null ||
+		fail "the timers stacks do not name spinHot in half their samples: $stacks"
+	jq -e '.stack_sampling.js_symbols == true' "$rep" >/dev/null ||
+		fail "the report says the JavaScript frames are unnamed: $(jq -c .stack_sampling "$rep")"
+	"$BPFSPEC" report "$rep" -o folded >"$TMP/folded" || fail "report -o folded failed"
+	awk '$NF ~ /^[0-9]+$/ && split($0, f, ";") >= 3 { n++ } END { exit !(n == NR && n > 0) }' \
+		"$TMP/folded" || fail "-o folded wrote lines that are not PHASE;THREAD;FRAMES COUNT: $(head -3 "$TMP/folded")"
+	grep -q '^timers;node_(tid_[0-9]*);.*spinHot' "$TMP/folded" || fail "-o folded has no timers stack with spinHot"
 	cp "$rep" "$TMP/fifo-kept.json"
 }
 up_to 3 judge_fifo
@@ -221,6 +241,9 @@ judge_pairs() {
 	within "pairs: timers blocked in read (ms)" "$(ms "$read_blocked")" "$read" 0.15
 	jq -e '.probes[] | select(.name == "pending" or .name == "closing") | .attribution.on_cpu_ns > 0' \
 		"$rep" >/dev/null || fail "pairs: the derived phases have no attribution"
+	jq -e '.stack_sampling.js_symbols == false and
+		any(.warnings[]; test("--perf-basic-prof"))' "$rep" >/dev/null ||
+		fail "pairs: no warning that JavaScript frames are unnamed: $(jq -c '[.stack_sampling, .warnings]' "$rep")"
 	parts_add_up "$rep"
 }
 up_to 3 judge_pairs
