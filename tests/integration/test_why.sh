@@ -54,7 +54,10 @@ start_app() { # LOG [NODE_OPTION...]
 	local log=$1
 	shift
 	stop_apps
-	node "$@" "$TOP/tests/workloads/fifo_blocker.js" --fifo "$TMP/fifo" --busy 20 --log "$log" &
+	# in $TMP: V8 writes an isolate-*.log into its directory with
+	# --perf-basic-prof
+	(cd "$TMP" && exec node "$@" "$TOP/tests/workloads/fifo_blocker.js" --fifo "$TMP/fifo" \
+		--busy 20 --log "$log") &
 	APP=$!
 	echo "$APP" >>"$TMP/apps"
 	sleep 1.5
