@@ -32,7 +32,7 @@ const char cli_usage_text[] =
 	"        validate specs (errors name file, line, column)\n"
 	"  diff BEFORE.json AFTER.json [-o text|json] [--fail-if C]...\n"
 	"        compare two JSON reports probe by probe\n"
-	"  report FILE [-o text|json|prom|html] [--output FILE]\n"
+	"  report FILE [-o text|json|prom|html|folded] [--output FILE]\n"
 	"        render a saved JSON report or -i stream (NDJSON) again, e.g. as HTML\n"
 	"  list                          the bundled specs\n"
 	"  symbols (-p PID | --binary PATH) [-o text|json] [GLOB]\n"
@@ -194,7 +194,7 @@ static const char help_diff[] =
 	"  bpfspec diff before.json after.json\n"
 	"  bpfspec diff before.json after.json --fail-if 'poll.p99 > +20%' --fail-if 'timers.max > 50ms'\n";
 static const char help_report[] =
-	"usage: bpfspec report FILE [-o text|json|prom|html] [--output FILE]\n"
+	"usage: bpfspec report FILE [-o text|json|prom|html|folded] [--output FILE]\n"
 	"\n"
 	"Renders a report saved with -o json again, or a stream of them (one per\n"
 	"line, from -i): text, JSON, Prometheus (one report only) or one HTML page\n"

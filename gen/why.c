@@ -608,16 +608,27 @@ static int fill_stacks(report *rep, const bpfout_window *w)
 		if (*end != ',')
 			continue;
 		report_probe *p = &rep->probes[phase - 1];
-		report_stack *ns = realloc(p->stacks, (p->n_stacks + 1) * sizeof *ns);
-		if (!ns)
-			return -1;
-		p->stacks = ns;
-		ns[p->n_stacks] = (report_stack){ .tid = tid, .samples = (uint64_t)e->value,
-						  .frames = folded_frames(end + 1) };
-		if (!ns[p->n_stacks].frames)
+		char *frames = folded_frames(end + 1);
+		if (!frames)
 			return -1;
 		p->stack_samples += (uint64_t)e->value;
-		p->n_stacks++;
+		/* stacks that differ only in offsets are one once folded */
+		size_t k = 0;
+		while (k < p->n_stacks && !(p->stacks[k].tid == tid && strcmp(p->stacks[k].frames, frames) == 0))
+			k++;
+		if (k < p->n_stacks) {
+			p->stacks[k].samples += (uint64_t)e->value;
+			free(frames);
+			continue;
+		}
+		report_stack *ns = realloc(p->stacks, (p->n_stacks + 1) * sizeof *ns);
+		if (!ns) {
+			free(frames);
+			return -1;
+		}
+		p->stacks = ns;
+		ns[p->n_stacks++] = (report_stack){ .tid = tid, .samples = (uint64_t)e->value,
+						    .frames = frames };
 	}
 	for (size_t i = 0; i < rep->n_probes; i++)
 		if (rep->probes[i].n_stacks > 1)
