@@ -238,8 +238,10 @@ url=http://127.0.0.1:$port/
 
 spec_entry=$top/specs/libuv-entry.yaml
 spec_util=$top/specs/loop-utilization.yaml
+spec_why=$top/specs/loop-why.yaml
 load_tools=(bpfspec_phases bt_phases)
 [ -f "$spec_entry" ] && load_tools+=(bpfspec_entry)
+[ -f "$spec_entry" ] && [ -f "$spec_why" ] && load_tools+=(bpfspec_why)
 [ -f "$spec_util" ] && load_tools+=(bpfspec_util)
 load_tools+=(bpfspec_sys bt_sys strace perf)
 
@@ -267,6 +269,7 @@ load_run() {
 	bpfspec_phases) cmd=("$bpfspec" run libuv-phases -p "$server" -d 0 -v -o json) ;;
 	bpfspec_entry) cmd=("$bpfspec" run "$spec_entry" -p "$server" -d 0 -v -o json) ;;
 	bpfspec_util) cmd=("$bpfspec" run "$spec_util" -p "$server" -d 0 -v -o json) ;;
+	bpfspec_why) cmd=("$bpfspec" run "$spec_why" -p "$server" -d 0 -v -o json) ;;
 	bpfspec_sys) cmd=("$bpfspec" run syscall-latency -p "$server" -d 0 -v -o json) ;;
 	bt_phases) cmd=(bpftrace -B line "$top/scripts/bench/libuv-phases.bt" "$server"); marker="Tracing libuv" ;;
 	bt_sys) cmd=(bpftrace -B line "$top/scripts/bench/syscall-latency.bt" "$server"); marker="Tracing syscalls" ;;
@@ -345,6 +348,7 @@ noise=$(run_noise "$tmp/rps_untraced")
 cnoise=$(run_noise "$tmp/cpr_untraced")
 row overhead "untraced" "${rps[untraced]}" req/s - - - - "median of $(wc -l <"$tmp/rps_untraced") untraced runs, $(sort -g "$tmp/rps_untraced" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f to %.0f", lo, hi }'); noise $(pct "$noise")"
 declare -A ref_label=([bt_phases]="bpftrace by hand" [bt_sys]="bpftrace by hand" [strace]="strace -c"
+	[bpfspec_entry]="libuv-entry: bpfspec"
 	[perf]="perf trace -s" [-]="-")
 # below_noise SLOWDOWN NOISE — true when |SLOWDOWN| < 2 NOISE.
 below_noise() { awk -v s="$1" -v n="$2" 'BEGIN { s = s < 0 ? -s : s; exit !(s < 2 * n) }'; }
@@ -373,6 +377,10 @@ load_row bpfspec_phases "libuv-phases: bpfspec" bt_phases 1.0
 load_row bt_phases "libuv-phases: bpftrace by hand" - -
 if [ -f "$spec_entry" ]; then load_row bpfspec_entry "libuv-entry: bpfspec" bt_phases 0.75
 else for sec in overhead overhead_cpu; do row $sec "libuv-entry: bpfspec" "n/a (spec missing)" - "bpftrace by hand" - "<= 0.75x" n/a "specs/libuv-entry.yaml is not in the tree"; done; fi
+# Attribution adds the scheduler's and the target's syscall tracepoints to
+# libuv-entry's phases: at most twice its slowdown.
+if [ -f "$spec_entry" ] && [ -f "$spec_why" ]; then load_row bpfspec_why "loop-why: bpfspec" bpfspec_entry 2.0
+else for sec in overhead overhead_cpu; do row $sec "loop-why: bpfspec" "n/a (spec missing)" - "libuv-entry: bpfspec" - "<= 2.0x" n/a "specs/loop-why.yaml or libuv-entry.yaml is not in the tree"; done; fi
 if [ -f "$spec_util" ]; then load_row bpfspec_util "loop-utilization: bpfspec" bt_phases 0.25
 else for sec in overhead overhead_cpu; do row $sec "loop-utilization: bpfspec" "n/a (spec missing)" - "bpftrace by hand" - "<= 0.25x" n/a "specs/loop-utilization.yaml is not in the tree"; done; fi
 load_row bpfspec_sys "syscall-latency: bpfspec" strace 0.1

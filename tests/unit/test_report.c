@@ -673,6 +673,119 @@ START_TEST(test_utilization)
 }
 END_TEST
 
+
+/* ---- attribution (gen/why.h) ------------------------------------------- */
+
+/* The attribution maps and records of one window: the parts per phase and
+ * thread (a thread without a completed call is dropped), the syscalls'
+ * calls, time and sleep, sleep outside syscalls as "other"; blockers with
+ * a path, with an fd named by an open record (the last open of that fd
+ * before the call), with an errno, one before the window (dropped) and
+ * one malformed (counted); stacks folded outermost first, offsets
+ * dropped, merged when they differ only in offsets, with 0.20-0.23's
+ * escaped newlines too. */
+START_TEST(test_attribution)
+{
+	static const char yaml[] = "name: why\ntiming: entry-only\nblockers: 2ms\nstacks: 10ms\n"
+				   "probes:\n  - name: timers\n    kind: latency\n"
+				   "    function: uv__run_timers\n    attribute: true\n"
+				   "  - name: poll\n    kind: latency\n    function: uv__io_poll\n";
+	static const char *const lines[] = {
+		"{\"type\": \"printf\", \"data\": \"bpfspec:begin 1000000000\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _whyo 1100000000 100 7 /tmp/old\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _whyo 1200000000 100 7 /tmp/fifo\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _whyo 1900000000 100 7 /tmp/later\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1300000000 100 1 0 15000000 3 f 7\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1250000000 100 1 257 3000000 -2 s /etc/x\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 900000000 100 1 0 5000000 3 f 7\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1400000000 100 9 0 5000000 3 f 7\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:flush 2000000000\\n\"}",
+		"{\"type\": \"map\", \"data\": {\"@b_timers\": {\"100,400\": 2}}}",
+		"{\"type\": \"map\", \"data\": {\"@sum_timers\": {\"100\": 70000000}}}",
+		"{\"type\": \"map\", \"data\": {\"@min_timers\": {\"100\": 30000000}}}",
+		"{\"type\": \"map\", \"data\": {\"@max_timers\": {\"100\": 40000000}}}",
+		"{\"type\": \"map\", \"data\": {\"@cpu__why\": {\"1,100\": 40000000, \"1,555\": 9}}}",
+		"{\"type\": \"map\", \"data\": {\"@wait__why\": {\"1,100\": 5000000}}}",
+		"{\"type\": \"map\", \"data\": {\"@slp__why\": {\"1,100,0\": 20000000, \"1,100,-1\": "
+		"2000000, \"1,100,202\": 3000000}}}",
+		"{\"type\": \"map\", \"data\": {\"@sys__why\": {\"1,100,0\": 4, \"1,100,202\": 1, "
+		"\"1,100,257\": 2}}}",
+		"{\"type\": \"map\", \"data\": {\"@sysns__why\": {\"1,100,0\": 21000000, \"1,100,202\": "
+		"3100000, \"1,100,257\": 3500000}}}",
+		"{\"type\": \"map\", \"data\": {\"@stk__why\": {\"1,100,\\n    spin+12\\n    run+4\\n\": 5, "
+		"\"1,100,\\n    spin+40\\n    run+4\\n\": 2, "
+		"\"1,100,\\\\n        a;b+3\\\\n        main+1\\\\n\": 1}}}",
+		"{\"type\": \"map\", \"data\": {\"@evdrop__why\": 3}}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}",
+	};
+	spec *s = spec_parse("t/why.yaml", yaml, strlen(yaml));
+	ck_assert_ptr_nonnull(s);
+	char exe[] = "/usr/bin/x";
+	char *objs[] = { exe };
+	target t = { .pid = 100, .exe = exe, .objects = objs, .n_objects = 1 };
+	resolved_probe rp[2] = { { .sp = &s->probes[0], .active = true },
+				 { .sp = &s->probes[1], .active = true } };
+	resolved r = { .sp = s, .tg = &t, .probes = rp, .n_probes = 2, .n_active = 2 };
+	bpfout *out = bpfout_new();
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+		bpfout_feed(out, lines[i], strlen(lines[i]));
+	const bpfout_window *w = bpfout_window_at(out, 0);
+	ck_assert_ptr_nonnull(w);
+	report_run run = { .pid = 0, .begin_ns = 1000000000, .attached_probes = -1 };
+	report *rep = report_build(&r, w, &run);
+	ck_assert_ptr_nonnull(rep);
+	ck_assert(rep->attributed);
+	ck_assert_uint_eq(rep->blocker_ns, 2000000);
+	ck_assert_uint_eq(rep->stack_ns, 10000000);
+	const report_probe *p = &rep->probes[0];
+	ck_assert(p->attributed && !rep->probes[1].attributed);
+	ck_assert_uint_eq(p->n_groups, 1);
+	const report_split *g = p->groups[0].split;
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(g->cpu_ns, 40000000);
+	ck_assert_uint_eq(g->wait_ns, 5000000);
+	ck_assert_uint_eq(g->blocked_ns, 23000000);
+	ck_assert_uint_eq(g->other_ns, 2000000);
+	ck_assert_uint_eq(g->cpu_ns + g->wait_ns + g->blocked_ns + g->other_ns, 70000000);
+	ck_assert_uint_eq(g->n_syscalls, 3);
+	ck_assert_str_eq(g->syscalls[0].name, "read");	/* most blocked first */
+	ck_assert_uint_eq(g->syscalls[0].calls, 4);
+	ck_assert_uint_eq(g->syscalls[0].time_ns, 21000000);
+	ck_assert_uint_eq(g->syscalls[0].blocked_ns, 20000000);
+	ck_assert_str_eq(g->syscalls[1].name, "futex");
+	ck_assert_str_eq(g->syscalls[2].name, "openat");	/* never asleep */
+	ck_assert_uint_eq(g->syscalls[2].blocked_ns, 0);
+	ck_assert_uint_eq(p->split.cpu_ns, 40000000);	/* tid 555 had no call */
+	/* blockers: two in the window, in time order; one before it, one of
+	 * an unknown phase (counted), 3 over the limit */
+	ck_assert_uint_eq(rep->n_blockers, 2);
+	ck_assert_uint_eq(rep->blockers_dropped, 4);
+	const report_event *b = &rep->blockers[0];
+	ck_assert_uint_eq(b->t_ns, 250000000);
+	ck_assert_str_eq(b->syscall, "openat");
+	ck_assert_str_eq(b->phase, "timers");
+	ck_assert_str_eq(b->error, "ENOENT");
+	ck_assert_str_eq(b->path, "/etc/x");
+	ck_assert(!b->has_fd);
+	b = &rep->blockers[1];
+	ck_assert_str_eq(b->syscall, "read");
+	ck_assert(b->has_fd);
+	ck_assert_int_eq(b->fd, 7);
+	ck_assert_str_eq(b->path, "/tmp/fifo");
+	ck_assert_uint_eq(b->latency_ns, 15000000);
+	ck_assert_ptr_null(b->error);
+	/* stacks */
+	ck_assert_uint_eq(p->stack_samples, 8);
+	ck_assert_uint_eq(p->n_stacks, 2);
+	ck_assert_str_eq(p->stacks[0].frames, "run;spin");
+	ck_assert_uint_eq(p->stacks[0].samples, 7);
+	ck_assert_str_eq(p->stacks[1].frames, "main;a:b");
+	report_free(rep);
+	bpfout_free(out);
+	spec_free(s);
+}
+END_TEST
+
 /* ---- syscall -1: rt_sigreturn ------------------------------------------ */
 
 /* raw_syscalls:sys_exit gives rt_sigreturn number -1 (the registers it
@@ -959,6 +1072,7 @@ static Suite *report_suite(void)
 
 	tc = tcase_create("point_events");
 	tcase_add_test(tc, test_point_events);
+	tcase_add_test(tc, test_attribution);
 	tcase_add_test(tc, test_point_events_bytes);
 	suite_add_tcase(s, tc);
 	return s;
