@@ -3,7 +3,8 @@
 # Completes the commands, each command's options, bundled spec names (from
 # `bpfspec list`) and *.yaml/*.yml files for SPEC, *.json files for diff,
 # pids after -p, files after --output and --binary, output formats after
-# -o, and the command and its files after `--`.
+# -o (folded for run and report: one-liners sample no stacks), and the
+# command and its files after `--`.
 # Needs only bash (the bash-completion package is not required).
 # Install as $(PREFIX)/share/bash-completion/completions/bpfspec, or source it.
 
@@ -139,8 +140,11 @@ _bpfspec() {
 		if [ "$cmd" = diff ] || [ "$cmd" = symbols ]; then
 			_bpfspec_reply < <(compgen -W "text json" -- "$cur")
 		elif [ "$cmd" = report ]; then
-			_bpfspec_reply < <(compgen -W "text json prom html" -- "$cur")
+			_bpfspec_reply < <(compgen -W "text json prom html folded" -- "$cur")
+		elif [ "$cmd" = run ]; then
+			_bpfspec_reply < <(compgen -W "text json prom html trace folded" -- "$cur")
 		else
+			# one-liners sample no stacks: folded would only be refused
 			_bpfspec_reply < <(compgen -W "text json prom html trace" -- "$cur")
 		fi
 		return 0 ;;

@@ -5,8 +5,9 @@
 #      of bad specs that `bpfspec check` rejects too (status 3);
 #  (b) real reports (libuv-phases on scripts/workloads/phases.js; file-io,
 #      net-connect and an events spec with paths on
-#      tests/workloads/node_syscalls.js; one-second -i intervals) validate
-#      against docs/report.schema.json, with no field it does not describe;
+#      tests/workloads/node_syscalls.js; one-second -i intervals; loop-why's
+#      attribution, stacks and blockers on phases.js) validate against
+#      docs/report.schema.json, with no field it does not describe;
 #  (c) every `$ ` command of docs/runbook-node-slow.md runs as written, with
 #      PID a running phases.js and DIR a fresh directory, and exits 0, or
 #      0 or N where the runbook says "# exits N";
@@ -39,7 +40,8 @@ for name in unknown_key unknown_top_key bad_unit bad_probe_name bad_spec_name ba
 	objects_not_list events_all events_keys_on_syscalls syscalls_on_latency \
 	function_on_syscalls missing_function missing_syscalls reason_not_optional \
 	multiline_description escaped_control quoted_all syscall_twice check_not_list \
-	check_relative check_unknown_stat; do
+	check_relative check_unknown_stat attribute_not_bool attribute_on_syscalls \
+	blockers_without_attribute; do
 	f=$TOP/tests/golden/bad/$name.yaml
 	[ -f "$f" ] || fail "$f is missing"
 	if validate "$SPEC_SCHEMA" "$f" >"$TMP/schema.out" 2>&1; then
@@ -118,9 +120,10 @@ expect_completion() { # expect_completion "WANTED (space-separated)" WORD...
 }
 expect_completion "run" bpfspec ru
 expect_completion "--output --output-format" bpfspec run libuv-phases --outp
-expect_completion "html json prom text trace" bpfspec run libuv-phases -o ""
+expect_completion "folded html json prom text trace" bpfspec run libuv-phases -o ""
+expect_completion "html json prom text trace" bpfspec latency -o ""
 expect_completion "json text" bpfspec diff -o ""
-expect_completion "html json prom text" bpfspec report r1.json -o ""
+expect_completion "folded html json prom text" bpfspec report r1.json -o ""
 expect_completion "r1.json sub" bpfspec report ""
 expect_completion "--emit-program --emit-spec" bpfspec syscalls --emit
 bundled=$("$BPFSPEC" list | awk '/^[^ ]/ {print $1}')
@@ -177,8 +180,11 @@ YAML
 "$BPFSPEC" run libuv-phases -p "$phases" -i 1s -n 2 -o json >"$TMP/intervals.json" 2>"$TMP/stderr" ||
 	{ cat "$TMP/stderr"; fail "bpfspec run -i 1s -n 2 -o json exited $?"; }
 [ "$(wc -l <"$TMP/intervals.json")" -eq 2 ] || fail "-i 1s -n 2 -o json wrote $(wc -l <"$TMP/intervals.json") lines, not 2"
+# Attribution: loop-why's attribution, blockers and stack sampling.
+"$BPFSPEC" run loop-why -p "$phases" -d 2s -o json --output "$TMP/why.json" 2>"$TMP/stderr" ||
+	{ cat "$TMP/stderr"; fail "bpfspec run loop-why exited $?"; }
 
-for r in libuv skip file-io net-connect file-io-events intervals; do
+for r in libuv skip file-io net-connect file-io-events intervals why; do
 	validate --strict "$REPORT_SCHEMA" "$TMP/$r.json" || fail "the $r report does not match docs/report.schema.json"
 done
 # The reports hold what the schema's conditional parts are about.
@@ -192,7 +198,12 @@ done
 	fail "no record with an error"
 [ "$(jqr "$TMP/file-io-events.json" '[.probes[].events[]? | select(.path)] | length')" -ge 1 ] ||
 	fail "no event record with a path"
-echo "measured: reports valid under the report schema: libuv-phases, file-io, net-connect, events with paths, 2 intervals"
+[ "$(jqr "$TMP/why.json" '[.probes[] | select(.attribution) | .groups[] | select(.attribution)] | length')" -ge 1 ] &&
+	[ "$(jqr "$TMP/why.json" '[.probes[].stacks[]?] | length')" -ge 1 ] &&
+	[ "$(jqr "$TMP/why.json" '.blockers.threshold_ns')" -eq 1000000 ] &&
+	[ "$(jqr "$TMP/why.json" '.stack_sampling.hz')" -gt 0 ] ||
+	fail "loop-why has no attribution, stacks, blockers or stack_sampling: the schema's attribution went untested"
+echo "measured: reports valid under the report schema: libuv-phases, file-io, net-connect, events with paths, 2 intervals, loop-why"
 # The schema rejects what it should: a field it does not describe, and a
 # latency probe without its statistics.
 jq '.probes[0].surprise = 1' "$TMP/libuv.json" >"$TMP/extra.json"
