@@ -182,3 +182,15 @@ int libuv_target_version(const target *t, char *out, size_t len, const char **ob
 	}
 	return -1;
 }
+
+bool libuv_is_phase_function(const char *name)
+{
+	static const char *const phases[] = {
+		"uv__run_timers", "uv__run_pending", "uv__run_idle", "uv__run_prepare",
+		"uv__io_poll", "uv__run_check", "uv__run_closing_handles", NULL,
+	};
+	for (size_t k = 0; name && phases[k]; k++)
+		if (strcmp(name, phases[k]) == 0)
+			return true;
+	return false;
+}

@@ -12,6 +12,7 @@
 #ifndef BPFSPEC_LIBUV_H
 #define BPFSPEC_LIBUV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "target.h"
@@ -20,6 +21,10 @@
  * "1.46.0".  Returns 0, or -1 when PATH has no libuv or its code does not
  * have a shape this module reads (OUT is then ""). */
 int libuv_version(const char *path, char *out, size_t len);
+
+/* Whether NAME is one of libuv's loop phase functions (uv__run_timers,
+ * uv__io_poll, ...), whose first argument is the loop (uv_loop_t *). */
+bool libuv_is_phase_function(const char *name);
 
 /* The same for a target: the first of its objects (executable first)
  * that holds libuv.  OBJECT (may be NULL) receives that object's path

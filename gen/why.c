@@ -8,6 +8,7 @@
 
 #include "gen.h"
 #include "gen_internal.h"
+#include "libuv.h"
 #include "report_internal.h"
 #include "spec.h"
 #include "systab.h"
@@ -30,30 +31,102 @@ static bool attributed(const resolved *r, size_t i)
 	       r->probes[i].sp->attribute;
 }
 
-/* The statements that end the thread's attributed phase, all of them
- * ("any") or only phase number SELF.  Every value of the attribution's
- * maps is in the kernel's address space (kptr), as the tracepoints that
- * read and write them most see it: bpftrace 0.27 warns at a comparison
- * across address spaces, and a uprobe's own values are the user's. */
-static void put_close(buf *b, size_t self, bool any)
+/* Appends to COND (" || "-joined) the test "the thread is in phase N". */
+static void put_in_phase(buf *cond, size_t n)
 {
-	buf_puts(b, "\t// attribution: the time since the thread's last switch-in goes to the\n"
-		    "\t// phase it was in, which ends here\n"
-		    "\t$wk = (int64)tid;\n\t$wp = @ph__why[$wk];\n");
-	if (any)
-		buf_puts(b, "\tif ($wp != kptr(0)) {\n");
-	else
-		buf_printf(b, "\tif ($wp == kptr(%zu)) {\n", self);
-	buf_puts(b, "\t\tif (@pht__why[$wk] >= kptr(@wstart)) {\n"
-		    "\t\t\t@cpu__why[$wp, $wk] = sum(kptr($now) - @run__why[$wk]);\n"
-		    "\t\t}\n\t\t@ph__why[$wk] = kptr(0);\n\t}\n");
+	buf_printf(cond, "%s$wp == kptr(%zu)", cond->len ? " || " : "", n);
+}
+
+/* The statements that end the thread's attributed phase when COND holds
+ * of its number $wp ("": whichever it is), each line after IN (tabs).
+ * Every value of the attribution's maps is in the kernel's address space
+ * (kptr), as the tracepoints that read and write them most see it:
+ * bpftrace 0.27 warns at a comparison across address spaces, and a
+ * uprobe's own values are the user's. */
+static void put_close(buf *b, const char *cond, const char *in)
+{
+	buf_printf(b, "%s// the time since the thread's last switch-in goes to the phase it\n"
+		      "%s// was in, which ends here\n%s$wp = @ph__why[$wk];\n", in, in, in);
+	buf_printf(b, "%sif (%s) {\n", in, *cond ? cond : "$wp != kptr(0)");
+	buf_printf(b, "%s\tif (@pht__why[$wk] >= kptr(@wstart)) {\n"
+		      "%s\t\t@cpu__why[$wp, $wk] = sum(kptr($now) - @run__why[$wk]);\n"
+		      "%s\t}\n%s\t@ph__why[$wk] = kptr(0);\n%s}\n", in, in, in, in, in);
 }
 
 /* The statements that begin phase number PHASE on the thread. */
-static void put_open(buf *b, size_t phase)
+static void put_open(buf *b, size_t phase, const char *in)
 {
-	buf_printf(b, "\t@ph__why[$wk] = kptr(%zu);\n\t@pht__why[$wk] = kptr($now);\n"
-		   "\t@run__why[$wk] = kptr($now);\n", phase);
+	buf_printf(b, "%s@ph__why[$wk] = kptr(%zu);\n%s@pht__why[$wk] = kptr($now);\n"
+		      "%s@run__why[$wk] = kptr($now);\n", in, phase, in, in);
+}
+
+/* Whether probe I times a libuv loop phase, whose first argument is the
+ * loop. */
+static bool loop_phase(const resolved *r, size_t i)
+{
+	return libuv_is_phase_function(r->probes[i].sp->function);
+}
+
+/* Entry of probe I: for a libuv phase, one of the thread's own loop (@loop__why: the
+ * first loop seen on the thread; node's spawnSync and execSync run a
+ * loop of their own on it, whose phases are counted in @nest__why and
+ * left out, so that its wait stays in the phase that called it).  Then
+ * the thread's phase ends: any, at the entry of an attributed probe or
+ * of any phase when entry-only; else only the derived attributed phases
+ * whose gap ends here (a probe that is not attributed does not end an
+ * attributed one it runs inside). */
+static char *entry_hook(const resolved *r, size_t i)
+{
+	buf b = BUF_INIT, cond = BUF_INIT;
+	bool close = attributed(r, i) || r->sp->entry_only;
+	for (size_t d = 0; !close && d < r->n_probes; d++)
+		for (size_t k = 0; r->probes[d].derived && attributed(r, d) && k < r->probes[d].n_gaps; k++)
+			if (r->probes[d].gap_before[k] == i)
+				put_in_phase(&cond, d + 1);
+	buf_puts(&b, "\t// attribution (gen/why.h)\n\t$wk = (int64)tid;\n");
+	if (!loop_phase(r, i))
+		buf_puts(&b, "\tif (1) {\n");
+	else if (r->sp->entry_only)
+		buf_puts(&b, "\tif (@loop__why[$wk] == kptr(0)) { @loop__why[$wk] = kptr((int64)arg0); }\n"
+			     "\tif (kptr((int64)arg0) == @loop__why[$wk]) {\n");
+	else
+		buf_puts(&b, "\tif (@loop__why[$wk] == kptr(0)) { @loop__why[$wk] = kptr((int64)arg0); }\n"
+			     "\tif (kptr((int64)arg0) != @loop__why[$wk] || @nest__why[$wk] > kptr(0)) {\n"
+			     "\t\t@nest__why[$wk] = @nest__why[$wk] + kptr(1);\n\t} else {\n");
+	if (close || cond.len)
+		put_close(&b, cond.len ? cond.data : "", "\t\t");
+	if (attributed(r, i))
+		put_open(&b, i + 1, "\t\t");
+	buf_puts(&b, "\t}");
+	buf_free(&cond);
+	return buf_take(&b);
+}
+
+/* Return of probe I (entry-return): for a libuv phase, a nested loop's
+ * return only counts down; else probe I's phase ends, and a derived attributed phase whose
+ * gap starts here begins. */
+static char *return_hook(const resolved *r, size_t i)
+{
+	buf b = BUF_INIT, cond = BUF_INIT;
+	buf_puts(&b, "\t// attribution (gen/why.h)\n\t$wk = (int64)tid;\n");
+	if (loop_phase(r, i))
+		buf_puts(&b, "\tif (@nest__why[$wk] > kptr(0)) {\n\t\t@nest__why[$wk] = @nest__why[$wk] - kptr(1);\n"
+			     "\t} else {\n");
+	else
+		buf_puts(&b, "\tif (1) {\n");
+	if (attributed(r, i)) {
+		put_in_phase(&cond, i + 1);
+		put_close(&b, cond.data, "\t\t");
+	}
+	for (size_t d = 0; d < r->n_probes; d++) {
+		const resolved_probe *dp = &r->probes[d];
+		for (size_t k = 0; dp->derived && attributed(r, d) && k < dp->n_gaps; k++)
+			if (dp->gap_after[k] == i)
+				put_open(&b, d + 1, "\t\t");
+	}
+	buf_puts(&b, "\t}");
+	buf_free(&cond);
+	return buf_take(&b);
 }
 
 char *why_hooks(const gen_parts *pt, const resolved *r, size_t i, bool entry)
@@ -61,26 +134,7 @@ char *why_hooks(const gen_parts *pt, const resolved *r, size_t i, bool entry)
 	(void)pt;
 	if (!why_wanted(r))
 		return NULL;
-	buf b = BUF_INIT;
-	if (entry) {
-		put_close(&b, 0, true);
-		if (attributed(r, i))
-			put_open(&b, i + 1);
-		return gen_chop(buf_take(&b));
-	}
-	if (attributed(r, i))
-		put_close(&b, i + 1, false);
-	/* a derived attributed phase whose gap starts at this return */
-	for (size_t d = 0; d < r->n_probes; d++) {
-		const resolved_probe *dp = &r->probes[d];
-		for (size_t k = 0; dp->derived && attributed(r, d) && k < dp->n_gaps; k++)
-			if (dp->gap_after[k] == i) {
-				if (!attributed(r, i))
-					buf_puts(&b, "\t$wk = (int64)tid;\n");
-				put_open(&b, d + 1);
-			}
-	}
-	return b.len ? gen_chop(buf_take(&b)) : (buf_free(&b), NULL);
+	return entry ? entry_hook(r, i) : return_hook(r, i);
 }
 
 /* ---- gen: the tracepoints ------------------------------------------ */
@@ -154,29 +208,6 @@ static void put_blocker_printf(buf *b, char kind, const char *indent)
 	buf_printf(b, "%s} else {\n%s\t@evdrop__why = count();\n%s}\n", indent, indent, indent);
 }
 
-/* A sys_exit probe printing the blockers among the syscalls of KIND
- * ("" when there is none here). */
-static void put_blocker_probe(buf *b, const gen_parts *pt, char kind, uint64_t threshold)
-{
-	buf ids = BUF_INIT;
-	put_ids(&ids, "$nr", kind, -1);
-	if (!ids.len) {
-		buf_free(&ids);
-		return;
-	}
-	/* args->id read once: tested in a long predicate, LLVM reads it
-	 * through a moved context pointer, which the verifier refuses. */
-	buf_printf(b, "\ntracepoint:raw_syscalls:sys_exit\n%s\n{\n"
-		      "\t$k = (int64)tid;\n\t$nr = args->id;\n\t$p = @ph__why[$k];\n"
-		      "\tif ($p != 0 && (%s)) {\n"
-		      "\t\t$t0 = @st__why[$k];\n\t\t$ns = (int64)nsecs - $t0;\n"
-		      "\t\tif ($ns >= %llu && @pht__why[$k] >= kptr(@wstart)) {\n",
-		   pt->pid_filter, ids.data, (unsigned long long)threshold);
-	put_blocker_printf(b, kind, "\t\t\t");
-	buf_puts(b, "\t\t}\n\t}\n}\n");
-	buf_free(&ids);
-}
-
 /* With stacks: a profile probe that counts the user stacks of threads
  * running inside an attributed phase that has lasted the spec's
  * 'stacks' (@stk__why[P, tid, stack]).  It fires on every CPU; the
@@ -196,81 +227,99 @@ static char *profile_probe(const gen_parts *pt, const resolved *r)
 	return out;
 }
 
+/* The number of the attributed probe timing libuv's poll phase (whose
+ * epoll waits are the idle loop's), 0 when none is. */
+static size_t poll_phase(const resolved *r)
+{
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (attributed(r, i) && r->probes[i].sp->function &&
+		    strcmp(r->probes[i].sp->function, "uv__io_poll") == 0)
+			return i + 1;
+	return 0;
+}
+
 int why_emit(gen_parts *pt, const resolved *r)
 {
-	static const char *const printed[] = { "cpu", "wait", "slp", "sys", "sysns", WIRE_DROPPED,
-					       NULL };
+	static const char *const printed[] = { "cpu", "wait", "slp", "sys", WIRE_DROPPED, NULL };
 	static const char *const counter[] = { "evn", "evo", NULL };
 	static const char *const in_flight[] = { "ph", "pht", "run", "off", "rq", "sc", "st", "arg",
-						 NULL };
-	buf store = BUF_INIT, waits = BUF_INIT, print = BUF_INIT, open_test = BUF_INIT;
-	char threshold[32], limit[32];
+						 "loop", "nest", NULL };
+	buf store = BUF_INIT, waits = BUF_INIT, plain = BUF_INIT, path = BUF_INIT,
+	    open_test = BUF_INIT, paths = BUF_INIT, fds = BUF_INIT, ones = BUF_INIT;
+	char threshold[32], limit[32], close_nr[16];
 
 	buf_puts(&store, "\t\t$a = (int64)args->args[0];\n");
-	buf ones = BUF_INIT;
 	put_ids(&ones, "args->id", 's', 1);
 	if (ones.len)
 		buf_printf(&store, "\t\tif (%s) { $a = (int64)args->args[1]; }\n", ones.data);
-	buf_free(&ones);
-	for (size_t k = 0; spec_loop_waits[k]; k++) {
+	size_t poll = poll_phase(r);
+	for (size_t k = 0; poll && spec_loop_waits[k]; k++) {
 		int nr = systab_syscall_nr(spec_loop_waits[k]);
 		if (nr >= 0)
-			buf_printf(&waits, " && $nr != %d", nr);
+			buf_printf(&waits, "%s$nr == %d", waits.len ? " || " : "", nr);
 	}
-	buf with_arg = BUF_INIT, path_probe = BUF_INIT, fd_probe = BUF_INIT;
-	put_ids(&with_arg, "$nr", 's', -1);
-	if (with_arg.len)
-		buf_puts(&with_arg, " || ");
-	put_ids(&with_arg, "$nr", 'f', -1);
-	char *no_arg = NULL;
-	if (asprintf(&no_arg, " && !(%s)", with_arg.len ? with_arg.data : "0") < 0)
-		no_arg = NULL;
-	buf_free(&with_arg);
-	put_blocker_printf(&print, '-', "\t\t\t\t");
-	put_blocker_probe(&path_probe, pt, 's', r->sp->blocker_ns);
-	put_blocker_probe(&fd_probe, pt, 'f', r->sp->blocker_ns);
 	for (size_t k = 0; opens[k]; k++) {
 		int nr = systab_syscall_nr(opens[k]);
 		if (nr >= 0)
 			buf_printf(&open_test, "%s$nr == %d", open_test.len ? " || " : "", nr);
 	}
+	put_ids(&paths, "$nr", 's', -1);
+	put_ids(&fds, "$nr", 'f', -1);
+	/* the fd's or no argument's records, here; the path's, in the next
+	 * probe */
+	buf_printf(&plain, "\t\t\t\tif (%s) {\n", fds.len ? fds.data : "0");
+	put_blocker_printf(&plain, 'f', "\t\t\t\t\t");
+	buf_puts(&plain, "\t\t\t\t} else {\n");
+	put_blocker_printf(&plain, '-', "\t\t\t\t\t");
+	buf_puts(&plain, "\t\t\t\t}");
+	put_blocker_printf(&path, 's', "\t\t\t");
+	char *not_waits = NULL, *no_path = NULL;
+	if (asprintf(&not_waits, waits.len ? " && !($p == %zu && (%s))" : "", poll, waits.data) < 0)
+		not_waits = NULL;
+	if (asprintf(&no_path, " && !(%s)", paths.len ? paths.data : "0") < 0)
+		no_path = NULL;
 	snprintf(threshold, sizeof threshold, "%llu", (unsigned long long)r->sp->blocker_ns);
 	snprintf(limit, sizeof limit, "%d", GEN_SLICE_LIMIT);
-	char *st = gen_chop(buf_take(&store)), *w = buf_take(&waits),
-	     *pr = gen_chop(buf_take(&print)), *ot = buf_take(&open_test),
-	     *pp = buf_take(&path_probe), *fp = buf_take(&fd_probe);
+	snprintf(close_nr, sizeof close_nr, "%d", systab_syscall_nr("close"));
+	char *st = gen_chop(buf_take(&store)), *pl = buf_take(&plain),
+	     *pa = gen_chop(buf_take(&path)), *ot = buf_take(&open_test),
+	     *pt_ = buf_take(&paths), *profile = profile_probe(pt, r);
 	gen_vars v = { .n = 0 };
 	gen_vars_set(&v, "pid_test", pt->pid_test);
 	gen_vars_set(&v, "pid_filter", pt->pid_filter);
 	gen_vars_set(&v, "store_arg", st);
-	gen_vars_set(&v, "not_waits", w);
+	gen_vars_set(&v, "not_waits", not_waits);
+	gen_vars_set(&v, "no_path", no_path);
+	gen_vars_set(&v, "path_test", pt_ && *pt_ ? pt_ : "0");
 	gen_vars_set(&v, "threshold", threshold);
 	gen_vars_set(&v, "limit", limit);
-	gen_vars_set(&v, "no_arg", no_arg);
-	gen_vars_set(&v, "print_plain", pr);
-	gen_vars_set(&v, "print_path", pp);
-	gen_vars_set(&v, "print_fd", fp);
+	gen_vars_set(&v, "close_nr", close_nr);
+	gen_vars_set(&v, "print_plain", pl);
+	gen_vars_set(&v, "print_path", pa);
 	gen_vars_set(&v, "open_test", ot && *ot ? ot : "0");
-	char *profile = profile_probe(pt, r);
 	gen_vars_set(&v, "profile", profile);
-	gen_vars_set(&v, "delete", pt->delete_call);
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "why.bt.in", &v);
+	/* sched_switch, sched_wakeup, sched_process_exit, sys_enter, two
+	 * sys_exit, and the profile probe */
+	pt->attach += 6 + (profile != NULL);
 	free(st);
-	free(w);
-	free(pr);
-	pt->attach += 4 + (pp && *pp) + (fp && *fp);
+	free(pl);
+	free(pa);
+	free(ot);
+	free(pt_);
+	free(not_waits);
+	free(no_path);
+	buf_free(&waits);
+	buf_free(&fds);
+	buf_free(&ones);
+	gen_add_maps(pt, WHY_NAME, printed, counter, in_flight);
 	if (profile) {
+		/* printed last: bpftrace names every frame as it prints them */
 		static const char *const stacks[] = { "stk", NULL };
 		gen_add_maps(pt, WHY_NAME, stacks, NULL, NULL);
-		pt->attach += 1;
 		free(profile);
 	}
-	free(ot);
-	free(pp);
-	free(fp);
-	free(no_arg);
-	gen_add_maps(pt, WHY_NAME, printed, counter, in_flight);
 	return rc;
 }
 
@@ -362,8 +411,10 @@ static int read_part(report *rep, const bpfout_window *w, const char *prefix, en
 	for (size_t i = 0; m && i < m->n_entries; i++) {
 		const bpfout_entry *e = &m->entries[i];
 		size_t want = part == PART_CPU || part == PART_WAIT ? 2 : 3;
+		/* the syscalls' map holds stats(): count and total */
+		bool stats = part == PART_CALLS;
 		if (e->n_ikeys != want || e->ikeys[0] < 1 || (size_t)e->ikeys[0] > rep->n_probes ||
-		    e->value <= 0)
+		    (stats ? e->type != BPFOUT_VALUE_STATS || e->stats_total < 0 : e->value <= 0))
 			continue;
 		report_probe *p = &rep->probes[e->ikeys[0] - 1];
 		if (!p->attributed)
@@ -371,7 +422,10 @@ static int read_part(report *rep, const bpfout_window *w, const char *prefix, en
 		report_split *s = split_of(p, (long)e->ikeys[1]);
 		if (!s)
 			continue;	/* no completed call on that thread (or no memory) */
-		if (split_add(s, part, want == 3 ? (long)e->ikeys[2] : -1, (uint64_t)e->value) < 0)
+		long nr = want == 3 ? (long)e->ikeys[2] : -1;
+		if (stats ? split_add(s, PART_CALLS, nr, e->stats_count) < 0 ||
+				    split_add(s, PART_TIME, nr, (uint64_t)e->stats_total) < 0
+			  : split_add(s, part, nr, (uint64_t)e->value) < 0)
 			return -1;
 	}
 	return 0;
@@ -384,7 +438,8 @@ static int total_split(report_probe *p)
 		report_split *s = p->groups[g].split;
 		if (!s)
 			continue;
-		qsort(s->syscalls, s->n_syscalls, sizeof *s->syscalls, syscall_order);
+		if (s->n_syscalls > 1)
+			qsort(s->syscalls, s->n_syscalls, sizeof *s->syscalls, syscall_order);
 		p->split.cpu_ns += s->cpu_ns;
 		p->split.wait_ns += s->wait_ns;
 		p->split.blocked_ns += s->blocked_ns;
@@ -417,14 +472,18 @@ static int parse_blocker_fields(const report *rep, const char *rec, uint64_t beg
 	long tid, phase, nr;
 	char kind;
 	int used = 0;
-	if (sscanf(rec + nl + 1, "%lld %ld %ld %ld %lld %lld %c %n", &start, &tid, &phase, &nr, &ns,
+	if (sscanf(rec + nl + 1, "%lld %ld %ld %ld %lld %lld %c%n", &start, &tid, &phase, &nr, &ns,
 		   &ret, &kind, &used) != 7 || used == 0 || phase < 1 || (size_t)phase > rep->n_probes ||
-	    ns < 0)
+	    ns < 0 || start < 0)
 		return -1;
-	if (start < 0 || (uint64_t)start < begin)
+	/* ended before the window (read late from another CPU's buffer) */
+	if ((uint64_t)start + (uint64_t)ns < begin)
 		return 0;
 	const char *arg = rec + nl + 1 + used;
-	ev->t_ns = (uint64_t)start - begin;
+	if (*arg == ' ')
+		arg++;	/* one space; a path's own leading spaces are kept */
+	/* a call that began in the window before (with -i) counts from its start */
+	ev->t_ns = (uint64_t)start > begin ? (uint64_t)start - begin : 0;
 	ev->tid = tid;
 	ev->latency_ns = (uint64_t)ns;
 	ev->ret = ret;
@@ -482,22 +541,64 @@ static int blocker_order(const void *a, const void *b)
 
 /* The path of the last open of fd FD at or before START (bpftrace's
  * clock) among W's open records ("_whyo START TID FD PATH"), or NULL. */
+static bool is_open(long nr)
+{
+	for (size_t k = 0; opens[k]; k++)
+		if (systab_syscall_nr(opens[k]) == nr)
+			return true;
+	return false;
+}
+
+/* What record REC says of an fd: 1 it was opened (*PATH: with what), 0
+ * closed, -1 neither; *T when, *FD which.  Opens: "_whyo T TID FD PATH"
+ * and a blocker of an open syscall that succeeded; closes: "_whyc T TID
+ * FD". */
+static int fd_event(const char *rec, unsigned long long *t, long *fd, const char **path)
+{
+	static const char open_word[] = WHY_NAME "o ", close_word[] = WHY_NAME "c ",
+			  blocker_word[] = WHY_NAME " ";
+	long tid, phase, nr;
+	long long ns;
+	char kind;
+	int used = 0;
+	if (strncmp(rec, open_word, sizeof open_word - 1) == 0 &&
+	    sscanf(rec + sizeof open_word - 1, "%llu %ld %ld%n", t, &tid, fd, &used) == 3 && used) {
+		*path = rec + sizeof open_word - 1 + used;
+		*path += **path == ' ';
+		return 1;
+	}
+	if (strncmp(rec, close_word, sizeof close_word - 1) == 0 &&
+	    sscanf(rec + sizeof close_word - 1, "%llu %ld %ld", t, &tid, fd) == 3)
+		return 0;
+	if (strncmp(rec, blocker_word, sizeof blocker_word - 1) == 0 &&
+	    sscanf(rec + sizeof blocker_word - 1, "%llu %ld %ld %ld %lld %ld %c%n", t, &tid, &phase,
+		   &nr, &ns, fd, &kind, &used) == 7 && used && kind == 's' && *fd >= 0 &&
+	    is_open(nr)) {
+		*path = rec + sizeof blocker_word - 1 + used;
+		*path += **path == ' ';
+		return 1;
+	}
+	return -1;
+}
+
+/* The path fd FD was opened with, as W's records have it: the last open
+ * or close of FD at or before START (bpftrace's clock), when it is an
+ * open; else NULL (not seen, or closed since). */
 static const char *opened_path(const bpfout_window *w, long fd, uint64_t start)
 {
-	static const char word[] = WHY_NAME "o ";
 	const char *best = NULL;
 	unsigned long long best_t = 0;
+	bool seen = false;
 	for (size_t i = 0; i < w->n_events; i++) {
-		const char *rec = w->events[i];
 		unsigned long long t;
-		long tid, f;
-		int used = 0;
-		if (strncmp(rec, word, sizeof word - 1) != 0 ||
-		    sscanf(rec + sizeof word - 1, "%llu %ld %ld %n", &t, &tid, &f, &used) != 3 ||
-		    !used || f != fd || t > start || (best && t < best_t))
+		long f;
+		const char *path = NULL;
+		int kind = fd_event(w->events[i], &t, &f, &path);
+		if (kind < 0 || f != fd || t > start || (seen && t < best_t))
 			continue;
-		best = rec + sizeof word - 1 + used;
+		seen = true;
 		best_t = t;
+		best = kind == 1 ? path : NULL;
 	}
 	return best;
 }
@@ -566,7 +667,8 @@ static char *folded_frames(const char *text)
 		const char *e = frame_end(s);
 		size_t len = (size_t)(e - s);
 		const char *plus = memrchr(s, '+', len);
-		if (plus && plus > s && plus[1] && strspn(plus + 1, "0123456789") == (size_t)(s + len - plus - 1))
+		size_t digits = plus ? (size_t)(s + len - plus - 1) : 0;
+		if (plus && plus > s && digits && strspn(plus + 1, "0123456789") >= digits)
 			len = (size_t)(plus - s);
 		if (len) {
 			lines[n] = s;
@@ -663,7 +765,7 @@ int why_fill(report *rep, const resolved *r, const bpfout_window *w, uint64_t be
 {
 	static const struct { const char *prefix; enum part part; } parts[] = {
 		{ "cpu", PART_CPU }, { "wait", PART_WAIT }, { "slp", PART_SLEEP },
-		{ "sys", PART_CALLS }, { "sysns", PART_TIME },
+		{ "sys", PART_CALLS },
 	};
 	if (!why_wanted(r))
 		return 0;

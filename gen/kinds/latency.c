@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gen_internal.h"
+#include "libuv.h"
 #include "render_internal.h"
 #include "render_why.h"
 #include "report_internal.h"
@@ -202,6 +203,10 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 	gen_vars_set(&v, "record", rec_text);
 	char *on_entry = why_hooks(pt, r, i, true);
 	gen_vars_set(&v, "on_entry", on_entry);
+	gen_vars_set(&v, "loop_test", libuv_is_phase_function(rp->sp->function)
+					      ? "\tif (@phase_loop[tid] == 0) { @phase_loop[tid] = arg0; }\n"
+						"\tif (arg0 != @phase_loop[tid]) { return; }"
+					      : NULL);
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "phase.bt.in", &v);
 	free(e);
@@ -211,7 +216,7 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_LATENCY)->cleared, NULL, NULL);
 	add_slice_maps(pt, rp->sp->name);
 	if (index == 1)
-		buf_puts(&pt->helpers, "\tclear(@phase_cur);\n\tclear(@phase_t);\n");
+		buf_puts(&pt->helpers, "\tclear(@phase_cur);\n\tclear(@phase_t);\n\tclear(@phase_loop);\n");
 	return rc;
 }
 
@@ -232,8 +237,9 @@ static int latency_emit(gen_parts *pt, const resolved *r, size_t i)
  * types it; it is never a gap ($g != 0) and END clears it.  So for a
  * derived phase's gaps (read at the next phase's entry) and for
  * entry-only phases' @phase_t (read in the first phase's probe), and
- * for attribution's @ph__why (gen/why.h: read in every phase's probe
- * before it is set; tid 0, the idle task, is never in a phase). */
+ * for attribution's @ph__why, @loop__why and @nest__why (gen/why.h:
+ * read in every phase's probe before they are set; tid 0, the idle task,
+ * is never in a phase). */
 static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
 {
 	const resolved_probe *rp = &r->probes[i];
@@ -241,9 +247,15 @@ static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
 	for (size_t k = 0; rp->derived && k < rp->n_gaps; k++)
 		buf_printf(&pt->types, "\t@gap%zu_%s[0] = (int64)0;\n", k, rp->sp->name);
 	if (!rp->derived && r->sp->entry_only && phase_index(r, i) == 1)
-		buf_puts(&pt->types, "\t@phase_t[0] = (int64)0;\n");
-	if (!rp->derived && phase_index(r, i) == 1 && why_wanted(r))
-		buf_puts(&pt->types, "\t@ph__why[(int64)0] = kptr((int64)0);\n");
+		buf_puts(&pt->types, "\t@phase_t[0] = (int64)0;\n\t@phase_loop[0] = (uint64)0;\n");
+	size_t first = 0;	/* the first probe with a probe of its own */
+	while (first < r->n_probes && !(r->probes[first].active && !r->probes[first].derived &&
+					 r->probes[first].sp->kind == PROBE_LATENCY))
+		first++;
+	if (i == first && why_wanted(r))
+		buf_puts(&pt->types, "\t@ph__why[(int64)0] = kptr((int64)0);\n"
+				     "\t@loop__why[(int64)0] = kptr((int64)0);\n"
+				     "\t@nest__why[(int64)0] = kptr((int64)0);\n");
 }
 
 static void latency_describe(buf *b, const resolved_probe *rp)

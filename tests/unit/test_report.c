@@ -699,6 +699,11 @@ START_TEST(test_attribution)
 		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1250000000 100 1 257 3000000 -2 s /etc/x\\n\"}",
 		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 900000000 100 1 0 5000000 3 f 7\\n\"}",
 		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1400000000 100 9 0 5000000 3 f 7\\n\"}",
+		/* fd 7 closed, then read again: no path; a slow open names fd 9 */
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _whyc 1450000000 100 7\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1500000000 100 1 0 4000000 3 f 7\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1600000000 100 1 257 4000000 9 s  /slow\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1700000000 100 1 0 4000000 3 f 9\\n\"}",
 		"{\"type\": \"printf\", \"data\": \"bpfspec:flush 2000000000\\n\"}",
 		"{\"type\": \"map\", \"data\": {\"@b_timers\": {\"100,400\": 2}}}",
 		"{\"type\": \"map\", \"data\": {\"@sum_timers\": {\"100\": 70000000}}}",
@@ -708,10 +713,10 @@ START_TEST(test_attribution)
 		"{\"type\": \"map\", \"data\": {\"@wait__why\": {\"1,100\": 5000000}}}",
 		"{\"type\": \"map\", \"data\": {\"@slp__why\": {\"1,100,0\": 20000000, \"1,100,-1\": "
 		"2000000, \"1,100,202\": 3000000}}}",
-		"{\"type\": \"map\", \"data\": {\"@sys__why\": {\"1,100,0\": 4, \"1,100,202\": 1, "
-		"\"1,100,257\": 2}}}",
-		"{\"type\": \"map\", \"data\": {\"@sysns__why\": {\"1,100,0\": 21000000, \"1,100,202\": "
-		"3100000, \"1,100,257\": 3500000}}}",
+		"{\"type\": \"stats\", \"data\": {\"@sys__why\": {"
+		"\"1,100,0\": {\"count\": 4, \"average\": 5250000, \"total\": 21000000}, "
+		"\"1,100,202\": {\"count\": 1, \"average\": 3100000, \"total\": 3100000}, "
+		"\"1,100,257\": {\"count\": 2, \"average\": 1750000, \"total\": 3500000}}}}",
 		"{\"type\": \"map\", \"data\": {\"@stk__why\": {\"1,100,\\n    spin+12\\n    run+4\\n\": 5, "
 		"\"1,100,\\n    spin+40\\n    run+4\\n\": 2, "
 		"\"1,100,\\\\n        a;b+3\\\\n        main+1\\\\n\": 1}}}",
@@ -758,7 +763,7 @@ START_TEST(test_attribution)
 	ck_assert_uint_eq(p->split.cpu_ns, 40000000);	/* tid 555 had no call */
 	/* blockers: two in the window, in time order; one before it, one of
 	 * an unknown phase (counted), 3 over the limit */
-	ck_assert_uint_eq(rep->n_blockers, 2);
+	ck_assert_uint_eq(rep->n_blockers, 5);
 	ck_assert_uint_eq(rep->blockers_dropped, 4);
 	const report_event *b = &rep->blockers[0];
 	ck_assert_uint_eq(b->t_ns, 250000000);
@@ -774,6 +779,10 @@ START_TEST(test_attribution)
 	ck_assert_str_eq(b->path, "/tmp/fifo");
 	ck_assert_uint_eq(b->latency_ns, 15000000);
 	ck_assert_ptr_null(b->error);
+	ck_assert(rep->blockers[2].has_fd && rep->blockers[2].fd == 7);
+	ck_assert_ptr_null(rep->blockers[2].path);	/* closed since */
+	ck_assert_str_eq(rep->blockers[3].path, " /slow");	/* its own leading space */
+	ck_assert_str_eq(rep->blockers[4].path, " /slow");	/* opened by a blocker */
 	/* stacks */
 	ck_assert_uint_eq(p->stack_samples, 8);
 	ck_assert_uint_eq(p->n_stacks, 2);
