@@ -132,7 +132,7 @@ judge_fifo() {
 	"$BPFSPEC" report "$rep" -o folded >"$TMP/folded" || fail "report -o folded failed"
 	awk '$NF ~ /^[0-9]+$/ && split($0, f, ";") >= 3 { n++ } END { exit !(n == NR && n > 0) }' \
 		"$TMP/folded" || fail "-o folded wrote lines that are not PHASE;THREAD;FRAMES COUNT: $(head -3 "$TMP/folded")"
-	grep -q '^timers;node_(tid_[0-9]*);.*spinHot' "$TMP/folded" || fail "-o folded has no timers stack with spinHot"
+	grep -q '^timers;[^;]*_(tid_[0-9]*);.*spinHot' "$TMP/folded" || fail "-o folded has no timers stack with spinHot"
 	cp "$rep" "$TMP/fifo-kept.json"
 }
 up_to 3 judge_fifo
@@ -256,7 +256,7 @@ up_to 3 judge_pairs
 "$BPFSPEC" report "$TMP/fifo-kept.json" -o json --output "$TMP/again.json" 2>"$TMP/err" ||
 	{ cat "$TMP/err"; fail "bpfspec report -o json of the saved JSON failed"; }
 grep -q '^WHY: ' "$TMP/report.txt" || fail "bpfspec report shows no WHY table"
-grep -E '^timers +node \(main\) .* read [0-9.]+ms \([0-9]+\)' "$TMP/report.txt" >/dev/null ||
+grep -E '^timers +[^ ]+ \(main\) .* read [0-9.]+ms \([0-9]+\)' "$TMP/report.txt" >/dev/null ||
 	fail "the WHY table has no timers row blocked in read: $(sed -n '/^WHY/,/^$/p' "$TMP/report.txt")"
 grep -F "$TMP/fifo (fd " "$TMP/report.txt" >/dev/null || fail "the blockers list does not name the FIFO"
 jq -S '{probes: [.probes[] | {name, attribution, groups: [.groups[] | {tid, attribution}]}], blockers}' \
