@@ -87,6 +87,21 @@ parts_add_up() {
 	echo "measured: parts add up in $(wc -l <"$TMP/parts") phase groups (unaccounted, ns: $(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $5 }' "$TMP/parts"))"
 }
 
+# judge_split REP LOG LABEL — the main thread's timers phase of REP
+# against what the workload wrote to LOG: on-CPU within 15% of its
+# busy-waits, blocked in read within 15% of its reads.  Sets N and NR:
+# the busy-waits and reads logged inside the window.
+judge_split() {
+	local rep=$1 log=$2 label=$3 main cpu read_blocked busy read
+	main='.probes[] | select(.name == "timers") | .groups[] | select(.main_thread)'
+	cpu=$(jqr "$rep" "$main | .attribution.on_cpu_ns")
+	read_blocked=$(jqr "$rep" "$main | [.attribution.syscalls[] | select(.syscall == \"read\") | .blocked_ns] | add")
+	read -r N busy <<<"$(logged_sum "$log" busy "$rep")"
+	read -r NR read <<<"$(logged_sum "$log" read "$rep")"
+	within "${label}timers on-CPU (ms)" "$(ms "$cpu")" "$busy" 0.15
+	within "${label}timers blocked in read (ms)" "$(ms "$read_blocked")" "$read" 0.15
+}
+
 # 1. Busy-wait and a blocking read.
 judge_fifo() {
 	local rep=$TMP/fifo.json log=$TMP/fifo.log
@@ -96,17 +111,11 @@ judge_fifo() {
 	"$BPFSPEC" run loop-why -p "$APP" -d 5 -o json --output "$rep" 2>"$TMP/err" ||
 		{ cat "$TMP/err"; fail "run loop-why exited $?"; }
 	steal_end
-	local main=".probes[] | select(.name == \"timers\") | .groups[] | select(.main_thread)"
-	local cpu read_blocked n busy nr read
-	cpu=$(jqr "$rep" "$main | .attribution.on_cpu_ns")
-	read_blocked=$(jqr "$rep" "$main | [.attribution.syscalls[] | select(.syscall == \"read\") | .blocked_ns] | add")
-	read -r n busy <<<"$(logged_sum "$log" busy "$rep")"
-	read -r nr read <<<"$(logged_sum "$log" read "$rep")"
+	judge_split "$rep" "$log" ""
 	kill "$APP"
+	local n=$N nr=$NR
 	echo "measured: $n busy-waits and $nr reads logged inside the window"
 	[ "$n" -ge 25 ] || fail "the workload logged $n callbacks in 5 s: it did not run as planned"
-	within "timers on-CPU (ms)" "$(ms "$cpu")" "$busy" 0.15
-	within "timers blocked in read (ms)" "$(ms "$read_blocked")" "$read" 0.15
 	parts_add_up "$rep"
 	# The blockers: one per read of the FIFO (about 15 ms each), all in
 	# the main thread's timers phase, naming the FIFO.
@@ -234,14 +243,7 @@ judge_pairs() {
 	"$BPFSPEC" run "$TMP/pairs.yaml" -p "$APP" -d 3 -o json --output "$rep" 2>"$TMP/err" ||
 		{ cat "$TMP/err"; fail "run pairs exited $?"; }
 	kill "$APP"
-	local main=".probes[] | select(.name == \"timers\") | .groups[] | select(.main_thread)"
-	local cpu read_blocked n busy nr read
-	cpu=$(jqr "$rep" "$main | .attribution.on_cpu_ns")
-	read_blocked=$(jqr "$rep" "$main | [.attribution.syscalls[] | select(.syscall == \"read\") | .blocked_ns] | add")
-	read -r n busy <<<"$(logged_sum "$log" busy "$rep")"
-	read -r nr read <<<"$(logged_sum "$log" read "$rep")"
-	within "pairs: timers on-CPU (ms)" "$(ms "$cpu")" "$busy" 0.15
-	within "pairs: timers blocked in read (ms)" "$(ms "$read_blocked")" "$read" 0.15
+	judge_split "$rep" "$log" "pairs: "
 	jq -e '.probes[] | select(.name == "pending" or .name == "closing") | .attribution.on_cpu_ns > 0' \
 		"$rep" >/dev/null || fail "pairs: the derived phases have no attribution"
 	jq -e '.stack_sampling.js_symbols == false and
