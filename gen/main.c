@@ -799,6 +799,14 @@ static int cmd_report(settings *cfg)
 		report_stream_free(reps, n);
 		return EXIT_USAGE;
 	}
+	if (cfg->format == OUT_FOLDED && n && !reps[0]->stack_ns) {
+		diag_error("-o folded writes the stacks of a run whose spec has 'stacks' (the "
+			   "bundled loop-why has it); run one with -o json --output FILE",
+			   "%s has no sampled stacks: its spec '%s' did not sample any",
+			   cfg->args[0], reps[0]->spec_name ? reps[0]->spec_name : "?");
+		report_stream_free(reps, n);
+		return EXIT_USAGE;
+	}
 	/* A stream read back is written as it was: json a line per report,
 	 * text a section per interval, html one page. */
 	if (write_reports(cfg, (const report *const *)reps, n, n > 1, 0, true) < 0)
