@@ -7,8 +7,8 @@
  * gen: the phases' own probes mark the phase a thread is in (why_hooks,
  * which latency.c puts into their entries and returns); why_emit adds
  * the scheduler and syscall tracepoints once per program.
- * report: why_fill reads the maps and records into the latency probes'
- * groups (report_split) and the report's blockers.
+ * report (why_report.c): why_fill reads the maps and records into the
+ * latency probes' groups (report_split) and the report's blockers.
  *
  * A phase is numbered by its index among the spec's probes plus one; a
  * thread is in at most one attributed phase at a time (loop phases never
@@ -36,6 +36,16 @@ struct gen_parts;
 
 /* Whether any active latency probe of R is attributed. */
 bool why_wanted(const resolved *r);
+
+/* Whether probe I of R is an active, attributed latency probe. */
+bool why_attributed(const resolved *r, size_t i);
+
+/* What the record of syscall NR shows of its arguments: 's' a path, 'f'
+ * an fd, 0 nothing. */
+char why_arg_kind(long nr);
+
+/* Whether syscall NR opens a path (the fd it returns is named by it). */
+bool why_is_open(long nr);
 
 /* The statements of probe I's entry (ENTRY true: the thread's phase
  * ends, probe I's begins when attributed) or return (probe I's ends; a

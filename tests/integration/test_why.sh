@@ -41,11 +41,12 @@ trap 'stop_apps; _cleanup' EXIT
 
 # start_app LOG — starts the workload, sets APP.  Called in up_to's
 # subshells: the pids go to a file, and an attempt that failed has its
-# reader of the FIFO stopped before the next one starts.
+# reader of the FIFO stopped before the next one starts.  SIGKILL: a
+# workload waiting in open(2) for a writer never runs its SIGTERM handler.
 stop_apps() {
 	local p
 	for p in $(cat "$TMP/apps" 2>/dev/null); do
-		kill "$p" 2>/dev/null || true
+		kill -KILL "$p" 2>/dev/null || true
 		rm -f "/tmp/perf-$p.map"
 	done
 	: >"$TMP/apps"
@@ -165,7 +166,7 @@ else
 fi
 remove_cgroup() {
 	local p
-	for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do kill "$p" 2>/dev/null || true; done
+	for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
 	for _ in $(seq 50); do [ -s "$cg/cgroup.procs" ] || break; sleep 0.1; done
 	rmdir "$cg" 2>/dev/null || echo "warning: could not remove $cg" >&2
 }

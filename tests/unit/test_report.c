@@ -692,18 +692,21 @@ START_TEST(test_attribution)
 				   "  - name: poll\n    kind: latency\n    function: uv__io_poll\n";
 	static const char *const lines[] = {
 		"{\"type\": \"printf\", \"data\": \"bpfspec:begin 1000000000\\n\"}",
-		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _whyo 1100000000 100 7 /tmp/old\\n\"}",
-		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _whyo 1200000000 100 7 /tmp/fifo\\n\"}",
-		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _whyo 1900000000 100 7 /tmp/later\\n\"}",
-		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1300000000 100 1 0 15000000 3 f 7\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1100000000 100 1 257 10000 7 s /tmp/old\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1200000000 100 1 257 10000 7 s /tmp/fifo\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1900000000 100 1 257 10000 7 s /tmp/later\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1300000000 100 1 0 15000000 3 n 7\\n\"}",
 		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1250000000 100 1 257 3000000 -2 s /etc/x\\n\"}",
-		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 900000000 100 1 0 5000000 3 f 7\\n\"}",
-		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1400000000 100 9 0 5000000 3 f 7\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 900000000 100 1 0 5000000 3 n 7\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1400000000 100 9 0 5000000 3 n 7\\n\"}",
 		/* fd 7 closed, then read again: no path; a slow open names fd 9 */
-		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _whyc 1450000000 100 7\\n\"}",
-		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1500000000 100 1 0 4000000 3 f 7\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1450000000 100 1 3 5000 0 n 7\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1500000000 100 1 0 4000000 3 n 7\\n\"}",
 		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1600000000 100 1 257 4000000 9 s  /slow\\n\"}",
-		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1700000000 100 1 0 4000000 3 f 9\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1700000000 100 1 0 4000000 3 n 9\\n\"}",
+		/* a read under the threshold is no blocker; a futex's number is no fd */
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1750000000 100 1 0 1000 3 n 9\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1800000000 100 1 202 3000000 0 n 1234\\n\"}",
 		"{\"type\": \"printf\", \"data\": \"bpfspec:flush 2000000000\\n\"}",
 		"{\"type\": \"map\", \"data\": {\"@b_timers\": {\"100,400\": 2}}}",
 		"{\"type\": \"map\", \"data\": {\"@sum_timers\": {\"100\": 70000000}}}",
@@ -763,7 +766,7 @@ START_TEST(test_attribution)
 	ck_assert_uint_eq(p->split.cpu_ns, 40000000);	/* tid 555 had no call */
 	/* blockers: two in the window, in time order; one before it, one of
 	 * an unknown phase (counted), 3 over the limit */
-	ck_assert_uint_eq(rep->n_blockers, 5);
+	ck_assert_uint_eq(rep->n_blockers, 6);
 	ck_assert_uint_eq(rep->blockers_dropped, 4);
 	const report_event *b = &rep->blockers[0];
 	ck_assert_uint_eq(b->t_ns, 250000000);
@@ -783,6 +786,9 @@ START_TEST(test_attribution)
 	ck_assert_ptr_null(rep->blockers[2].path);	/* closed since */
 	ck_assert_str_eq(rep->blockers[3].path, " /slow");	/* its own leading space */
 	ck_assert_str_eq(rep->blockers[4].path, " /slow");	/* opened by a blocker */
+	ck_assert_str_eq(rep->blockers[5].syscall, "futex");
+	ck_assert(!rep->blockers[5].has_fd);
+	ck_assert_ptr_null(rep->blockers[5].path);
 	/* stacks */
 	ck_assert_uint_eq(p->stack_samples, 8);
 	ck_assert_uint_eq(p->n_stacks, 2);

@@ -1,0 +1,482 @@
+/* why_report — the attribution's maps and records read into a report;
+ * see why.h. */
+#include "why.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "report_internal.h"
+#include "spec.h"
+#include "systab.h"
+#include "wire.h"
+
+/* The group of probe P that thread TID's figures go to: its own (per
+ * thread) or the only one; NULL when the probe has no completed call
+ * there (nothing to split) or out of memory. */
+static report_split *split_of(report_probe *p, long tid)
+{
+	for (size_t g = 0; g < p->n_groups; g++) {
+		report_group *gr = &p->groups[g];
+		if (gr->tid != tid && gr->tid != 0)
+			continue;
+		if (!gr->split)
+			gr->split = calloc(1, sizeof *gr->split);
+		return gr->split;
+	}
+	return NULL;
+}
+
+/* Syscall NR's entry in S, added when missing; NULL out of memory. */
+static report_why_syscall *split_syscall(report_split *s, long nr)
+{
+	for (size_t i = 0; i < s->n_syscalls; i++)
+		if (s->syscalls[i].nr == nr)
+			return &s->syscalls[i];
+	report_why_syscall *ns = realloc(s->syscalls, (s->n_syscalls + 1) * sizeof *ns);
+	if (!ns)
+		return NULL;
+	s->syscalls = ns;
+	memset(&ns[s->n_syscalls], 0, sizeof *ns);
+	ns[s->n_syscalls].nr = nr;
+	if (!(ns[s->n_syscalls].name = report_exit_syscall_name(nr)))
+		return NULL;
+	return &ns[s->n_syscalls++];
+}
+
+enum part { PART_CPU, PART_WAIT, PART_SLEEP, PART_CALLS, PART_TIME };
+
+/* Adds V to part PART of S (of syscall NR for the last three). */
+static int split_add(report_split *s, enum part part, long nr, uint64_t v)
+{
+	report_why_syscall *sc;
+	switch (part) {
+	case PART_CPU:
+		s->cpu_ns += v;
+		return 0;
+	case PART_WAIT:
+		s->wait_ns += v;
+		return 0;
+	case PART_SLEEP:
+		if (nr < 0) {
+			s->other_ns += v;
+			return 0;
+		}
+		s->blocked_ns += v;
+		break;
+	case PART_CALLS:
+	case PART_TIME:
+		break;
+	}
+	if (!(sc = split_syscall(s, nr)))
+		return -1;
+	if (part == PART_SLEEP)
+		sc->blocked_ns += v;
+	else if (part == PART_CALLS)
+		sc->calls += v;
+	else
+		sc->time_ns += v;
+	return 0;
+}
+
+static int syscall_order(const void *a, const void *b)
+{
+	const report_why_syscall *x = a, *y = b;
+	if (x->blocked_ns != y->blocked_ns)
+		return x->blocked_ns < y->blocked_ns ? 1 : -1;
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? 1 : -1;
+	return x->nr < y->nr ? -1 : x->nr > y->nr;
+}
+
+/* Reads map PREFIX (keys [phase, tid] or [phase, tid, nr]) into part PART
+ * of the attributed probes' groups. */
+static int read_part(report *rep, const bpfout_window *w, const char *prefix, enum part part)
+{
+	const bpfout_map *m = report_window_map(w, prefix, WHY_NAME);
+	for (size_t i = 0; m && i < m->n_entries; i++) {
+		const bpfout_entry *e = &m->entries[i];
+		size_t want = part == PART_CPU || part == PART_WAIT ? 2 : 3;
+		/* the syscalls' map holds stats(): count and total */
+		bool stats = part == PART_CALLS;
+		if (e->n_ikeys != want || e->ikeys[0] < 1 || (size_t)e->ikeys[0] > rep->n_probes ||
+		    (stats ? e->type != BPFOUT_VALUE_STATS || e->stats_total < 0 : e->value <= 0))
+			continue;
+		report_probe *p = &rep->probes[e->ikeys[0] - 1];
+		if (!p->attributed)
+			continue;
+		report_split *s = split_of(p, (long)e->ikeys[1]);
+		if (!s)
+			continue;	/* no completed call on that thread (or no memory) */
+		long nr = want == 3 ? (long)e->ikeys[2] : -1;
+		if (stats ? split_add(s, PART_CALLS, nr, e->stats_count) < 0 ||
+				    split_add(s, PART_TIME, nr, (uint64_t)e->stats_total) < 0
+			  : split_add(s, part, nr, (uint64_t)e->value) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* P's split: its groups' together; each syscall list sorted. */
+static int total_split(report_probe *p)
+{
+	for (size_t g = 0; g < p->n_groups; g++) {
+		report_split *s = p->groups[g].split;
+		if (!s)
+			continue;
+		if (s->n_syscalls > 1)
+			qsort(s->syscalls, s->n_syscalls, sizeof *s->syscalls, syscall_order);
+		p->split.cpu_ns += s->cpu_ns;
+		p->split.wait_ns += s->wait_ns;
+		p->split.blocked_ns += s->blocked_ns;
+		p->split.other_ns += s->other_ns;
+		for (size_t k = 0; k < s->n_syscalls; k++) {
+			report_why_syscall *t = split_syscall(&p->split, s->syscalls[k].nr);
+			if (!t)
+				return -1;
+			t->calls += s->syscalls[k].calls;
+			t->time_ns += s->syscalls[k].time_ns;
+			t->blocked_ns += s->syscalls[k].blocked_ns;
+		}
+	}
+	if (p->split.n_syscalls)
+		qsort(p->split.syscalls, p->split.n_syscalls, sizeof *p->split.syscalls,
+		      syscall_order);
+	return 0;
+}
+
+/* The fields of record REC ("_why START TID P NR NS RET KIND ARG"):
+ * *ARG is what follows KIND (a path, or a number).  Returns 1, or 0 when
+ * REC is not one or is malformed. */
+static int record_fields(const char *rec, long long *start, long *tid, long *phase, long *nr,
+			 long long *ns, long long *ret, char *kind, const char **arg)
+{
+	size_t nl = strlen(WHY_NAME);
+	int used = 0;
+	if (strncmp(rec, WHY_NAME, nl) != 0 || rec[nl] != ' ' ||
+	    sscanf(rec + nl + 1, "%lld %ld %ld %ld %lld %lld %c%n", start, tid, phase, nr, ns, ret,
+		   kind, &used) != 7 || used == 0 || *ns < 0 || *start < 0 || (*kind != 's' && *kind != 'n'))
+		return 0;
+	*arg = rec + nl + 1 + used;
+	if (**arg == ' ')
+		(*arg)++;	/* one space; a path's own leading spaces are kept */
+	return 1;
+}
+
+/* Parses record REC into EV when it is a blocker (at least THRESHOLD
+ * long; the others are opens and closes).  Returns 1 when it is one
+ * inside the window that began at BEGIN, 0 when not, -1 when malformed
+ * or out of memory. */
+static int parse_blocker_fields(const report *rep, const char *rec, uint64_t begin,
+				uint64_t threshold, report_event *ev)
+{
+	long long start, ns, ret;
+	long tid, phase, nr;
+	char kind;
+	const char *arg;
+	size_t nl = strlen(WHY_NAME);
+	if (strncmp(rec, WHY_NAME, nl) != 0 || rec[nl] != ' ')
+		return 0;
+	if (!record_fields(rec, &start, &tid, &phase, &nr, &ns, &ret, &kind, &arg) || phase < 1 ||
+	    (size_t)phase > rep->n_probes)
+		return -1;
+	/* an open or a close, or ended before the window (read late from
+	 * another CPU's buffer) */
+	if ((uint64_t)ns < threshold || (uint64_t)start + (uint64_t)ns < begin)
+		return 0;
+	/* a call that began in the window before (with -i) counts from its start */
+	ev->t_ns = (uint64_t)start > begin ? (uint64_t)start - begin : 0;
+	ev->tid = tid;
+	ev->latency_ns = (uint64_t)ns;
+	ev->ret = ret;
+	if (!(ev->syscall = report_exit_syscall_name(nr)) ||
+	    !(ev->phase = strdup(rep->probes[phase - 1].name)))
+		return -1;
+	if (ret < 0 && ret > -4096) {
+		const char *en = systab_errno_name((long)-ret);
+		if (en ? !(ev->error = strdup(en)) : asprintf(&ev->error, "E%lld", -ret) < 0)
+			return -1;
+	}
+	if (kind == 'n' && why_arg_kind(nr) == 'f') {
+		ev->has_fd = true;
+		ev->fd = strtol(arg, NULL, 10);
+	} else if (kind == 's' && *arg) {
+		if (!(ev->path = strdup(arg)))
+			return -1;
+		ev->path_truncated = strlen(arg) >= REPORT_PATH_MAX;
+	}
+	/* the thread's name as the phase's group has it, else /proc's */
+	const report_probe *p = &rep->probes[phase - 1];
+	for (size_t g = 0; g < p->n_groups && !ev->thread; g++)
+		if (p->groups[g].tid == tid && p->groups[g].thread &&
+		    !(ev->thread = strdup(p->groups[g].thread)))
+			return -1;
+	if (!ev->thread)
+		ev->thread = report_thread_name(rep->pid, tid);
+	return 1;
+}
+
+/* Frees what blocker EV holds. */
+static void free_blocker(report_event *ev)
+{
+	free(ev->syscall);
+	free(ev->phase);
+	free(ev->error);
+	free(ev->path);
+	free(ev->thread);
+}
+
+static int parse_blocker(const report *rep, const char *rec, uint64_t begin, uint64_t threshold,
+			 report_event *ev)
+{
+	memset(ev, 0, sizeof *ev);
+	int rc = parse_blocker_fields(rep, rec, begin, threshold, ev);
+	if (rc < 0)
+		free_blocker(ev);
+	return rc;
+}
+
+static int blocker_order(const void *a, const void *b)
+{
+	const report_event *x = a, *y = b;
+	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
+}
+
+/* What record REC says of an fd: 1 it was opened (*PATH: with what), 0
+ * closed, -1 neither; *T when, *FD which.  Opens: a record of an open
+ * syscall that succeeded; closes: one of close. */
+static int fd_event(const char *rec, unsigned long long *t, long *fd, const char **path)
+{
+	long long start, ns, ret;
+	long tid, phase, nr;
+	char kind;
+	const char *arg;
+	if (!record_fields(rec, &start, &tid, &phase, &nr, &ns, &ret, &kind, &arg))
+		return -1;
+	*t = (unsigned long long)start;
+	if (kind == 's' && ret >= 0 && why_is_open(nr)) {
+		*fd = (long)ret;
+		*path = arg;
+		return 1;
+	}
+	if (kind == 'n' && nr == systab_syscall_nr("close")) {
+		*fd = strtol(arg, NULL, 10);
+		return 0;
+	}
+	return -1;
+}
+
+/* The path fd FD was opened with, as W's records have it: the last open
+ * or close of FD at or before START (bpftrace's clock), when it is an
+ * open; else NULL (not seen, or closed since). */
+static const char *opened_path(const bpfout_window *w, long fd, uint64_t start)
+{
+	const char *best = NULL;
+	unsigned long long best_t = 0;
+	bool seen = false;
+	for (size_t i = 0; i < w->n_events; i++) {
+		unsigned long long t;
+		long f;
+		const char *path = NULL;
+		int kind = fd_event(w->events[i], &t, &f, &path);
+		if (kind < 0 || f != fd || t > start || (seen && t < best_t))
+			continue;
+		seen = true;
+		best_t = t;
+		best = kind == 1 ? path : NULL;
+	}
+	return best;
+}
+
+static int fill_blockers(report *rep, const bpfout_window *w, uint64_t begin_ns)
+{
+	const bpfout_map *m = report_window_map(w, WIRE_DROPPED, WHY_NAME);
+	const bpfout_entry *e = m ? bpfout_map_entry(m, "") : NULL;
+	rep->blockers_dropped = (e && e->value > 0 ? (uint64_t)e->value : 0) +
+				bpfout_dropped_records(w, WHY_NAME);
+	for (size_t i = 0; i < w->n_events; i++) {
+		report_event ev;
+		int rc = parse_blocker(rep, w->events[i], begin_ns, rep->blocker_ns, &ev);
+		if (rc == 0)
+			continue;
+		if (rc < 0) {
+			/* malformed (a bug of ours) or out of memory: counted as
+			 * not recorded, never fatal to the report */
+			rep->blockers_dropped++;
+			continue;
+		}
+		report_event *nb = realloc(rep->blockers, (rep->n_blockers + 1) * sizeof *nb);
+		if (!nb) {
+			free_blocker(&ev);
+			return -1;
+		}
+		rep->blockers = nb;
+		nb[rep->n_blockers++] = ev;
+		const char *path = ev.has_fd ? opened_path(w, ev.fd, begin_ns + ev.t_ns) : NULL;
+		report_event *b = &nb[rep->n_blockers - 1];
+		if (path && *path) {
+			if (!(b->path = strdup(path)))
+				return -1;
+			b->path_truncated = strlen(path) >= REPORT_PATH_MAX;
+		}
+	}
+	if (rep->n_blockers)
+		qsort(rep->blockers, rep->n_blockers, sizeof *rep->blockers, blocker_order);
+	return 0;
+}
+
+/* The end of the frame at S: a newline, or the two characters "\n"
+ * (bpftrace 0.20-0.23 escape the newlines of a stack in a map key
+ * twice), or the end of the text. */
+static const char *frame_end(const char *s)
+{
+	for (; *s; s++)
+		if (*s == '\n' || (s[0] == '\\' && s[1] == 'n'))
+			return s;
+	return s;
+}
+
+/* The frames of a stack as bpftrace prints a ustack() key (one frame a
+ * line, innermost first, "name+offset"; 0.24+ drop the spaces in names)
+ * in folded form: outermost first, joined by ';', offsets dropped.
+ * Owned; NULL out of memory. */
+static char *folded_frames(const char *text)
+{
+	const char *lines[WHY_STACK_FRAMES + 8];
+	size_t lens[WHY_STACK_FRAMES + 8], n = 0;
+	for (const char *s = text; *s && n < sizeof lines / sizeof *lines;) {
+		while (*s == '\n' || *s == ' ' || *s == '\t' || (s[0] == '\\' && s[1] == 'n'))
+			s += s[0] == '\\' ? 2 : 1;
+		if (!*s)
+			break;
+		const char *e = frame_end(s);
+		size_t len = (size_t)(e - s);
+		const char *plus = memrchr(s, '+', len);
+		size_t digits = plus ? (size_t)(s + len - plus - 1) : 0;
+		if (plus && plus > s && digits && strspn(plus + 1, "0123456789") >= digits)
+			len = (size_t)(plus - s);
+		if (len) {
+			lines[n] = s;
+			lens[n++] = len;
+		}
+		s = e;
+	}
+	buf b = BUF_INIT;
+	for (size_t i = n; i-- > 0;) {
+		if (i + 1 < n)
+			buf_putc(&b, ';');
+		for (size_t k = 0; k < lens[i]; k++)
+			buf_putc(&b, lines[i][k] == ';' ? ':' : lines[i][k]);
+	}
+	if (!n)
+		buf_puts(&b, "[no frames]");
+	return buf_take(&b);
+}
+
+static int stack_order(const void *a, const void *b)
+{
+	const report_stack *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->frames, y->frames);
+}
+
+/* The stacks map (keys "P,TID,\n frames...") into the probes'. */
+static int fill_stacks(report *rep, const bpfout_window *w)
+{
+	const bpfout_map *m = report_window_map(w, "stk", WHY_NAME);
+	for (size_t i = 0; m && i < m->n_entries; i++) {
+		const bpfout_entry *e = &m->entries[i];
+		char *end;
+		long phase = strtol(e->key, &end, 10), tid;
+		if (*end != ',' || phase < 1 || (size_t)phase > rep->n_probes || e->value <= 0)
+			continue;
+		tid = strtol(end + 1, &end, 10);
+		if (*end != ',')
+			continue;
+		report_probe *p = &rep->probes[phase - 1];
+		char *frames = folded_frames(end + 1);
+		if (!frames)
+			return -1;
+		p->stack_samples += (uint64_t)e->value;
+		/* stacks that differ only in offsets are one once folded */
+		size_t k = 0;
+		while (k < p->n_stacks && !(p->stacks[k].tid == tid && strcmp(p->stacks[k].frames, frames) == 0))
+			k++;
+		if (k < p->n_stacks) {
+			p->stacks[k].samples += (uint64_t)e->value;
+			free(frames);
+			continue;
+		}
+		report_stack *ns = realloc(p->stacks, (p->n_stacks + 1) * sizeof *ns);
+		if (!ns) {
+			free(frames);
+			return -1;
+		}
+		p->stacks = ns;
+		ns[p->n_stacks++] = (report_stack){ .tid = tid, .samples = (uint64_t)e->value,
+						    .frames = frames };
+	}
+	for (size_t i = 0; i < rep->n_probes; i++)
+		if (rep->probes[i].n_stacks > 1)
+			qsort(rep->probes[i].stacks, rep->probes[i].n_stacks,
+			      sizeof *rep->probes[i].stacks, stack_order);
+	return 0;
+}
+
+/* 1 when process PID wrote a perf map (/tmp/perf-PID.map, PID as its own
+ * namespace numbers it, seen through its root), 0 when not, -1 unknown. */
+static int has_perf_map(long pid)
+{
+	char path[96], line[256];
+	long nspid = pid;
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof path, "/proc/%ld/status", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "NSpid:", 6) == 0) {
+			char *last = strrchr(line, '\t');
+			nspid = strtol(last ? last + 1 : line + 6, NULL, 10);
+		}
+	fclose(f);
+	snprintf(path, sizeof path, "/proc/%ld/root/tmp/perf-%ld.map", pid, nspid);
+	return access(path, R_OK) == 0;
+}
+
+int why_fill(report *rep, const resolved *r, const bpfout_window *w, uint64_t begin_ns)
+{
+	static const struct { const char *prefix; enum part part; } parts[] = {
+		{ "cpu", PART_CPU }, { "wait", PART_WAIT }, { "slp", PART_SLEEP },
+		{ "sys", PART_CALLS },
+	};
+	if (!why_wanted(r))
+		return 0;
+	rep->attributed = true;
+	rep->blocker_ns = r->sp->blocker_ns;
+	rep->stack_ns = r->sp->stack_ns;
+	rep->js_symbols = rep->stack_ns ? has_perf_map(rep->pid) : -1;
+	if (rep->js_symbols == 0 &&
+	    report_add_warning(rep, "JavaScript frames in the stacks have no names: the target "
+				    "wrote no perf map; start node with --perf-basic-prof (or "
+				    "--perf-basic-prof-only-functions) to name them (native frames "
+				    "are named either way)") < 0)
+		return -1;
+	for (size_t i = 0; i < r->n_probes && i < rep->n_probes; i++)
+		rep->probes[i].attributed = why_attributed(r, i);
+	if (!w)
+		return 0;
+	for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
+		if (read_part(rep, w, parts[k].prefix, parts[k].part) < 0)
+			return -1;
+	for (size_t i = 0; i < rep->n_probes; i++)
+		if (rep->probes[i].attributed && total_split(&rep->probes[i]) < 0)
+			return -1;
+	if (fill_stacks(rep, w) < 0)
+		return -1;
+	return fill_blockers(rep, w, begin_ns);
+}
