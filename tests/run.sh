@@ -17,16 +17,23 @@ failed=0
 prefix=
 failed_names=()
 
-# record NAME STATUS — STATUS 0 is a pass.
+# record NAME STATUS [SECONDS] — STATUS 0 is a pass; SECONDS, how long
+# it took, is printed after the name (the suite has a time budget).
 record() {
+	local took=${3:+ (${3} s)}
 	if [ "$2" -eq 0 ]; then
 		passed=$((passed + 1))
-		echo "ok   $1"
+		echo "ok   $1$took"
 	else
 		failed=$((failed + 1))
 		failed_names+=("$1")
-		echo "FAIL $1"
+		echo "FAIL $1$took"
 	fi
+}
+
+# seconds_since T0 — whole seconds from $EPOCHREALTIME T0 to now.
+seconds_since() {
+	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", b - a + 0.5 }'
 }
 
 # private_libs BIN DIR — copies the shared libraries BIN links (ldd's
@@ -98,14 +105,15 @@ run_golden() {
 }
 
 run_integration() {
-	local t rc
+	local t rc t0
 	for t in "$here"/integration/test_*.sh; do
 		[ -f "$t" ] || continue
+		t0=$EPOCHREALTIME
 		bash "$t" >"$BUILD/$(basename "$t").log" 2>&1
 		rc=$?
 		[ "$rc" -eq 0 ] || sed 's/^/    /' "$BUILD/$(basename "$t").log"
 		[ "$rc" -eq 0 ] && grep '^measured:' "$BUILD/$(basename "$t").log" | sed 's/^/    /'
-		record "${prefix}integration/$(basename "$t" .sh)" "$rc"
+		record "${prefix}integration/$(basename "$t" .sh)" "$rc" "$(seconds_since "$t0")"
 	done
 }
 
@@ -113,7 +121,7 @@ run_integration() {
 # (scripts/matrix/core.list) on Debian sid's bpftrace (0.27) and Node.js
 # 24, both fetched once into /var/cache/bpfspec-matrix (debootstrap, npm).
 run_modern() {
-	local bt nb t rc
+	local bt nb t rc t0
 	if ! bt=$(sh "$top/scripts/matrix/bpftrace-root.sh" sid 2>"$BUILD/modern-setup.log") ||
 		! nb=$(sh "$top/scripts/matrix/node.sh" 24 2>>"$BUILD/modern-setup.log"); then
 		sed 's/^/    /' "$BUILD/modern-setup.log"
@@ -122,12 +130,13 @@ run_modern() {
 	fi
 	echo "    modern cell: $("$bt" --version 2>&1 | head -1), node $("$nb" --version)"
 	for t in $(awk '$1 == "node" || $1 == "c" { print $2 }' "$top/scripts/matrix/core.list"); do
+		t0=$EPOCHREALTIME
 		BPFSPEC_BPFTRACE=$bt BPFSPEC_TEST_NODE=$nb \
 			bash "$here/integration/test_$t.sh" >"$BUILD/modern-test_$t.log" 2>&1
 		rc=$?
 		[ "$rc" -eq 0 ] || sed 's/^/    /' "$BUILD/modern-test_$t.log"
 		[ "$rc" -eq 0 ] && grep '^measured:' "$BUILD/modern-test_$t.log" | sed 's/^/    /'
-		record "modern/integration/test_$t" "$rc"
+		record "modern/integration/test_$t" "$rc" "$(seconds_since "$t0")"
 	done
 }
 
