@@ -7,7 +7,6 @@
 
 #include "gen.h"
 #include "gen_internal.h"
-#include "libuv.h"
 #include "spec.h"
 #include "systab.h"
 #include "wire.h"
@@ -58,21 +57,13 @@ static void put_open(buf *b, size_t phase, const char *in)
 		      "%s@run__why[$wk] = kptr($now);\n", in, phase, in, in);
 }
 
-/* Whether probe I times a libuv loop phase, whose first argument is the
- * loop. */
-static bool loop_phase(const resolved *r, size_t i)
-{
-	return libuv_is_phase_function(r->probes[i].sp->function);
-}
-
-/* Entry of probe I: for a libuv phase, one of the thread's own loop (@loop__why: the
- * first loop seen on the thread; node's spawnSync and execSync run a
- * loop of their own on it, whose phases are counted in @nest__why and
- * left out, so that its wait stays in the phase that called it).  Then
- * the thread's phase ends: any, at the entry of an attributed probe or
- * of any phase when entry-only; else only the derived attributed phases
- * whose gap ends here (a probe that is not attributed does not end an
- * attributed one it runs inside). */
+/* Entry of probe I.  (A libuv phase's templates return before this for
+ * a call of a nested loop: node's spawnSync and execSync run a loop of
+ * their own on the thread, whose wait thus stays in the phase that
+ * called it.)  The thread's phase ends: any, at the entry of an
+ * attributed probe or of any phase when entry-only; else only the
+ * derived attributed phases whose gap ends here (a probe that is not
+ * attributed does not end an attributed one it runs inside). */
 static char *entry_hook(const resolved *r, size_t i)
 {
 	buf b = BUF_INIT, cond = BUF_INIT;
@@ -83,49 +74,32 @@ static char *entry_hook(const resolved *r, size_t i)
 			if (r->probes[d].gap_before[k] == i)
 				put_in_phase(&cond, d + 1);
 	buf_puts(&b, "\t// attribution (gen/why.h)\n\t$wk = (int64)tid;\n");
-	if (!loop_phase(r, i))
-		buf_puts(&b, "\tif (1) {\n");
-	else if (r->sp->entry_only)
-		buf_puts(&b, "\tif (@loop__why[$wk] == kptr(0)) { @loop__why[$wk] = kptr((int64)arg0); }\n"
-			     "\tif (kptr((int64)arg0) == @loop__why[$wk]) {\n");
-	else
-		buf_puts(&b, "\tif (@loop__why[$wk] == kptr(0)) { @loop__why[$wk] = kptr((int64)arg0); }\n"
-			     "\tif (kptr((int64)arg0) != @loop__why[$wk] || @nest__why[$wk] > kptr(0)) {\n"
-			     "\t\t@nest__why[$wk] = @nest__why[$wk] + kptr(1);\n\t} else {\n");
 	if (close || cond.len)
-		put_close(&b, cond.len ? cond.data : "", "\t\t");
+		put_close(&b, cond.len ? cond.data : "", "\t");
 	if (why_attributed(r, i))
-		put_open(&b, i + 1, "\t\t");
-	buf_puts(&b, "\t}");
+		put_open(&b, i + 1, "\t");
 	buf_free(&cond);
-	return buf_take(&b);
+	return gen_chop(buf_take(&b));
 }
 
-/* Return of probe I (entry-return): for a libuv phase, a nested loop's
- * return only counts down; else probe I's phase ends, and a derived attributed phase whose
- * gap starts here begins. */
+/* Return of probe I (entry-return): probe I's phase ends, and a derived
+ * attributed phase whose gap starts here begins. */
 static char *return_hook(const resolved *r, size_t i)
 {
 	buf b = BUF_INIT, cond = BUF_INIT;
 	buf_puts(&b, "\t// attribution (gen/why.h)\n\t$wk = (int64)tid;\n");
-	if (loop_phase(r, i))
-		buf_puts(&b, "\tif (@nest__why[$wk] > kptr(0)) {\n\t\t@nest__why[$wk] = @nest__why[$wk] - kptr(1);\n"
-			     "\t} else {\n");
-	else
-		buf_puts(&b, "\tif (1) {\n");
 	if (why_attributed(r, i)) {
 		put_in_phase(&cond, i + 1);
-		put_close(&b, cond.data, "\t\t");
+		put_close(&b, cond.data, "\t");
 	}
 	for (size_t d = 0; d < r->n_probes; d++) {
 		const resolved_probe *dp = &r->probes[d];
 		for (size_t k = 0; dp->derived && why_attributed(r, d) && k < dp->n_gaps; k++)
 			if (dp->gap_after[k] == i)
-				put_open(&b, d + 1, "\t\t");
+				put_open(&b, d + 1, "\t");
 	}
-	buf_puts(&b, "\t}");
 	buf_free(&cond);
-	return buf_take(&b);
+	return gen_chop(buf_take(&b));
 }
 
 char *why_hooks(const gen_parts *pt, const resolved *r, size_t i, bool entry)
@@ -230,7 +204,7 @@ int why_emit(gen_parts *pt, const resolved *r)
 	static const char *const printed[] = { "cpu", "wait", "slp", "sys", WIRE_DROPPED, NULL };
 	static const char *const counter[] = { "evn", "evo", NULL };
 	static const char *const in_flight[] = { "ph", "pht", "run", "off", "rq", "sc", "arg",
-						 "loop", "nest", NULL };
+						 NULL };
 	buf store = BUF_INIT, waits = BUF_INIT, open_test = BUF_INIT, paths = BUF_INIT,
 	    ones = BUF_INIT;
 	char threshold[32], limit[32], close_nr[16];

@@ -113,6 +113,33 @@ static void emit_derived(gen_parts *pt, const resolved_probe *rp)
 		buf_printf(&pt->finals, "\tclear(@gap%zu_%s);\n", k, rp->sp->name);
 }
 
+/* A libuv phase's entry and return (templates/latency.bt.in): a call of
+ * another loop than the thread's own (@pair_loop: the first seen), or
+ * any call inside one, only counts in @pair_nest, up at its entry and
+ * down at its return; the thread's own phases go on around it. */
+#define PAIR_LOOP_ENTRY                                                      \
+	"\tif (@pair_loop[tid] == 0) { @pair_loop[tid] = arg0; }\n"            \
+	"\tif (arg0 != @pair_loop[tid] || @pair_nest[tid] > 0) {\n"            \
+	"\t\t@pair_nest[tid] = @pair_nest[tid] + 1;\n\t\treturn;\n\t}"
+#define PAIR_LOOP_RETURN                                                     \
+	"\tif (@pair_nest[tid] > 0) {\n\t\t@pair_nest[tid] = @pair_nest[tid] - 1;\n" \
+	"\t\treturn;\n\t}"
+
+/* Whether probe I is R's first pair on a libuv phase (the one whose
+ * BEGIN types and whose END clears @pair_loop and @pair_nest). */
+static bool first_loop_pair(const resolved *r, size_t i)
+{
+	if (r->sp->entry_only)
+		return false;
+	for (size_t k = 0; k < r->n_probes; k++) {
+		const resolved_probe *p = &r->probes[k];
+		if (p->active && !p->derived && p->sp->kind == PROBE_LATENCY &&
+		    libuv_is_phase_function(p->sp->function))
+			return k == i;
+	}
+	return false;
+}
+
 /* An entry/return pair, with the derived phases' hooks of probe I. */
 static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 {
@@ -143,8 +170,19 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	gen_vars_set(&v, "on_return", on_return);
 	gen_vars_set(&v, "on_slice", on_slice);
 	gen_vars_set(&v, "delete", pt->delete_call);
+	bool loop = libuv_is_phase_function(rp->sp->function);
+	char *return_test = NULL;
+	if (asprintf(&return_test, loop ? "(@start_%s[tid] || @pair_nest[tid])" : "@start_%s[tid]",
+		     rp->sp->name) < 0)
+		return_test = NULL;
+	gen_vars_set(&v, "return_test", return_test);
+	gen_vars_set(&v, "loop_entry", loop ? PAIR_LOOP_ENTRY : NULL);
+	gen_vars_set(&v, "loop_return", loop ? PAIR_LOOP_RETURN : NULL);
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "latency.bt.in", &v);
+	free(return_test);
+	if (first_loop_pair(r, i))
+		buf_puts(&pt->helpers, "\tclear(@pair_loop);\n\tclear(@pair_nest);\n");
 	free(e);
 	free(rt);
 	free(on_entry);
@@ -237,9 +275,9 @@ static int latency_emit(gen_parts *pt, const resolved *r, size_t i)
  * types it; it is never a gap ($g != 0) and END clears it.  So for a
  * derived phase's gaps (read at the next phase's entry) and for
  * entry-only phases' @phase_t (read in the first phase's probe), and
- * for attribution's @ph__why, @loop__why and @nest__why (gen/why.h:
- * read in every phase's probe before they are set; tid 0, the idle task,
- * is never in a phase). */
+ * for the libuv pairs' @pair_loop and @pair_nest; and for attribution's
+ * @ph__why (gen/why.h: read in every phase's probe before it is set; tid
+ * 0, the idle task, is never in a phase). */
 static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
 {
 	const resolved_probe *rp = &r->probes[i];
@@ -248,14 +286,14 @@ static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
 		buf_printf(&pt->types, "\t@gap%zu_%s[0] = (int64)0;\n", k, rp->sp->name);
 	if (!rp->derived && r->sp->entry_only && phase_index(r, i) == 1)
 		buf_puts(&pt->types, "\t@phase_t[0] = (int64)0;\n\t@phase_loop[0] = (uint64)0;\n");
+	if (first_loop_pair(r, i))
+		buf_puts(&pt->types, "\t@pair_loop[0] = (uint64)0;\n\t@pair_nest[0] = (int64)0;\n");
 	size_t first = 0;	/* the first probe with a probe of its own */
 	while (first < r->n_probes && !(r->probes[first].active && !r->probes[first].derived &&
 					 r->probes[first].sp->kind == PROBE_LATENCY))
 		first++;
 	if (i == first && why_wanted(r))
-		buf_puts(&pt->types, "\t@ph__why[(int64)0] = kptr((int64)0);\n"
-				     "\t@loop__why[(int64)0] = kptr((int64)0);\n"
-				     "\t@nest__why[(int64)0] = kptr((int64)0);\n");
+		buf_puts(&pt->types, "\t@ph__why[(int64)0] = kptr((int64)0);\n");
 }
 
 static void latency_describe(buf *b, const resolved_probe *rp)

@@ -8,6 +8,12 @@
 # judge_loop_phases in tests/lib.sh).
 # The inlined pending and closing phases are derived: two and one gaps
 # per loop iteration, each a few microseconds (no work there).
+# Then a nested loop: the same workload with --exec 10, whose timer
+# callbacks run `sleep` through child_process.spawnSync (a libuv loop of
+# node's own on the main thread, inside its timers phase): the main
+# loop's timers phase still holds the whole callback (p99, max and total
+# ±15% of the logged ones), and the nested loop's phases are not the main
+# loop's (before, its timers call took the place of the one it ran in).
 . "$(dirname "$0")/../lib.sh"
 need_root
 
@@ -94,3 +100,19 @@ done
 # Everything that attached is accounted for.
 [ "$(jqr "$r" .attached_probes)" = "$(jqr "$r" .expected_probes)" ] || fail "attach shortfall"
 echo "measured: attached probes $(jqr "$r" .attached_probes)"
+
+# A nested loop inside the timers phase.
+kill "$app"
+wait "$app" 2>/dev/null
+log=$TMP/exec.log
+$prio node "$TOP/scripts/workloads/phases.js" --exec 10 --log "$log" &
+app=$!
+cleanup_pid "$app"
+sleep 1.5
+measure_nested() {
+	"$BPFSPEC" run libuv-phases -p "$app" -d 5s -o json >"$r" 2>"$TMP/stderr" ||
+		{ cat "$TMP/stderr"; fail "bpfspec run (nested loop) exited $?"; }
+	echo "measured: with spawnSync in every timer callback:"
+	judge_loop_phases "$r" "$log"
+}
+up_to 3 measure_nested
