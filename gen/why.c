@@ -112,9 +112,10 @@ char *why_hooks(const gen_parts *pt, const resolved *r, size_t i, bool entry)
 
 /* ---- gen: the tracepoints ------------------------------------------ */
 
-/* What a blocker record shows of a syscall's arguments: a path ('s', at
- * args[index]), an fd ('f', args[0], with the path it was opened with
- * when seen), or nothing. */
+/* What a record shows of a syscall's arguments: a path ('s', at
+ * args[index]; an 's' record), an fd ('f', args[0], with the path it was
+ * opened with when seen; an 'n' record), or nothing (an 'n' record whose
+ * number means nothing). */
 typedef struct blocker_arg {
 	const char *syscall;
 	int index;
@@ -143,19 +144,27 @@ static const blocker_arg blocker_args[] = {
 };
 #define N_BLOCKER_ARGS (sizeof blocker_args / sizeof *blocker_args)
 
-char why_arg_kind(long nr)
-{
-	for (size_t i = 0; i < N_BLOCKER_ARGS; i++)
-		if (systab_syscall_nr(blocker_args[i].syscall) == nr)
-			return blocker_args[i].kind;
-	return 0;
-}
-
 /* Syscalls that open a path: the fd they return is named by it. */
 static const char *const opens[] = { "open", "openat", "openat2", "creat", NULL };
 
-/* "args->id == A || ..." (or with "$nr") of the syscalls of KIND, or of
- * INDEX (index >= 0); "" when none exists here. */
+void why_syscall_table(why_syscalls *t)
+{
+	memset(t, 0, sizeof *t);
+	for (size_t i = 0; i < N_BLOCKER_ARGS; i++) {
+		int nr = systab_syscall_nr(blocker_args[i].syscall);
+		if (nr >= 0 && nr < WHY_MAX_NR)
+			t->kind[nr] = blocker_args[i].kind;
+	}
+	for (size_t k = 0; opens[k]; k++) {
+		int nr = systab_syscall_nr(opens[k]);
+		if (nr >= 0 && nr < WHY_MAX_NR)
+			t->opens[nr] = true;
+	}
+	t->close_nr = systab_syscall_nr("close");
+}
+
+/* "VAR == A || ..." of the syscalls of KIND, or of KIND at INDEX (index
+ * >= 0); "" when none exists here. */
 static void put_ids(buf *b, const char *var, char kind, int index)
 {
 	bool first = true;
@@ -264,12 +273,4 @@ int why_emit(gen_parts *pt, const resolved *r)
 		free(profile);
 	}
 	return rc;
-}
-
-bool why_is_open(long nr)
-{
-	for (size_t k = 0; opens[k]; k++)
-		if (systab_syscall_nr(opens[k]) == nr)
-			return true;
-	return false;
 }

@@ -40,12 +40,19 @@ bool why_wanted(const resolved *r);
 /* Whether probe I of R is an active, attributed latency probe. */
 bool why_attributed(const resolved *r, size_t i);
 
-/* What the record of syscall NR shows of its arguments: 's' a path, 'f'
- * an fd, 0 nothing. */
-char why_arg_kind(long nr);
+/* The syscalls the program follows are numbered below this (the map
+ * word of templates/why.bt.in keeps 10 bits of number + 1). */
+#define WHY_MAX_NR 1023
 
-/* Whether syscall NR opens a path (the fd it returns is named by it). */
-bool why_is_open(long nr);
+/* What the report needs to know of syscall numbers, looked up once. */
+typedef struct why_syscalls {
+	char kind[WHY_MAX_NR];	/* 's' a path, 'f' an fd, 0 nothing */
+	bool opens[WHY_MAX_NR];	/* opens a path: the fd it returns is named by it */
+	int close_nr;		/* close's number, -1 when unknown */
+} why_syscalls;
+
+/* Fills T for this machine's syscall numbers. */
+void why_syscall_table(why_syscalls *t);
 
 /* The statements of probe I's entry (ENTRY true: the thread's phase
  * ends, probe I's begins when attributed) or return (probe I's ends; a

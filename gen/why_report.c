@@ -147,75 +147,76 @@ static int total_split(report_probe *p)
 	return 0;
 }
 
-/* The fields of record REC ("_why START TID P NR NS RET KIND ARG"):
- * *ARG is what follows KIND (a path, or a number).  Returns 1, or 0 when
- * REC is not one or is malformed. */
-static int record_fields(const char *rec, long long *start, long *tid, long *phase, long *nr,
-			 long long *ns, long long *ret, char *kind, const char **arg)
-{
-	size_t nl = strlen(WHY_NAME);
-	int used = 0;
-	if (strncmp(rec, WHY_NAME, nl) != 0 || rec[nl] != ' ' ||
-	    sscanf(rec + nl + 1, "%lld %ld %ld %ld %lld %lld %c%n", start, tid, phase, nr, ns, ret,
-		   kind, &used) != 7 || used == 0 || *ns < 0 || *start < 0 || (*kind != 's' && *kind != 'n'))
-		return 0;
-	*arg = rec + nl + 1 + used;
-	if (**arg == ' ')
-		(*arg)++;	/* one space; a path's own leading spaces are kept */
-	return 1;
-}
-
-/* Parses record REC into EV when it is a blocker (at least THRESHOLD
- * long; the others are opens and closes).  Returns 1 when it is one
- * inside the window that began at BEGIN, 0 when not, -1 when malformed
- * or out of memory. */
-static int parse_blocker_fields(const report *rep, const char *rec, uint64_t begin,
-				uint64_t threshold, report_event *ev)
-{
+/* A record's fields, as record_fields reads them. */
+typedef struct why_record {
 	long long start, ns, ret;
 	long tid, phase, nr;
 	char kind;
 	const char *arg;
+} why_record;
+
+/* Reads record REC ("_why START TID P NR NS RET KIND ARG") into *R:
+ * R->arg is what follows KIND (a path, or a number).  Returns 1, 0 when
+ * REC is not a record of ours, -1 when it is a malformed one. */
+static int record_fields(const char *rec, why_record *r)
+{
 	size_t nl = strlen(WHY_NAME);
+	int used = 0;
 	if (strncmp(rec, WHY_NAME, nl) != 0 || rec[nl] != ' ')
 		return 0;
-	if (!record_fields(rec, &start, &tid, &phase, &nr, &ns, &ret, &kind, &arg) || phase < 1 ||
-	    (size_t)phase > rep->n_probes)
+	if (sscanf(rec + nl + 1, "%lld %ld %ld %ld %lld %lld %c%n", &r->start, &r->tid, &r->phase,
+		   &r->nr, &r->ns, &r->ret, &r->kind, &used) != 7 || used == 0 || r->ns < 0 ||
+	    r->start < 0 || (r->kind != 's' && r->kind != 'n'))
 		return -1;
-	/* an open or a close, or ended before the window (read late from
-	 * another CPU's buffer) */
-	if ((uint64_t)ns < threshold || (uint64_t)start + (uint64_t)ns < begin)
-		return 0;
+	r->arg = rec + nl + 1 + used;
+	if (*r->arg == ' ')
+		r->arg++;	/* one space; a path's own leading spaces are kept */
+	return 1;
+}
+
+/* Whether syscall NR is one T knows as KIND. */
+static bool kind_is(const why_syscalls *t, long nr, char kind)
+{
+	return nr >= 0 && nr < WHY_MAX_NR && t->kind[nr] == kind;
+}
+
+/* Fills EV from R, a blocker of the window that began at BEGIN.
+ * Returns 0, or -1 out of memory (EV then holds what to free). */
+static int blocker_event(const report *rep, const why_syscalls *t, const why_record *r,
+			 uint64_t begin, report_event *ev)
+{
 	/* a call that began in the window before (with -i) counts from its start */
-	ev->t_ns = (uint64_t)start > begin ? (uint64_t)start - begin : 0;
-	ev->tid = tid;
-	ev->latency_ns = (uint64_t)ns;
-	ev->ret = ret;
-	if (!(ev->syscall = report_exit_syscall_name(nr)) ||
-	    !(ev->phase = strdup(rep->probes[phase - 1].name)))
+	ev->t_ns = (uint64_t)r->start > begin ? (uint64_t)r->start - begin : 0;
+	ev->tid = r->tid;
+	ev->latency_ns = (uint64_t)r->ns;
+	ev->ret = r->ret;
+	if (!(ev->syscall = report_exit_syscall_name(r->nr)) ||
+	    !(ev->phase = strdup(rep->probes[r->phase - 1].name)))
 		return -1;
-	if (ret < 0 && ret > -4096) {
-		const char *en = systab_errno_name((long)-ret);
-		if (en ? !(ev->error = strdup(en)) : asprintf(&ev->error, "E%lld", -ret) < 0)
+	if (r->ret < 0 && r->ret > -4096) {
+		const char *en = systab_errno_name((long)-r->ret);
+		if (en ? !(ev->error = strdup(en)) : asprintf(&ev->error, "E%lld", -r->ret) < 0) {
+			ev->error = NULL;	/* asprintf leaves it undefined */
 			return -1;
+		}
 	}
-	if (kind == 'n' && why_arg_kind(nr) == 'f') {
+	if (r->kind == 'n' && kind_is(t, r->nr, 'f')) {
 		ev->has_fd = true;
-		ev->fd = strtol(arg, NULL, 10);
-	} else if (kind == 's' && *arg) {
-		if (!(ev->path = strdup(arg)))
+		ev->fd = strtol(r->arg, NULL, 10);
+	} else if (r->kind == 's' && *r->arg) {
+		if (!(ev->path = strdup(r->arg)))
 			return -1;
-		ev->path_truncated = strlen(arg) >= REPORT_PATH_MAX;
+		ev->path_truncated = strlen(r->arg) >= REPORT_PATH_MAX;
 	}
 	/* the thread's name as the phase's group has it, else /proc's */
-	const report_probe *p = &rep->probes[phase - 1];
+	const report_probe *p = &rep->probes[r->phase - 1];
 	for (size_t g = 0; g < p->n_groups && !ev->thread; g++)
-		if (p->groups[g].tid == tid && p->groups[g].thread &&
+		if (p->groups[g].tid == r->tid && p->groups[g].thread &&
 		    !(ev->thread = strdup(p->groups[g].thread)))
 			return -1;
 	if (!ev->thread)
-		ev->thread = report_thread_name(rep->pid, tid);
-	return 1;
+		ev->thread = report_thread_name(rep->pid, r->tid);
+	return 0;
 }
 
 /* Frees what blocker EV holds. */
@@ -228,103 +229,131 @@ static void free_blocker(report_event *ev)
 	free(ev->thread);
 }
 
-static int parse_blocker(const report *rep, const char *rec, uint64_t begin, uint64_t threshold,
-			 report_event *ev)
-{
-	memset(ev, 0, sizeof *ev);
-	int rc = parse_blocker_fields(rep, rec, begin, threshold, ev);
-	if (rc < 0)
-		free_blocker(ev);
-	return rc;
-}
-
 static int blocker_order(const void *a, const void *b)
 {
 	const report_event *x = a, *y = b;
 	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
 }
 
-/* What record REC says of an fd: 1 it was opened (*PATH: with what), 0
- * closed, -1 neither; *T when, *FD which.  Opens: a record of an open
- * syscall that succeeded; closes: one of close. */
-static int fd_event(const char *rec, unsigned long long *t, long *fd, const char **path)
+/* An open of a path that succeeded, or a close: what names an fd. */
+typedef struct fd_mark {
+	long fd;
+	unsigned long long t;
+	const char *path;	/* an open's; NULL for a close */
+} fd_mark;
+
+static int mark_order(const void *a, const void *b)
 {
-	long long start, ns, ret;
-	long tid, phase, nr;
-	char kind;
-	const char *arg;
-	if (!record_fields(rec, &start, &tid, &phase, &nr, &ns, &ret, &kind, &arg))
+	const fd_mark *x = a, *y = b;
+	if (x->fd != y->fd)
+		return x->fd < y->fd ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Whether R opened a path (then *M says which fd) or closed an fd. */
+static bool fd_mark_of(const why_syscalls *t, const why_record *r, fd_mark *m)
+{
+	if (r->kind == 's' && r->ret >= 0 && r->nr >= 0 && r->nr < WHY_MAX_NR && t->opens[r->nr]) {
+		*m = (fd_mark){ .fd = (long)r->ret, .t = (unsigned long long)r->start, .path = r->arg };
+		return true;
+	}
+	if (r->kind == 'n' && r->nr == t->close_nr) {
+		*m = (fd_mark){ .fd = strtol(r->arg, NULL, 10), .t = (unsigned long long)r->start };
+		return true;
+	}
+	return false;
+}
+
+/* The path fd FD was opened with before START, as MARKS (N, in
+ * mark_order) have it: the last open or close of FD that began before
+ * START, when it is an open; else NULL (not seen, or closed since). */
+static const char *opened_path(const fd_mark *marks, size_t n, long fd, unsigned long long start)
+{
+	size_t lo = 0, hi = n;	/* the first mark at or after (FD, START) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (marks[mid].fd < fd || (marks[mid].fd == fd && marks[mid].t < start))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && marks[lo - 1].fd == fd ? marks[lo - 1].path : NULL;
+}
+
+/* Adds blocker R (and the path its fd was opened with) to REP's.
+ * Returns 0, or -1 out of memory. */
+static int add_blocker(report *rep, const why_syscalls *t, const why_record *r, uint64_t begin,
+		       const fd_mark *marks, size_t n_marks)
+{
+	report_event ev = { 0 };
+	report_event *nb = realloc(rep->blockers, (rep->n_blockers + 1) * sizeof *nb);
+	if (!nb)
 		return -1;
-	*t = (unsigned long long)start;
-	if (kind == 's' && ret >= 0 && why_is_open(nr)) {
-		*fd = (long)ret;
-		*path = arg;
-		return 1;
+	rep->blockers = nb;
+	if (blocker_event(rep, t, r, begin, &ev) < 0) {
+		free_blocker(&ev);
+		return -1;
 	}
-	if (kind == 'n' && nr == systab_syscall_nr("close")) {
-		*fd = strtol(arg, NULL, 10);
-		return 0;
+	const char *path = ev.has_fd ? opened_path(marks, n_marks, ev.fd,
+						   (unsigned long long)r->start) : NULL;
+	if (path && *path) {
+		if (!(ev.path = strdup(path))) {
+			free_blocker(&ev);
+			return -1;
+		}
+		ev.path_truncated = strlen(path) >= REPORT_PATH_MAX;
 	}
-	return -1;
+	nb[rep->n_blockers++] = ev;
+	return 0;
 }
 
-/* The path fd FD was opened with, as W's records have it: the last open
- * or close of FD at or before START (bpftrace's clock), when it is an
- * open; else NULL (not seen, or closed since). */
-static const char *opened_path(const bpfout_window *w, long fd, uint64_t start)
-{
-	const char *best = NULL;
-	unsigned long long best_t = 0;
-	bool seen = false;
-	for (size_t i = 0; i < w->n_events; i++) {
-		unsigned long long t;
-		long f;
-		const char *path = NULL;
-		int kind = fd_event(w->events[i], &t, &f, &path);
-		if (kind < 0 || f != fd || t > start || (seen && t < best_t))
-			continue;
-		seen = true;
-		best_t = t;
-		best = kind == 1 ? path : NULL;
-	}
-	return best;
-}
-
+/* The window's records: blockers (at least the spec's threshold long;
+ * the shorter ones are opens and closes, which name the fds of the
+ * blockers after them). */
 static int fill_blockers(report *rep, const bpfout_window *w, uint64_t begin_ns)
 {
 	const bpfout_map *m = report_window_map(w, WIRE_DROPPED, WHY_NAME);
 	const bpfout_entry *e = m ? bpfout_map_entry(m, "") : NULL;
 	rep->blockers_dropped = (e && e->value > 0 ? (uint64_t)e->value : 0) +
 				bpfout_dropped_records(w, WHY_NAME);
+	why_syscalls *t = malloc(sizeof *t);
+	fd_mark *marks = w->n_events ? malloc(w->n_events * sizeof *marks) : NULL;
+	size_t n_marks = 0;
+	int rc = 0;
+	if (!t || (w->n_events && !marks)) {
+		free(t);
+		free(marks);
+		return -1;
+	}
+	why_syscall_table(t);
 	for (size_t i = 0; i < w->n_events; i++) {
-		report_event ev;
-		int rc = parse_blocker(rep, w->events[i], begin_ns, rep->blocker_ns, &ev);
-		if (rc == 0)
-			continue;
-		if (rc < 0) {
-			/* malformed (a bug of ours) or out of memory: counted as
-			 * not recorded, never fatal to the report */
+		why_record r;
+		if (record_fields(w->events[i], &r) > 0 && fd_mark_of(t, &r, &marks[n_marks]))
+			n_marks++;
+	}
+	if (n_marks > 1)
+		qsort(marks, n_marks, sizeof *marks, mark_order);
+	for (size_t i = 0; i < w->n_events && rc == 0; i++) {
+		why_record r;
+		int kind = record_fields(w->events[i], &r);
+		if (kind == 0 || (kind > 0 && (uint64_t)r.ns < rep->blocker_ns))
+			continue;	/* not ours; an open or a close */
+		if (kind < 0 || r.phase < 1 || (size_t)r.phase > rep->n_probes) {
+			/* malformed (a bug of ours): counted as not recorded,
+			 * never fatal to the report */
 			rep->blockers_dropped++;
 			continue;
 		}
-		report_event *nb = realloc(rep->blockers, (rep->n_blockers + 1) * sizeof *nb);
-		if (!nb) {
-			free_blocker(&ev);
-			return -1;
-		}
-		rep->blockers = nb;
-		nb[rep->n_blockers++] = ev;
-		const char *path = ev.has_fd ? opened_path(w, ev.fd, begin_ns + ev.t_ns) : NULL;
-		report_event *b = &nb[rep->n_blockers - 1];
-		if (path && *path) {
-			if (!(b->path = strdup(path)))
-				return -1;
-			b->path_truncated = strlen(path) >= REPORT_PATH_MAX;
-		}
+		/* ended before the window (read late from another CPU's buffer) */
+		if ((uint64_t)r.start + (uint64_t)r.ns < begin_ns)
+			continue;
+		rc = add_blocker(rep, t, &r, begin_ns, marks, n_marks);
 	}
-	if (rep->n_blockers)
+	free(t);
+	free(marks);
+	if (rep->n_blockers > 1)
 		qsort(rep->blockers, rep->n_blockers, sizeof *rep->blockers, blocker_order);
-	return 0;
+	return rc;
 }
 
 /* The end of the frame at S: a newline, or the two characters "\n"

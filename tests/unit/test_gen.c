@@ -336,7 +336,7 @@ START_TEST(test_program_pid_window)
 
 	ck_assert_contains(t, "uprobe:/usr/bin/x:0x1000,\nuprobe:/usr/bin/x:0x2000\n/pid == 42/\n");
 	ck_assert_contains(t, "uretprobe:/usr/bin/x:0x1000,\nuretprobe:/usr/bin/x:0x2000\n"
-			      "/pid == 42 && @start_timers[tid]/\n");
+			      "/pid == 42 && (@start_timers[tid] || @pair_nest[tid])/\n");
 	ck_assert_uint_eq(lines_starting(t, "uprobe:"), 2);
 	ck_assert_uint_eq(lines_starting(t, "uretprobe:"), 2);
 	ck_assert_uint_eq(count_of(t, "/pid == 42"), 2);
@@ -410,7 +410,7 @@ START_TEST(test_program_any_pid_no_window)
 	check_shape(t);
 	ck_assert_contains(t, "// target: any process running /usr/bin/x\n");
 	ck_assert_contains(t, "uprobe:/usr/bin/x:0x2000\n{\n");
-	ck_assert_contains(t, "uretprobe:/usr/bin/x:0x2000\n/@start_timers[tid]/\n");
+	ck_assert_contains(t, "uretprobe:/usr/bin/x:0x2000\n/(@start_timers[tid] || @pair_nest[tid])/\n");
 	ck_assert_lacks(t, "pid ==");
 	ck_assert_lacks(t, "interval:");
 	ck_assert_uint_eq(count_of(t, "\tprint(@b_timers);\n"), 1);

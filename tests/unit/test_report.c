@@ -707,6 +707,9 @@ START_TEST(test_attribution)
 		/* a read under the threshold is no blocker; a futex's number is no fd */
 		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1750000000 100 1 0 1000 3 n 9\\n\"}",
 		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1800000000 100 1 202 3000000 0 n 1234\\n\"}",
+		/* a slow close names the path its fd was opened with */
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1820000000 100 1 257 10000 11 s /tmp/eleven\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1850000000 100 1 3 3000000 0 n 11\\n\"}",
 		"{\"type\": \"printf\", \"data\": \"bpfspec:flush 2000000000\\n\"}",
 		"{\"type\": \"map\", \"data\": {\"@b_timers\": {\"100,400\": 2}}}",
 		"{\"type\": \"map\", \"data\": {\"@sum_timers\": {\"100\": 70000000}}}",
@@ -766,7 +769,7 @@ START_TEST(test_attribution)
 	ck_assert_uint_eq(p->split.cpu_ns, 40000000);	/* tid 555 had no call */
 	/* blockers: two in the window, in time order; one before it, one of
 	 * an unknown phase (counted), 3 over the limit */
-	ck_assert_uint_eq(rep->n_blockers, 6);
+	ck_assert_uint_eq(rep->n_blockers, 7);
 	ck_assert_uint_eq(rep->blockers_dropped, 4);
 	const report_event *b = &rep->blockers[0];
 	ck_assert_uint_eq(b->t_ns, 250000000);
@@ -789,6 +792,9 @@ START_TEST(test_attribution)
 	ck_assert_str_eq(rep->blockers[5].syscall, "futex");
 	ck_assert(!rep->blockers[5].has_fd);
 	ck_assert_ptr_null(rep->blockers[5].path);
+	ck_assert_str_eq(rep->blockers[6].syscall, "close");
+	ck_assert(rep->blockers[6].has_fd && rep->blockers[6].fd == 11);
+	ck_assert_str_eq(rep->blockers[6].path, "/tmp/eleven");
 	/* stacks */
 	ck_assert_uint_eq(p->stack_samples, 8);
 	ck_assert_uint_eq(p->n_stacks, 2);

@@ -204,7 +204,7 @@ START_TEST(test_get)
 			      names[i], names[i]);
 		free(file);
 	}
-	ck_assert_ptr_nonnull(strstr(tmpl_get("latency.bt.in"), "/${pid_test}@start_${name}[tid]/"));
+	ck_assert_ptr_nonnull(strstr(tmpl_get("latency.bt.in"), "/${pid_test}${return_test}/"));
 	ck_assert_ptr_null(tmpl_get("nope"));
 	ck_assert_ptr_null(tmpl_get(""));
 	ck_assert_ptr_null(tmpl_get("latency.bt"));
