@@ -114,12 +114,16 @@ static void emit_derived(gen_parts *pt, const resolved_probe *rp)
 }
 
 /* A libuv phase's entry and return (templates/latency.bt.in): a call of
- * another loop than the thread's own (@pair_loop: the first seen), or
- * any call inside one, only counts in @pair_nest, up at its entry and
- * down at its return; the thread's own phases go on around it. */
+ * another loop than the thread's own (@pair_loop: the first seen) only
+ * counts in @pair_nest, up at its entry and down at its return; the
+ * thread's own phases go on around it.  A nested loop (spawnSync's) runs
+ * to its end inside one of the thread's phase calls, so none of the
+ * thread's own calls can come while the count is above zero: the entry
+ * tests only the loop (one map read in the common case). */
 #define PAIR_LOOP_ENTRY                                                      \
-	"\tif (@pair_loop[tid] == 0) { @pair_loop[tid] = arg0; }\n"            \
-	"\tif (arg0 != @pair_loop[tid] || @pair_nest[tid] > 0) {\n"            \
+	"\t$loop = @pair_loop[tid];\n"                                          \
+	"\tif ($loop == 0) { @pair_loop[tid] = arg0; $loop = arg0; }\n"         \
+	"\tif (arg0 != $loop) {\n"                                              \
 	"\t\t@pair_nest[tid] = @pair_nest[tid] + 1;\n\t\treturn;\n\t}"
 #define PAIR_LOOP_RETURN                                                     \
 	"\tif (@pair_nest[tid] > 0) {\n\t\t@pair_nest[tid] = @pair_nest[tid] - 1;\n" \
