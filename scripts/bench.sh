@@ -16,8 +16,8 @@
 #   pictures     the HTML page of an hour at -i 1: its size, bpfspec's
 #                time to write it, chromium's time to draw it
 #
-# Usage: scripts/bench.sh   (BUILD=build ROUNDS=3 LOAD_ROUNDS=4 WRK_SECONDS=3)
-# Takes about 8 minutes on a 2-core machine.
+# Usage: scripts/bench.sh   (BUILD=build ROUNDS=3 LOAD_ROUNDS=4 WHY_ROUNDS=8 WRK_SECONDS=3)
+# Takes about 11 minutes on a 2-core machine.
 set -eu
 export LC_ALL=C
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +25,7 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
 ROUNDS=${ROUNDS:-3}
 LOAD_ROUNDS=${LOAD_ROUNDS:-4}
+WHY_ROUNDS=${WHY_ROUNDS:-8}
 WRK_SECONDS=${WRK_SECONDS:-3}
 bpfspec=$BUILD/bpfspec
 stamp=$BUILD/bench/stamp
@@ -178,6 +179,16 @@ for r in $(seq "$ROUNDS"); do
 	done
 	say "  round $r done"
 done
+# The attribution row compares two slowdowns of about 15% and 28% whose
+# pairs move by a few points from run to run: more pairs of these two,
+# interleaved, so that its median does not follow one noisy pair.
+if [ -f "$spec_entry" ] && [ -f "$spec_why" ] && [ "$WHY_ROUNDS" -gt 0 ]; then
+	say "overhead, attribution: $WHY_ROUNDS more rounds of libuv-entry and loop-why"
+	for r in $(seq $((LOAD_ROUNDS + 1)) $((LOAD_ROUNDS + WHY_ROUNDS))); do
+		load_run bpfspec_entry "$r"
+		load_run bpfspec_why "$r"
+	done
+fi
 col() { awk -v c="$2" '$c != "-" { print $c }' "$tmp/su_$1" | median; }
 declare -A first rep ext
 for t in "${startup_tools[@]}"; do
@@ -352,6 +363,8 @@ declare -A ref_label=([bt_phases]="bpftrace by hand" [bt_sys]="bpftrace by hand"
 	[perf]="perf trace -s" [-]="-")
 # below_noise SLOWDOWN NOISE — true when |SLOWDOWN| < 2 NOISE.
 below_noise() { awk -v s="$1" -v n="$2" 'BEGIN { s = s < 0 ? -s : s; exit !(s < 2 * n) }'; }
+# pairs_note FILE — "median of N pairs, A to B%": the spread of the slowdowns.
+pairs_note() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "median of %d pairs, %.1f to %.1f%%", NR, 100 * v[1], 100 * v[NR] }'; }
 # load_row NAME LABEL REF GOAL_LIMIT — slowdown of NAME and its ratio to
 # REF's, in requests/s (section overhead) and in CPU time per request
 # (section overhead_cpu).
@@ -369,8 +382,8 @@ load_row() {
 		if below_noise "${slow[$3]}" "$noise"; then st="n/a"; fi
 		if below_noise "${cslow[$3]}" "$cnoise"; then cst="n/a"; fi
 	fi
-	row overhead "$2" "${rps[$1]}" req/s "${ref_label[$3]}" "${r:--}" "$goal" "$st" "slowdown $(pct "${slow[$1]}") (median of pairs)"
-	row overhead_cpu "$2" "$(fix2 "${cpr[$1]} / 1000")" us/req "${ref_label[$3]}" "${cr:--}" "$goal" "$cst" "slowdown $(pct "${cslow[$1]}") (median of pairs)"
+	row overhead "$2" "${rps[$1]}" req/s "${ref_label[$3]}" "${r:--}" "$goal" "$st" "slowdown $(pct "${slow[$1]}") ($(pairs_note "$tmp/slow_$1"))"
+	row overhead_cpu "$2" "$(fix2 "${cpr[$1]} / 1000")" us/req "${ref_label[$3]}" "${cr:--}" "$goal" "$cst" "slowdown $(pct "${cslow[$1]}") ($(pairs_note "$tmp/cslow_$1"))"
 }
 row overhead_cpu "untraced" "$(fix2 "${cpr[untraced]} / 1000")" us/req - - - - "server main thread CPU per request, median of $(wc -l <"$tmp/cpr_untraced") untraced runs; noise $(pct "$cnoise")"
 load_row bpfspec_phases "libuv-phases: bpfspec" bt_phases 1.0
@@ -616,7 +629,7 @@ done
 wall=$(calc "$EPOCHREALTIME - $started")
 declare -A title=([first]="1. time to first data (command start to probes attached), medians of $ROUNDS"
 	[report]="2. time to report (window end or SIGINT to the complete report), medians of $ROUNDS"
-	[overhead]="3. overhead: node HTTP hello-world under wrk -t1 -c10 -d${WRK_SECONDS}s, requests/s, medians of $LOAD_ROUNDS pairs"
+	[overhead]="3. overhead: node HTTP hello-world under wrk -t1 -c10 -d${WRK_SECONDS}s, requests/s, medians of $LOAD_ROUNDS pairs ($((LOAD_ROUNDS + WHY_ROUNDS)) for libuv-entry and loop-why)"
 	[overhead_cpu]="3b. overhead, the same runs: the server's CPU time per request (less sensitive to other work on the machine)"
 	[overhead_call]="3c. overhead per call of a probed function (an empty function in a loop; no server noise)"
 	[accuracy]="4. accuracy against measured truth"
@@ -642,10 +655,10 @@ printf 'PASS %d, FAIL %d, n/a %d; wall time %.0f s\n' "$(awk -F'\t' '$8 == "PASS
 jq -R -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg kernel "$(uname -r)" \
 	--arg bpftrace "$(bpftrace --version | awk '{ print $2 }')" --arg node "$(node --version)" \
 	--argjson cpus "$(nproc)" --argjson wall "$wall" --argjson rounds "$ROUNDS" \
-	--argjson load_rounds "$LOAD_ROUNDS" --argjson wrk_s "$WRK_SECONDS" '
+	--argjson load_rounds "$LOAD_ROUNDS" --argjson why_rounds "$WHY_ROUNDS" --argjson wrk_s "$WRK_SECONDS" '
 	def num: if . == "-" or . == "" then null else (tonumber? // .) end;
 	{ date: $date, kernel: $kernel, bpftrace: $bpftrace, node: $node, cpus: $cpus,
-	  wall_s: $wall, rounds: $rounds, load_rounds: $load_rounds, wrk_seconds: $wrk_s,
+	  wall_s: $wall, rounds: $rounds, load_rounds: $load_rounds, why_rounds: $why_rounds, wrk_seconds: $wrk_s,
 	  rows: [split("\n")[] | select(length > 0) | split("\t") |
 		{ section: .[0], name: .[1], value: (.[2] | num), unit: (.[3] | num),
 		  compared_with: (.[4] | num), ratio: (.[5] | num), goal: (.[6] | num),
