@@ -179,16 +179,6 @@ for r in $(seq "$ROUNDS"); do
 	done
 	say "  round $r done"
 done
-# The attribution row compares two slowdowns of about 15% and 28% whose
-# pairs move by a few points from run to run: more pairs of these two,
-# interleaved, so that its median does not follow one noisy pair.
-if [ -f "$spec_entry" ] && [ -f "$spec_why" ] && [ "$WHY_ROUNDS" -gt 0 ]; then
-	say "overhead, attribution: $WHY_ROUNDS more rounds of libuv-entry and loop-why"
-	for r in $(seq $((LOAD_ROUNDS + 1)) $((LOAD_ROUNDS + WHY_ROUNDS))); do
-		load_run bpfspec_entry "$r"
-		load_run bpfspec_why "$r"
-	done
-fi
 col() { awk -v c="$2" '$c != "-" { print $c }' "$tmp/su_$1" | median; }
 declare -A first rep ext
 for t in "${startup_tools[@]}"; do
@@ -334,6 +324,16 @@ for r in $(seq "$LOAD_ROUNDS"); do
 	done
 	say "  round $r done"
 done
+# The attribution row compares two slowdowns of about 15% and 28% whose
+# pairs move by a few points from run to run: more pairs of these two,
+# interleaved, so that its median does not follow one noisy pair.
+if [ -f "$spec_entry" ] && [ -f "$spec_why" ] && [ "$WHY_ROUNDS" -gt 0 ]; then
+	say "overhead, attribution: $WHY_ROUNDS more rounds of libuv-entry and loop-why"
+	for r in $(seq $((LOAD_ROUNDS + 1)) $((LOAD_ROUNDS + WHY_ROUNDS))); do
+		load_run bpfspec_entry "$r"
+		load_run bpfspec_why "$r"
+	done
+fi
 
 # One window of the syscalls program on the server under load, for the
 # parser benchmark.
