@@ -178,4 +178,25 @@ int discover_proc_read(const char *proc_root, pid_t pid, unsigned fields, discov
 
 void discover_proc_free(discover_proc *p);
 
+/* Kubernetes labels of a process, from its cgroup v2 path (kubelet's
+ * layouts; see discover_labels.c).  Every string is validated (hex and
+ * dashes), safe to print as it is. */
+typedef struct discover_pod {
+	char uid[37];		/* 8-4-4-4-12 lower-case hex, with dashes */
+	char container_id[65];	/* 64 lower-case hex */
+	const char *qos;	/* "guaranteed", "burstable" or "besteffort" */
+} discover_pod;
+
+/* Fills OUT and returns true when CGROUP_PATH (may be NULL) is a pod's
+ * container; returns false, OUT zeroed, when it is not: that is "no
+ * labels", not an error. */
+bool discover_pod_labels(const char *cgroup_path, discover_pod *out);
+
+/* The role of thread TID of node process PID whose comm is COMM (may be
+ * NULL): "main", "pool" (libuv's threadpool), "worker" (a worker_threads
+ * Worker under its default name) or "other".  See discover_labels.c for
+ * the names node gives its threads.  COMM is the process's to choose: a
+ * thread can claim any role but "main". */
+const char *discover_thread_role(pid_t pid, pid_t tid, const char *comm);
+
 #endif
