@@ -108,6 +108,13 @@ run_integration() {
 	local t rc t0
 	for t in "$here"/integration/test_*.sh; do
 		[ -f "$t" ] || continue
+		# "# asan: once REASON" in a test's header: the sanitizer pass
+		# does not repeat it (it ran in the plain pass; REASON says why
+		# a repeat would find nothing the other tests' repeats do not).
+		if [ -n "$prefix" ] && grep -q '^# asan: once' "$t"; then
+			echo "    ${prefix}integration/$(basename "$t" .sh): not repeated (\"# asan: once\" in its header says why)"
+			continue
+		fi
 		t0=$EPOCHREALTIME
 		bash "$t" >"$BUILD/$(basename "$t").log" 2>&1
 		rc=$?

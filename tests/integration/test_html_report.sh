@@ -20,6 +20,8 @@
 #    events, syscalls, utilization, count, USDT, names a hostile process
 #    chose);
 #  - an empty window: syscalls of a process that makes none.
+# In the sanitizer pass (SANITIZED=1) every page is made the same way but
+# not opened in the browser: that pass is for the renderer's memory.
 . "$(dirname "$0")/../lib.sh"
 need_root
 
@@ -32,6 +34,14 @@ shots=$(dirname "$BPFSPEC")/html-screenshots
 mkdir -p "$shots"
 pages=0
 check_page() { # check_page PAGE.html REPORT.json|REPORT.ndjson|- NAME
+	if [ "${SANITIZED:-0}" = 1 ]; then
+		# The sanitizer pass watches the renderer's memory; what the
+		# page draws is the renderer's logic, which the browser checks
+		# in the plain pass.  Here: a whole page, nothing after it.
+		[ "$(tail -c 8 "$1")" = '</html>' ] || fail "$3: the page does not end with </html>"
+		pages=$((pages + 1))
+		return
+	fi
 	node "$TOP/tests/browser/check_html.mjs" "$1" "$2" "$shots/$3.png" >"$TMP/$3.check" 2>&1
 	local rc=$?
 	sed 's/^/    /' "$TMP/$3.check" | grep -v '^    measured:' >&2
@@ -183,4 +193,8 @@ for fmt in text html; do
 		fail "report -o $fmt --output DIR: exit $rc, $(cat "$TMP/err")"
 done
 echo "measured: report --output DIR: exit 6, $(head -n 1 "$TMP/err")"
-echo "measured: $pages pages passed the browser check; screenshots in $shots"
+if [ "${SANITIZED:-0}" = 1 ]; then
+	echo "measured: $pages pages made under the sanitizer (the browser checks them in the plain pass)"
+else
+	echo "measured: $pages pages passed the browser check; screenshots in $shots"
+fi
