@@ -124,10 +124,10 @@ void promstore_free(promstore *ps);
  * again and no value changed. */
 int promstore_add(promstore *ps, const report *interval, const promstore_labeler *lab);
 
-/* The role of thread TID named THREAD (may be NULL) in REP: MAIN when it
- * is the process (tid == pid); POOL when named "libuv-worker" (libuv >=
- * 1.50 names its threadpool so); WORKER when named "WorkerThread"
- * (Node.js names worker_threads so since nodejs/node#56416) or when it ran
+/* The role of thread TID named THREAD (may be NULL) in REP: what
+ * discover_thread_role (discover.h) tells from the name and the pid (MAIN:
+ * tid == pid; POOL: "libuv-worker", libuv >= 1.50; WORKER: "WorkerThread",
+ * worker_threads since nodejs/node#56416); else WORKER when it ran
  * an event loop in this interval (a group of a utilization probe, or of a
  * latency probe on a libuv phase function); else OTHER.  On Node.js 20
  * every thread is named "node": a pool thread is then OTHER. */

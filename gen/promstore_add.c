@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "discover.h"
 #include "libuv.h"
 
 /* Names, types and labels: docs/serve-metrics.md. */
@@ -77,11 +78,13 @@ static bool in_groups(const report_probe *p, long tid)
 
 promstore_role promstore_node_role(const report *rep, long tid, const char *thread)
 {
-	if (rep && rep->pid > 0 && tid == rep->pid)
+	/* The names node gives its threads: discover_thread_role's. */
+	const char *by_name = discover_thread_role(rep ? (pid_t)rep->pid : 0, (pid_t)tid, thread);
+	if (strcmp(by_name, "main") == 0)
 		return PROMSTORE_ROLE_MAIN;
-	if (thread && strcmp(thread, "libuv-worker") == 0)
+	if (strcmp(by_name, "pool") == 0)
 		return PROMSTORE_ROLE_POOL;
-	if (thread && strcmp(thread, "WorkerThread") == 0)
+	if (strcmp(by_name, "worker") == 0)
 		return PROMSTORE_ROLE_WORKER;
 	for (size_t i = 0; rep && tid > 0 && i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
