@@ -42,9 +42,11 @@
 // prints one "measured:" line.  Each problem is a line "FAIL: ...".
 // Exit status: 0 when every check passed, 1 when one failed, 2 when the
 // check could not run (usage, playwright-core or chromium missing).
+// Several pages: more triples after the first; chromium is launched once,
+// each page gets a fresh context and a "page: NAME" line before its own.
 //
 // Run: NODE_PATH=/var/cache/bpfspec-npm/node_modules \
-//        node tests/browser/check_html.mjs out.html out.json shot.png
+//        node tests/browser/check_html.mjs out.html out.json shot.png [...]
 // (NODE_PATH does not reach ES module imports: playwright-core is loaded
 // with createRequire from the directories below.)
 
@@ -54,16 +56,16 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const MAX_SHOWN = 8; // differences printed per figure
-const TIMEOUT_MS = 90000; // the whole check
+const TIMEOUT_MS = 90000; // the whole check, per page
 
 function die(msg) {
 	console.log(`FAIL: ${msg}`);
 	process.exit(2);
 }
 
-const [htmlArg, reportArg, shotArg] = process.argv.slice(2);
-if (!htmlArg || !reportArg || !shotArg || process.argv.length > 5)
-	die('usage: node check_html.mjs REPORT.html REPORT.json|REPORT.ndjson SCREENSHOT.png');
+const pageArgs = process.argv.slice(2);
+if (pageArgs.length === 0 || pageArgs.length % 3 !== 0)
+	die('usage: node check_html.mjs REPORT.html REPORT.json|REPORT.ndjson|- SCREENSHOT.png [MORE TRIPLES...]');
 
 const npmDir = process.env.BPFSPEC_NPM_DIR || '/var/cache/bpfspec-npm';
 const executablePath = process.env.BPFSPEC_CHROMIUM || '/usr/bin/chromium';
@@ -378,28 +380,19 @@ function checkStrips(strips) {
 
 // "-" for the report: a page a live run wrote with -o html -i, whose
 // reports were not kept; its heatmaps are checked for form, not content.
-const reps = reportArg === '-' ? null : readReports(reportArg);
-const stream = reps ? reps.length > 1 : true;
-const N = reps ? reps.length : null;
-const rectClass = stream ? 'cell' : 'bar';
-const expected = reps ? expectedFigures(reps) : null;
-let expectedRects = 0;
-for (const cells of (expected || new Map()).values())
-	expectedRects += cells.size;
-
-const problems = [];
+// Per page (checkPage sets them; the functions above read them).
+let reps, stream, N, rectClass, expected, expectedRects, problems;
 const fail = (msg) => {
 	problems.push(msg);
 	console.log(`FAIL: ${msg}`);
 };
 
 const { chromium, version: pwVersion } = loadPlaywright();
-const pageUrl = pathToFileURL(path.resolve(htmlArg)).href;
 
 const guard = setTimeout(() => {
 	console.log(`FAIL: not done after ${TIMEOUT_MS / 1000} s`);
 	process.exit(1);
-}, TIMEOUT_MS);
+}, TIMEOUT_MS * (pageArgs.length / 3));
 
 let browser;
 const t0 = Date.now();
@@ -418,274 +411,299 @@ try {
 }
 const launchMs = Date.now() - t0;
 
-let consoleErrors = 0, pageErrors = 0, requests = 0;
-let summary;
-try {
-	const context = await browser.newContext({
-		offline: true,
-		serviceWorkers: 'block',
-		viewport: { width: 1280, height: 800 },
-	});
-	// Nothing but the page itself may be fetched: every other request is
-	// counted (page 'request') and aborted here.
-	await context.route('**/*', (route) =>
-		route.request().url() === pageUrl ? route.continue() : route.abort('blockedbyclient'));
-	const page = await context.newPage();
-	page.on('console', (msg) => {
-		if (msg.type() !== 'error' && msg.type() !== 'warning')
-			return;
-		consoleErrors++;
-		const loc = msg.location();
-		const where = loc && loc.url ? ` (${path.basename(loc.url)}:${loc.lineNumber})` : '';
-		fail(`console ${msg.type()}: ${msg.text()}${where}`);
-	});
-	page.on('pageerror', (err) => {
-		pageErrors++;
-		fail(`page error: ${err.message}`);
-	});
-	page.on('request', (req) => {
-		if (req.url() === pageUrl)
-			return;
-		requests++;
-		fail(`request: ${req.method()} ${req.url().slice(0, 200)} (${req.resourceType()})`);
-	});
-	page.on('websocket', (ws) => {
-		requests++;
-		fail(`websocket: ${ws.url()}`);
-	});
-	page.on('crash', () => fail('the page crashed'));
+// checkPage — one page: its triple's checks, in the browser launched
+// once for all of them.  Prints FAIL lines and one measured: (or seen:)
+// line; returns whether every check passed.
+async function checkPage(htmlArg, reportArg, shotArg) {
+	reps = reportArg === '-' ? null : readReports(reportArg);
+	stream = reps ? reps.length > 1 : true;
+	N = reps ? reps.length : null;
+	rectClass = stream ? 'cell' : 'bar';
+	expected = reps ? expectedFigures(reps) : null;
+	expectedRects = 0;
+	for (const cells of (expected || new Map()).values())
+		expectedRects += cells.size;
+	problems = [];
+	const pageUrl = pathToFileURL(path.resolve(htmlArg)).href;
 
-	const resp = await page.goto(pageUrl, { waitUntil: 'load', timeout: 30000 });
-	if (resp && !resp.ok() && resp.status() !== 0)
-		fail(`loading ${pageUrl}: status ${resp.status()}`);
-	await page.waitForFunction(() => {
-		const nav = performance.getEntriesByType('navigation')[0];
-		return nav && nav.loadEventEnd > 0;
-	}, null, { timeout: 10000 });
-	const drawnMs = await page.evaluate(() => {
-		const nav = performance.getEntriesByType('navigation')[0];
-		return Math.round(nav.loadEventEnd - nav.startTime);
-	});
+	let consoleErrors = 0, pageErrors = 0, requests = 0;
+	let summary;
+	try {
+		const context = await browser.newContext({
+			offline: true,
+			serviceWorkers: 'block',
+			viewport: { width: 1280, height: 800 },
+		});
+		// Nothing but the page itself may be fetched: every other request is
+		// counted (page 'request') and aborted here.
+		await context.route('**/*', (route) =>
+			route.request().url() === pageUrl ? route.continue() : route.abort('blockedbyclient'));
+		const page = await context.newPage();
+		page.on('console', (msg) => {
+			if (msg.type() !== 'error' && msg.type() !== 'warning')
+				return;
+			consoleErrors++;
+			const loc = msg.location();
+			const where = loc && loc.url ? ` (${path.basename(loc.url)}:${loc.lineNumber})` : '';
+			fail(`console ${msg.type()}: ${msg.text()}${where}`);
+		});
+		page.on('pageerror', (err) => {
+			pageErrors++;
+			fail(`page error: ${err.message}`);
+		});
+		page.on('request', (req) => {
+			if (req.url() === pageUrl)
+				return;
+			requests++;
+			fail(`request: ${req.method()} ${req.url().slice(0, 200)} (${req.resourceType()})`);
+		});
+		page.on('websocket', (ws) => {
+			requests++;
+			fail(`websocket: ${ws.url()}`);
+		});
+		page.on('crash', () => fail('the page crashed'));
 
-	// The CSP meta: present, default-src 'none', before what it governs.
-	const csp = await page.evaluate(() => {
-		const metas = [...document.querySelectorAll('meta[http-equiv]')]
-			.filter((m) => m.httpEquiv.toLowerCase() === 'content-security-policy');
-		if (metas.length === 0)
-			return { found: false };
-		const m = metas[0];
-		const first = document.querySelector('script, style, link');
-		return {
-			found: true,
-			content: m.content,
-			inHead: m.parentElement === document.head,
-			beforeAll: !first || !!(m.compareDocumentPosition(first) & Node.DOCUMENT_POSITION_FOLLOWING),
-		};
-	});
-	if (!csp.found)
-		fail('no <meta http-equiv="Content-Security-Policy">');
-	else {
-		if (!/(^|;)\s*default-src\s+'none'\s*(;|$)/.test(csp.content))
-			fail(`Content-Security-Policy has no default-src 'none': ${JSON.stringify(csp.content)}`);
-		if (!csp.inHead || !csp.beforeAll)
-			fail('the Content-Security-Policy meta is not in <head> before every script, style and link');
-	}
+		const resp = await page.goto(pageUrl, { waitUntil: 'load', timeout: 30000 });
+		if (resp && !resp.ok() && resp.status() !== 0)
+			fail(`loading ${pageUrl}: status ${resp.status()}`);
+		await page.waitForFunction(() => {
+			const nav = performance.getEntriesByType('navigation')[0];
+			return nav && nav.loadEventEnd > 0;
+		}, null, { timeout: 10000 });
+		const drawnMs = await page.evaluate(() => {
+			const nav = performance.getEntriesByType('navigation')[0];
+			return Math.round(nav.loadEventEnd - nav.startTime);
+		});
 
-	// The figures as drawn: a histogram's rects; a heatmap's packed data
-	// and its canvas as a mask of one character per pixel ('.'
-	// transparent, 'a' to 'i' the legend's colours h0 to h8, '?' another).
-	const drawn = await page.evaluate(({ stream }) => {
-		const out = { figs: [], other: 0, util: [] };
-		const rgba = (d, p) => `${d[p]},${d[p + 1]},${d[p + 2]},${d[p + 3]}`;
-		// The figure's canvases (side by side, each from its data-first
-		// interval) as one mask, row by row: { w, h, mask, drawn }.
-		const mask = (fig, colours) => {
-			const parts = [...fig.querySelectorAll('canvas.cells')];
-			const w = parts.reduce((t, c) => t + c.width, 0), h = parts.length ? parts[0].height : 0;
-			const chars = new Array(w * h).fill('?');
-			let drawn = parts.length > 0;
-			for (const c of parts) {
-				const b = c.getBoundingClientRect(), first = Number(c.getAttribute('data-first'));
-				drawn = drawn && b.width > 0 && b.height > 0 && c.height === h;
-				if (c.width === 0 || c.height === 0 || c.height !== h)
-					continue;
-				const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-				for (let y = 0; y < c.height; y++)
-					for (let x = 0; x < c.width; x++) {
-						const p = (y * c.width + x) * 4, k = y * w + first + x;
-						if (d[p + 3] === 0) {
-							chars[k] = '.';
-							continue;
+		// The CSP meta: present, default-src 'none', before what it governs.
+		const csp = await page.evaluate(() => {
+			const metas = [...document.querySelectorAll('meta[http-equiv]')]
+				.filter((m) => m.httpEquiv.toLowerCase() === 'content-security-policy');
+			if (metas.length === 0)
+				return { found: false };
+			const m = metas[0];
+			const first = document.querySelector('script, style, link');
+			return {
+				found: true,
+				content: m.content,
+				inHead: m.parentElement === document.head,
+				beforeAll: !first || !!(m.compareDocumentPosition(first) & Node.DOCUMENT_POSITION_FOLLOWING),
+			};
+		});
+		if (!csp.found)
+			fail('no <meta http-equiv="Content-Security-Policy">');
+		else {
+			if (!/(^|;)\s*default-src\s+'none'\s*(;|$)/.test(csp.content))
+				fail(`Content-Security-Policy has no default-src 'none': ${JSON.stringify(csp.content)}`);
+			if (!csp.inHead || !csp.beforeAll)
+				fail('the Content-Security-Policy meta is not in <head> before every script, style and link');
+		}
+
+		// The figures as drawn: a histogram's rects; a heatmap's packed data
+		// and its canvas as a mask of one character per pixel ('.'
+		// transparent, 'a' to 'i' the legend's colours h0 to h8, '?' another).
+		const drawn = await page.evaluate(({ stream }) => {
+			const out = { figs: [], other: 0, util: [] };
+			const rgba = (d, p) => `${d[p]},${d[p + 1]},${d[p + 2]},${d[p + 3]}`;
+			// The figure's canvases (side by side, each from its data-first
+			// interval) as one mask, row by row: { w, h, mask, drawn }.
+			const mask = (fig, colours) => {
+				const parts = [...fig.querySelectorAll('canvas.cells')];
+				const w = parts.reduce((t, c) => t + c.width, 0), h = parts.length ? parts[0].height : 0;
+				const chars = new Array(w * h).fill('?');
+				let drawn = parts.length > 0;
+				for (const c of parts) {
+					const b = c.getBoundingClientRect(), first = Number(c.getAttribute('data-first'));
+					drawn = drawn && b.width > 0 && b.height > 0 && c.height === h;
+					if (c.width === 0 || c.height === 0 || c.height !== h)
+						continue;
+					const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+					for (let y = 0; y < c.height; y++)
+						for (let x = 0; x < c.width; x++) {
+							const p = (y * c.width + x) * 4, k = y * w + first + x;
+							if (d[p + 3] === 0) {
+								chars[k] = '.';
+								continue;
+							}
+							const level = colours.indexOf(rgba(d, p));
+							chars[k] = level < 0 ? '?' : String.fromCharCode(97 + level);
 						}
-						const level = colours.indexOf(rgba(d, p));
-						chars[k] = level < 0 ? '?' : String.fromCharCode(97 + level);
-					}
-			}
-			return { w, h, mask: chars.join(''), drawn };
-		};
-		if (stream)
-			out.other = document.querySelectorAll('svg.hist rect.bar').length;
-		else
-			out.other = document.querySelectorAll('figure.heatmap, figure.util').length;
-		for (const fig of document.querySelectorAll('figure.heatmap')) {
-			const colours = [...fig.querySelectorAll('.legend .swatch')].map((sw) => {
-				const m = getComputedStyle(sw).backgroundColor.match(/\d+/g).map(Number);
-				return `${m[0]},${m[1]},${m[2]},255`;
-			});
-			const a = (n) => fig.getAttribute(`data-${n}`);
-			const m = mask(fig, colours);
-			out.figs.push({ probe: a('probe'), tid: a('tid'), syscall: a('syscall') || '',
-				intervals: a('intervals'), rows: a('rows'), maxCount: a('max-count'),
-				rowLo: a('row-lo-ns'), rowHi: a('row-hi-ns'), cells: a('cells'),
-				canvasW: m.w, canvasH: m.h, drawn: m.drawn, mask: m.mask });
-		}
-		for (const fig of document.querySelectorAll('figure.util')) {
-			const m = mask(fig, []);
-			out.util.push({ probe: fig.getAttribute('data-probe'), tid: fig.getAttribute('data-tid'),
-				busy: fig.getAttribute('data-busy'), drawn: m.drawn,
-				mask: m.mask.replace(/[^.]/g, '#') });
-		}
-		if (!stream)
-			for (const svg of document.querySelectorAll('svg.hist')) {
-				const rects = [];
-				for (const r of svg.querySelectorAll('rect.bar')) {
-					const box = r.getBoundingClientRect();
-					rects.push({ lo: r.getAttribute('data-lo-ns'), hi: r.getAttribute('data-hi-ns'),
-						count: r.getAttribute('data-count'), drawn: box.width > 0 && box.height > 0 });
 				}
-				out.figs.push({ probe: svg.getAttribute('data-probe'), tid: svg.getAttribute('data-tid'),
-					syscall: svg.getAttribute('data-syscall') || '',
-					intervals: svg.getAttribute('data-intervals'), rects });
+				return { w, h, mask: chars.join(''), drawn };
+			};
+			if (stream)
+				out.other = document.querySelectorAll('svg.hist rect.bar').length;
+			else
+				out.other = document.querySelectorAll('figure.heatmap, figure.util').length;
+			for (const fig of document.querySelectorAll('figure.heatmap')) {
+				const colours = [...fig.querySelectorAll('.legend .swatch')].map((sw) => {
+					const m = getComputedStyle(sw).backgroundColor.match(/\d+/g).map(Number);
+					return `${m[0]},${m[1]},${m[2]},255`;
+				});
+				const a = (n) => fig.getAttribute(`data-${n}`);
+				const m = mask(fig, colours);
+				out.figs.push({ probe: a('probe'), tid: a('tid'), syscall: a('syscall') || '',
+					intervals: a('intervals'), rows: a('rows'), maxCount: a('max-count'),
+					rowLo: a('row-lo-ns'), rowHi: a('row-hi-ns'), cells: a('cells'),
+					canvasW: m.w, canvasH: m.h, drawn: m.drawn, mask: m.mask });
 			}
-		return out;
-	}, { stream });
+			for (const fig of document.querySelectorAll('figure.util')) {
+				const m = mask(fig, []);
+				out.util.push({ probe: fig.getAttribute('data-probe'), tid: fig.getAttribute('data-tid'),
+					busy: fig.getAttribute('data-busy'), drawn: m.drawn,
+					mask: m.mask.replace(/[^.]/g, '#') });
+			}
+			if (!stream)
+				for (const svg of document.querySelectorAll('svg.hist')) {
+					const rects = [];
+					for (const r of svg.querySelectorAll('rect.bar')) {
+						const box = r.getBoundingClientRect();
+						rects.push({ lo: r.getAttribute('data-lo-ns'), hi: r.getAttribute('data-hi-ns'),
+							count: r.getAttribute('data-count'), drawn: box.width > 0 && box.height > 0 });
+					}
+					out.figs.push({ probe: svg.getAttribute('data-probe'), tid: svg.getAttribute('data-tid'),
+						syscall: svg.getAttribute('data-syscall') || '',
+						intervals: svg.getAttribute('data-intervals'), rects });
+				}
+			return out;
+		}, { stream });
 
-	if (drawn.other > 0)
-		fail(stream ? `${drawn.other} histogram bars in the page of a stream of ${N} reports`
-			: `${drawn.other} heatmaps or strips in the page of one report`);
-	// A heatmap's cells as rects (interval, bounds, count, drawn), from its
-	// data; its canvas's problems go to DIFFS.
-	for (const f of stream ? drawn.figs : [])
-		f.rects = heatmapCells(f, (msg) => fail(`figure.heatmap of ${figName(`${f.probe}\0${f.tid}\0${f.syscall}`)}: ${msg}`));
-	checkStrips(drawn.util);
+		if (drawn.other > 0)
+			fail(stream ? `${drawn.other} histogram bars in the page of a stream of ${N} reports`
+				: `${drawn.other} heatmaps or strips in the page of one report`);
+		// A heatmap's cells as rects (interval, bounds, count, drawn), from its
+		// data; its canvas's problems go to DIFFS.
+		for (const f of stream ? drawn.figs : [])
+			f.rects = heatmapCells(f, (msg) => fail(`figure.heatmap of ${figName(`${f.probe}\0${f.tid}\0${f.syscall}`)}: ${msg}`));
+		checkStrips(drawn.util);
 
-	const seen = new Set();
-	let drawnRects = 0, undrawn = 0, countsDiffer = false;
-	for (const f of drawn.figs) {
-		const key = `${f.probe}\0${f.tid}\0${f.syscall}`;
-		const name = `${stream ? 'figure.heatmap' : 'svg.hist'} of ${figName(key)}`;
-		drawnRects += f.rects.length;
-		if (seen.has(key)) {
-			fail(`${name}: drawn twice`);
-			continue;
-		}
-		seen.add(key);
-		if (stream && N !== null && f.intervals !== String(N))
-			fail(`${name}: data-intervals="${f.intervals}", the stream has ${N}`);
-		if (!expected && !intRe.test(f.intervals ?? ''))
-			fail(`${name}: data-intervals="${f.intervals}" is not a number`);
-		const want = expected ? (expected.get(key) || new Map()) : new Map();
-		if (expected && !expected.has(key) && f.rects.length === 0)
-			continue; // an empty figure for a group with no buckets
-		if (expected && !expected.has(key)) {
-			fail(`${name}: ${f.rects.length} ${rectClass}s, the report has no buckets for it`);
-			continue;
-		}
-		const got = new Map();
-		const diffs = [];
-		for (const r of f.rects) {
-			if (!r.drawn)
-				undrawn++;
-			const interval = stream ? r.interval : '0';
-			const bad = ['lo', 'hi', 'count'].filter((a) => !intRe.test(r[a] ?? ''));
-			if (stream && !intRe.test(interval ?? ''))
-				bad.push('interval');
-			if (bad.length) {
-				diffs.push(`${rectClass} with bad data-${bad.join(', data-')}: ${JSON.stringify(r)}`);
+		const seen = new Set();
+		let drawnRects = 0, undrawn = 0, countsDiffer = false;
+		for (const f of drawn.figs) {
+			const key = `${f.probe}\0${f.tid}\0${f.syscall}`;
+			const name = `${stream ? 'figure.heatmap' : 'svg.hist'} of ${figName(key)}`;
+			drawnRects += f.rects.length;
+			if (seen.has(key)) {
+				fail(`${name}: drawn twice`);
 				continue;
 			}
-			const k = `${interval} ${r.lo} ${r.hi}`;
-			if (got.has(k))
-				diffs.push(`${k.replace(/^(\S+) (\S+) (\S+)$/, stream ? 'interval $1 [$2, $3)' : '[$2, $3)')} drawn twice`);
-			got.set(k, Number(r.count));
-		}
-		const label = (k) => {
-			const [i, lo, hi] = k.split(' ');
-			return stream ? `interval ${i} [${lo}, ${hi}) ns` : `[${lo}, ${hi}) ns`;
-		};
-		for (const [k, c] of expected ? want : []) {
-			if (!got.has(k))
-				diffs.push(`missing ${label(k)} count ${c}`);
-			else if (got.get(k) !== c) {
-				countsDiffer = true;
-				diffs.push(`${label(k)}: count ${got.get(k)} drawn, ${c} in the report`);
+			seen.add(key);
+			if (stream && N !== null && f.intervals !== String(N))
+				fail(`${name}: data-intervals="${f.intervals}", the stream has ${N}`);
+			if (!expected && !intRe.test(f.intervals ?? ''))
+				fail(`${name}: data-intervals="${f.intervals}" is not a number`);
+			const want = expected ? (expected.get(key) || new Map()) : new Map();
+			if (expected && !expected.has(key) && f.rects.length === 0)
+				continue; // an empty figure for a group with no buckets
+			if (expected && !expected.has(key)) {
+				fail(`${name}: ${f.rects.length} ${rectClass}s, the report has no buckets for it`);
+				continue;
+			}
+			const got = new Map();
+			const diffs = [];
+			for (const r of f.rects) {
+				if (!r.drawn)
+					undrawn++;
+				const interval = stream ? r.interval : '0';
+				const bad = ['lo', 'hi', 'count'].filter((a) => !intRe.test(r[a] ?? ''));
+				if (stream && !intRe.test(interval ?? ''))
+					bad.push('interval');
+				if (bad.length) {
+					diffs.push(`${rectClass} with bad data-${bad.join(', data-')}: ${JSON.stringify(r)}`);
+					continue;
+				}
+				const k = `${interval} ${r.lo} ${r.hi}`;
+				if (got.has(k))
+					diffs.push(`${k.replace(/^(\S+) (\S+) (\S+)$/, stream ? 'interval $1 [$2, $3)' : '[$2, $3)')} drawn twice`);
+				got.set(k, Number(r.count));
+			}
+			const label = (k) => {
+				const [i, lo, hi] = k.split(' ');
+				return stream ? `interval ${i} [${lo}, ${hi}) ns` : `[${lo}, ${hi}) ns`;
+			};
+			for (const [k, c] of expected ? want : []) {
+				if (!got.has(k))
+					diffs.push(`missing ${label(k)} count ${c}`);
+				else if (got.get(k) !== c) {
+					countsDiffer = true;
+					diffs.push(`${label(k)}: count ${got.get(k)} drawn, ${c} in the report`);
+				}
+			}
+			for (const [k, c] of expected ? got : [])
+				if (!want.has(k))
+					diffs.push(`extra ${label(k)} count ${c} (not in the report)`);
+			if (diffs.length) {
+				fail(`${name}: ${diffs.length} difference(s) from the report (${f.rects.length} drawn, ${want.size} expected):`);
+				for (const d of diffs.slice(0, MAX_SHOWN))
+					console.log(`      ${d}`);
+				if (diffs.length > MAX_SHOWN)
+					console.log(`      ... and ${diffs.length - MAX_SHOWN} more`);
 			}
 		}
-		for (const [k, c] of expected ? got : [])
-			if (!want.has(k))
-				diffs.push(`extra ${label(k)} count ${c} (not in the report)`);
-		if (diffs.length) {
-			fail(`${name}: ${diffs.length} difference(s) from the report (${f.rects.length} drawn, ${want.size} expected):`);
-			for (const d of diffs.slice(0, MAX_SHOWN))
-				console.log(`      ${d}`);
-			if (diffs.length > MAX_SHOWN)
-				console.log(`      ... and ${diffs.length - MAX_SHOWN} more`);
-		}
-	}
-	if (!expected && drawnRects === 0)
-		fail(`no ${rectClass} in the page of a live run`);
-	if (!expected)
-		expectedRects = drawnRects;
-	for (const key of (expected || new Map()).keys())
-		if (!seen.has(key))
-			fail(`no ${stream ? 'figure.heatmap' : 'svg.hist'} for ${figName(key)} (${expected.get(key).size} buckets in the report)`);
-	if (undrawn)
-		fail(stream ? `${undrawn} cell(s) not drawn (a transparent pixel in the canvas)`
-			: `${undrawn} bar(s) of size zero (not drawn)`);
+		if (!expected && drawnRects === 0)
+			fail(`no ${rectClass} in the page of a live run`);
+		if (!expected)
+			expectedRects = drawnRects;
+		for (const key of (expected || new Map()).keys())
+			if (!seen.has(key))
+				fail(`no ${stream ? 'figure.heatmap' : 'svg.hist'} for ${figName(key)} (${expected.get(key).size} buckets in the report)`);
+		if (undrawn)
+			fail(stream ? `${undrawn} cell(s) not drawn (a transparent pixel in the canvas)`
+				: `${undrawn} bar(s) of size zero (not drawn)`);
 
-	// The tooltip of the first bar, or of the first heatmap's first cell.
-	const tip = page.locator('#tip');
-	const firstFig = drawn.figs.findIndex((f) => f.rects.length > 0);
-	if (await tip.count() !== 1)
-		fail(`${await tip.count()} elements #tip`);
-	else if (firstFig < 0) {
-		if (expectedRects > 0)
-			fail(`no ${rectClass} to hover`);
-		else
-			console.log('tooltip: not checked (the report has no buckets to draw)');
-	} else {
-		try {
-			if (stream)
-				await checkCellTooltip(page, tip, firstFig, drawn.figs[firstFig]);
+		// The tooltip of the first bar, or of the first heatmap's first cell.
+		const tip = page.locator('#tip');
+		const firstFig = drawn.figs.findIndex((f) => f.rects.length > 0);
+		if (await tip.count() !== 1)
+			fail(`${await tip.count()} elements #tip`);
+		else if (firstFig < 0) {
+			if (expectedRects > 0)
+				fail(`no ${rectClass} to hover`);
 			else
-				await checkTooltip(page, page.locator('svg.hist rect.bar').first(), tip);
-		} catch (e) {
-			fail(`tooltip check stopped: ${e.message.split('\n')[0]}`);
+				console.log('tooltip: not checked (the report has no buckets to draw)');
+		} else {
+			try {
+				if (stream)
+					await checkCellTooltip(page, tip, firstFig, drawn.figs[firstFig]);
+				else
+					await checkTooltip(page, page.locator('svg.hist rect.bar').first(), tip);
+			} catch (e) {
+				fail(`tooltip check stopped: ${e.message.split('\n')[0]}`);
+			}
 		}
+
+		await page.screenshot({ path: shotArg, fullPage: true });
+
+		const figs = stream ? 'heatmaps' : 'histograms';
+		const rects = stream ? 'cells' : 'bars';
+		summary = `html ${path.basename(htmlArg)}: ${drawn.figs.length} ${figs}, ${drawnRects} ${rects}` +
+			(!expected ? ' (not compared: no report given)' : drawnRects === expectedRects ? ' (= the report\'s buckets)' : ` (the report has ${expectedRects} buckets)`) +
+			`, counts ${countsDiffer ? 'differ' : 'equal'}, ${consoleErrors} console errors, ${pageErrors} page errors, ` +
+			`${requests} requests, drawn in ${drawnMs} ms (chromium ${browser.version()} launched in ${launchMs} ms, ` +
+			`playwright-core ${pwVersion})`;
+		await context.close();
+	} catch (e) {
+		fail(`check stopped: ${e.message.split('\n')[0]}`);
 	}
 
-	await page.screenshot({ path: shotArg, fullPage: true });
-
-	const figs = stream ? 'heatmaps' : 'histograms';
-	const rects = stream ? 'cells' : 'bars';
-	summary = `html ${path.basename(htmlArg)}: ${drawn.figs.length} ${figs}, ${drawnRects} ${rects}` +
-		(!expected ? ' (not compared: no report given)' : drawnRects === expectedRects ? ' (= the report\'s buckets)' : ` (the report has ${expectedRects} buckets)`) +
-		`, counts ${countsDiffer ? 'differ' : 'equal'}, ${consoleErrors} console errors, ${pageErrors} page errors, ` +
-		`${requests} requests, drawn in ${drawnMs} ms (chromium ${browser.version()} launched in ${launchMs} ms, ` +
-		`playwright-core ${pwVersion})`;
-	await context.close();
-} catch (e) {
-	fail(`check stopped: ${e.message.split('\n')[0]}`);
-} finally {
-	await browser.close();
-	clearTimeout(guard);
+	if (problems.length) {
+		if (summary)
+			console.log(`seen: ${summary}`);
+		console.log(`FAIL: ${path.basename(htmlArg)}: ${problems.length} problem(s)`);
+		return false;
+	}
+	console.log(`measured: ${summary}`);
+	return true;
 }
 
-if (problems.length) {
-	if (summary)
-		console.log(`seen: ${summary}`);
-	console.log(`FAIL: ${path.basename(htmlArg)}: ${problems.length} problem(s)`);
-	process.exit(1);
+let allPassed = true;
+for (let k = 0; k < pageArgs.length; k += 3) {
+	if (pageArgs.length > 3)
+		console.log(`page: ${path.basename(pageArgs[k])}`);
+	if (!await checkPage(pageArgs[k], pageArgs[k + 1], pageArgs[k + 2]))
+		allPassed = false;
 }
-console.log(`measured: ${summary}`);
-process.exit(0);
+await browser.close();
+clearTimeout(guard);
+process.exit(allPassed ? 0 : 1);
+

@@ -42,12 +42,18 @@ check_page() { # check_page PAGE.html REPORT.json|REPORT.ndjson|- NAME
 		pages=$((pages + 1))
 		return
 	fi
-	node "$TOP/tests/browser/check_html.mjs" "$1" "$2" "$shots/$3.png" >"$TMP/$3.check" 2>&1
-	local rc=$?
-	sed 's/^/    /' "$TMP/$3.check" | grep -v '^    measured:' >&2
-	grep '^measured:' "$TMP/$3.check"
-	[ "$rc" -eq 0 ] || fail "$3: the browser check failed (status $rc)"
+	# Checked together at the end, in one browser (check_queued_pages).
+	queued+=("$1" "$2" "$shots/$3.png")
 	pages=$((pages + 1))
+}
+queued=()
+check_queued_pages() {
+	[ "${#queued[@]}" -gt 0 ] || return 0
+	local rc=0
+	node "$TOP/tests/browser/check_html.mjs" "${queued[@]}" >"$TMP/pages.check" 2>&1 || rc=$?
+	sed 's/^/    /' "$TMP/pages.check" | grep -v '^    measured:' >&2
+	grep '^measured:' "$TMP/pages.check"
+	[ "$rc" -eq 0 ] || fail "the browser check failed (status $rc): $(grep -c '^FAIL: .*problem(s)$' "$TMP/pages.check") page(s) with problems, above"
 }
 render() { # render REPORT PAGE.html
 	"$BPFSPEC" report "$1" -o html --output "$2" 2>"$TMP/err" ||
@@ -196,5 +202,6 @@ echo "measured: report --output DIR: exit 6, $(head -n 1 "$TMP/err")"
 if [ "${SANITIZED:-0}" = 1 ]; then
 	echo "measured: $pages pages made under the sanitizer (the browser checks them in the plain pass)"
 else
+	check_queued_pages
 	echo "measured: $pages pages passed the browser check; screenshots in $shots"
 fi
