@@ -342,9 +342,9 @@ serve_http_web *serve_http_web_load(const char *path)
 		if (root)
 			each_pair(&ld, root, "the web config", top_pair);
 	}
-	yaml_document_delete(&ld.doc);
 	if (!ld.errors)
-		load_tls(&ld);
+		load_tls(&ld);	/* its errors point at nodes of the document */
+	yaml_document_delete(&ld.doc);
 done:
 	free(ld.cert_path);
 	free(ld.key_path);
