@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zlib.h>
 
 #include "helpers.h"
@@ -345,6 +346,28 @@ START_TEST(test_slow_client)
 }
 END_TEST
 
+/* An idle connection is closed after timeout_s. */
+START_TEST(test_idle_timeout)
+{
+	fx_content c = { 0 };
+	char err[256], buf[16];
+	serve_http_config cfg = { .listen = "127.0.0.1:0", .metrics = fx_metrics, .ctx = &c,
+				  .timeout_s = 1 };
+	serve_http *sh = serve_http_start(&cfg, err, sizeof(err));
+	struct timespec t0, t1;
+
+	ck_assert_msg(sh != NULL, "%s", err);
+	int fd = fx_connect(serve_http_port(sh), false);	/* reads time out after 5 s */
+	ck_assert_int_eq(write(fd, "GET /", 5), 5);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(read(fd, buf, sizeof(buf)), 0);	/* closed, not timed out */
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 4);
+	close(fd);
+	serve_http_stop(sh);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("serve_http");
@@ -362,6 +385,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_bind_errors);
 	tcase_add_test(tc, test_ipv6);
 	tcase_add_test(tc, test_slow_client);
+	tcase_add_test(tc, test_idle_timeout);
 	suite_add_tcase(s, tc);
 	return s;
 }
