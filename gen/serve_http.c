@@ -254,6 +254,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			return MHD_NO;
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, TEXT_TYPE);
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+		MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 		ret = MHD_queue_basic_auth_fail_response(conn, SERVE_HTTP_REALM, r);
 		MHD_destroy_response(r);
 		return ret;

@@ -29,8 +29,10 @@
  *   a request body 400 (nothing here takes one);
  *   no or wrong credentials, when the web config has users: 401 with
  *                  WWW-Authenticate: Basic realm="bpfspec", on every path.
- *   Every response has "Cache-Control: no-store" and
- *   "X-Content-Type-Options: nosniff".  A callback failing gives a 500.
+ *   Every response made here has "Cache-Control: no-store" and
+ *   "X-Content-Type-Options: nosniff" (libmicrohttpd answers a request it
+ *   cannot parse itself, with a 400 or by closing the connection).  A
+ *   callback failing gives a 500.
  *   One internal thread serves every connection (the callbacks run in it,
  *   one request at a time); an idle connection is closed after
  *   cfg->timeout_s, and at most cfg->max_connections are open at once.
@@ -55,7 +57,8 @@
  * serve_http_parse_listen write one sentence into ERR (naming the address
  * and what to do) and return NULL or -1; nothing here prints after that,
  * from any thread.
- * Layering: below serve; uses diag.h and safe.h only.
+ * Layering: below serve; of ours it uses diag.h only (the index callback
+ * uses safe.h).
  * Ownership: serve_http_start and serve_http_web_load return owned
  * objects (NULL on error); serve_http_stop(NULL) and
  * serve_http_web_free(NULL) are no-ops.  The config's strings are copied;

@@ -93,11 +93,13 @@ static char *read_file(const char *path, size_t *lenp)
 
 static bool is_null(const yaml_node_t *n)
 {
-	const char *v = (const char *)n->data.scalar.value;
+	const char *v;
 
-	return n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	       (!*v || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 || strcmp(v, "Null") == 0 ||
-		strcmp(v, "NULL") == 0);
+	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	v = (const char *)n->data.scalar.value;
+	return !*v || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 || strcmp(v, "Null") == 0 ||
+	       strcmp(v, "NULL") == 0;
 }
 
 static bool listed(const char *const *list, const char *s)

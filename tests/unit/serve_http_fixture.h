@@ -79,7 +79,8 @@ static inline int fx_connect(unsigned port, bool v6)
 	return fd;
 }
 
-/* Sends REQ (raw bytes) to PORT and reads until the server closes. */
+/* Sends REQ (raw bytes) to PORT and reads until the server closes (or
+ * 5 s pass); status 0 when no HTTP answer came. */
 static inline fx_response fx_send(unsigned port, bool v6, const char *req)
 {
 	fx_response r = { 0 };
@@ -87,7 +88,9 @@ static inline fx_response fx_send(unsigned port, bool v6, const char *req)
 	int fd = fx_connect(port, v6);
 	ssize_t n;
 
-	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	/* A server that refuses the connection may have closed it already:
+	 * no SIGPIPE, and what is read then (nothing) says so. */
+	(void)send(fd, req, strlen(req), MSG_NOSIGNAL);
 	r.raw = malloc(cap + 1);
 	ck_assert_ptr_nonnull(r.raw);
 	while ((n = read(fd, r.raw + r.len, cap - r.len)) > 0) {

@@ -178,6 +178,11 @@ START_TEST(test_bad_requests)
 			      r.status, cases[i].status);
 		if (cases[i].allow)
 			ck_assert_str_eq(fx_header(&r, "Allow", h, sizeof(h)), cases[i].allow);
+		if (r.status >= 400 && r.status < 500) {
+			ck_assert_str_eq(fx_header(&r, "Cache-Control", h, sizeof(h)), "no-store");
+			ck_assert_str_eq(fx_header(&r, "Content-Type", h, sizeof(h)),
+					 "text/plain; charset=utf-8");
+		}
 		fx_response_free(&r);
 		r = fx_request(serve_http_port(sh), "GET", "/metrics", NULL);
 		ck_assert_int_eq(r.status, 200);
@@ -368,6 +373,31 @@ START_TEST(test_idle_timeout)
 }
 END_TEST
 
+/* max_connections caps open connections, half of them per client
+ * address: with 2, one idle connection from 127.0.0.1 is all it may hold;
+ * once it closes, requests are served again. */
+START_TEST(test_connection_limit)
+{
+	fx_content c = { 0 };
+	char err[256];
+	serve_http_config cfg = { .listen = "127.0.0.1:0", .metrics = fx_metrics, .ctx = &c,
+				  .max_connections = 2 };
+	serve_http *sh = serve_http_start(&cfg, err, sizeof(err));
+
+	ck_assert_msg(sh != NULL, "%s", err);
+	int idle = fx_connect(serve_http_port(sh), false);
+	fx_response r = fx_request(serve_http_port(sh), "GET", "/metrics", NULL);
+	ck_assert_int_eq(r.status, 0);
+	fx_response_free(&r);
+	close(idle);
+	usleep(100 * 1000);
+	r = fx_request(serve_http_port(sh), "GET", "/metrics", NULL);
+	ck_assert_int_eq(r.status, 200);
+	fx_response_free(&r);
+	serve_http_stop(sh);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("serve_http");
@@ -386,6 +416,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_ipv6);
 	tcase_add_test(tc, test_slow_client);
 	tcase_add_test(tc, test_idle_timeout);
+	tcase_add_test(tc, test_connection_limit);
 	suite_add_tcase(s, tc);
 	return s;
 }

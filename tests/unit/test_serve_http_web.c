@@ -214,6 +214,9 @@ START_TEST(test_basic_auth)
 		if (r.status == 401) {
 			ck_assert_str_eq(fx_header(&r, "WWW-Authenticate", h, sizeof(h)),
 					 "Basic realm=\"bpfspec\"");
+			ck_assert_str_eq(fx_header(&r, "Cache-Control", h, sizeof(h)), "no-store");
+			ck_assert_str_eq(fx_header(&r, "X-Content-Type-Options", h, sizeof(h)),
+					 "nosniff");
 			ck_assert_lacks(r.body, "bpfspec_up");
 		} else {
 			ck_assert_str_eq(r.body, FX_METRICS);
