@@ -35,7 +35,8 @@
  *   callback failing gives a 500.
  *   One internal thread serves every connection (the callbacks run in it,
  *   one request at a time); an idle connection is closed after
- *   cfg->timeout_s, and at most cfg->max_connections are open at once.
+ *   cfg->timeout_s, and at most cfg->max_connections are open at once,
+ *   half of them from one client address.
  *
  * Web config (serve_http_web_load): the Prometheus exporter-toolkit
  * format, the subset bpfspec implements:
@@ -61,8 +62,9 @@
  * uses safe.h).
  * Ownership: serve_http_start and serve_http_web_load return owned
  * objects (NULL on error); serve_http_stop(NULL) and
- * serve_http_web_free(NULL) are no-ops.  The config's strings are copied;
- * cfg->web is borrowed and must outlive the server.  serve_http_start and
+ * serve_http_web_free(NULL) are no-ops.  cfg->listen is read during the
+ * call only; cfg->web and cfg->ctx are borrowed and must outlive the
+ * server.  serve_http_start and
  * serve_http_stop are called from one thread; the callbacks are called
  * from the server's thread, so they take whatever lock guards their data. */
 #ifndef BPFSPEC_SERVE_HTTP_H
