@@ -165,8 +165,6 @@ START_TEST(test_bad_requests)
 		{ "GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
 		  "Connection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
 		  400, NULL },
-		/* Not HTTP at all (a TLS hello): MHD closes the connection. */
-		{ "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 0, NULL },
 	};
 	fx_content c = { 0 };
 	serve_http *sh = fx_start(&c, NULL);
@@ -191,8 +189,17 @@ START_TEST(test_bad_requests)
 	fx_response r = fx_request(serve_http_port(sh), "GET", "/nope", NULL);
 	ck_assert_str_eq(r.body, "404 not found: this server has /metrics and /\n");
 	fx_response_free(&r);
+	/* Not HTTP at all (a TLS hello): libmicrohttpd keeps that connection
+	 * until its idle timeout, and serves others meanwhile. */
+	int junk = fx_connect(serve_http_port(sh), false);
+	ck_assert_int_eq(write(junk, "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 15),
+			 15);
+	r = fx_request(serve_http_port(sh), "GET", "/metrics", NULL);
+	ck_assert_int_eq(r.status, 200);
+	fx_response_free(&r);
+	close(junk);
 	/* No callback ran for a request that was refused. */
-	ck_assert_uint_eq(c.metrics_calls, sizeof(cases) / sizeof(cases[0]));
+	ck_assert_uint_eq(c.metrics_calls, sizeof(cases) / sizeof(cases[0]) + 1);
 	serve_http_stop(sh);
 }
 END_TEST
