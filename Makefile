@@ -6,7 +6,7 @@ CC ?= cc
 PREFIX ?= /usr/local
 BUILD ?= build
 PKG_CONFIG ?= pkg-config
-PKGS := yaml-0.1 libelf jansson zlib
+PKGS := yaml-0.1 libelf jansson zlib libmicrohttpd
 
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wswitch-enum
@@ -16,8 +16,10 @@ BASE_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -iquote gen -iquote $(BUILD)
 DEP_CFLAGS := -MMD -MP
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # zlib: CRC32 of debug files; libstdc++: __cxa_demangle for C++ names;
-# libm: the HTML report's log colour scale.
-PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lyaml -lelf -ljansson -lz) -lstdc++ -lm
+# libm: the HTML report's log colour scale; libmicrohttpd: serve's HTTP
+# (gen/serve_http.c); libcrypt (libxcrypt): bcrypt for its basic auth.
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || \
+	echo -lyaml -lelf -ljansson -lz -lmicrohttpd) -lcrypt -lstdc++ -lm
 # libbcc (USDT notes) is loaded with dlopen when needed (gen/usdt.c): it
 # brings LLVM, too heavy to map into every run.  Only its header is used
 # at build time (not its --cflags: they add bcc/compat, whose linux/*.h

@@ -11,13 +11,19 @@ set -eu
 # clang, libclang-rt-14-dev: libFuzzer for tests/fuzz/run.sh.
 # libbpfcc-dev: libbcc reads USDT notes (gen/usdt.c); systemtap-sdt-dev:
 # <sys/sdt.h> for the USDT test fixture (tests/targets/usdt_prog.c).
-# zlib1g-dev: CRC32 of separate debug files (gen/debuginfo.c).
+# zlib1g-dev: CRC32 of separate debug files (gen/debuginfo.c), and gzip of
+# serve's /metrics.
+# libmicrohttpd-dev: the HTTP server of `bpfspec serve` (gen/serve_http.c;
+# TLS through its own GnuTLS); libcrypt-dev: crypt_r for bcrypt-hashed basic
+# auth passwords.  openssl, curl: tests/unit/test_serve_http.c makes a
+# self-signed certificate and requests through TLS with them.
 # wrk, libbpf-tools (funclatency, syscount), linux-perf (perf trace): the
 # comparators and load generator of `make bench` (scripts/bench.sh).
 # chromium: the real browser that tests/browser/check_html.mjs drives (with
 # playwright-core from npm, below) to load `-o html` reports; about 110 MB
 # to download (chromium and chromium-common), 350 MB installed.
 packages="build-essential pkg-config bpftrace libelf-dev libyaml-dev libjansson-dev libbpfcc-dev zlib1g-dev
+libmicrohttpd-dev libcrypt-dev openssl curl
 systemtap-sdt-dev check
 valgrind jq strace nodejs prometheus python3-jsonschema python3-yaml clang libclang-rt-14-dev
 wrk libbpf-tools linux-perf chromium"
