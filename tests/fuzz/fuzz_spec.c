@@ -30,6 +30,29 @@ static int matches(const char *s, const char *first, const char *rest, size_t ma
 #define UPPER "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 #define DIGIT "0123456789"
 
+/* Whether NAME is two or more identifiers joined by "::", at most 256
+ * bytes. */
+static bool cxx_name(const char *name)
+{
+	size_t n = strlen(name), parts = 0;
+	if (n > 256)
+		return false;
+	for (const char *q = name;; ) {
+		const char *end = strstr(q, "::");
+		size_t len = end ? (size_t)(end - q) : strlen(q);
+		if (len == 0 || !strchr(LOWER UPPER "_", q[0]))
+			return false;
+		for (size_t i = 1; i < len; i++)
+			if (!strchr(LOWER UPPER DIGIT "_", q[i]))
+				return false;
+		parts++;
+		if (!end)
+			break;
+		q = end + 2;
+	}
+	return parts >= 2;
+}
+
 static void check_spec(const spec *s)
 {
 	if (!matches(s->name, LOWER DIGIT, LOWER DIGIT "_.-", 64))
@@ -52,8 +75,11 @@ static void check_spec(const spec *s)
 			if (strcmp(p->name, s->probes[j].name) == 0)
 				abort();
 		if (p->kind == PROBE_LATENCY) {
+			/* a symbol, or a C++ name: identifiers joined by "::"
+			 * (docs/spec.md, "symbol") */
 			if (!p->function ||
-			    !matches(p->function, LOWER UPPER "_", LOWER UPPER DIGIT "_.$", 256))
+			    (!matches(p->function, LOWER UPPER "_", LOWER UPPER DIGIT "_.$", 256) &&
+			     !cxx_name(p->function)))
 				abort();
 		} else {
 			if (p->function)
