@@ -85,4 +85,21 @@ static inline int run_suite(Suite *s)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* Fails naming the first line where GOT and WANT differ (check cannot
+ * carry a message as long as a whole output). */
+static inline void assert_same_text(const char *got, const char *want)
+{
+	size_t i = 0, line = 1, start = 0;
+	while (got[i] && got[i] == want[i]) {
+		if (got[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+		i++;
+	}
+	ck_assert_msg(got[i] == want[i], "line %zu differs:\n got: %.*s\nwant: %.*s", line,
+		      (int)strcspn(got + start, "\n"), got + start,
+		      (int)strcspn(want + start, "\n"), want + start);
+}
+
 #endif

@@ -197,23 +197,6 @@ static inline int has_line(const char *text, const char *line)
 #define ck_assert_line(text, line) \
 	ck_assert_msg(has_line((text), (line)), "expected line\n%s\nin:\n%.1500s", (line), (text))
 
-/* Fails naming the first line where GOT and WANT differ (check cannot
- * carry a message as long as a whole exposition). */
-static inline void assert_same_text(const char *got, const char *want)
-{
-	size_t i = 0, line = 1, start = 0;
-	while (got[i] && got[i] == want[i]) {
-		if (got[i] == '\n') {
-			line++;
-			start = i + 1;
-		}
-		i++;
-	}
-	ck_assert_msg(got[i] == want[i], "line %zu differs:\n got: %.*s\nwant: %.*s", line,
-		      (int)strcspn(got + start, "\n"), got + start,
-		      (int)strcspn(want + start, "\n"), want + start);
-}
-
 /* Checks what promtool does not, on every series of TEXT: no series
  * twice, buckets rising with le and cumulative, +Inf == _count; and that
  * every line is a comment or a sample of the family of the TYPE line

@@ -7,6 +7,8 @@
  * Reports are built by hand on the stack (nothing to free).  Run under
  * valgrind (CK_FORK=no) for leaks. */
 #include <check.h>
+
+#include "helpers.h"
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -172,23 +174,6 @@ static const char small_expected[] =
 	"bpfspec_thread_calls{spec=\"demo\",probe=\"timers\",tid=\"100\",thread=\"node\",main=\"true\"} 3\n"
 	"bpfspec_thread_calls{spec=\"demo\",probe=\"timers\",tid=\"101\",thread=\"\",main=\"false\"} 2\n"
 	"bpfspec_thread_calls{spec=\"demo\",probe=\"sys\",tid=\"100\",thread=\"node\",main=\"true\"} 5\n";
-
-/* Fails naming the first line where GOT and WANT differ (check cannot
- * carry a message as long as the whole output). */
-static void assert_same_text(const char *got, const char *want)
-{
-	size_t i = 0, line = 1, start = 0;
-	while (got[i] && got[i] == want[i]) {
-		if (got[i] == '\n') {
-			line++;
-			start = i + 1;
-		}
-		i++;
-	}
-	ck_assert_msg(got[i] == want[i], "line %zu differs:\n got: %.*s\nwant: %.*s", line,
-		      (int)strcspn(got + start, "\n"), got + start,
-		      (int)strcspn(want + start, "\n"), want + start);
-}
 
 START_TEST(test_small_exact)
 {
