@@ -24,7 +24,8 @@
  *             bpfspec:begun NS (the trigger's window start:
  *             templates/window_start.bt.in), bpfspec:flush NS, bpfspec:end
  *   helpers, never printed: @start_NAME @evstart_NAME @evarg_NAME @evn_NAME
- *             @gapK_NAME (derived phases) @phase_cur @phase_t (entry-only)
+ *             @gapK_NAME (derived phases) @pair_start @pair_nest (libuv pairs)
+ *             @phase_cur @phase_t @phase_loop (entry-only)
  *             @uin_NAME @ustart_NAME (utilization) @wstart (window start)
  *
  * Ownership: gen_program returns an owned program or NULL after a

@@ -113,24 +113,41 @@ static void emit_derived(gen_parts *pt, const resolved_probe *rp)
 		buf_printf(&pt->finals, "\tclear(@gap%zu_%s);\n", k, rp->sp->name);
 }
 
-/* A libuv phase's entry and return (templates/latency.bt.in): a call of
- * another loop than the thread's own (@pair_loop: the first seen) only
- * counts in @pair_nest, up at its entry and down at its return; the
- * thread's own phases go on around it.  A nested loop (spawnSync's) runs
- * to its end inside one of the thread's phase calls, so none of the
- * thread's own calls can come while the count is above zero: the entry
- * tests only the loop (one map read in the common case). */
+/* A libuv phase's entry and return (templates/latency.bt.in).  The phases
+ * of one loop run one after another on its thread, so a thread has at
+ * most one phase call of its own loop in flight: all the phase pairs of
+ * a spec share one start, @pair_start[tid].  A phase entered while that
+ * start is set is a nested loop's (node's execSync and spawnSync run a
+ * loop of their own on the thread, inside a phase of its loop): it only
+ * counts in @pair_nest, up at its entry and down at its return, and the
+ * outer call goes on around it.  bpfspec started inside a nested loop
+ * takes that loop's calls for the thread's until it ends; the outer
+ * call's return then finds no start and is dropped, and from there on
+ * the thread's own loop is timed. */
 #define PAIR_LOOP_ENTRY                                                      \
-	"\t$loop = @pair_loop[tid];\n"                                          \
-	"\tif ($loop == 0) { @pair_loop[tid] = arg0; $loop = arg0; }\n"         \
-	"\tif (arg0 != $loop) {\n"                                              \
+	"\tif (@pair_start[tid] != 0) {\n"                                      \
 	"\t\t@pair_nest[tid] = @pair_nest[tid] + 1;\n\t\treturn;\n\t}"
-#define PAIR_LOOP_RETURN                                                     \
-	"\tif (@pair_nest[tid] > 0) {\n\t\t@pair_nest[tid] = @pair_nest[tid] - 1;\n" \
-	"\t\treturn;\n\t}"
+
+/* The return's side: a nested call's return counts down (the entry at
+ * zero deleted, so the map holds only threads inside a nested loop). */
+static char *pair_loop_return(const gen_parts *pt)
+{
+	char *out = NULL;
+	if (asprintf(&out,
+		     "\t$nest = @pair_nest[tid];\n"
+		     "\tif ($nest > 0) {\n"
+		     "\t\tif ($nest == 1) { %s(@pair_nest[tid]); }\n"
+		     "\t\telse { @pair_nest[tid] = $nest - 1; }\n"
+		     "\t\treturn;\n\t}",
+		     pt->delete_call) < 0)
+		out = NULL;
+	return out;
+}
 
 /* Whether probe I is R's first pair on a libuv phase (the one whose
- * BEGIN types and whose END clears @pair_loop and @pair_nest). */
+ * BEGIN types @pair_start and @pair_nest, and whose window start and END
+ * clear them: a return lost while bpftrace attached its probes one by
+ * one leaves no start behind). */
 static bool first_loop_pair(const resolved *r, size_t i)
 {
 	if (r->sp->entry_only)
@@ -175,25 +192,31 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	gen_vars_set(&v, "on_slice", on_slice);
 	gen_vars_set(&v, "delete", pt->delete_call);
 	bool loop = libuv_is_phase_function(rp->sp->function);
-	char *return_test = NULL;
-	if (asprintf(&return_test, loop ? "(@start_%s[tid] || @pair_nest[tid])" : "@start_%s[tid]",
-		     rp->sp->name) < 0)
+	char *start = NULL, *return_test = NULL, *loop_return = loop ? pair_loop_return(pt) : NULL;
+	if (asprintf(&start, loop ? "@pair_start" : "@start_%s", rp->sp->name) < 0)
+		start = NULL;
+	if (asprintf(&return_test, loop ? "(%s[tid] || @pair_nest[tid])" : "%s[tid]",
+		     start ? start : "") < 0)
 		return_test = NULL;
+	gen_vars_set(&v, "start", start);
 	gen_vars_set(&v, "return_test", return_test);
 	gen_vars_set(&v, "loop_entry", loop ? PAIR_LOOP_ENTRY : NULL);
-	gen_vars_set(&v, "loop_return", loop ? PAIR_LOOP_RETURN : NULL);
+	gen_vars_set(&v, "loop_return", loop_return);
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "latency.bt.in", &v);
+	free(start);
 	free(return_test);
+	free(loop_return);
 	if (first_loop_pair(r, i))
-		buf_puts(&pt->helpers, "\tclear(@pair_loop);\n\tclear(@pair_nest);\n");
+		buf_puts(&pt->helpers, "\tclear(@pair_start);\n\tclear(@pair_nest);\n");
 	free(e);
 	free(rt);
 	free(on_entry);
 	free(on_return);
 	free(on_slice);
 	pt->attach += 2 * (unsigned)rp->n_addrs;
-	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_LATENCY)->cleared, NULL, in_flight);
+	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_LATENCY)->cleared, NULL,
+		     loop ? NULL : in_flight);
 	add_slice_maps(pt, rp->sp->name);
 	return rc;
 }
@@ -279,7 +302,7 @@ static int latency_emit(gen_parts *pt, const resolved *r, size_t i)
  * types it; it is never a gap ($g != 0) and END clears it.  So for a
  * derived phase's gaps (read at the next phase's entry) and for
  * entry-only phases' @phase_t (read in the first phase's probe), and
- * for the libuv pairs' @pair_loop and @pair_nest; and for attribution's
+ * for the libuv pairs' @pair_start and @pair_nest; and for attribution's
  * @ph__why (gen/why.h: read in every phase's probe before it is set; tid
  * 0, the idle task, is never in a phase). */
 static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
@@ -291,7 +314,7 @@ static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
 	if (!rp->derived && r->sp->entry_only && phase_index(r, i) == 1)
 		buf_puts(&pt->types, "\t@phase_t[0] = (int64)0;\n\t@phase_loop[0] = (uint64)0;\n");
 	if (first_loop_pair(r, i))
-		buf_puts(&pt->types, "\t@pair_loop[0] = (uint64)0;\n\t@pair_nest[0] = (int64)0;\n");
+		buf_puts(&pt->types, "\t@pair_start[0] = (int64)0;\n\t@pair_nest[0] = (int64)0;\n");
 	size_t first = 0;	/* the first probe with a probe of its own */
 	while (first < r->n_probes && !(r->probes[first].active && !r->probes[first].derived &&
 					 r->probes[first].sp->kind == PROBE_LATENCY))

@@ -336,7 +336,7 @@ START_TEST(test_program_pid_window)
 
 	ck_assert_contains(t, "uprobe:/usr/bin/x:0x1000,\nuprobe:/usr/bin/x:0x2000\n/pid == 42/\n");
 	ck_assert_contains(t, "uretprobe:/usr/bin/x:0x1000,\nuretprobe:/usr/bin/x:0x2000\n"
-			      "/pid == 42 && (@start_timers[tid] || @pair_nest[tid])/\n");
+			      "/pid == 42 && (@pair_start[tid] || @pair_nest[tid])/\n");
 	ck_assert_uint_eq(lines_starting(t, "uprobe:"), 2);
 	ck_assert_uint_eq(lines_starting(t, "uretprobe:"), 2);
 	ck_assert_uint_eq(count_of(t, "/pid == 42"), 2);
@@ -349,7 +349,7 @@ START_TEST(test_program_pid_window)
 	/* Maps printed at the window's end and at END, helpers cleared at END. */
 	ck_assert_uint_eq(count_of(t, "\tprint(@b_timers);\n"), 2);
 	ck_assert_uint_eq(count_of(t, "\tprint(@max_timers);\n"), 2);
-	ck_assert_uint_eq(count_of(t, "\tclear(@start_timers);\n"), 1);
+	ck_assert_uint_eq(count_of(t, "\tclear(@pair_start);\n"), 1);
 	/* The inactive probe only shows up in the header. */
 	ck_assert_uint_eq(count_of(t, "gone"), 1);
 	ck_assert_uint_eq(count_of(t, "missing_fn"), 1);
@@ -380,7 +380,7 @@ START_TEST(test_program_trigger_window)
 	 * every count; calls in progress are forgotten. */
 	ck_assert_contains(p->text, "\nuprobe:/usr/local/bin/bpfspec:0x4321\n/pid == 777 && arg0 == 2/\n{\n"
 				    "\tclear(@b_timers);\n");
-	ck_assert_contains(p->text, "\tclear(@start_timers);\n}\n");
+	ck_assert_contains(p->text, "\tclear(@pair_start);\n\tclear(@pair_nest);\n");
 	/* Until runner_window_end(3), no call counts; then the window
 	 * begins, in the kernel and for bpfspec. */
 	ck_assert_contains(p->text, "\t@wstart = (int64)(nsecs + 1000000000000000000);\n"
@@ -410,7 +410,7 @@ START_TEST(test_program_any_pid_no_window)
 	check_shape(t);
 	ck_assert_contains(t, "// target: any process running /usr/bin/x\n");
 	ck_assert_contains(t, "uprobe:/usr/bin/x:0x2000\n{\n");
-	ck_assert_contains(t, "uretprobe:/usr/bin/x:0x2000\n/(@start_timers[tid] || @pair_nest[tid])/\n");
+	ck_assert_contains(t, "uretprobe:/usr/bin/x:0x2000\n/(@pair_start[tid] || @pair_nest[tid])/\n");
 	ck_assert_lacks(t, "pid ==");
 	ck_assert_lacks(t, "interval:");
 	ck_assert_uint_eq(count_of(t, "\tprint(@b_timers);\n"), 1);
@@ -450,7 +450,7 @@ START_TEST(test_program_not_per_thread)
 	ck_assert_contains(p->text, "@b_timers[0, $b] = count();");
 	ck_assert_contains(p->text, "@max_timers[0] = max($ns);");
 	/* The start time is always per thread. */
-	ck_assert_contains(p->text, "@start_timers[tid] = $now;");
+	ck_assert_contains(p->text, "@pair_start[tid] = $now;");
 	program_free(p);
 }
 END_TEST
@@ -671,10 +671,10 @@ START_TEST(test_program_delete_dialect)
 		free(out);
 		check_shape(p->text);
 		if (cases[i].assigned) {
-			ck_assert_contains(p->text, "\t$deleted = delete(@start_timers[tid]);\n");
+			ck_assert_contains(p->text, "\t$deleted = delete(@pair_start[tid]);\n");
 			ck_assert_lacks(p->text, "\tdelete(");
 		} else {
-			ck_assert_contains(p->text, "\tdelete(@start_timers[tid]);\n");
+			ck_assert_contains(p->text, "\tdelete(@pair_start[tid]);\n");
 			ck_assert_lacks(p->text, "$deleted");
 		}
 		program_free(p);
