@@ -212,19 +212,20 @@ steal_end() {
 		printf "measured: host steal in the window   %.2f%% of CPU time\n", pct }' /proc/stat
 }
 
-# judge_loop_phases REPORT LOG — a libuv phases report on
+# judge_loop_phases REPORT LOG [TIMER_MS] — a libuv phases report on
 # scripts/workloads/phases.js (run with --log LOG) against what the
 # workload logged in the window: on the main loop thread, the timers
 # phase's p99, max and total against the timer callbacks, the check
 # phase's against the setImmediate ones, ±15%.  The log must itself keep
 # to the plan (each callback 40 or 15 ms at the median, ±5%, and at least
 # half of the planned 10 a second), so the truth cannot drift with a
-# broken workload.  Only half: a callback the host stretched delays the
+# broken workload; TIMER_MS "-" leaves the timer callbacks' median
+# unchecked (--exec: the child's start-up sets it).  Only half: a callback the host stretched delays the
 # next ones (CI saw 70-76 in 10 s at 22-30% steal).
 judge_loop_phases() {
-	local rep=$1 log=$2 phase kind plan n max p99lo p99 p99hi sum med cnt sum_ns p99_ns max_ns dur
+	local rep=$1 log=$2 timer_plan=${3:-40} phase kind plan n max p99lo p99 p99hi sum med cnt sum_ns p99_ns max_ns dur
 	dur=$(jqr "$rep" .duration_ns)
-	for phase in timers:timer:40 check:immediate:15; do
+	for phase in "timers:timer:$timer_plan" check:immediate:15; do
 		IFS=: read -r phase kind plan <<<"$phase"
 		local g=".probes[] | select(.name == \"$phase\") | .groups[] | select(.main_thread)"
 		cnt=$(jqr "$rep" "$g | .count")
@@ -235,7 +236,7 @@ judge_loop_phases() {
 		echo "measured: $kind callbacks in the window  $n, logged median $med ms, max $max ms, p99 $p99 ms"
 		awk -v n="$n" -v d="$dur" 'BEGIN { exit !(n >= 0.5 * d / 1e8) }' ||
 			fail "the workload logged $n $kind callbacks in a $dur ns window: it did not run as planned"
-		within "logged $kind median (ms)" "$med" "$plan" 0.05
+		[ "$plan" = - ] || within "logged $kind median (ms)" "$med" "$plan" 0.05
 		p99_ns=$(jqr "$rep" "$g | .p99_ns")
 		max_ns=$(jqr "$rep" "$g | .max_ns")
 		sum_ns=$(jqr "$rep" "$g | .sum_ns")
