@@ -26,6 +26,11 @@ int libuv_version(const char *path, char *out, size_t len);
  * uv__io_poll, ...), whose first argument is the loop (uv_loop_t *). */
 bool libuv_is_phase_function(const char *name);
 
+/* The function that ends a loop (its first argument), exported by
+ * every libuv: node's spawnSync and execSync close their nested loop
+ * with it. */
+#define LIBUV_LOOP_CLOSE "uv_loop_close"
+
 /* The same for a target: the first of its objects (executable first)
  * that holds libuv.  OBJECT (may be NULL) receives that object's path
  * (borrowed from T).  Returns 0, or -1 when none does. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,14 +129,23 @@ static void search_object(const char *obj, size_t round, resolved *r, lookup *lk
 	debuginfo_outcome out;
 	char err[256];
 
-	for (size_t i = 0; i < r->n_probes && nq < 256; i++) {
+	bool phases = false;
+	for (size_t i = 0; i < r->n_probes && nq < 255; i++) {
 		if (lk[i].found_in >= 0 || round >= lk[i].n_objs || lk[i].objs[round] != obj)
 			continue;
 		q[nq] = (symtab_query){ .name = r->probes[i].sp->function };
 		idx[nq++] = i;
+		phases |= libuv_is_phase_function(r->probes[i].sp->function);
 	}
 	if (nq == 0)
 		return;
+	/* Entry-only phases also want uv_loop_close beside them: asked in
+	 * the same pass, so it costs no read of its own. */
+	size_t close_q = SIZE_MAX;
+	if (phases && r->sp->entry_only && !r->loop_close_object) {
+		q[nq] = (symtab_query){ .name = LIBUV_LOOP_CLOSE };
+		close_q = nq++;
+	}
 	if (debuginfo_resolve(obj, q, nq, &out, err, sizeof err) < 0) {
 		for (size_t j = 0; j < nq; j++)
 			buf_printf(&lk[idx[j]].searched, "%s%s (%s)",
@@ -143,7 +153,13 @@ static void search_object(const char *obj, size_t round, resolved *r, lookup *lk
 		debuginfo_outcome_free(&out);
 		return;
 	}
+	if (close_q != SIZE_MAX && q[close_q].n_matches > 0) {
+		r->loop_close_object = obj;
+		r->loop_close_addr = q[close_q].matches[0].addr;
+	}
 	for (size_t j = 0; j < nq; j++) {
+		if (j == close_q)
+			continue;
 		lookup *l = &lk[idx[j]];
 		if (q[j].n_matches == 0) {
 			if (l->searched.len)

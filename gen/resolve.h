@@ -53,6 +53,12 @@ typedef struct resolved {
 	size_t n_active;
 	char *libuv_version;	/* "1.46.0" when the target carries libuv
 				 * (libuv.h), else NULL; owned */
+	/* For an entry-only spec timing libuv phases: uv_loop_close in the
+	 * object of its first phase function found (borrowed from target),
+	 * or NULL when that object lacks it.  A loop a thread took for its
+	 * own is forgotten when it is closed (gen/kinds/latency.c). */
+	const char *loop_close_object;
+	uint64_t loop_close_addr;
 } resolved;
 
 /* Derived libuv phases: for libuv >= 1.45 (and when the version is

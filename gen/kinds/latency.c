@@ -231,6 +231,32 @@ static unsigned phase_index(const resolved *r, size_t i)
 	return n;
 }
 
+/* Entry-only phases learn each thread's loop from the first phase entry
+ * they see on it (@phase_loop), and leave other loops' calls out: the
+ * nested loop node's spawnSync and execSync run inside a phase.  Started
+ * inside such a nested loop, they would take it for the thread's; its
+ * uv_loop_close makes the thread's loop be learnt again, from the next
+ * phase entry, which is then the outer loop's. */
+static int emit_loop_close(gen_parts *pt, const resolved *r)
+{
+	buf at = BUF_INIT, body = BUF_INIT;
+	gen_put_address_points(&at, "uprobe", r->loop_close_object, &r->loop_close_addr, 1);
+	buf_printf(&body, "\n// ---- a loop closed: the thread's own, learnt again "
+		   "(" LIBUV_LOOP_CLOSE ")\n%s\n%s%s{\n"
+		   "\tif (arg0 == @phase_loop[tid]) { %s(@phase_loop[tid]); }\n}\n",
+		   at.data ? at.data : "", pt->pid_filter, *pt->pid_filter ? "\n" : "",
+		   pt->delete_call);
+	buf_free(&at);
+	if (!body.data) {
+		buf_free(&body);
+		return -1;
+	}
+	buf_puts(&pt->out, body.data);
+	buf_free(&body);
+	pt->attach++;
+	return 0;
+}
+
 /* Entry-only timing: the entry of phase I closes whichever phase its
  * thread entered last (templates/phase.bt.in), so every phase records
  * the others' times too. */
@@ -282,6 +308,8 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 	add_slice_maps(pt, rp->sp->name);
 	if (index == 1)
 		buf_puts(&pt->helpers, "\tclear(@phase_cur);\n\tclear(@phase_t);\n\tclear(@phase_loop);\n");
+	if (index == 1 && libuv_is_phase_function(rp->sp->function) && r->loop_close_object)
+		rc |= emit_loop_close(pt, r);
 	return rc;
 }
 
