@@ -28,7 +28,9 @@
 #include "resolve.h"
 #include "runner.h"
 #include "safe.h"
+#include "serve.h"
 #include "spec.h"
+#include "spec_source.h"
 #include "symbols.h"
 #include "symtab.h"
 #include "systab.h"
@@ -36,39 +38,6 @@
 #include "version.h"
 
 static uint64_t start_ns;	/* CLOCK_MONOTONIC at start, for -v timings */
-
-/* Loads SPEC: a path, or the name of a bundled spec, with the
- * parameter overrides SETS[0..N_SETS). */
-static spec *load_spec(const char *arg, char *const *sets, size_t n_sets)
-{
-	if (!strchr(arg, '/') && access(arg, F_OK) != 0) {
-		char path[PATH_MAX];
-		snprintf(path, sizeof path, "specs/%s%s", arg,
-			 strstr(arg, ".yaml") ? "" : ".yaml");
-		const embedded_file *f = embedded_find(path);
-		if (f)
-			return spec_parse_set(path, f->data, f->len, sets, n_sets);
-		if (access(arg, F_OK) != 0 && errno == ENOENT) {
-			/* Neither a file nor a bundled spec: name the bundled ones. */
-			char names[1024] = "";
-			for (size_t i = 0; i < embedded_count; i++) {
-				const char *p = embedded_files[i].path, *dot = strrchr(p, '.');
-				size_t used = strlen(names);
-				if (strncmp(p, "specs/", 6) != 0 || !dot || used + 64 > sizeof names)
-					continue;
-				snprintf(names + used, sizeof names - used, "%s%.*s", used ? ", " : "",
-					 (int)(dot - p - 6), p + 6);
-			}
-			char hint[1200];
-			snprintf(hint, sizeof hint,
-				 "give a spec file's path, or one of the bundled specs: %s "
-				 "(`bpfspec list` describes them)", names);
-			diag_error(hint, "'%s' is neither a spec file nor a bundled spec", arg);
-			return NULL;
-		}
-	}
-	return spec_load_set(arg, sets, n_sets);
-}
 
 /* ---- checks ------------------------------------------------------------ */
 
@@ -431,7 +400,7 @@ static spec *spec_for(const settings *cfg)
 		yaml = oneliner_count(cfg->args, cfg->n_args, d);
 		name = "<count one-liner>";
 	} else {
-		return load_spec(cfg->spec_arg, cfg->sets, cfg->n_sets);
+		return spec_source_load(cfg->spec_arg, cfg->sets, cfg->n_sets);
 	}
 	if (!yaml) {
 		diag_error(NULL, "out of memory");
@@ -846,7 +815,7 @@ static int cmd_check(int argc, char **argv)
 		if (strncmp(argv[i], "--set=", 6) == 0)
 			continue;
 		n_specs++;
-		spec *s = load_spec(argv[i], sets, n_sets);
+		spec *s = spec_source_load(argv[i], sets, n_sets);
 		if (!s) {
 			rc = EXIT_SPEC;
 			continue;
@@ -912,6 +881,7 @@ static const command commands[] = {
 	{ "check", MODE_CHECK, NULL, cmd_check },
 	{ "list", MODE_LIST, NULL, cmd_list },
 	{ "symbols", MODE_RUN, NULL, symbols_main },
+	{ "serve", MODE_RUN, NULL, serve_main },
 };
 
 static const command *find_command(const char *name)

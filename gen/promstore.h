@@ -84,6 +84,8 @@ typedef struct promstore_labelset {
 	const char *k8s_namespace;	/* label "namespace" */
 	const char *pod;
 	const char *container;
+	const char *pod_uid;	/* from the cgroup path (discover_pod_labels) */
+	const char *container_id;
 	long pid;		/* > 0: label "pid" */
 	promstore_role role;	/* ignored for tid 0 */
 } promstore_labelset;

@@ -170,6 +170,8 @@ static int thread_labels(ps_add *a, long tid, const char *name, const char **lab
 			{ "namespace", ls.k8s_namespace },
 			{ "pod", ls.pod },
 			{ "container", ls.container },
+			{ "pod_uid", ls.pod_uid },
+			{ "container_id", ls.container_id },
 			{ "pid", ls.pid > 0 ? pid : NULL },
 			{ "thread_role", tid != 0 ? role_names[ls.role] : NULL },
 		};

@@ -1,0 +1,304 @@
+/* Unit tests for serve's parts that need no child: its options, the
+ * labels of a report's threads, the restart plan after a child ends, and
+ * the self-metrics. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "helpers.h"
+#include "serve_internal.h"
+
+#define UID "0f6c6a4e-7d0b-4b8e-9a3f-2c1d5e6f7a8b"
+#define ID "4a5b6c7d8e9f00112233445566778899aabbccddeeff00112233445566778899"
+
+static int parse(serve_config *cfg, const char *const *args)
+{
+	char *argv[32];
+	int argc = 0;
+	argv[argc++] = (char *)"serve";
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	capture_start();
+	int rc = serve_cli_parse(argc, argv, cfg);
+	free(capture_end());
+	return rc;
+}
+
+START_TEST(test_cli_good)
+{
+	serve_config cfg;
+	const char *args[] = { "libuv-phases", "--target", "api=cmdline=server\\.js", "-i", "2",
+			       "loop-why", "-t", "w=exe=*/node", "--pid-label", NULL };
+	ck_assert_int_eq(parse(&cfg, args), EXIT_OK);
+	ck_assert_uint_eq(cfg.n_specs, 2);
+	ck_assert_str_eq(cfg.specs[1], "loop-why");
+	ck_assert_uint_eq(cfg.n_targets, 2);
+	ck_assert_str_eq(cfg.targets[0].name, "api");
+	ck_assert_int_eq(cfg.targets[1].kind, DISCOVER_EXE);
+	ck_assert_uint_eq(cfg.interval_ns, 2000000000ull);
+	ck_assert(cfg.pid_label);
+	ck_assert_ptr_null(cfg.listen);
+	serve_config_free(&cfg);
+
+	const char *defaults[] = { "x.yaml", "-t", "a=pid=1", NULL };
+	ck_assert_int_eq(parse(&cfg, defaults), EXIT_OK);
+	ck_assert_uint_eq(cfg.interval_ns, SERVE_DEFAULT_INTERVAL_NS);
+	ck_assert(!cfg.pid_label);
+	serve_config_free(&cfg);
+}
+END_TEST
+
+START_TEST(test_cli_bad)
+{
+	static const char *const cases[][8] = {
+		{ "libuv-phases", NULL },				/* no target */
+		{ "-t", "a=pid=1", NULL },				/* no spec */
+		{ "s", "-t", "a=pid=1", "-t", "a=comm=x", NULL },	/* a name twice */
+		{ "s", "-t", "a=cmdlin=x", NULL },			/* no such selector */
+		{ "s", "-t", "a=pid=1", "-i", "500ms", NULL },		/* under 1 s */
+		{ "s", "-t", "a=pid=1", "-i", "soon", NULL },
+		{ "s", "-t", "a=pid=1", "--unsafe", NULL },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		serve_config cfg;
+		ck_assert_msg(parse(&cfg, cases[i]) == EXIT_USAGE, "case %zu parsed", i);
+		serve_config_free(&cfg);
+	}
+	serve_config cfg;
+	const char *help[] = { "--help", NULL };
+	ck_assert_int_eq(parse(&cfg, help), EXIT_DONE);
+	serve_config_free(&cfg);
+}
+END_TEST
+
+/* A serve with one target "api" and one slot tracing pids 100 and 200
+ * (whose pod labels the test sets), /proc being a fixture in DIR. */
+typedef struct fixture {
+	serve sv;
+	serve_slot slot;
+	char dir[64];
+} fixture;
+
+static void fixture_init(fixture *f)
+{
+	memset(f, 0, sizeof *f);
+	strcpy(f->dir, "/tmp/test_serve.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(f->dir));
+	f->sv.cfg.proc_root = f->dir;
+	f->sv.cfg.specs[0] = "libuv-phases";
+	f->sv.cfg.n_specs = 1;
+	strcpy(f->sv.cfg.targets[0].name, "api");
+	f->sv.cfg.n_targets = 1;
+	f->sv.cfg.interval_ns = SERVE_DEFAULT_INTERVAL_NS;
+	f->sv.store = promstore_new();
+	ck_assert_ptr_nonnull(f->sv.store);
+	pthread_mutex_init(&f->sv.lock, NULL);
+	f->slot.run_pids[0] = 100;
+	f->slot.run_pids[1] = 200;
+	f->slot.n_run = 2;
+	f->slot.out_fd = f->slot.err_fd = -1;
+	for (size_t i = 0; i < 2; i++) {
+		f->slot.pods[i].pid = f->slot.run_pids[i];
+		f->slot.pods[i].in_pod = true;
+		strcpy(f->slot.pods[i].pod.uid, UID);
+		strcpy(f->slot.pods[i].pod.container_id, ID);
+	}
+	f->sv.slots = &f->slot;
+	f->sv.n_slots = 1;
+}
+
+static void fixture_free(fixture *f)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+	ck_assert_int_eq(system(cmd), 0);
+	promstore_free(f->sv.store);
+	pthread_mutex_destroy(&f->sv.lock);
+}
+
+/* Writes DIR/TID/status saying the thread belongs to TGID. */
+static void fake_thread(const fixture *f, long tid, long tgid)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/%ld", f->dir, tid);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/%ld/status", f->dir, tid);
+	FILE *out = fopen(path, "w");
+	ck_assert_ptr_nonnull(out);
+	fprintf(out, "Name:\tnode\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t%ld\n", tgid);
+	fclose(out);
+}
+
+static promstore_labelset labels_of(fixture *f, long tid)
+{
+	report rep;
+	memset(&rep, 0, sizeof rep);
+	rep.pid = 100;
+	serve_label_ctx c = { .sv = &f->sv, .slot = &f->slot };
+	promstore_labelset ls;
+	memset(&ls, 0, sizeof ls);
+	ck_assert_int_eq(serve_label_thread(&c, &rep, tid, "node", &ls), 0);
+	ck_assert_str_eq(ls.target, "api");
+	return ls;
+}
+
+START_TEST(test_labels)
+{
+	fixture f;
+	fixture_init(&f);
+	fake_thread(&f, 250, 200);
+	fake_thread(&f, 260, 999);
+
+	/* Each process's main thread is main, with its pod. */
+	promstore_labelset ls = labels_of(&f, 200);
+	ck_assert_int_eq(ls.role, PROMSTORE_ROLE_MAIN);
+	ck_assert_str_eq(ls.pod_uid, UID);
+	ck_assert_str_eq(ls.container_id, ID);
+	ck_assert_int_eq(ls.pid, 0);	/* no --pid-label */
+	/* Another thread of pid 200: its pod, not main. */
+	ls = labels_of(&f, 250);
+	ck_assert_int_ne(ls.role, PROMSTORE_ROLE_MAIN);
+	ck_assert_str_eq(ls.pod_uid, UID);
+	/* A thread of no traced process, or gone: the target only. */
+	ls = labels_of(&f, 260);
+	ck_assert_ptr_null(ls.pod_uid);
+	ls = labels_of(&f, 270);
+	ck_assert_ptr_null(ls.pod_uid);
+	ck_assert_int_ne(ls.role, PROMSTORE_ROLE_MAIN);
+	/* The target as a whole: the shared pod ... */
+	ls = labels_of(&f, 0);
+	ck_assert_str_eq(ls.container_id, ID);
+	/* ... and none when the processes are in different containers. */
+	f.slot.pods[1].pod.container_id[0] = 'f';
+	ls = labels_of(&f, 0);
+	ck_assert_ptr_null(ls.container_id);
+	ls = labels_of(&f, 250);
+	ck_assert_str_eq(ls.container_id + 1, ID + 1);
+	ck_assert_int_eq(ls.container_id[0], 'f');
+
+	/* --pid-label: the thread's process; tid 0 only for one process. */
+	f.sv.cfg.pid_label = true;
+	ck_assert_int_eq(labels_of(&f, 250).pid, 200);
+	ck_assert_int_eq(labels_of(&f, 0).pid, 0);
+	f.slot.n_run = 1;
+	ck_assert_int_eq(labels_of(&f, 0).pid, 100);
+	/* One process: every thread is its, even one gone. */
+	ck_assert_int_eq(labels_of(&f, 270).pid, 100);
+	fixture_free(&f);
+}
+END_TEST
+
+START_TEST(test_restart_plan)
+{
+	fixture f;
+	fixture_init(&f);
+	serve_slot *s = &f.slot;
+	capture_start();
+
+	/* Failures back off 1 s, 2 s, 4 s ... */
+	uint64_t expect_s[] = { 1, 2, 4, 8, 16, 32, 60, 60 };
+	for (size_t i = 0; i < sizeof expect_s / sizeof *expect_s; i++) {
+		s->child = 4242;
+		s->up = true;
+		uint64_t before = serve_now_ns();
+		serve_child_ended(&f.sv, s, W_EXITCODE(EXIT_TRACER, 0));
+		ck_assert_int_eq(s->child, 0);
+		ck_assert(!s->up);
+		ck_assert_uint_ge(s->not_before_ns, before + expect_s[i] * 1000000000ull);
+		ck_assert_uint_le(s->not_before_ns, serve_now_ns() + expect_s[i] * 1000000000ull);
+	}
+	ck_assert_uint_eq(s->failures, 8);
+	/* Killed by a signal: a failure too. */
+	s->child = 4242;
+	serve_child_ended(&f.sv, s, SIGKILL);
+	ck_assert_uint_eq(s->failures, 9);
+	/* A traced process exited: scan again, no failure counted. */
+	s->child = 4242;
+	f.sv.rescan = false;
+	serve_child_ended(&f.sv, s, W_EXITCODE(EXIT_PARTIAL, 0));
+	ck_assert(f.sv.rescan);
+	ck_assert_uint_eq(s->failures, 9);
+	/* Stopped by serve: starts again at once. */
+	s->child = 4242;
+	s->stopping = true;
+	s->not_before_ns = 0;
+	f.sv.rescan = false;
+	serve_child_ended(&f.sv, s, W_EXITCODE(EXIT_OK, 0));
+	ck_assert_uint_eq(s->not_before_ns, 0);
+	ck_assert(!f.sv.rescan);
+	ck_assert(!s->stopping);
+	free(capture_end());
+	fixture_free(&f);
+}
+END_TEST
+
+/* bpfspec_up is 1 only while every slot of the spec and target runs and
+ * has reported; a target with no process has it 0. */
+START_TEST(test_gauges)
+{
+	fixture f;
+	fixture_init(&f);
+	f.sv.matched[0] = 2;
+	f.slot.child = 4242;
+	f.slot.up = true;
+	f.slot.attached = 14;
+	serve_update_gauges(&f.sv);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	ck_assert_int_eq(serve_write_metrics(&f.sv, out), 0);
+	fclose(out);
+	ck_assert_contains(text, "bpfspec_up{spec=\"libuv-phases\",target=\"api\"} 1\n");
+	ck_assert_contains(text, "bpfspec_probes_attached{spec=\"libuv-phases\",target=\"api\"} 14\n");
+	ck_assert_contains(text, "bpfspec_targets{target=\"api\"} 2\n");
+	ck_assert_contains(text, "# TYPE bpfspec_scrape_duration_seconds gauge\n");
+	free(text);
+
+	f.slot.up = false;
+	serve_update_gauges(&f.sv);
+	out = open_memstream(&text, &len);
+	ck_assert_int_eq(serve_write_metrics(&f.sv, out), 0);
+	fclose(out);
+	ck_assert_contains(text, "bpfspec_up{spec=\"libuv-phases\",target=\"api\"} 0\n");
+	ck_assert_contains(text, "bpfspec_probes_attached{spec=\"libuv-phases\",target=\"api\"} 0\n");
+	free(text);
+
+	f.sv.n_slots = 0;
+	f.sv.matched[0] = 0;
+	serve_update_gauges(&f.sv);
+	out = open_memstream(&text, &len);
+	ck_assert_int_eq(serve_write_metrics(&f.sv, out), 0);
+	fclose(out);
+	ck_assert_contains(text, "bpfspec_up{spec=\"libuv-phases\",target=\"api\"} 0\n");
+	ck_assert_contains(text, "bpfspec_targets{target=\"api\"} 0\n");
+	free(text);
+	fixture_free(&f);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("serve");
+	TCase *cli = tcase_create("cli");
+	TCase *state = tcase_create("state");
+
+	tcase_add_test(cli, test_cli_good);
+	tcase_add_test(cli, test_cli_bad);
+	suite_add_tcase(s, cli);
+	tcase_add_test(state, test_labels);
+	tcase_add_test(state, test_restart_plan);
+	tcase_add_test(state, test_gauges);
+	suite_add_tcase(s, state);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(suite());
+}
