@@ -100,7 +100,8 @@ _bpfspec() {
 		fi
 		case $w in
 		-p | --pid | -c | --command | -d | --duration | -i | --interval | -n | --count | \
-			-o | --output-format | --output | --fail-if | --binary | --set | --debug-dir)
+			-o | --output-format | --output | --fail-if | --binary | --set | --debug-dir | \
+			-t | --target | -l | --listen | --web-config | --bpftrace)
 			i=$((i + 1)) ;;	# the option's argument
 		=) ;;
 		-*) ;;
@@ -115,7 +116,7 @@ _bpfspec() {
 
 	if [ -z "$cmd" ]; then
 		if [ "$COMP_CWORD" -eq 1 ] || [ "${cur#-}" = "$cur" ]; then
-			_bpfspec_reply < <(compgen -W "run latency syscalls count gen check diff report list symbols -h --help -V --version" -- "$cur")
+			_bpfspec_reply < <(compgen -W "run latency syscalls count gen check diff report list symbols serve -h --help -V --version" -- "$cur")
 		fi
 		return 0
 	fi
@@ -148,7 +149,7 @@ _bpfspec() {
 			_bpfspec_reply < <(compgen -W "text json prom html trace" -- "$cur")
 		fi
 		return 0 ;;
-	--output | --binary)
+	--output | --binary | --web-config | --bpftrace)
 		_bpfspec_filenames
 		_bpfspec_reply < <(compgen -f -- "$cur")
 		return 0 ;;
@@ -163,7 +164,8 @@ _bpfspec() {
 		_bpfspec_filenames
 		_bpfspec_reply < <(compgen -d -- "$cur")
 		return 0 ;;
-	-c | --command | -d | --duration | -i | --interval | -n | --count | --fail-if | --bpftrace-version)
+	-c | --command | -d | --duration | -i | --interval | -n | --count | --fail-if | --bpftrace-version | \
+		-t | --target | -l | --listen)
 		return 0 ;;	# free text: nothing to offer
 	esac
 
@@ -176,6 +178,7 @@ _bpfspec() {
 	report) opts="-o --output-format --output -v --verbose -h --help" ;;
 	check) opts="--set -h --help" ;;
 	list) opts="-h --help" ;;
+	serve) opts="-t --target -l --listen -i --interval --web-config --pid-label --set --bpftrace -v --verbose -h --help" ;;
 	*) return 0 ;;
 	esac
 
@@ -195,7 +198,7 @@ _bpfspec() {
 			} | sort -u)
 			return 0
 		fi ;;
-	check)
+	check | serve)
 		_bpfspec_filenames
 		_bpfspec_reply < <({
 			compgen -W "$(_bpfspec_specs)" -- "$cur"
