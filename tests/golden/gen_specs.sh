@@ -15,36 +15,6 @@
 cd "$TOP"
 normalize() { sed -E 's/0x[0-9a-f]+/0xADDR/g'; }
 
-# start_procs BINARY N — N processes of BINARY, their pids in PROCS.
-PROCS=()
-start_procs() {
-	local binary=$1 n=$2 k i exe
-	exe=$(readlink -f "$binary")
-	[ -p "$TMP/stdin" ] || mkfifo "$TMP/stdin"
-	for ((k = ${#PROCS[@]}; k < n; k++)); do
-		"$binary" <"$TMP/stdin" >/dev/null 2>&1 &
-		PROCS+=("$!")
-		cleanup_pid "$!"
-	done
-	# Held open until the test ends: the processes wait on it.
-	{ true >&9; } 2>/dev/null || exec 9>"$TMP/stdin"
-	for p in "${PROCS[@]}"; do
-		for ((i = 0; i < 100; i++)); do
-			[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$exe" ] && break
-			sleep 0.05
-		done
-	done
-}
-
-# pid_options OPTIONS... — OPTIONS with @K replaced by the Kth pid.
-pid_options() {
-	local o
-	for o in "$@"; do
-		case $o in @[0-9]*) o=${PROCS[${o#@} - 1]} ;; esac
-		printf '%s\n' "$o"
-	done
-}
-
 # unpid — pids back to @K: in pid tests and on the header's target line.
 unpid() {
 	local script='' k
