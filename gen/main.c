@@ -596,6 +596,17 @@ static int stage_program(trace *tr)
 			return EXIT_TRACER;
 		}
 	}
+	if (!tr->gen_only && tr->t->n_pids > 1 && tr->s->stack_ns &&
+	    !runner_stacks_per_process(tr->bt_major, tr->bt_minor)) {
+		diag_error("trace one process per run (or run bpftrace 0.20 or later: "
+			   "BPFSPEC_BPFTRACE)",
+			   "spec '%s' samples stacks, and bpftrace %s names the frames of every "
+			   "process of one executable with the symbols of the first: %zu processes "
+			   "cannot be traced in one run",
+			   tr->s->name ? tr->s->name : "?", tr->bt_version[0] ? tr->bt_version : "?",
+			   tr->t->n_pids);
+		return EXIT_TRACER;
+	}
 	gen_options go = {
 		.pids = tr->t->pids,
 		.n_pids = tr->t->n_pids,

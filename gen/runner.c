@@ -498,7 +498,9 @@ static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err
 		/* Before 0.20, user symbols (ustack: attribution's stacks) are
 		 * cached only where ASLR is off: else each frame reloads the
 		 * object's symbol table, and a flush of a few hundred node
-		 * stacks took minutes.  One pid is traced: a cache is exact. */
+		 * stacks took minutes.  The cache is kept per executable:
+		 * exact for one process, wrong for the stacks of a second
+		 * one (runner_stacks_per_process; main.c refuses that). */
 		setenv("BPFTRACE_CACHE_USER_SYMBOLS", "1", 0);
 	}
 	if (renamed || unknown) {
@@ -514,6 +516,11 @@ static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err
 	ssize_t w = write(report_w, &e, sizeof e);
 	(void)w;
 	_exit(127);
+}
+
+bool runner_stacks_per_process(int major, int minor)
+{
+	return major > 0 || minor >= 20;
 }
 
 /* Adds SIG to MASK.  SIGHUP is left alone when the caller ignores it

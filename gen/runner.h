@@ -104,6 +104,16 @@ typedef struct runner_opts {
 int runner_bpftrace_version(const char *bpftrace, char *version, size_t len, int *major,
 			    int *minor);
 
+/* Whether bpftrace MAJOR.MINOR, run with the runner's settings, names the
+ * frames of user stacks (ustack) with each process's own symbols.  Before
+ * 0.20 (and for an unknown version, 0.0) the runner turns on
+ * BPFTRACE_CACHE_USER_SYMBOLS, without which a flush of node stacks takes
+ * minutes: that cache is kept per executable, filled from the first
+ * process whose stack it names, so the frames of another process of the
+ * same executable (other load addresses, another perf map) would get
+ * wrong names. */
+bool runner_stacks_per_process(int major, int minor);
+
 typedef enum {
 	RUNNER_STOP_NONE,
 	RUNNER_STOP_DURATION,	/* the window's duration passed */

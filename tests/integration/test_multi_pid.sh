@@ -7,6 +7,9 @@
 # ±15% of what that process logged (the same judgement as
 # test_libuv_phases' judge_loop_phases, per process).  A group mixing the
 # two would show 40 ms for B or 20 ms for A.
+# A spec that samples stacks (loop-why) is refused for several processes
+# on bpftrace before 0.20, whose symbol cache names every process's frames
+# with the first one's symbols (gen/runner.h, runner_stacks_per_process).
 # Then B, the second pid, is killed 1 s into a 20 s window: the run ends
 # at once with a report, partial because target pid B exited (exit 7),
 # that still holds A's phases.
@@ -69,6 +72,22 @@ measure() {
 	judge_timers "$b" "$log_b" 20
 }
 up_to 3 measure
+
+# Stacks of several processes.
+read -r major minor <<<"$(bpftrace --version | sed -n 's/.* v\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')"
+set +e
+"$BPFSPEC" run loop-why -p "$a" -p "$b" -d 1s -o json >"$TMP/why.json" 2>"$TMP/why.err"
+rc=$?
+set -e
+if [ "$major" -eq 0 ] && [ "$minor" -lt 20 ]; then
+	echo "measured: loop-why on two pids, bpftrace $major.$minor: exit $rc, $(head -1 "$TMP/why.err")"
+	[ "$rc" = 5 ] && grep -q "samples stacks" "$TMP/why.err" ||
+		fail "loop-why on two pids with bpftrace $major.$minor: exit $rc, not refused"
+else
+	echo "measured: loop-why on two pids, bpftrace $major.$minor: exit $rc"
+	[ "$rc" = 0 ] || { cat "$TMP/why.err"; fail "loop-why on two pids exited $rc"; }
+	[ "$(jqr "$TMP/why.json" '.target.pids | length')" = 2 ] || fail "loop-why: target.pids"
+fi
 
 # B exits mid-run: the run ends at once, with a report.
 : >"$TMP/stderr"
