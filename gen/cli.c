@@ -25,7 +25,7 @@ const char cli_usage_text[] =
 	"        PROBE: tracepoint:CAT:NAME, uprobe:main:FUNC (or an absolute path for main),\n"
 	"        uretprobe:..., usdt:OBJ:PROVIDER:NAME, kprobe:FUNC, software:EVENT:PERIOD,\n"
 	"        profile:hz:N\n"
-	"  gen SPEC (-p PID | --binary PATH) [--set NAME=VALUE]... [-d D]\n"
+	"  gen SPEC (-p PID [-p PID]... | --binary PATH) [--set NAME=VALUE]... [-d D]\n"
 	"      [--bpftrace-version V]\n"
 	"        print the bpftrace program SPEC becomes, without running it\n"
 	"  check SPEC... [--set NAME=VALUE]...\n"
@@ -41,10 +41,12 @@ const char cli_usage_text[] =
 	"        trace every process the targets select, all the time, as Prometheus\n"
 	"        metrics on http://127.0.0.1:9477/metrics (`bpfspec serve --help`)\n"
 	"\n"
-	"TARGET is -p PID (a running process and all its threads), -c 'CMD ARGS'\n"
-	"(split on spaces, no shell) or -- CMD ARG... (exact); a command is held\n"
-	"until the probes are attached and the run ends when it exits.  SPEC is a\n"
-	"YAML file or the name of a bundled spec (`bpfspec list`).\n"
+	"TARGET is -p PID (a running process and all its threads; -p may be\n"
+	"repeated, up to 64 processes of one executable in one program), -c 'CMD\n"
+	"ARGS' (split on spaces, no shell) or -- CMD ARG... (exact); a command is\n"
+	"held until the probes are attached.  The run ends when the command, or any\n"
+	"-p process, exits.  SPEC is a YAML file or the name of a bundled spec\n"
+	"(`bpfspec list`).\n"
 	"\n"
 	"Options:\n"
 	"  -d, --duration D       window: 10 (seconds), 500ms, 10s, 2m; 0 = until Ctrl-C\n"
@@ -104,9 +106,11 @@ const char cli_usage_text[] =
 
 /* One page per command, for `bpfspec CMD --help` and `bpfspec help CMD`. */
 static const char help_target[] =
-	"TARGET is -p PID (a running process and all its threads), -c 'CMD ARGS'\n"
-	"(split on spaces, no shell) or -- CMD ARG... (exact); a command is held\n"
-	"until the probes are attached and the run ends when it exits.\n";
+	"TARGET is -p PID (a running process and all its threads; -p may be\n"
+	"repeated, up to 64 processes of one executable in one program), -c 'CMD\n"
+	"ARGS' (split on spaces, no shell) or -- CMD ARG... (exact); a command is\n"
+	"held until the probes are attached.  The run ends when the command, or any\n"
+	"-p process, exits.\n";
 static const char help_window[] =
 	"  -d, --duration D       window: 10 (seconds), 500ms, 10s, 2m; 0 = until Ctrl-C\n"
 	"                         or the target exits; default: the spec's, else 10s\n"
@@ -136,14 +140,16 @@ static const char help_run_opts[] =
 	"  bpfspec run file-io -p 1234 --set threshold=5ms --fail-if 'file.openat.errors.ENOENT > 0'\n"
 	"  bpfspec run syscall-latency -p 1234 -i 1 -n 30 -o json\n"
 	"  bpfspec run libuv-phases -d 5s -o json -- node app.js\n"
+	"  bpfspec run libuv-phases -p 1234 -p 1240 -d 0 -i 10s -o json\n"
 	"  bpfspec run libuv-phases -p 1234 -o prom --output /var/lib/node_exporter/bpfspec.prom\n"
 	"  bpfspec run libuv-phases -p 1234 -i 1 -n 10 -o trace --output loop.json\n";
 static const char help_gen[] =
-	"usage: bpfspec gen SPEC (-p PID | --binary PATH) [--set NAME=VALUE]... [-d D]\n"
-	"       [--bpftrace-version V]\n"
+	"usage: bpfspec gen SPEC (-p PID [-p PID]... | --binary PATH) [--set NAME=VALUE]...\n"
+	"       [-d D] [--bpftrace-version V]\n"
 	"\n"
 	"Prints the bpftrace program SPEC becomes, without running it.  Symbols are\n"
-	"resolved in the process PID or in the file PATH; with --binary the program\n"
+	"resolved in the process PID (the first, when -p is repeated: every one must\n"
+	"run the same executable) or in the file PATH; with --binary the program\n"
 	"traces every process running PATH, and ends on Ctrl-C or after -d.\n"
 	"\n"
 	"The program is written for the bpftrace run would start (BPFSPEC_BPFTRACE,\n"
@@ -154,6 +160,7 @@ static const char help_gen[] =
 	"Examples:\n"
 	"  bpfspec gen libuv-phases --binary /usr/bin/node > phases.bt && bpftrace phases.bt\n"
 	"  bpfspec gen file-io -p 1234 --set threshold=10ms\n"
+	"  bpfspec gen libuv-phases -p 1234 -p 1240\n"
 	"  bpfspec gen libuv-phases --binary /usr/bin/node --bpftrace-version 0.27\n";
 static const char help_latency[] =
 	"usage: bpfspec latency TARGET FUNC... [OPTIONS]\n"
@@ -299,6 +306,24 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+/* Adds -p's ARG to CFG's pids.  Returns EXIT_OK, or EXIT_USAGE after
+ * saying why (not a pid, given twice, too many). */
+static int add_pid(settings *cfg, const char *arg)
+{
+	pid_t pid;
+	if (parse_pid(arg, &pid) < 0)
+		return cli_usage_error("invalid pid '%s': expected a positive number", arg);
+	for (size_t i = 0; i < cfg->n_pids; i++)
+		if (cfg->pids[i] == pid)
+			return cli_usage_error("pid %d is given twice (-p)", (int)pid);
+	if (cfg->n_pids == TARGET_MAX_PIDS)
+		return cli_usage_error("more than %d pids (-p %s): one run traces at most %d "
+				       "processes; run one bpfspec per group of them",
+				       TARGET_MAX_PIDS, arg, TARGET_MAX_PIDS);
+	cfg->pids[cfg->n_pids++] = pid;
+	return EXIT_OK;
+}
+
 /* -d and -i take bare seconds (bcc habit) or a spec duration. */
 static int parse_cli_duration(const char *s, uint64_t *ns)
 {
@@ -351,8 +376,8 @@ int cli_parse(int argc, char **argv, settings *cfg)
 	while ((c = getopt_long(n_opts, argv, "p:c:d:i:n:o:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (parse_pid(optarg, &cfg->pid) < 0)
-				return cli_usage_error("invalid pid '%s': expected a positive number", optarg);
+			if (add_pid(cfg, optarg) != EXIT_OK)
+				return EXIT_USAGE;
 			break;
 		case 'c':
 			cli_free_argv(cfg->cmd);
@@ -508,7 +533,7 @@ int cli_parse(int argc, char **argv, settings *cfg)
 		if (cfg->n_args != 1)
 			return cli_usage_error("%s: report takes one FILE (a JSON report or an NDJSON "
 					       "stream; - for standard input)", "arguments");
-		if (cfg->pid > 0 || cfg->cmd || cfg->binary || cfg->n_fail_if || cfg->n_sets ||
+		if (cfg->n_pids || cfg->cmd || cfg->binary || cfg->n_fail_if || cfg->n_sets ||
 		    cfg->duration_set || cfg->interval_ns || cfg->interval_count || cfg->cumulative ||
 		    cfg->trace_threshold_set)
 			return cli_usage_error("%s", "report takes FILE, -o and --output only: it "
@@ -524,7 +549,11 @@ int cli_parse(int argc, char **argv, settings *cfg)
 	if (cfg->binary && cfg->mode != MODE_GEN)
 		return cli_usage_error("%s", "--binary is only for `bpfspec gen`");
 	bool printing = cfg->mode == MODE_GEN || cfg->emit_spec;
-	int targets = (cfg->pid > 0) + (cfg->cmd != NULL) + (cfg->binary != NULL);
+	int targets = (cfg->n_pids > 0) + (cfg->cmd != NULL) + (cfg->binary != NULL);
+	if (cfg->n_pids > 0 && cfg->cmd)
+		return cli_usage_error("%s", "-p and a command (-c, --) cannot be combined: a "
+				       "command is traced alone; give -p PID (repeatable) or one "
+				       "command");
 	if (cfg->mode == MODE_GEN && cfg->cmd)
 		return cli_usage_error("%s", "gen takes -p PID or --binary PATH");
 	if (!printing && targets != 1)

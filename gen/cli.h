@@ -45,7 +45,8 @@ typedef struct settings {
 	char **args;		/* latency: functions; syscalls: list; count: probe
 				 * points; diff, report: files */
 	size_t n_args;
-	pid_t pid;
+	pid_t pids[TARGET_MAX_PIDS];	/* -p, in order (repeatable; no pid twice) */
+	size_t n_pids;
 	const char *binary;
 	char **cmd;		/* owned argv for -c, NULL-terminated */
 	uint64_t duration_ns;

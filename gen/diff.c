@@ -342,7 +342,8 @@ static void text_side(FILE *out, const char *which, const report *rep)
 	safe_fputs(rep->spec_name, out);
 	fputs(", ", out);
 	if (rep->pid > 0) {
-		fprintf(out, "pid %ld (", rep->pid);
+		report_fput_pids(out, report_pids_of(rep));
+		fputs(" (", out);
 		safe_fputs(rep->binary, out);
 		fputc(')', out);
 	} else {

@@ -194,17 +194,44 @@ void gen_syscall_filter(const gen_parts *pt, const spec_probe *sp, buf *pred, bu
 		put_syscall_ids(exit_test, sp, true);
 		buf_puts(exit_test, ") && ");
 	}
-	if (!ids && pt->pid <= 0)
+	if (!ids) {
+		buf_puts(pred, pt->pid_filter);
 		return;
-	buf_putc(pred, '/');
-	if (pt->pid > 0)
-		buf_printf(pred, "pid == %d%s", (int)pt->pid, ids ? " && " : "");
-	if (ids) {
-		buf_putc(pred, '(');
-		put_syscall_ids(pred, sp, false);
-		buf_putc(pred, ')');
 	}
-	buf_putc(pred, '/');
+	buf_printf(pred, "/%s(", pt->pid_test);
+	put_syscall_ids(pred, sp, false);
+	buf_puts(pred, ")/");
+}
+
+int gen_pid_filter(gen_parts *pt, const pid_t *pids, size_t n)
+{
+	buf e = BUF_INIT;
+
+	pt->pid_filter[0] = pt->pid_test[0] = '\0';
+	if (n > GEN_MAX_PIDS) {
+		diag_error("run one bpfspec per group of processes",
+			   "%zu processes to trace: one program traces at most %d", n, GEN_MAX_PIDS);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (pids[i] <= 0) {
+			buf_free(&e);
+			diag_error("this is a bug in bpfspec; please report it", "invalid pid %d",
+				   (int)pids[i]);
+			return -1;
+		}
+		buf_printf(&e, "%spid == %d", i ? " || " : "", (int)pids[i]);
+	}
+	if (n == 0)
+		return 0;
+	if (!e.data) {
+		diag_error(NULL, "out of memory");
+		return -1;
+	}
+	snprintf(pt->pid_filter, sizeof pt->pid_filter, "/%s/", e.data);
+	snprintf(pt->pid_test, sizeof pt->pid_test, n > 1 ? "(%s) && " : "%s && ", e.data);
+	buf_free(&e);
+	return 0;
 }
 
 /* The spec's point as written (it passed the grammar of its form), or, on
@@ -261,15 +288,28 @@ static void describe_probe(buf *b, const resolved_probe *rp)
 	kind_ops_of(rp->sp->kind)->describe(b, rp);
 }
 
+/* The traced processes of O into *N: its pids, or its pid alone (none
+ * when 0). */
+static const pid_t *gen_pids(const gen_options *o, size_t *n)
+{
+	if (o->n_pids > 0) {
+		*n = o->n_pids;
+		return o->pids;
+	}
+	*n = o->pid > 0 ? 1 : 0;
+	return &o->pid;
+}
+
 /* The header comment: version, spec, target and one line per probe. */
 static int put_header(gen_parts *pt, const resolved *r, const gen_options *o)
 {
 	buf syms = BUF_INIT, tgt = BUF_INIT, path = BUF_INIT;
 
-	if (o->pid > 0)
-		buf_printf(&tgt, "pid %d, ", (int)o->pid);
-	else
-		buf_puts(&tgt, "any process running ");
+	size_t n;
+	const pid_t *pids = gen_pids(o, &n);
+	for (size_t i = 0; i < n; i++)
+		buf_printf(&tgt, "%s %d", i == 0 ? (n > 1 ? "pids" : "pid") : ",", (int)pids[i]);
+	buf_puts(&tgt, n ? ", " : "any process running ");
 	gen_put_comment(&tgt, r->tg->exe);
 	for (size_t i = 0; i < r->n_probes; i++) {
 		describe_probe(&syms, &r->probes[i]);
@@ -408,7 +448,7 @@ program *gen_program(const resolved *r, const gen_options *o)
 {
 	gen_parts pt = { .out = BUF_INIT, .prints = BUF_INIT, .clears = BUF_INIT,
 			 .helpers = BUF_INIT, .starts = BUF_INIT, .types = BUF_INIT,
-			 .finals = BUF_INIT, .pid = o->pid, .slice_min_ns = o->slice_min_ns,
+			 .finals = BUF_INIT, .slice_min_ns = o->slice_min_ns,
 			 .delete_call = bpftrace_at_least(o, 0, 24) ? "$deleted = delete" : "delete" };
 	program *prog = calloc(1, sizeof *prog);
 	char *start_text = NULL, *begin_text = NULL;
@@ -422,10 +462,9 @@ program *gen_program(const resolved *r, const gen_options *o)
 		free(prog);
 		return NULL;
 	}
-	if (o->pid > 0) {
-		snprintf(pt.pid_filter, sizeof pt.pid_filter, "/pid == %d/", (int)o->pid);
-		snprintf(pt.pid_test, sizeof pt.pid_test, "pid == %d && ", (int)o->pid);
-	}
+	size_t n_pids;
+	const pid_t *pids = gen_pids(o, &n_pids);
+	failed |= gen_pid_filter(&pt, pids, n_pids);
 	failed |= put_header(&pt, r, o);
 	failed |= put_begin(&pt, r, &start_text, &begin_text);
 	for (size_t i = 0; i < r->n_probes && !failed; i++)

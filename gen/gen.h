@@ -44,8 +44,19 @@
  * sockaddr_in6 is 28 bytes, sockaddr_un 110 (a 108-byte path). */
 #define GEN_SOCKADDR_BYTES 110
 
+/* Most processes one program traces (-p repeated). */
+#define GEN_MAX_PIDS TARGET_MAX_PIDS
+
 typedef struct gen_options {
-	pid_t pid;		/* only this process is traced; 0 = any process */
+	/* The traced processes: PIDS[0..N_PIDS) when N_PIDS > 0, else PID
+	 * alone (0 = any process).  Every probe tests "pid == A || pid == B"
+	 * (at most GEN_MAX_PIDS).  bpftrace is never given -p, so USDT and
+	 * uprobes attach by path whatever the number of processes (usdt
+	 * semaphores through the kernel's reference counter, which counts
+	 * for every process of the file), and the test is what filters. */
+	pid_t pid;
+	const pid_t *pids;
+	size_t n_pids;
 	uint64_t window_ns;	/* > 0: the program ends itself after this long
 				 * (ignored when a trigger is given) */
 	/* When set, the window ends when process trigger_pid calls the

@@ -16,6 +16,10 @@
 #include "buf.h"
 #include "gen.h"
 
+/* Room for the pid test of GEN_MAX_PIDS pids ("pid == 2147483647 || "
+ * is 21 characters) with "/", "(", ") && " and the NUL. */
+#define GEN_PID_TEXT (GEN_MAX_PIDS * 21 + 16)
+
 /* The parts of the program gen_program assembles. */
 typedef struct gen_parts {
 	buf out;		/* the program so far */
@@ -26,10 +30,10 @@ typedef struct gen_parts {
 	buf types;		/* BEGIN only: statements giving maps their type first */
 	buf finals;		/* clear(@map) of maps only END clears */
 	char *bucket;		/* rendered bucket.bt.in, without its last '\n' */
-	char pid_filter[64];	/* "/pid == N/" or "" */
-	char pid_test[64];	/* "pid == N && " or "" */
+	/* The traced processes' test (gen_pid_filter): every probe's. */
+	char pid_filter[GEN_PID_TEXT];	/* "/pid == N/", "/pid == A || pid == B/" or "" */
+	char pid_test[GEN_PID_TEXT];	/* "pid == N && ", "(pid == A || pid == B) && " or "" */
 	const char *delete_call;	/* "delete" or "$deleted = delete": ${delete}(@m[k]); */
-	pid_t pid;
 	uint64_t slice_min_ns;	/* gen_options' */
 	unsigned attach;	/* attach points added */
 } gen_parts;
@@ -78,6 +82,11 @@ void gen_put_comment(buf *b, const char *s);
 
 /* " in OBJECT 0xADDR..." of a probe on a function, for the header. */
 void gen_put_where(buf *b, const resolved_probe *rp);
+
+/* Fills PT's pid_filter and pid_test for PIDS[0..N) (N 0:
+ * every process; all empty).  Returns 0, or -1 after a diagnostic when N
+ * is above GEN_MAX_PIDS or a pid is not positive. */
+int gen_pid_filter(gen_parts *pt, const pid_t *pids, size_t n);
 
 /* "/pid == N && (args->id == A || ...)/" for the probe's syscalls into
  * PRED ("" when there is nothing to test), "(args->id == A || ...) && "

@@ -34,7 +34,7 @@ struct json_t;
 /* What report_build knows of the run when it fills a probe. */
 typedef struct kind_fill_ctx {
 	const report_run *run;
-	long pid;		/* the traced process, 0 for none */
+	report_pids pids;	/* the traced processes (none: n 0) */
 	uint64_t begin_ns;	/* the window, bpftrace's clock */
 	uint64_t end_ns;
 } kind_fill_ctx;

@@ -127,7 +127,9 @@ typedef struct run_ctx {
 	bool write_failed;
 	int checks_failed;	/* checks that held, over every report */
 	bool checks_broken;
-	pid_t pid;
+	const target *t;	/* the traced processes: t->pids */
+	long pids[TARGET_MAX_PIDS];	/* the same, for the reports */
+	size_t n_pids;
 	uint64_t window_ns;
 	uint64_t prev_end_ns;	/* end of the previous interval (bpftrace clock) */
 	const char *bpftrace_version;
@@ -150,7 +152,8 @@ static bool run_is_partial(const run_ctx *ctx, bool final, char *why, size_t len
 		return true;
 	}
 	if (rr->stop == RUNNER_STOP_TARGET && !ctx->cfg->cmd && ctx->window_ns > 0) {
-		snprintf(why, len, "target pid %d exited %.2f s into a %.2f s window", (int)ctx->pid,
+		snprintf(why, len, "target pid %d exited %.2f s into a %.2f s window",
+			 (int)(rr->exited_pid ? rr->exited_pid : ctx->t->pid),
 			 (double)(rr->stop_mono_ns - rr->begin_mono_ns) / 1e9,
 			 (double)ctx->window_ns / 1e9);
 		return true;
@@ -265,13 +268,17 @@ static void on_begin(void *arg)
 	for (size_t i = 0; i < ctx->res->n_probes; i++)
 		wanted |= ctx->res->probes[i].active &&
 			  kind_shape_of(ctx->res->probes[i].sp->kind)->busy;
-	if (!wanted || ctx->pid <= 0)
+	if (!wanted)
 		return;
 	for (size_t k = 0; spec_loop_waits[k] && n < sizeof nrs / sizeof *nrs; k++)
 		if ((nrs[n] = systab_syscall_nr(spec_loop_waits[k])) >= 0)
 			n++;
-	ctx->n_waiting = target_threads_in_syscalls(ctx->pid, nrs, n, ctx->waiting,
-						    sizeof ctx->waiting / sizeof *ctx->waiting);
+	ctx->n_waiting = 0;
+	for (size_t i = 0; i < ctx->t->n_pids; i++)
+		ctx->n_waiting += target_threads_in_syscalls(ctx->t->pids[i], nrs, n,
+							     ctx->waiting + ctx->n_waiting,
+							     sizeof ctx->waiting / sizeof *ctx->waiting -
+								     ctx->n_waiting);
 	diag_verbose("%zu threads waiting in epoll as the window begins", ctx->n_waiting);
 }
 
@@ -283,7 +290,9 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 	if (index > 0 && !ctx->cfg->cumulative && ctx->prev_end_ns)
 		begin = ctx->prev_end_ns;
 	report_run info = {
-		.pid = ctx->pid,
+		.pid = ctx->n_pids ? ctx->pids[0] : 0,
+		.pids = ctx->pids,
+		.n_pids = ctx->n_pids,
 		.bpftrace_version = ctx->bpftrace_version,
 		.cumulative = ctx->cfg->cumulative,
 		.slice_min_ns = ctx->cfg->format == OUT_TRACE ? ctx->cfg->trace_threshold_ns : 0,
@@ -484,8 +493,8 @@ static int stage_spec(trace *tr)
 static int stage_target(trace *tr)
 {
 	const settings *cfg = tr->cfg;
-	if (cfg->pid > 0)
-		tr->t = target_from_pid(cfg->pid);
+	if (cfg->n_pids > 0)
+		tr->t = target_from_pids(cfg->pids, cfg->n_pids);
 	else if (cfg->binary)
 		tr->t = target_from_path(cfg->binary);
 	else if (cfg->cmd && (tr->cmd_path = target_find_executable(cfg->cmd[0])))
@@ -526,7 +535,7 @@ static int stage_prepare(trace *tr)
 	if (cfg->cmd) {
 		if (runner_hold_command(tr->cmd_path, cfg->cmd, &tr->held) < 0)
 			return EXIT_TARGET;
-		tr->t->pid = tr->held.pid;
+		target_set_pid(tr->t, tr->held.pid);
 	}
 	return EXIT_OK;
 }
@@ -556,8 +565,20 @@ static int stage_program(trace *tr)
 			return EXIT_TRACER;
 		}
 	}
+	if (!tr->gen_only && tr->t->n_pids > 1 && tr->s->stack_ns &&
+	    !runner_stacks_per_process(tr->bt_major, tr->bt_minor)) {
+		diag_error("trace one process per run (or run bpftrace 0.20 or later: "
+			   "BPFSPEC_BPFTRACE)",
+			   "spec '%s' samples stacks, and bpftrace %s names the frames of every "
+			   "process of one executable with the symbols of the first: %zu processes "
+			   "cannot be traced in one run",
+			   tr->s->name ? tr->s->name : "?", tr->bt_version[0] ? tr->bt_version : "?",
+			   tr->t->n_pids);
+		return EXIT_TRACER;
+	}
 	gen_options go = {
-		.pid = tr->t->pid,
+		.pids = tr->t->pids,
+		.n_pids = tr->t->n_pids,
 		.window_ns = cfg->interval_ns && tr->gen_only ? cfg->interval_ns : tr->window_ns,
 		.trigger_path = tr->has_trigger ? tr->self : NULL,
 		.trigger_addr = tr->trigger_addr,
@@ -619,7 +640,8 @@ static int run_windows(trace *tr, run_ctx *ctx, runner_result *rr)
 		.has_trigger = tr->has_trigger,
 		.version_major = tr->bt_major,
 		.version_minor = tr->bt_minor,
-		.pid = tr->t->pid,
+		.pids = tr->t->pids,
+		.n_pids = tr->t->n_pids,
 		.held = cfg->cmd ? &tr->held : NULL,
 		.window_ns = tr->window_ns,
 		.interval_ns = cfg->interval_ns,
@@ -633,8 +655,8 @@ static int run_windows(trace *tr, run_ctx *ctx, runner_result *rr)
 		.progress = isatty(STDERR_FILENO) && !cfg->verbose && !cfg->interval_ns &&
 			    (tr->window_ns == 0 || tr->window_ns >= 2000000000ull),
 	};
-	diag_verbose("running bpftrace on pid %d, window %.3f s", (int)tr->t->pid,
-		     (double)tr->window_ns / 1e9);
+	diag_verbose("running bpftrace on pid %d (of %zu), window %.3f s", (int)tr->t->pid,
+		     tr->t->n_pids, (double)tr->window_ns / 1e9);
 	if (runner_run(&ro, rr) < 0)
 		return EXIT_TRACER;
 	if (cfg->cmd && !tr->held.reaped)
@@ -644,7 +666,7 @@ static int run_windows(trace *tr, run_ctx *ctx, runner_result *rr)
 		diag_warn("the command exited with status 127: it may not have run at all");
 
 	if (!rr->begun)
-		return no_window(rr, tr->t->pid);
+		return no_window(rr, rr->exited_pid ? rr->exited_pid : tr->t->pid);
 	if (!rr->window_done) {
 		/* The final window never completed (bpftrace died): say so, and
 		 * report what was printed since the last complete window. */
@@ -683,8 +705,10 @@ static int stage_run(trace *tr)
 	runner_result rr;
 	memset(&rr, 0, sizeof rr);
 	run_ctx ctx = { .cfg = cfg, .res = tr->res, .prog = tr->prog, .checks = &tr->checks,
-			.out = tr->out, .pid = tr->t->pid, .window_ns = tr->window_ns, .rr = &rr,
+			.out = tr->out, .t = tr->t, .window_ns = tr->window_ns, .rr = &rr,
 			.bpftrace_version = tr->bt_version[0] ? tr->bt_version : NULL };
+	for (size_t i = 0; i < tr->t->n_pids; i++)
+		ctx.pids[ctx.n_pids++] = tr->t->pids[i];
 	int rc = run_windows(tr, &ctx, &rr);
 	report_stream_free(ctx.kept, ctx.n_kept);
 	return rc;

@@ -128,7 +128,8 @@ int promstore_add(promstore *ps, const report *interval, const promstore_labeler
 
 /* The role of thread TID named THREAD (may be NULL) in REP: what
  * discover_thread_role (discover.h) tells from the name and the pid (MAIN:
- * tid == pid; POOL: "libuv-worker", libuv >= 1.50; WORKER: "WorkerThread",
+ * tid is one of the report's pids: the main thread of every traced
+ * process; POOL: "libuv-worker", libuv >= 1.50; WORKER: "WorkerThread",
  * worker_threads since nodejs/node#56416); else WORKER when it ran
  * an event loop in this interval (a group of a utilization probe, or of a
  * latency probe on a libuv phase function); else OTHER.  On Node.js 20

@@ -78,8 +78,11 @@ static bool in_groups(const report_probe *p, long tid)
 
 promstore_role promstore_node_role(const report *rep, long tid, const char *thread)
 {
+	/* A traced process's main thread (with several -p, each one's). */
+	if (rep && report_pids_has(report_pids_of(rep), tid))
+		return PROMSTORE_ROLE_MAIN;
 	/* The names node gives its threads: discover_thread_role's. */
-	const char *by_name = discover_thread_role(rep ? (pid_t)rep->pid : 0, (pid_t)tid, thread);
+	const char *by_name = discover_thread_role(0, (pid_t)tid, thread);
 	if (strcmp(by_name, "main") == 0)
 		return PROMSTORE_ROLE_MAIN;
 	if (strcmp(by_name, "pool") == 0)

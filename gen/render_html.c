@@ -56,14 +56,14 @@ static void td_count(FILE *out, uint64_t v)
 }
 
 /* "name (tid N, main)" of thread TID whose name is NAME (NULL: gone). */
-static void put_thread(FILE *out, const char *name, long tid, long pid)
+static void put_thread(FILE *out, const char *name, long tid, report_pids pids)
 {
 	if (tid == 0) {
 		fputs("all threads", out);
 		return;
 	}
 	safe_fputs_html(name ? name : "?", out);
-	fprintf(out, " (tid %ld%s)", tid, tid == pid ? ", main" : "");
+	fprintf(out, " (tid %ld%s)", tid, report_pids_has(pids, tid) ? ", main" : "");
 }
 
 /* The tids of probe NAME's groups over the stream, in order of first
@@ -107,8 +107,10 @@ static void put_head(FILE *out, const page *pg)
 	fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta name=\"generator\" content=\"bpfspec " BPFSPEC_VERSION "\">\n<title>bpfspec: ", out);
 	safe_fputs_html(pg->first->spec_name, out);
-	if (pg->first->pid)
-		fprintf(out, " on pid %ld", pg->first->pid);
+	if (pg->first->pid) {
+		fputs(" on ", out);
+		report_fput_pids(out, report_pids_of(pg->first));
+	}
 	fputs("</title>\n<style>", out);
 	if (css)
 		fwrite(css->data, 1, css->len, out);
@@ -124,7 +126,8 @@ static void put_facts(FILE *out, const page *pg)
 	safe_fputs_html(r->spec_name, out);
 	fputs("</h1>\n<dl class=\"facts\">\n", out);
 	if (r->pid) {
-		fprintf(out, "<dt>target</dt><dd>pid %ld", r->pid);
+		fputs("<dt>target</dt><dd>", out);
+		report_fput_pids(out, report_pids_of(r));
 		if (r->binary) {
 			fputs(", ", out);
 			safe_fputs_html(r->binary, out);
@@ -467,7 +470,7 @@ static void put_events(FILE *out, const page *pg, const char *name)
 			uint64_t t = offset + e->t_ns;
 			fprintf(out, "<tr><td data-sort=\"%llu\">+%.6f s</td><td class=\"text\">",
 				(unsigned long long)t, (double)t / 1e9);
-			put_thread(out, e->thread, e->tid, pg->first->pid);
+			put_thread(out, e->thread, e->tid, report_pids_of(pg->first));
 			fputs("</td><td class=\"text\">", out);
 			put_event_what(out, e);
 			fputs("</td>", out);
@@ -511,7 +514,7 @@ static void put_counts(FILE *out, const page *pg, const char *name, const long *
 			hits += g ? g->st.count : 0;
 		}
 		fputs("<tr><td class=\"text\">", out);
-		put_thread(out, names[t], tids[t], pg->first->pid);
+		put_thread(out, names[t], tids[t], report_pids_of(pg->first));
 		fputs("</td>", out);
 		td_count(out, hits);
 		fputs("</tr>\n", out);
@@ -579,7 +582,7 @@ static int put_probe(FILE *out, const page *pg, const report_probe *p)
 	if (sh->durations && !sh->per_syscall) {
 		for (size_t t = 0; t < nt; t++) {
 			fputs("<h3>", out);
-			put_thread(out, names[t], tids[t], pg->first->pid);
+			put_thread(out, names[t], tids[t], report_pids_of(pg->first));
 			fputs("</h3>\n", out);
 			html_series s = { .probe = p->name, .tid = tids[t] };
 			/* The thread's busy share above its heatmap: its own for a

@@ -27,7 +27,7 @@
 int text_pad_to(size_t width, const char *s);
 
 /* Group GR's thread name in the THREAD column, " (main)" after PID's. */
-void text_thread_cell(FILE *out, const report_group *gr, long pid);
+void text_thread_cell(FILE *out, const report_group *gr, report_pids pids);
 
 /* NS in P's unit with 3-4 significant digits ("40.31ms"); past 99999 of
  * a unit, the next one up. */
@@ -64,10 +64,10 @@ void rjson_put_bytes(json_t *obj, const char *key, const char *s);
 void rjson_put_stats(json_t *obj, const report_stats *st);
 
 /* A group's object with what says whose it is: tid, thread, main_thread. */
-json_t *rjson_group(const report_group *g, long pid);
+json_t *rjson_group(const report_group *g, report_pids pids);
 
 /* Groups G[0..N) as thread totals: whose, count, sum, min, max, mean. */
-json_t *rjson_thread_totals(const report_group *g, size_t n, long pid);
+json_t *rjson_thread_totals(const report_group *g, size_t n, report_pids pids);
 
 /* ---- Prometheus ---------------------------------------------------- */
 

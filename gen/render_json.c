@@ -77,20 +77,20 @@ void rjson_put_bytes(json_t *obj, const char *key, const char *s)
 	}
 }
 
-json_t *rjson_group(const report_group *g, long pid)
+json_t *rjson_group(const report_group *g, report_pids pids)
 {
 	json_t *jg = json_object();
 	json_object_set_new(jg, "tid", json_integer(g->tid));
 	rjson_put_bytes(jg, "thread", g->thread);
-	json_object_set_new(jg, "main_thread", json_boolean(pid > 0 && g->tid == pid));
+	json_object_set_new(jg, "main_thread", json_boolean(report_pids_has(pids, g->tid)));
 	return jg;
 }
 
-json_t *rjson_thread_totals(const report_group *g, size_t n, long pid)
+json_t *rjson_thread_totals(const report_group *g, size_t n, report_pids pids)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++) {
-		json_t *jt = rjson_group(&g[i], pid);
+		json_t *jt = rjson_group(&g[i], pids);
 		json_object_set_new(jt, "count", rjson_u64(g[i].st.count));
 		json_object_set_new(jt, "sum_ns", rjson_u64(g[i].st.sum_ns));
 		json_object_set_new(jt, "min_ns", rjson_u64(g[i].st.min_ns));
@@ -129,6 +129,11 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 								       : "entry-return"));
 	json_t *t = json_object();
 	json_object_set_new(t, "pid", json_integer(rep->pid));
+	json_t *pids = json_array();
+	report_pids ps = report_pids_of(rep);
+	for (size_t i = 0; i < ps.n; i++)
+		json_array_append_new(pids, json_integer(ps.v[i]));
+	json_object_set_new(t, "pids", pids);
 	rjson_put_bytes(t, "binary", rep->binary);
 	if (rep->libuv_version)
 		json_object_set_new(t, "libuv_version", rjson_text(rep->libuv_version));

@@ -120,7 +120,7 @@ void prom_thread_labels(prom_label ls[5], char tid[24], const report *rep, const
 	ls[1] = (prom_label){ "probe", p->name };
 	ls[2] = (prom_label){ "tid", tid };
 	ls[3] = (prom_label){ "thread", gr->thread };
-	ls[4] = (prom_label){ "main", rep->pid > 0 && gr->tid == rep->pid ? "true" : "false" };
+	ls[4] = (prom_label){ "main", report_pids_has(report_pids_of(rep), gr->tid) ? "true" : "false" };
 }
 
 /* Per-thread totals of the probes whose kind keeps them

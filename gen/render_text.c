@@ -41,10 +41,10 @@ void render_text_warnings(FILE *out, const report *rep, const char *indent)
 			(unsigned long long)rep->lost_events);
 }
 
-void text_thread_cell(FILE *out, const report_group *gr, long pid)
+void text_thread_cell(FILE *out, const report_group *gr, report_pids pids)
 {
-	safe_fputs_cell(gr->thread, pid > 0 && gr->tid == pid ? " (main)" : NULL, TEXT_THREAD_COLS,
-			out);
+	safe_fputs_cell(gr->thread, report_pids_has(pids, gr->tid) ? " (main)" : NULL,
+			TEXT_THREAD_COLS, out);
 }
 
 void text_section(FILE *out, const report_probe *p)
@@ -147,7 +147,9 @@ int render_text(FILE *out, const report *rep)
 	fputs("bpfspec ", out);
 	safe_fputs(rep->spec_name, out);
 	if (rep->pid > 0) {
-		fprintf(out, ": pid %ld (", rep->pid);
+		fputs(": ", out);
+		report_fput_pids(out, report_pids_of(rep));
+		fputs(" (", out);
 		safe_fputs(rep->binary, out);
 		fputc(')', out);
 	} else {

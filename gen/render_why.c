@@ -36,7 +36,8 @@ static long long unaccounted(const report_split *s, uint64_t total)
 	return (long long)total - (long long)(s->cpu_ns + s->wait_ns + s->blocked_ns + s->other_ns);
 }
 
-static void why_row(FILE *out, const report_probe *p, const report_group *gr, long pid)
+static void why_row(FILE *out, const report_probe *p, const report_group *gr,
+		    report_pids pids)
 {
 	const report_split *s = gr->split;
 	uint64_t total = gr->st.sum_ns;
@@ -49,7 +50,7 @@ static void why_row(FILE *out, const report_probe *p, const report_group *gr, lo
 	part_cell(oth, sizeof oth, s->other_ns, total);
 	safe_fputs(p->name, out);
 	fprintf(out, "%*s ", text_pad_to(14, p->name), "");
-	text_thread_cell(out, gr, pid);
+	text_thread_cell(out, gr, pids);
 	fprintf(out, " %9s %14s %14s %14s %14s ", tot, cpu, wait, blk, oth);
 	size_t shown = 0;
 	for (size_t k = 0; k < s->n_syscalls && shown < TEXT_TOP_SYSCALLS; k++) {
@@ -117,7 +118,7 @@ void render_why_text(FILE *out, const report *rep)
 			const report_group *gr = &p->groups[g];
 			if (!gr->split || !gr->st.sum_ns)
 				continue;
-			why_row(out, p, gr, rep->pid);
+			why_row(out, p, gr, report_pids_of(rep));
 			long long u = unaccounted(gr->split, gr->st.sum_ns);
 			if (llabs(u) > llabs(worst))
 				worst = u;
@@ -350,7 +351,8 @@ void render_why_json(json_t *root, const report *rep)
 		json_object_set_new(je, "phase", rjson_text(ev->phase));
 		json_object_set_new(je, "tid", json_integer(ev->tid));
 		rjson_put_bytes(je, "thread", ev->thread);
-		json_object_set_new(je, "main_thread", json_boolean(rep->pid > 0 && ev->tid == rep->pid));
+		json_object_set_new(je, "main_thread",
+				    json_boolean(report_pids_has(report_pids_of(rep), ev->tid)));
 		json_object_set_new(je, "syscall", rjson_text(ev->syscall));
 		json_object_set_new(je, "duration_ns", rjson_u64(ev->latency_ns));
 		json_object_set_new(je, "ret", json_integer(ev->ret));

@@ -104,32 +104,71 @@ const bpfout_map *report_window_map(const bpfout_window *w, const char *prefix, 
 	return bpfout_window_map(w, mapname);
 }
 
-/* The main thread (*PID) first, then by tid. */
-static int group_order(const void *a, const void *b, void *pid)
+report_pids report_pids_of(const report *rep)
+{
+	if (rep->n_pids)
+		return (report_pids){ rep->pids, rep->n_pids };
+	return (report_pids){ &rep->pid, rep->pid > 0 };
+}
+
+report_pids report_run_pids(const report_run *run)
+{
+	if (run->n_pids && run->pids)
+		return (report_pids){ run->pids, run->n_pids };
+	return (report_pids){ &run->pid, run->pid > 0 };
+}
+
+bool report_pids_has(report_pids p, long tid)
+{
+	for (size_t i = 0; i < p.n; i++)
+		if (p.v[i] > 0 && p.v[i] == tid)
+			return true;
+	return false;
+}
+
+void report_fput_pids(FILE *out, report_pids p)
+{
+	for (size_t i = 0; i < p.n; i++)
+		fprintf(out, "%s%ld", i ? ", " : p.n > 1 ? "pids " : "pid ", p.v[i]);
+}
+
+/* Where TID stands in P: its index when a main thread, else P.n. */
+static size_t main_rank(const report_pids *p, long tid)
+{
+	size_t i = 0;
+	while (i < p->n && p->v[i] != tid)
+		i++;
+	return i;
+}
+
+/* The main threads (in *PIDS' order) first, then by tid. */
+static int group_order(const void *a, const void *b, void *pids)
 {
 	const report_group *x = a, *y = b;
-	long main_tid = *(const long *)pid;
+	size_t rx = main_rank(pids, x->tid), ry = main_rank(pids, y->tid);
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
 	if (x->tid == y->tid)
 		return 0;
-	if (x->tid == main_tid)
-		return -1;
-	if (y->tid == main_tid)
-		return 1;
 	return x->tid < y->tid ? -1 : 1;
 }
 
-void report_sort_groups(report_group *g, size_t n, long pid)
+void report_sort_groups(report_group *g, size_t n, report_pids pids)
 {
 	if (n > 1)	/* qsort_r(NULL, 0, ...) is undefined */
-		qsort_r(g, n, sizeof *g, group_order, &pid);
+		qsort_r(g, n, sizeof *g, group_order, &pids);
 }
 
-char *report_thread_name(long pid, long tid)
+char *report_thread_name(report_pids pids, long tid)
 {
 	char comm[64];
-	if (pid <= 0 || tid <= 0 || target_thread_name((pid_t)pid, (pid_t)tid, comm, sizeof comm) < 0)
+	if (tid <= 0)
 		return NULL;
-	return strdup(comm);
+	for (size_t i = 0; i < pids.n; i++)
+		if (pids.v[i] > 0 &&
+		    target_thread_name((pid_t)pids.v[i], (pid_t)tid, comm, sizeof comm) == 0)
+			return strdup(comm);
+	return NULL;
 }
 
 /* Sets P's display unit to U.  Returns 0, or -1 out of memory. */
@@ -168,7 +207,8 @@ static report_stats *group_stats(void *ctx, long key)
 	return g ? &g->st : NULL;
 }
 
-int report_fill_timed(report_probe *p, const char *name, const bpfout_window *w, long pid)
+int report_fill_timed(report_probe *p, const char *name, const bpfout_window *w,
+		      report_pids pids)
 {
 	const bpfout_map *m;
 
@@ -206,12 +246,12 @@ int report_fill_timed(report_probe *p, const char *name, const bpfout_window *w,
 		if (g->st.min_ns == UINT64_MAX)
 			g->st.min_ns = 0;
 		report_finish_stats(&g->st);
-		g->thread = report_thread_name(pid, g->tid);
+		g->thread = report_thread_name(pids, g->tid);
 	}
 	if (p->st.min_ns == UINT64_MAX)
 		p->st.min_ns = 0;
 	report_finish_stats(&p->st);
-	report_sort_groups(p->groups, p->n_groups, pid);
+	report_sort_groups(p->groups, p->n_groups, pids);
 	return 0;
 }
 
@@ -299,7 +339,15 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 		}
 	}
 	rep->entry_only = r->sp->entry_only;
-	rep->pid = run->pid;
+	report_pids pids = report_run_pids(run);
+	rep->pid = pids.n ? pids.v[0] : 0;
+	if (pids.n && !(rep->pids = malloc(pids.n * sizeof *rep->pids))) {
+		report_free(rep);
+		return NULL;
+	}
+	if (pids.n)
+		memcpy(rep->pids, pids.v, pids.n * sizeof *rep->pids);
+	rep->n_pids = pids.n;
 	rep->binary = dup_or_null(r->tg->exe);
 	rep->libuv_version = dup_or_null(r->libuv_version);
 	rep->bpftrace_version = dup_or_null(run->bpftrace_version);
@@ -354,7 +402,7 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 		int rc = 0;
 		/* Not attached: nothing to fill. */
 		if (rp->active) {
-			kind_fill_ctx ctx = { .run = run, .pid = run->pid, .begin_ns = begin,
+			kind_fill_ctx ctx = { .run = run, .pids = report_pids_of(rep), .begin_ns = begin,
 					      .end_ns = begin + rep->duration_ns };
 			rc = kind_ops_of(rp->sp->kind)->fill(p, rp, w, &ctx);
 		}
@@ -441,6 +489,7 @@ void report_free(report *rep)
 	free(rep->param_values);
 	free(rep->param_set);
 	free(rep->binary);
+	free(rep->pids);
 	free(rep->libuv_version);
 	free(rep->bpftrace_version);
 	free(rep->partial_reason);

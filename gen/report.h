@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "bpfout.h"
@@ -181,7 +182,12 @@ typedef struct report {
 	bool *param_set;	/* true: the value came from --set */
 	size_t n_params;
 	bool entry_only;	/* spec timing: entry-only (latency probes) */
-	long pid;		/* 0: no single process */
+	long pid;		/* the (first) traced process; 0: no single process */
+	/* Every traced process, pid first (owned).  n_pids 0 with pid > 0
+	 * (a report made before schema 1 said pids): pid alone;
+	 * report_pids_of reads either. */
+	long *pids;
+	size_t n_pids;
 	char *binary;
 	char *bpftrace_version;	/* "0.17.0", or NULL when unknown */
 	char *libuv_version;	/* the target's libuv, or NULL */
@@ -216,7 +222,10 @@ typedef struct report {
 
 /* Facts about the run that the output does not carry. */
 typedef struct report_run {
-	long pid;
+	long pid;		/* the traced process; with several, the first */
+	const long *pids;	/* with several: all of them, PIDS[0] == pid; NULL:
+				 * pid alone (N_PIDS 0) */
+	size_t n_pids;
 	const char *bpftrace_version;	/* NULL when unknown */
 	uint64_t duration_ns;	/* used when the window has no markers */
 	uint64_t begin_ns;	/* bpftrace clock (nsecs) when every probe was
@@ -235,11 +244,31 @@ typedef struct report_run {
 	long attached_probes;
 	long expected_probes;
 	uint64_t lost_events;
-	/* Threads of pid that were waiting in epoll when the window began
+	/* Threads of the pids that were waiting in epoll when the window began
 	 * (utilization: one with no wait seen since waited all along). */
 	const long *waiting_tids;
 	size_t n_waiting;
 } report_run;
+
+/* A set of traced processes: V[0..N), borrowed (N 0: none). */
+typedef struct report_pids {
+	const long *v;
+	size_t n;
+} report_pids;
+
+/* REP's traced processes (its pids, or its pid alone); borrowed from REP. */
+report_pids report_pids_of(const report *rep);
+
+/* RUN's traced processes; borrowed from RUN. */
+report_pids report_run_pids(const report_run *run);
+
+/* Whether TID is the main thread of one of the processes P (its id is
+ * the process id). */
+bool report_pids_has(report_pids p, long tid);
+
+/* Writes P for people to OUT: "pid 12" or "pids 12, 40" (nothing when
+ * P is empty). */
+void report_fput_pids(FILE *out, report_pids p);
 
 /* Builds the report of window W (may be NULL: no data) for R. */
 report *report_build(const resolved *r, const bpfout_window *w, const report_run *run);

@@ -31,21 +31,24 @@ int report_add_histogram(const bpfout_map *m, report_stats *total,
 /* Sets ST's count from its buckets and its percentiles. */
 void report_finish_stats(report_stats *st);
 
-/* Sorts groups G[0..N): thread PID (the main thread) first, then by tid. */
-void report_sort_groups(report_group *g, size_t n, long pid);
+/* Sorts groups G[0..N): the main threads (tid in PIDS) first, in PIDS'
+ * order, then by tid. */
+void report_sort_groups(report_group *g, size_t n, report_pids pids);
 
-/* The name of thread TID of process PID as /proc has it now (owned), or
- * NULL when there is no single process or the thread is gone. */
-char *report_thread_name(long pid, long tid);
+/* The name of thread TID of one of the processes PIDS as /proc has it
+ * now (owned), or NULL when there is no process or the thread is gone
+ * (or of another process). */
+char *report_thread_name(report_pids pids, long tid);
 
 /* The name of syscall NR as raw_syscalls:sys_exit gives it (owned): -1
  * is rt_sigreturn (see report.c), an unknown number "syscall_N". */
 char *report_exit_syscall_name(long nr);
 
 /* Latency-shaped maps of probe NAME (@b_, @sum_, @min_, @max_ keyed by
- * tid or 0) into P's groups and totals; thread names of process PID.
+ * tid or 0) into P's groups and totals; thread names of processes PIDS.
  * Latency and utilization probes.  Returns 0, or -1 out of memory. */
-int report_fill_timed(report_probe *p, const char *name, const bpfout_window *w, long pid);
+int report_fill_timed(report_probe *p, const char *name, const bpfout_window *w,
+		      report_pids pids);
 
 /* Frees what S holds (not S); NULL is a no-op. */
 void report_split_free(report_split *s);

@@ -600,6 +600,35 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	return 0;
 }
 
+/* target.pids (reports from before it was written have pid alone): every
+ * traced process, positive, the first being target.pid, into REP.
+ * Returns 0, or -1 after a diagnostic. */
+static int load_pids(loader *l, const json_t *t, report *rep)
+{
+	char path[JPATH_LEN];
+	json_t *arr = rl_get(l, t, "target", "pids", T_ARR, false, true);
+	size_t n = arr ? json_array_size(arr) : 0;
+
+	if (l->failed)
+		return -1;
+	if (n == 0)
+		return 0;
+	if (!(rep->pids = calloc(n, sizeof *rep->pids)))
+		return rl_oom(l);
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_array_get(arr, i);
+		rl_path_idx(path, "target.pids", i);
+		if (!json_is_integer(v) || json_integer_value(v) <= 0)
+			return rl_fail(l, path, "expected a pid (a positive integer)");
+		rep->pids[i] = (long)json_integer_value(v);
+	}
+	rep->n_pids = n;
+	if (rep->pids[0] != rep->pid)
+		return rl_fail(l, "target.pids[0]", "%ld is not target.pid (%ld)", rep->pids[0],
+			       rep->pid);
+	return 0;
+}
+
 /* The optional "parameters" object (name -> value text). */
 static int load_params(loader *l, const json_t *root, report *rep)
 {
@@ -661,7 +690,8 @@ static int load_report(loader *l, const json_t *root, report *rep)
 	if (!t || rl_get_long(l, t, "target", "pid", &rep->pid) < 0 ||
 	    rl_get_bytes(l, t, "target", "binary", &rep->binary, true, false) < 0 ||
 	    rl_get_str(l, t, "target", "libuv_version", &rep->libuv_version, false, true) < 0 ||
-	    rl_get_str(l, root, "", "bpftrace_version", &rep->bpftrace_version, false, true) < 0)
+	    rl_get_str(l, root, "", "bpftrace_version", &rep->bpftrace_version, false, true) < 0 ||
+	    load_pids(l, t, rep) < 0)
 		return -1;
 	if (rl_get_u64(l, root, "", "duration_ns", &rep->duration_ns) < 0 ||
 	    rl_get_bool(l, root, "", "partial", &rep->partial) < 0)

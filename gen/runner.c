@@ -44,6 +44,64 @@ static int pidfd_open_compat(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
+/* The traced processes, each through a pidfd that polls readable once
+ * it has exited (a pid that could not be opened is not watched). */
+typedef struct target_watch {
+	pid_t pids[GEN_MAX_PIDS];
+	int fds[GEN_MAX_PIDS];	/* -1: not watched (any more) */
+	size_t n;
+} target_watch;
+
+static void watch_open(target_watch *tw, const pid_t *pids, size_t n)
+{
+	tw->n = n < GEN_MAX_PIDS ? n : GEN_MAX_PIDS;
+	for (size_t i = 0; i < tw->n; i++) {
+		tw->pids[i] = pids[i];
+		tw->fds[i] = pids[i] > 0 ? pidfd_open_compat(pids[i]) : -1;
+	}
+}
+
+/* Appends a pollfd per watched process to PF (from *N on); their
+ * indexes into IDX (-1: not polled). */
+static void watch_polls(const target_watch *tw, struct pollfd *pf, int *n, int *idx)
+{
+	for (size_t i = 0; i < tw->n; i++) {
+		idx[i] = -1;
+		if (tw->fds[i] >= 0) {
+			pf[*n] = (struct pollfd){ tw->fds[i], POLLIN, 0 };
+			idx[i] = (*n)++;
+		}
+	}
+}
+
+/* The first watched process that has exited (per PF and IDX from
+ * watch_polls, or polled now when PF is NULL), no longer watched; 0 when
+ * none has. */
+static pid_t watch_exited(target_watch *tw, const struct pollfd *pf, const int *idx)
+{
+	for (size_t i = 0; i < tw->n; i++) {
+		if (tw->fds[i] < 0)
+			continue;
+		struct pollfd now = { tw->fds[i], POLLIN, 0 };
+		bool gone = pf ? idx[i] >= 0 && pf[idx[i]].revents
+			       : poll(&now, 1, 0) > 0 && now.revents;
+		if (!gone)
+			continue;
+		close(tw->fds[i]);
+		tw->fds[i] = -1;
+		return tw->pids[i];
+	}
+	return 0;
+}
+
+static void watch_close(target_watch *tw)
+{
+	for (size_t i = 0; i < tw->n; i++)
+		if (tw->fds[i] >= 0)
+			close(tw->fds[i]);
+	tw->n = 0;
+}
+
 /* Restores what a child must not inherit from bpfspec: the blocked
  * signals and the ignored SIGPIPE. */
 static void child_reset_signals(void)
@@ -440,7 +498,9 @@ static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err
 		/* Before 0.20, user symbols (ustack: attribution's stacks) are
 		 * cached only where ASLR is off: else each frame reloads the
 		 * object's symbol table, and a flush of a few hundred node
-		 * stacks took minutes.  One pid is traced: a cache is exact. */
+		 * stacks took minutes.  The cache is kept per executable:
+		 * exact for one process, wrong for the stacks of a second
+		 * one (runner_stacks_per_process; main.c refuses that). */
 		setenv("BPFTRACE_CACHE_USER_SYMBOLS", "1", 0);
 	}
 	if (renamed || unknown) {
@@ -456,6 +516,11 @@ static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err
 	ssize_t w = write(report_w, &e, sizeof e);
 	(void)w;
 	_exit(127);
+}
+
+bool runner_stacks_per_process(int major, int minor)
+{
+	return major > 0 || minor >= 20;
 }
 
 /* Adds SIG to MASK.  SIGHUP is left alone when the caller ignores it
@@ -548,7 +613,8 @@ int runner_run(const runner_opts *o, runner_result *res)
 	run_state st = { .o = o, .res = res,
 			  .kernel_functions = has_kernel_function_probes(o->prog->text) };
 	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 }, exec_pipe[2] = { -1, -1 };
-	int script_fd = -1, sfd = -1, bpf_pidfd = -1, tgt_pidfd = -1;
+	int script_fd = -1, sfd = -1, bpf_pidfd = -1;
+	target_watch tw = { .n = 0 };
 	line_reader rout = { .fd = -1 }, rerr = { .fd = -1 };
 	sigset_t mask, old;
 	int rc = -1;
@@ -607,19 +673,18 @@ int runner_run(const runner_opts *o, runner_result *res)
 	rerr.fd = err_pipe[0];
 	out_pipe[0] = err_pipe[0] = -1;
 	bpf_pidfd = pidfd_open_compat(st.bpf_pid);
-	if (o->pid > 0)
-		tgt_pidfd = pidfd_open_compat(o->pid);
+	watch_open(&tw, o->pids, o->n_pids);
 
 	uint64_t kill_deadline = 0;
 	while (rout.fd >= 0 || rerr.fd >= 0 || st.bpf_pid > 0) {
-		struct pollfd pf[5];
-		int idx_out = -1, idx_err = -1, idx_bpf = -1, idx_tgt = -1, n = 0;
+		struct pollfd pf[4 + GEN_MAX_PIDS];
+		int idx_out = -1, idx_err = -1, idx_bpf = -1, idx_tgt[GEN_MAX_PIDS], n = 0;
 		if (rout.fd >= 0) { pf[n] = (struct pollfd){ rout.fd, POLLIN, 0 }; idx_out = n++; }
 		if (rerr.fd >= 0) { pf[n] = (struct pollfd){ rerr.fd, POLLIN, 0 }; idx_err = n++; }
 		int idx_sig = n;
 		pf[n++] = (struct pollfd){ sfd, POLLIN, 0 };
 		if (st.bpf_pid > 0 && bpf_pidfd >= 0) { pf[n] = (struct pollfd){ bpf_pidfd, POLLIN, 0 }; idx_bpf = n++; }
-		if (tgt_pidfd >= 0) { pf[n] = (struct pollfd){ tgt_pidfd, POLLIN, 0 }; idx_tgt = n++; }
+		watch_polls(&tw, pf, &n, idx_tgt);
 
 		uint64_t now = now_ns();
 		if (o->window_ns && res->begun && res->stop == RUNNER_STOP_NONE &&
@@ -706,15 +771,15 @@ int runner_run(const runner_opts *o, runner_result *res)
 				}
 			}
 		}
-		if (idx_tgt >= 0 && pf[idx_tgt].revents) {
+		for (pid_t gone; (gone = watch_exited(&tw, pf, idx_tgt)) > 0;) {
 			res->target_exited = true;
-			close(tgt_pidfd);
-			tgt_pidfd = -1;
-			if (o->held && o->held->pid == o->pid && !o->held->reaped) {
+			if (!res->exited_pid)
+				res->exited_pid = gone;
+			if (o->held && o->held->pid == gone && !o->held->reaped) {
 				waitpid(o->held->pid, &o->held->status, 0);
 				o->held->reaped = true;
 			}
-			diag_verbose("target pid %d exited", (int)o->pid);
+			diag_verbose("target pid %d exited", (int)gone);
 			request_stop(&st, RUNNER_STOP_TARGET);
 		}
 		if (idx_bpf >= 0 && pf[idx_bpf].revents) {
@@ -726,11 +791,11 @@ int runner_run(const runner_opts *o, runner_result *res)
 			}
 		}
 	}
-	if (tgt_pidfd >= 0) {
-		/* bpftrace may have ended first: look at the target again. */
-		struct pollfd pf = { tgt_pidfd, POLLIN, 0 };
-		if (poll(&pf, 1, 0) > 0 && pf.revents)
-			res->target_exited = true;
+	/* bpftrace may have ended first: look at the targets again. */
+	for (pid_t gone; (gone = watch_exited(&tw, NULL, NULL)) > 0;) {
+		res->target_exited = true;
+		if (!res->exited_pid)
+			res->exited_pid = gone;
 	}
 	if (res->stop == RUNNER_STOP_NONE) {
 		res->stop = res->target_exited ? RUNNER_STOP_TARGET : RUNNER_STOP_TRACER;
@@ -758,7 +823,7 @@ out:
 	free(rerr.data);
 	if (script_fd >= 0) close(script_fd);
 	if (bpf_pidfd >= 0) close(bpf_pidfd);
-	if (tgt_pidfd >= 0) close(tgt_pidfd);
+	watch_close(&tw);
 	/* A stop signal that arrived stays blocked (and is discarded at exit)
 	 * so it cannot kill bpfspec before the report is written. */
 	if (sfd >= 0) {

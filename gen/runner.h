@@ -8,7 +8,10 @@
  * (PR_SET_PDEATHSIG), so no probe outlives the run.
  *
  * When the window ends — the duration has passed since the probes were
- * attached, Ctrl-C or SIGTERM arrived, or the target exited — bpfspec
+ * attached, Ctrl-C or SIGTERM arrived, or a traced process exited (with
+ * several, the first of them to exit ends the run: the others are not
+ * traced on without it; a caller that watches a changing set of
+ * processes, such as serve, starts a run for the new set) — bpfspec
  * calls runner_window_end(), a function of its own that the program
  * probes (see gen_options.trigger_*): the program prints its maps at once,
  * before bpftrace spends ~0.1 s per probe detaching, and exits.  If the
@@ -77,7 +80,10 @@ typedef struct runner_opts {
 	const char *bpftrace;	/* program name (PATH search) or path */
 	const program *prog;
 	bool has_trigger;	/* the program probes runner_window_end() */
-	pid_t pid;		/* traced process, watched for exit */
+	/* The traced processes, PIDS[0..N_PIDS), each watched for exit
+	 * (through a pidfd): the first to exit ends the run. */
+	const pid_t *pids;
+	size_t n_pids;
 	held_command *held;	/* -c: released once probes attach; or NULL */
 	uint64_t window_ns;	/* > 0: end the run after this long */
 	uint64_t interval_ns;	/* > 0: end an interval this often (-i) */
@@ -98,11 +104,21 @@ typedef struct runner_opts {
 int runner_bpftrace_version(const char *bpftrace, char *version, size_t len, int *major,
 			    int *minor);
 
+/* Whether bpftrace MAJOR.MINOR, run with the runner's settings, names the
+ * frames of user stacks (ustack) with each process's own symbols.  Before
+ * 0.20 (and for an unknown version, 0.0) the runner turns on
+ * BPFTRACE_CACHE_USER_SYMBOLS, without which a flush of node stacks takes
+ * minutes: that cache is kept per executable, filled from the first
+ * process whose stack it names, so the frames of another process of the
+ * same executable (other load addresses, another perf map) would get
+ * wrong names. */
+bool runner_stacks_per_process(int major, int minor);
+
 typedef enum {
 	RUNNER_STOP_NONE,
 	RUNNER_STOP_DURATION,	/* the window's duration passed */
 	RUNNER_STOP_SIGNAL,	/* SIGINT/SIGTERM/SIGHUP */
-	RUNNER_STOP_TARGET,	/* the traced process exited */
+	RUNNER_STOP_TARGET,	/* a traced process exited (exited_pid) */
 	RUNNER_STOP_TRACER,	/* bpftrace ended by itself */
 } runner_stop;
 
@@ -113,7 +129,8 @@ typedef struct runner_result {
 	runner_stop stop;	/* what ended the window first */
 	bool interrupted;	/* a stop signal was received */
 	bool forced;		/* received twice: bpftrace was killed */
-	bool target_exited;	/* the traced process ended during the run */
+	bool target_exited;	/* a traced process ended during the run */
+	pid_t exited_pid;	/* the first traced process seen ended, or 0 */
 	bool window_done;	/* the final window completed */
 	size_t windows;		/* windows reported through on_window */
 	bool begun;		/* the window began (BEGIN line read; with the trigger,

@@ -401,7 +401,7 @@ target *target_from_pid(pid_t pid)
 		free(link);
 		return NULL;
 	}
-	t->pid = pid;
+	target_set_pid(t, pid);
 	t->exe = exe;
 	exe = strdup(exe);
 	if (!exe || add_object(t, exe) < 0) {
@@ -416,6 +416,101 @@ target *target_from_pid(pid_t pid)
 		return NULL;
 	}
 	free(link);
+	return t;
+}
+
+void target_set_pid(target *t, pid_t pid)
+{
+	t->pid = pid;
+	t->pids[0] = pid;
+	t->n_pids = pid > 0 ? 1 : 0;
+}
+
+/* The executable file of PID, whose path is in *LINK (owned), into ST.
+ * Returns 0, or -1 after a diagnostic (no such process, a thread, no
+ * executable). */
+static int process_exe(pid_t pid, struct stat *st, char **link)
+{
+	char path[64];
+	long tgid = read_tgid(pid);
+
+	*link = NULL;
+	if (tgid < 0) {
+		char hint[64];
+		snprintf(hint, sizeof(hint), "check the pid with `ps -p %d`", (int)pid);
+		diag_error(hint, "no process with pid %d", (int)pid);
+		return -1;
+	}
+	if (tgid != pid) {
+		char thint[96];
+		snprintf(thint, sizeof thint, "trace the process instead: -p %ld", tgid);
+		diag_error(thint, "pid %d is a thread of process %ld, not a process", (int)pid, tgid);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	*link = read_link(path);
+	if (!*link || exe_identity(path, st) < 0) {
+		report_exe_error(pid, errno);
+		free(*link);
+		*link = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether process PID runs the file T's first process runs (FIRST).
+ * Returns 0, or -1 after a diagnostic. */
+static int check_same_exe(const target *t, const struct stat *first, const char *first_link,
+			  pid_t pid)
+{
+	struct stat st;
+	char *link;
+
+	if (process_exe(pid, &st, &link) < 0)
+		return -1;
+	int rc = 0;
+	if (st.st_dev != first->st_dev || st.st_ino != first->st_ino) {
+		diag_error("one program traces processes of one executable: run one bpfspec "
+			   "per executable",
+			   "pid %d runs %s, but pid %d runs %s", (int)pid, link, (int)t->pid,
+			   first_link);
+		rc = -1;
+	}
+	free(link);
+	return rc;
+}
+
+target *target_from_pids(const pid_t *pids, size_t n)
+{
+	struct stat first;
+	char *first_link = NULL;
+
+	if (n == 0 || n > TARGET_MAX_PIDS) {
+		diag_error("give 1 to 64 pids", "%zu pids to trace", n);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < i; k++)
+			if (pids[i] == pids[k]) {
+				diag_error("give each pid once", "pid %d is given twice", (int)pids[i]);
+				return NULL;
+			}
+	target *t = target_from_pid(pids[0]);
+	if (!t || n == 1)
+		return t;
+	if (process_exe(pids[0], &first, &first_link) < 0) {
+		target_free(t);
+		return NULL;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if (check_same_exe(t, &first, first_link, pids[i]) < 0) {
+			free(first_link);
+			target_free(t);
+			return NULL;
+		}
+		t->pids[t->n_pids++] = pids[i];
+	}
+	free(first_link);
 	return t;
 }
 

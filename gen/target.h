@@ -14,8 +14,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Most processes one target holds (-p repeated). */
+#define TARGET_MAX_PIDS 64
+
 typedef struct target {
-	pid_t pid;		/* 0 when built from a path */
+	pid_t pid;		/* 0 when built from a path; else pids[0] */
+	pid_t pids[TARGET_MAX_PIDS];	/* the traced processes (-p, or the command) */
+	size_t n_pids;		/* 0 when built from a path */
 	char *exe;		/* absolute path of the executable */
 	char **objects;		/* mapped objects, exe first; n_objects >= 1 */
 	size_t n_objects;
@@ -23,6 +28,16 @@ typedef struct target {
 
 target *target_from_pid(pid_t pid);
 target *target_from_path(const char *path);
+
+/* A target of the N processes PIDS (1 to TARGET_MAX_PIDS, no pid twice),
+ * which must all run the same executable file (the same st_dev and
+ * st_ino behind /proc/PID/exe): objects and symbols are the first pid's.
+ * NULL after a diagnostic naming the pid at fault (a process of another
+ * executable: both pids and both paths). */
+target *target_from_pids(const pid_t *pids, size_t n);
+
+/* Sets T's process to PID (a command bpfspec started from T's path). */
+void target_set_pid(target *t, pid_t pid);
 
 /* Finds an executable the way execvp would (PATH search when NAME has no
  * slash) and returns an owned absolute path, or NULL after a diagnostic. */

@@ -215,7 +215,7 @@ static int blocker_event(const report *rep, const why_syscalls *t, const why_rec
 		    !(ev->thread = strdup(p->groups[g].thread)))
 			return -1;
 	if (!ev->thread)
-		ev->thread = report_thread_name(rep->pid, r->tid);
+		ev->thread = report_thread_name(report_pids_of(rep), r->tid);
 	return 0;
 }
 
@@ -477,6 +477,16 @@ static int has_perf_map(long pid)
 	return access(path, R_OK) == 0;
 }
 
+/* 1 when every process of P wrote a perf map, 0 when one did not, -1
+ * unknown (no process, or one that cannot be looked at). */
+static int all_have_perf_maps(report_pids p)
+{
+	int all = p.n ? 1 : -1;
+	for (size_t i = 0; i < p.n && all == 1; i++)
+		all = has_perf_map(p.v[i]);
+	return all;
+}
+
 int why_fill(report *rep, const resolved *r, const bpfout_window *w, uint64_t begin_ns)
 {
 	static const struct { const char *prefix; enum part part; } parts[] = {
@@ -488,7 +498,7 @@ int why_fill(report *rep, const resolved *r, const bpfout_window *w, uint64_t be
 	rep->attributed = true;
 	rep->blocker_ns = r->sp->blocker_ns;
 	rep->stack_ns = r->sp->stack_ns;
-	rep->js_symbols = rep->stack_ns ? has_perf_map(rep->pid) : -1;
+	rep->js_symbols = rep->stack_ns ? all_have_perf_maps(report_pids_of(rep)) : -1;
 	if (rep->js_symbols == 0 &&
 	    report_add_warning(rep, "JavaScript frames in the stacks have no names: the target "
 				    "wrote no perf map; start node with --perf-basic-prof (or "

@@ -39,6 +39,41 @@ cleanup_pid() { _cleanup_pids+=("$1"); }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# start_procs BINARY N — N processes of BINARY in all (those PROCS does
+# not hold yet are started), each reading a pipe held open until the test
+# ends (node and bash wait there for their script); their pids in PROCS.
+# For generating programs against real processes (tests/golden/gen/cases
+# options naming @K: see pid_options).  Every process runs one BINARY.
+PROCS=()
+start_procs() {
+	local binary=$1 n=$2 k i exe p
+	exe=$(readlink -f "$binary")
+	[ -p "$TMP/stdin" ] || mkfifo "$TMP/stdin"
+	for ((k = ${#PROCS[@]}; k < n; k++)); do
+		"$binary" <"$TMP/stdin" >/dev/null 2>&1 &
+		PROCS+=("$!")
+		cleanup_pid "$!"
+	done
+	# Held open until the test ends: the processes wait on it.
+	{ true >&9; } 2>/dev/null || exec 9>"$TMP/stdin"
+	for p in "${PROCS[@]}"; do
+		for ((i = 0; i < 100; i++)); do
+			[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$exe" ] && break
+			sleep 0.05
+		done
+	done
+}
+
+# pid_options OPTIONS... — OPTIONS one a line, @K replaced by the Kth
+# pid of PROCS.
+pid_options() {
+	local o
+	for o in "$@"; do
+		case $o in @[0-9]*) o=${PROCS[${o#@} - 1]} ;; esac
+		printf '%s\n' "$o"
+	done
+}
+
 # need_root — integration tests run the real bpftrace: they cannot skip.
 need_root() {
 	[ "$(id -u)" -eq 0 ] || fail "integration tests need root (they run bpftrace); a skip would hide a failure"

@@ -70,9 +70,9 @@ static int count_fill(report_probe *p, const resolved_probe *rp, const bpfout_wi
 	for (size_t i = 0; i < p->n_groups; i++) {
 		report_group *g = &p->groups[i];
 		g->st.min_ns = 0;
-		g->thread = report_thread_name(ctx->pid, g->tid);
+		g->thread = report_thread_name(ctx->pids, g->tid);
 	}
-	report_sort_groups(p->groups, p->n_groups, ctx->pid);
+	report_sort_groups(p->groups, p->n_groups, ctx->pids);
 	return 0;
 }
 
@@ -96,7 +96,7 @@ static void count_text_details(FILE *out, const report_probe *p, const report *r
 	for (size_t g = 0; g < p->n_groups; g++) {
 		const report_group *gr = &p->groups[g];
 		fprintf(out, "  %-8ld ", gr->tid);
-		text_thread_cell(out, gr, rep->pid);
+		text_thread_cell(out, gr, report_pids_of(rep));
 		fprintf(out, " %10llu\n", (unsigned long long)gr->st.count);
 	}
 }
@@ -106,7 +106,7 @@ static void count_json(json_t *jp, const report_probe *p, const report *rep)
 	json_t *groups = json_array();
 	json_object_set_new(jp, "count", rjson_u64(p->st.count));
 	for (size_t g = 0; g < p->n_groups; g++) {
-		json_t *jg = rjson_group(&p->groups[g], rep->pid);
+		json_t *jg = rjson_group(&p->groups[g], report_pids_of(rep));
 		json_object_set_new(jg, "count", rjson_u64(p->groups[g].st.count));
 		json_array_append_new(groups, jg);
 	}

@@ -465,7 +465,7 @@ static int events_fill(report_probe *p, const resolved_probe *rp, const bpfout_w
 		if (e && e->type == BPFOUT_VALUE_STRING && e->str)
 			ev->thread = strdup(e->str);
 		else
-			ev->thread = report_thread_name(ctx->pid, ev->tid);
+			ev->thread = report_thread_name(ctx->pids, ev->tid);
 	}
 	p->st.count = p->n_events + p->events_dropped;
 	return 0;

@@ -400,7 +400,7 @@ static int fill_slices(report_probe *p, const char *name, const bpfout_window *w
 		else if (prev && prev->tid == tid)	/* not per thread: no /proc read each */
 			ev->thread = prev->thread ? strdup(prev->thread) : NULL;
 		else
-			ev->thread = report_thread_name(ctx->pid, tid);
+			ev->thread = report_thread_name(ctx->pids, tid);
 	}
 	/* Over the program's limit, and over bpfspec's (BPFOUT_MAX_EVENTS,
 	 * shared by every probe). */
@@ -424,7 +424,7 @@ static int fill_slices(report_probe *p, const char *name, const bpfout_window *w
 static int latency_fill(report_probe *p, const resolved_probe *rp, const bpfout_window *w,
 			const kind_fill_ctx *ctx)
 {
-	if (report_fill_timed(p, rp->sp->name, w, ctx->pid) < 0)
+	if (report_fill_timed(p, rp->sp->name, w, ctx->pids) < 0)
 		return -1;
 	return ctx->run->slice_min_ns && w ? fill_slices(p, rp->sp->name, w, ctx) : 0;
 }
@@ -459,7 +459,7 @@ static void latency_text_details(FILE *out, const report_probe *p, const report 
 	for (size_t g = 0; g < p->n_groups; g++) {
 		const report_group *gr = &p->groups[g];
 		fprintf(out, "  %-8ld ", gr->tid);
-		text_thread_cell(out, gr, rep->pid);
+		text_thread_cell(out, gr, report_pids_of(rep));
 		fputc(' ', out);
 		text_stats_row(out, &gr->st, p, rep->duration_ns);
 	}
@@ -474,7 +474,7 @@ static void latency_json(json_t *jp, const report_probe *p, const report *rep)
 	if (p->attributed && rep->stack_ns)
 		json_object_set_new(jp, "stacks", render_why_json_stacks(p));
 	for (size_t g = 0; g < p->n_groups; g++) {
-		json_t *jg = rjson_group(&p->groups[g], rep->pid);
+		json_t *jg = rjson_group(&p->groups[g], report_pids_of(rep));
 		rjson_put_stats(jg, &p->groups[g].st);
 		if (p->groups[g].split)
 			json_object_set_new(jg, "attribution",

@@ -145,7 +145,7 @@ static int syscalls_fill(report_probe *p, const resolved_probe *rp, const bpfout
 	static const char *const kinds[] = { WIRE_CALLS, WIRE_SUM, WIRE_MIN, WIRE_MAX };
 	const char *name = rp->sp->name;
 	const bpfout_map *m;
-	long pid = ctx->pid;
+	report_pids pids = ctx->pids;
 
 	p->st.min_ns = UINT64_MAX;
 	if (report_add_histogram(report_window_map(w, WIRE_BUCKETS, name), &p->st, syscall_stats,
@@ -187,9 +187,9 @@ static int syscalls_fill(report_probe *p, const resolved_probe *rp, const bpfout
 			report_group *th = &sc->threads[t];
 			if (th->st.min_ns == UINT64_MAX)
 				th->st.min_ns = 0;
-			th->thread = report_thread_name(pid, th->tid);
+			th->thread = report_thread_name(pids, th->tid);
 		}
-		report_sort_groups(sc->threads, sc->n_threads, pid);
+		report_sort_groups(sc->threads, sc->n_threads, pids);
 		if (sc->n_errors > 1)
 			qsort(sc->errors, sc->n_errors, sizeof *sc->errors, errno_order);
 	}
@@ -197,14 +197,14 @@ static int syscalls_fill(report_probe *p, const resolved_probe *rp, const bpfout
 		report_group *g = &p->groups[i];
 		if (g->st.min_ns == UINT64_MAX)
 			g->st.min_ns = 0;
-		g->thread = report_thread_name(pid, g->tid);
+		g->thread = report_thread_name(pids, g->tid);
 	}
 	if (p->st.min_ns == UINT64_MAX)
 		p->st.min_ns = 0;
 	uint64_t sum = p->st.sum_ns;
 	report_finish_stats(&p->st);	/* count from buckets */
 	p->st.sum_ns = sum;
-	report_sort_groups(p->groups, p->n_groups, pid);
+	report_sort_groups(p->groups, p->n_groups, pids);
 	if (p->n_syscalls > 1)
 		qsort(p->syscalls, p->n_syscalls, sizeof *p->syscalls, syscall_order);
 	return 0;
@@ -262,7 +262,7 @@ static void syscalls_text_details(FILE *out, const report_probe *p, const report
 		text_fmt_dur(total, sizeof total, gr->st.sum_ns, p->unit_ns, p->unit);
 		text_fmt_dur(max, sizeof max, gr->st.max_ns, p->unit_ns, p->unit);
 		fprintf(out, "  %-8ld ", gr->tid);
-		text_thread_cell(out, gr, rep->pid);
+		text_thread_cell(out, gr, report_pids_of(rep));
 		fprintf(out, " %10llu %11s %10s\n", (unsigned long long)gr->st.count, total, max);
 	}
 }
@@ -272,7 +272,8 @@ static void syscalls_json(json_t *jp, const report_probe *p, const report *rep)
 {
 	json_t *arr = json_array();
 	rjson_put_stats(jp, &p->st);
-	json_object_set_new(jp, "groups", rjson_thread_totals(p->groups, p->n_groups, rep->pid));
+	json_object_set_new(jp, "groups",
+			    rjson_thread_totals(p->groups, p->n_groups, report_pids_of(rep)));
 	for (size_t i = 0; i < p->n_syscalls; i++) {
 		const report_syscall *sc = &p->syscalls[i];
 		json_t *js = json_object();
@@ -285,7 +286,7 @@ static void syscalls_json(json_t *jp, const report_probe *p, const report *rep)
 			json_object_set_new(errs, sc->errors[e].name, rjson_u64(sc->errors[e].count));
 		json_object_set_new(js, "errors", errs);
 		json_object_set_new(js, "threads",
-				    rjson_thread_totals(sc->threads, sc->n_threads, rep->pid));
+				    rjson_thread_totals(sc->threads, sc->n_threads, report_pids_of(rep)));
 		json_array_append_new(arr, js);
 	}
 	json_object_set_new(jp, "syscalls", arr);

@@ -91,7 +91,7 @@ static int utilization_fill(report_probe *p, const resolved_probe *rp, const bpf
 	for (size_t i = 0; i < ctx->run->n_waiting; i++)
 		if (!report_find_thread(&p->groups, &p->n_groups, ctx->run->waiting_tids[i]))
 			return -1;
-	if (report_fill_timed(p, name, w, ctx->pid) < 0)
+	if (report_fill_timed(p, name, w, ctx->pids) < 0)
 		return -1;
 	p->utilization = 0;
 	for (size_t i = 0; i < p->n_groups; i++) {
@@ -147,7 +147,7 @@ static void utilization_text_details(FILE *out, const report_probe *p, const rep
 		text_fmt_auto(p50, sizeof p50, gr->st.p50_ns);
 		text_fmt_auto(max, sizeof max, gr->st.max_ns);
 		fprintf(out, "  %-8ld ", gr->tid);
-		text_thread_cell(out, gr, rep->pid);
+		text_thread_cell(out, gr, report_pids_of(rep));
 		fprintf(out, " %7.1f%% %11s %11s %10llu %10s %10s\n", 100.0 * gr->utilization, busy,
 			idle, (unsigned long long)gr->st.count, p50, max);
 	}
@@ -162,7 +162,7 @@ static void utilization_json(json_t *jp, const report_probe *p, const report *re
 	json_object_set_new(jp, "utilization", json_real(p->utilization));
 	for (size_t g = 0; g < p->n_groups; g++) {
 		const report_group *gr = &p->groups[g];
-		json_t *jg = rjson_group(gr, rep->pid);
+		json_t *jg = rjson_group(gr, report_pids_of(rep));
 		rjson_put_stats(jg, &gr->st);
 		json_object_set_new(jg, "idle_ns", rjson_u64(gr->idle_ns));
 		json_object_set_new(jg, "busy_ns", rjson_u64(gr->busy_ns));

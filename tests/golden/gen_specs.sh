@@ -6,9 +6,24 @@
 # loaded).  The goldens are written for bpftrace 0.17; that every version's
 # dialect compiles without a warning is tests/integration/test_programs_compile.sh.
 # Each case is a line of tests/golden/gen/cases: NAME SPEC BINARY [OPTIONS...]
+# OPTIONS naming @1, @2, ... (`-p @2 -p @1`) trace processes instead of
+# --binary: as many processes of BINARY are started, each reading a pipe
+# that stays open (node and bash wait for their script there), @K
+# stands for the Kth one's pid, and the program's pids are written back
+# as @K before comparing (the Kth started need not have the smaller pid).
 . "$(dirname "$0")/../lib.sh"
 cd "$TOP"
 normalize() { sed -E 's/0x[0-9a-f]+/0xADDR/g'; }
+
+# unpid — pids back to @K: in pid tests and on the header's target line.
+unpid() {
+	local script='' k
+	for k in "${!PROCS[@]}"; do
+		script+="s/\\bpid == ${PROCS[k]}\\b/pid == @$((k + 1))/g;"
+		script+="/^\\/\\/ target: /s/\\b${PROCS[k]}\\b/@$((k + 1))/g;"
+	done
+	sed -E "$script"
+}
 
 dry=-d
 if command -v bpftrace >/dev/null &&
@@ -19,15 +34,24 @@ while read -r name spec binary opts; do
 	case $name in ''|'#'*) continue ;; esac
 	expected=tests/golden/gen/$name.bt
 	# shellcheck disable=SC2086
-	if ! "$BPFSPEC" gen "$spec" --binary "$binary" --bpftrace-version 0.17 $opts >"$TMP/$name.bt" 2>"$TMP/$name.err"; then
+	set -- $opts
+	target=(--binary "$binary")
+	if [[ " $opts " == *" @"[0-9]* ]]; then
+		n=$(printf '%s\n' "$@" | sed -n 's/^@\([0-9]*\)$/\1/p' | sort -n | tail -1)
+		start_procs "$binary" "$n"
+		mapfile -t args < <(pid_options "$@")
+		set -- "${args[@]}"
+		target=()
+	fi
+	if ! "$BPFSPEC" gen "$spec" "${target[@]}" --bpftrace-version 0.17 "$@" >"$TMP/$name.bt" 2>"$TMP/$name.err"; then
 		echo "FAIL gen/$name"
 		sed 's/^/    /' "$TMP/$name.err"
 		continue
 	fi
 	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
-		normalize <"$TMP/$name.bt" >"$expected"
+		unpid <"$TMP/$name.bt" | normalize >"$expected"
 	fi
-	if ! normalize <"$TMP/$name.bt" | diff -u "$expected" - >"$TMP/$name.diff"; then
+	if ! unpid <"$TMP/$name.bt" | normalize | diff -u "$expected" - >"$TMP/$name.diff"; then
 		echo "FAIL gen/$name"
 		sed 's/^/    /' "$TMP/$name.diff"
 		continue

@@ -37,7 +37,17 @@ while read -r name spec binary opts; do
 	case $name in '' | '#'*) continue ;; esac
 	[ "$binary" = /usr/bin/node ] && binary=$node_bin
 	# shellcheck disable=SC2086
-	if ! BPFSPEC_BPFTRACE=$bpftrace "$BPFSPEC" gen "$spec" --binary "$binary" $opts \
+	set -- $opts
+	target=(--binary "$binary")
+	if [[ " $opts " == *" @"[0-9]* ]]; then
+		# Real processes (-p @K: tests/golden/gen_specs.sh).
+		n=$(printf '%s\n' "$@" | sed -n 's/^@\([0-9]*\)$/\1/p' | sort -n | tail -1)
+		start_procs "$binary" "$n"
+		mapfile -t args < <(pid_options "$@")
+		set -- "${args[@]}"
+		target=()
+	fi
+	if ! BPFSPEC_BPFTRACE=$bpftrace "$BPFSPEC" gen "$spec" "${target[@]}" "$@" \
 		>"$TMP/$name.bt" 2>"$TMP/$name.err"; then
 		echo "$name: bpfspec gen failed:" >&2
 		sed 's/^/    /' "$TMP/$name.err" >&2

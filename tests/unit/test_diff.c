@@ -894,7 +894,7 @@ START_TEST(test_error_not_json)
 	size_t len;
 	char *cut = fixture_text("phases-before.json", &len);
 	d = load_error(cut, 249, "cut.json");
-	ck_assert_contains(d, "bpfspec: cut.json:12:18: error: not a JSON report: ");
+	ck_assert_contains(d, "bpfspec: cut.json:13:21: error: not a JSON report: ");
 	ck_assert_contains(d, "not a JSON report: ");
 	free(cut);
 

@@ -360,6 +360,77 @@ START_TEST(test_program_pid_window)
 }
 END_TEST
 
+/* Several processes (-p A -p B, in that order, not sorted): every probe
+ * tests each pid, the header names them all. */
+START_TEST(test_program_several_pids)
+{
+	static const pid_t pids[] = { 42, 7 };
+	gen_options o = { .pids = pids, .n_pids = 2, .window_ns = 1500000000ull };
+	char *out;
+
+	capture_start();
+	program *p = gen_program(&fx.r, &o);
+	out = capture_end();
+	ck_assert_msg(p != NULL && out[0] == '\0', "gen_program failed:\n%s", out);
+	free(out);
+	const char *t = p->text;
+	check_shape(t);
+	ck_assert_contains(t, "// target: pids 42, 7, /usr/bin/x\n");
+	ck_assert_contains(t, "uprobe:/usr/bin/x:0x1000,\nuprobe:/usr/bin/x:0x2000\n"
+			      "/pid == 42 || pid == 7/\n");
+	ck_assert_contains(t, "uretprobe:/usr/bin/x:0x1000,\nuretprobe:/usr/bin/x:0x2000\n"
+			      "/(pid == 42 || pid == 7) && (@pair_start[tid] || @pair_nest[tid])/\n");
+	ck_assert_uint_eq(count_of(t, "pid == 42"), 2);
+	ck_assert_uint_eq(count_of(t, "pid == 7"), 2);
+	program_free(p);
+
+	/* One pid through the array reads as .pid did. */
+	o.n_pids = 1;
+	capture_start();
+	p = gen_program(&fx.r, &o);
+	free(capture_end());
+	ck_assert_ptr_nonnull(p);
+	ck_assert_contains(p->text, "// target: pid 42, /usr/bin/x\n");
+	ck_assert_contains(p->text, "\n/pid == 42/\n");
+	ck_assert_contains(p->text, "\n/pid == 42 && (@pair_start[tid]");
+	ck_assert_lacks(p->text, "pid == 7");
+	program_free(p);
+}
+END_TEST
+
+/* The most pids a program takes, the largest pids: nothing is cut; one
+ * more is refused. */
+START_TEST(test_program_pid_limit)
+{
+	pid_t pids[GEN_MAX_PIDS + 1];
+	for (size_t i = 0; i < GEN_MAX_PIDS + 1; i++)
+		pids[i] = 2147483647 - (pid_t)i;
+	gen_options o = { .pids = pids, .n_pids = GEN_MAX_PIDS };
+	char *out;
+
+	capture_start();
+	program *p = gen_program(&fx.r, &o);
+	out = capture_end();
+	ck_assert_msg(p != NULL, "gen_program failed:\n%s", out);
+	free(out);
+	char last[64];
+	snprintf(last, sizeof last, " || pid == %d/\n", (int)pids[GEN_MAX_PIDS - 1]);
+	ck_assert_contains(p->text, "\n/pid == 2147483647 || pid == 2147483646 || ");
+	ck_assert_contains(p->text, last);
+	snprintf(last, sizeof last, " || pid == %d) && (@pair_start", (int)pids[GEN_MAX_PIDS - 1]);
+	ck_assert_contains(p->text, last);
+	program_free(p);
+
+	o.n_pids = GEN_MAX_PIDS + 1;
+	capture_start();
+	p = gen_program(&fx.r, &o);
+	out = capture_end();
+	ck_assert_ptr_null(p);
+	ck_assert_contains(out, "65 processes to trace: one program traces at most 64");
+	free(out);
+}
+END_TEST
+
 /* With a trigger, bpfspec's own function ends the window, whatever the
  * duration, and only bpfspec's process can fire it. */
 START_TEST(test_program_trigger_window)
@@ -732,6 +803,8 @@ static Suite *gen_suite(void)
 	tc = tcase_create("program");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_program_pid_window);
+	tcase_add_test(tc, test_program_several_pids);
+	tcase_add_test(tc, test_program_pid_limit);
 	tcase_add_test(tc, test_program_any_pid_no_window);
 	tcase_add_test(tc, test_program_trigger_window);
 	tcase_add_test(tc, test_program_window_rounding);

@@ -411,6 +411,14 @@ START_TEST(test_roles)
 	ck_assert_int_eq(promstore_node_role(&fx_rich, 200, "WorkerThread"), PROMSTORE_ROLE_WORKER);
 	ck_assert_int_eq(promstore_node_role(&fx_rich, 101, "node"), PROMSTORE_ROLE_OTHER);
 	ck_assert_int_eq(promstore_node_role(&fx_rich, 300, NULL), PROMSTORE_ROLE_OTHER);
+	/* Several traced processes (-p 100 -p 105): each one's main thread. */
+	long pids[] = { 100, 105 };
+	report two = fx_rich;
+	two.pids = pids;
+	two.n_pids = 2;
+	ck_assert_int_eq(promstore_node_role(&two, 105, "node"), PROMSTORE_ROLE_MAIN);
+	ck_assert_int_eq(promstore_node_role(&two, 100, "node"), PROMSTORE_ROLE_MAIN);
+	ck_assert_int_eq(promstore_node_role(&two, 101, "libuv-worker"), PROMSTORE_ROLE_POOL);
 	ck_assert_str_eq(promstore_role_name(PROMSTORE_ROLE_POOL), "pool");
 	ck_assert_ptr_null(promstore_role_name((promstore_role)4));
 }

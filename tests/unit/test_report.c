@@ -9,7 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hist.h"
@@ -18,9 +21,11 @@
 #include "gen.h"
 #include "render.h"
 #include "report.h"
+#include "report_load.h"
 #include "resolve.h"
 #include "spec.h"
 #include "target.h"
+#include "helpers.h"
 
 /* ---- report_percentile --------------------------------------------- */
 
@@ -581,6 +586,117 @@ START_TEST(test_build_thread_names)
 }
 END_TEST
 
+/* A child of this test, named NAME, that waits; returns once it is named. */
+static pid_t named_child(const char *name)
+{
+	int fds[2];
+	char c;
+	ck_assert_int_eq(pipe(fds), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_NAME, name);
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	ck_assert_int_eq(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	return pid;
+}
+
+/* Several traced processes (-p CHILD -p ME): each one's main thread is
+ * named from its own /proc and marked main, in the order of the pids;
+ * the JSON says every pid and reads back the same.  A report written
+ * before pids existed reads as its pid alone. */
+START_TEST(test_build_several_pids)
+{
+	long me = (long)getpid(), child = (long)named_child("mpchild");
+	long pids[] = { child, me };
+	char line[512], comm[64] = "";
+
+	snprintf(line, sizeof line,
+		 "{\"type\": \"map\", \"data\": {\"@b_timers\": {\"%ld,20\": 1, "
+		 "\"4000000000,20\": 2, \"%ld,20\": 4}}}", me, child);
+	feed(line);
+	report_run run = run_of(child);
+	run.pids = pids;
+	run.n_pids = 2;
+	report *rep = report_build(&fx.r, bpfout_trailing(fx.out), &run);
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_int_eq(rep->pid, child);
+	ck_assert_uint_eq(rep->n_pids, 2);
+	ck_assert_int_eq(rep->pids[1], me);
+	ck_assert_int_eq(target_thread_name((pid_t)me, (pid_t)me, comm, sizeof comm), 0);
+
+	const report_probe *p = &rep->probes[0];
+	ck_assert_uint_eq(p->n_groups, 3);
+	ck_assert_int_eq(p->groups[0].tid, child);
+	ck_assert_str_eq(p->groups[0].thread, "mpchild");
+	ck_assert_int_eq(p->groups[1].tid, me);
+	ck_assert_str_eq(p->groups[1].thread, comm);
+	ck_assert_int_eq(p->groups[2].tid, 4000000000L);
+	ck_assert_ptr_null(p->groups[2].thread);
+	ck_assert(report_pids_has(report_pids_of(rep), me));
+	ck_assert(report_pids_has(report_pids_of(rep), child));
+	ck_assert(!report_pids_has(report_pids_of(rep), 4000000000L));
+
+	char *json = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&json, &len);
+	ck_assert_int_eq(render_json(f, rep), 0);
+	fclose(f);
+	snprintf(line, sizeof line, "\"pid\": %ld,\n    \"pids\": [\n      %ld,\n      %ld\n    ],",
+		 child, child, me);
+	ck_assert_contains(json, line);
+	ck_assert_uint_eq(count_of(json, "\"main_thread\": true"), 2);
+	ck_assert_uint_eq(count_of(json, "\"main_thread\": false"), 1);
+
+	capture_start();
+	report *back = report_parse_json(json, len, "several.json");
+	free(capture_end());
+	ck_assert_ptr_nonnull(back);
+	ck_assert_int_eq(back->pid, child);
+	ck_assert_uint_eq(back->n_pids, 2);
+	ck_assert_int_eq(back->pids[0], child);
+	ck_assert_int_eq(back->pids[1], me);
+	report_free(back);
+
+	/* pids[0] must be pid. */
+	char *bad = strdup(json);
+	snprintf(line, sizeof line, "\"pid\": %ld,", child);
+	char *at = strstr(bad, line);
+	ck_assert_ptr_nonnull(at);
+	at[7] = at[7] == '9' ? '8' : '9';	/* another pid */
+	capture_start();
+	ck_assert_ptr_null(report_parse_json(bad, strlen(bad), "bad.json"));
+	char *diags = capture_end();
+	ck_assert_contains(diags, "target.pids[0]");
+	free(diags);
+	free(bad);
+
+	/* Without pids (an older report): pid alone. */
+	char *old = strstr(json, ",\n    \"pids\": [");
+	ck_assert_ptr_nonnull(old);
+	memmove(old + 1, strstr(old, "],") + 2, strlen(strstr(old, "],") + 2) + 1);
+	capture_start();
+	back = report_parse_json(json, strlen(json), "old.json");
+	diags = capture_end();
+	ck_assert_msg(back != NULL, "a report without pids does not load:\n%s", diags);
+	free(diags);
+	ck_assert_uint_eq(back->n_pids, 0);
+	ck_assert_uint_eq(report_pids_of(back).n, 1);
+	ck_assert_int_eq(report_pids_of(back).v[0], child);
+	report_free(back);
+	free(json);
+	report_free(rep);
+	kill((pid_t)child, SIGKILL);
+	ck_assert_int_eq(waitpid((pid_t)child, NULL, 0), child);
+}
+END_TEST
+
 /* A recorded 0.17 window (tests/fixtures) holds none of bpfspec's maps:
  * the duration comes from its markers, the probes stay empty. */
 static FILE *open_fixture(const char *name)
@@ -1088,6 +1204,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_build_stop);
 	tcase_add_test(tc, test_build_no_data);
 	tcase_add_test(tc, test_build_thread_names);
+	tcase_add_test(tc, test_build_several_pids);
 	tcase_add_test(tc, test_build_foreign_fixture);
 	suite_add_tcase(s, tc);
 

@@ -231,6 +231,65 @@ START_TEST(test_zombie)
 }
 END_TEST
 
+/* Several processes of one executable: this test and a child of it (a
+ * fork runs the same file).  Another executable, a pid given twice, a
+ * process gone: refused, naming the pid. */
+START_TEST(test_several_pids)
+{
+	pid_t child = fork(), sleeper, dead = dead_pid();
+	char *out;
+
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	pid_t pids[] = { child, getpid() };
+	capture_start();
+	target *t = target_from_pids(pids, 2);
+	out = capture_end();
+	ck_assert_msg(t != NULL, "two processes of one file refused:\n%s", out);
+	free(out);
+	ck_assert_int_eq(t->pid, child);
+	ck_assert_uint_eq(t->n_pids, 2);
+	ck_assert_int_eq(t->pids[0], child);
+	ck_assert_int_eq(t->pids[1], getpid());
+	target_free(t);
+
+	sleeper = spawn_sleep("/bin/sleep");
+	ck_assert_int_gt(sleeper, 0);
+	pid_t other[] = { getpid(), child, sleeper };
+	capture_start();
+	ck_assert_ptr_null(target_from_pids(other, 3));
+	out = capture_end();
+	char want[128];
+	snprintf(want, sizeof want, "pid %d runs /usr/bin/sleep, but pid %d runs ", (int)sleeper,
+		 (int)getpid());
+	ck_assert_contains(out, want);
+	ck_assert_contains(out, "run one bpfspec per executable");
+	free(out);
+
+	pid_t twice[] = { getpid(), child, getpid() };
+	capture_start();
+	ck_assert_ptr_null(target_from_pids(twice, 3));
+	out = capture_end();
+	snprintf(want, sizeof want, "pid %d is given twice", (int)getpid());
+	ck_assert_contains(out, want);
+	free(out);
+
+	pid_t gone[] = { getpid(), dead };
+	capture_start();
+	ck_assert_ptr_null(target_from_pids(gone, 2));
+	out = capture_end();
+	snprintf(want, sizeof want, "no process with pid %d", (int)dead);
+	ck_assert_contains(out, want);
+	free(out);
+
+	stop_child(sleeper);
+	stop_child(child);
+}
+END_TEST
+
 START_TEST(test_kernel_thread)
 {
 	char comm[32] = "";
@@ -630,6 +689,7 @@ static Suite *target_suite(void)
 	tcase_add_test(pid, test_no_such_pid);
 	tcase_add_test(pid, test_invalid_pid);
 	tcase_add_test(pid, test_zombie);
+	tcase_add_test(pid, test_several_pids);
 	tcase_add_test(pid, test_kernel_thread);
 	tcase_add_test(pid, test_permission);
 	suite_add_tcase(s, pid);
