@@ -1,14 +1,14 @@
 // phases.js — a Node.js workload whose event-loop phases are known.
 //
-// Every 100 ms a timer callback busy-waits 40 ms, then schedules a
-// setImmediate callback that busy-waits 15 ms.  Per 100 ms the main loop
-// thus spends 40 ms in the timers phase, 15 ms in the check phase and the
-// rest waiting in poll.  With --worker, a worker_thread runs its own loop:
+// Every 100 ms a timer callback busy-waits 40 ms (--timer-ms MS: MS
+// instead), then schedules a setImmediate callback that busy-waits 15 ms.
+// Per 100 ms the main loop thus spends 40 ms in the timers phase, 15 ms in
+// the check phase and the rest waiting in poll.  With --worker, a worker_thread runs its own loop:
 // a timer every 50 ms that busy-waits 2 ms (--worker-busy MS: MS instead).
 // With --exec MS, each timer callback first runs `sleep` for MS ms with
 // child_process.spawnSync, which runs a libuv loop of its own on the main
 // thread, inside its timers phase, and busy-waits the rest of its 40 ms
-// (longer when the child took longer).
+// (--timer-ms; longer when the child took longer).
 // With --stats FILE, the main thread writes how many timer and immediate
 // callbacks it ran to FILE when it exits (the truth tests compare with).
 // With --log FILE, each callback's line is appended to FILE:
@@ -18,8 +18,10 @@
 // took (a busy-wait is stretched when the CPU is taken away at its end:
 // host steal, a busier thread), so tests judge a tracer's figures
 // against what happened rather than against the plan.
-// Usage: node phases.js [--worker] [--worker-busy MS] [--exec MS] [--seconds N]
-//                       [--stats FILE] [--log FILE]
+// Arguments it does not know are ignored (tests add a word to a
+// workload's command line for a process selector to find).
+// Usage: node phases.js [--timer-ms MS] [--worker] [--worker-busy MS] [--exec MS]
+//                       [--seconds N] [--stats FILE] [--log FILE]
 'use strict';
 
 const { Worker, isMainThread } = require('worker_threads');
@@ -39,6 +41,7 @@ const statsFile = args.includes('--stats') ? args[args.indexOf('--stats') + 1] :
 const logFile = args.includes('--log') ? args[args.indexOf('--log') + 1] : null;
 const workerBusy = args.includes('--worker-busy') ? Number(args[args.indexOf('--worker-busy') + 1]) : 2;
 const execMs = args.includes('--exec') ? Number(args[args.indexOf('--exec') + 1]) : 0;
+const timerMs = args.includes('--timer-ms') ? Number(args[args.indexOf('--timer-ms') + 1]) : 40;
 const logFd = logFile ? require('fs').openSync(logFile, 'a') : null;
 
 // The log is kept so that a callback's logged time covers as much of its
@@ -98,9 +101,9 @@ if (!isMainThread) {
 		timerCalls++;
 		if (execMs > 0) {
 			require('child_process').spawnSync('sleep', [String(execMs / 1000)]);
-			busy(Math.max(0, 40 - (performance.now() - t0)));
+			busy(Math.max(0, timerMs - (performance.now() - t0)));
 		} else {
-			busy(40);
+			busy(timerMs);
 		}
 		setImmediate(() => {
 			const t1 = performance.now();
