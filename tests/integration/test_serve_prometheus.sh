@@ -149,7 +149,7 @@ judge() {
 	read -r n max p99lo p99 p99hi sum <<<"$(logged_truth "$log" timer "$TMP/window-$t.json" \
 		"$(awk -v v="$phases" 'BEGIN { printf "%.0f", v }')")"
 	[ -n "$sum" ] && [ "$n" -gt 0 ] || fail "no logged timer callbacks for target $t in the 15 s before $T"
-	echo "measured: target $t: $phases timers phases in 15 s, $n logged callbacks, logged p99 $p99 ms ($p99lo-$p99hi), max $max ms"
+	echo "measured: target $t: $(printf %.0f "$phases") timers phases in 15 s, $n logged callbacks, logged p99 $p99 ms ($p99lo-$p99hi), max $max ms"
 	# Bucket k holds [2^(k-1), 2^k) ns: the report's log-linear buckets
 	# are counted at the first bound at or above their upper end.
 	bucket() { awk -v ms="$1" 'BEGIN { ns = ms * 1e6; k = 0; while (2 ^ k <= ns) k++; print k }'; }
@@ -242,7 +242,7 @@ awk -v d="$t_data" -v u="$t_up" 'BEGIN { exit !(d <= u + 1.5) }' ||
 # c's callbacks are a's kind: the 20 ms bucket grows again.
 sleep $((2 * interval + 2))
 grow=$(prom_value "sum(increase(bpfspec_latency_seconds_bucket{spec=\"libuv-phases\",probe=\"timers\",target=\"a\",thread_role=\"main\",le=~\"0[.]0335544320*\"}[$((2 * interval + 2))s])) - sum(increase(bpfspec_latency_seconds_bucket{spec=\"libuv-phases\",probe=\"timers\",target=\"a\",thread_role=\"main\",le=~\"0[.]0167772160*\"}[$((2 * interval + 2))s]))")
-echo "measured: c's 20 ms callbacks in a's (16.8, 33.6] ms bucket, last $((2 * interval + 2)) s  $grow"
+echo "measured: c's 20 ms callbacks in a's (16.8, 33.6] ms bucket, last $((2 * interval + 2)) s  $(printf %.0f "$grow")"
 awk -v g="$grow" 'BEGIN { exit !(g >= 1) }' || fail "c's timer callbacks do not reach target a's histogram"
 
 # --- SIGKILL to a bpftrace of serve's (every one up first, so that the
@@ -304,13 +304,18 @@ echo "measured: timers count on $vtarget         $cb before the kill, $ca after"
 awk -v b="$cb" -v a="$ca" 'BEGIN { exit !(a > b) }' || fail "target $vtarget's timers count stopped growing after the kill"
 
 # --- Nothing ever decreased, over the whole run.
+# resets() drops the metric name: one family at a time (a histogram's
+# _count and _sum would collide).
 span=$(($(date +%s) - t_start + 5))
-counters='{__name__=~"bpfspec_latency_seconds_(count|sum|bucket)|nodejs_eventloop_time_seconds_total|bpfspec_window_seconds_total"}'
-nseries=$(prom_value "count($counters)")
 nnode=$(prom_value "count(nodejs_eventloop_time_seconds_total{target=~\"a|b\"})")
-resets=$(prom_value "sum(resets(${counters}[${span}s]))")
-echo "measured: counter resets over ${span} s     $resets in $nseries series ($nnode nodejs_eventloop_time_seconds_total)"
 awk -v n="$nnode" 'BEGIN { exit !(n >= 2) }' || fail "loop-utilization gave no nodejs_eventloop_time_seconds_total series"
-[ "$resets" = 0 ] || fail "$resets counter resets: $(prom_query "resets(${counters}[${span}s]) > 0" | head -5)"
+for family in bpfspec_latency_seconds_count bpfspec_latency_seconds_sum bpfspec_latency_seconds_bucket \
+	nodejs_eventloop_time_seconds_total bpfspec_window_seconds_total; do
+	nseries=$(prom_value "count($family) or vector(0)")
+	resets=$(prom_value "sum(resets(${family}[${span}s])) or vector(0)")
+	echo "measured: resets over ${span} s of $family  $resets in $nseries series (truth 0)"
+	[ "$nseries" -gt 0 ] || fail "no $family series"
+	[ "$resets" = 0 ] || fail "$family reset $resets times: $(prom_query "resets(${family}[${span}s]) > 0" | head -5)"
+done
 
 stop_serve
