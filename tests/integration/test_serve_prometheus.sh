@@ -41,7 +41,7 @@
 #     logged callbacks' mean, ±15%.  _sum is exact (integer nanoseconds,
 #     docs/serve-metrics.md), so this is where ±15% is honest.  It also
 #     holds the 20 short phases per second (a few microseconds each: under
-#     0.1 ms a second, 0.05% of a 20 ms callback's 200 ms).
+#     0.3 ms a second, about 0.1% of the 20 ms callbacks' 200 ms).
 # The 15 s are matched by time: rate(...[15s]) at time T covers the
 # intervals serve delivered in (T-15, T], each the 2 s before its
 # delivery; the log's window is taken as (T-16, T-1].  The callbacks are
