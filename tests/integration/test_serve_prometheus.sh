@@ -113,6 +113,10 @@ info=$(prom_query 'bpfspec_build_info')
 	fail "bpfspec_build_info is not one series of value 1: $info"
 case $info in *bpftrace_version=*version=*) ;; *) fail "bpfspec_build_info lacks version or bpftrace_version: $info" ;; esac
 echo "measured: bpfspec_build_info          $info"
+# The previous scrape's own duration: well inside the 1 s scrape timeout.
+d=$(prom_value 'bpfspec_scrape_duration_seconds')
+echo "measured: bpfspec_scrape_duration_seconds  $d s (under 1 s, the scrape timeout)"
+awk -v d="$d" 'BEGIN { exit !(d >= 0 && d < 1) }' || fail "bpfspec_scrape_duration_seconds is $d"
 for t in a b; do
 	n=$(prom_value "bpfspec_probes_attached{spec=\"libuv-phases\",target=\"$t\"}")
 	echo "measured: libuv-phases probes attached on $t  $n"
