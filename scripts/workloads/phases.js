@@ -8,8 +8,8 @@
 // a timer every 50 ms that busy-waits 2 ms (--worker-busy MS: MS instead).
 // With --exec MS, each timer callback first runs `sleep` for MS ms with
 // child_process.spawnSync, which runs a libuv loop of its own on the main
-// thread, inside its timers phase, and busy-waits the rest of its 40 ms (--timer-ms)
-// (longer when the child took longer).
+// thread, inside its timers phase, and busy-waits the rest of its 40 ms
+// (--timer-ms; longer when the child took longer).
 // With --stats FILE, the main thread writes how many timer and immediate
 // callbacks it ran to FILE when it exits (the truth tests compare with).
 // With --log FILE, each callback's line is appended to FILE:
@@ -19,6 +19,8 @@
 // took (a busy-wait is stretched when the CPU is taken away at its end:
 // host steal, a busier thread), so tests judge a tracer's figures
 // against what happened rather than against the plan.
+// Arguments it does not know are ignored (tests add a word to a
+// workload's command line for a process selector to find).
 // Usage: node phases.js [--worker] [--worker-busy MS] [--exec MS] [--timer-ms MS]
 //                       [--seconds N] [--stats FILE] [--log FILE]
 'use strict';
