@@ -15,6 +15,8 @@
 #   own cost     symbol resolution, bpfspec's peak RSS, parser MB/s
 #   pictures     the HTML page of an hour at -i 1: its size, bpfspec's
 #                time to write it, chromium's time to draw it
+#   serve        bpfspec serve on 20 node processes: its CPU, peak RSS and
+#                scrape time
 #
 # Usage: scripts/bench.sh   (BUILD=build ROUNDS=3 LOAD_ROUNDS=4 WHY_ROUNDS=8 WRK_SECONDS=3)
 # Takes about 11 minutes on a 2-core machine.
@@ -626,6 +628,9 @@ done
 
 # ---------------------------------------------------------------------------
 # The table and the JSON.
+# 7: serve with 20 traced processes (scripts/bench/serve.sh).
+. "$top/scripts/bench/serve.sh"
+
 wall=$(calc "$EPOCHREALTIME - $started")
 declare -A title=([first]="1. time to first data (command start to probes attached), medians of $ROUNDS"
 	[report]="2. time to report (window end or SIGINT to the complete report), medians of $ROUNDS"
@@ -634,9 +639,10 @@ declare -A title=([first]="1. time to first data (command start to probes attach
 	[overhead_call]="3c. overhead per call of a probed function (an empty function in a loop; no server noise)"
 	[accuracy]="4. accuracy against measured truth"
 	[cost]="5. bpfspec's own cost"
-	[pictures]="6. pictures: the HTML report of an hour at -i 1 (7 phases, 3 loop threads)")
+	[pictures]="6. pictures: the HTML report of an hour at -i 1 (7 phases, 3 loop threads)"
+	[serve]="7. serve: bpfspec serve libuv-phases on 20 node processes, interval 10 s")
 echo
-for s in first report overhead overhead_cpu overhead_call accuracy cost pictures; do
+for s in first report overhead overhead_cpu overhead_call accuracy cost pictures serve; do
 	echo "${title[$s]}"
 	printf '  %-42s %14s %-6s %-22s %9s %-10s %-6s %s\n' measurement value unit "compared with" ratio goal result note
 	awk -F'\t' -v s="$s" '
