@@ -35,9 +35,9 @@
  *   the spec (no probe) bpfspec_loop_blockers_total (attributed specs),
  *                       bpfspec_window_seconds_total, bpfspec_lost_events_total T
  * cause: on_cpu, waiting_for_cpu, blocked_syscall, off_cpu_other;
- * nodejs_eventloop_state: active, idle.  Histograms use -o prom's fixed le
- * layout (PROMSTORE_LE_FIRST..LAST); a report bucket [lo, hi) counts at
- * the first bound >= hi.
+ * nodejs_eventloop_state: active, idle.  Histograms use a fixed le layout
+ * (PROMSTORE_LE_*, below); a report bucket [lo, hi) counts at the first
+ * bound >= hi.
  *
  * Label values are safe.h's text form, escaped as the format asks (the
  * same rule as -o prom, docs/report.md): any byte sequence renders to
@@ -110,10 +110,18 @@ typedef struct promstore_label {
 	const char *value;	/* NULL or "": the label is left out */
 } promstore_label;
 
-/* Fixed histogram layout: le = 2^10 ns .. 2^35 ns (0.000001024 s ..
- * 34.359738368 s), then +Inf; the same as -o prom. */
+/* Fixed histogram layout: from 2^10 ns to 2^35 ns (0.000001024 s ..
+ * 34.359738368 s), PROMSTORE_LE_STEPS bounds per power of two (every
+ * other bound of the reports' log-linear buckets: 2^k + j 2^(k-3) ns),
+ * then +Inf.  Eight per power of two keep histogram_quantile within 12.5%
+ * of a value; -o prom, a snapshot, keeps one per power of two. */
 #define PROMSTORE_LE_FIRST 10
 #define PROMSTORE_LE_LAST 35
+#define PROMSTORE_LE_STEPS 8
+#define PROMSTORE_LE_N ((PROMSTORE_LE_LAST - PROMSTORE_LE_FIRST) * PROMSTORE_LE_STEPS + 1)
+
+/* Bound I (0 .. PROMSTORE_LE_N - 1) in nanoseconds. */
+uint64_t promstore_le_ns(size_t i);
 
 promstore *promstore_new(void);
 void promstore_free(promstore *ps);

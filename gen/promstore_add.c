@@ -345,18 +345,27 @@ static int plan_report(ps_add *a)
 
 /* ---- applying it ------------------------------------------------------------- */
 
+uint64_t promstore_le_ns(size_t i)
+{
+	unsigned k = PROMSTORE_LE_FIRST + (unsigned)(i / PROMSTORE_LE_STEPS);
+	uint64_t octave = (uint64_t)1 << k;
+	return octave + (i % PROMSTORE_LE_STEPS) * (octave / PROMSTORE_LE_STEPS);
+}
+
 /* The le bound (index into ps_series.le) of a bucket ending at HI: the
- * first power of two at or above HI, so that every value the bucket holds
- * is below it; -1 past the last (+Inf only).  Log-linear buckets never
- * straddle a power of two; a bucket that does (a report read from a
- * file) counts at the next bound, never at one some of its values
- * exceed. */
+ * first bound at or above HI, so that every value the bucket holds is
+ * below it; -1 past the last (+Inf only).  Log-linear buckets never
+ * straddle a bound; a bucket that does (a report read from a file)
+ * counts at the next bound, never at one some of its values exceed. */
 static int le_index(uint64_t hi)
 {
 	if (hi <= (uint64_t)1 << PROMSTORE_LE_FIRST)
 		return 0;
-	int k = 64 - __builtin_clzll(hi - 1);
-	return k > PROMSTORE_LE_LAST ? -1 : k - PROMSTORE_LE_FIRST;
+	int k = 63 - __builtin_clzll(hi - 1);	/* 2^k < hi <= 2^(k+1) */
+	uint64_t step = ((uint64_t)1 << k) / PROMSTORE_LE_STEPS;
+	uint64_t j = (hi - ((uint64_t)1 << k) + step - 1) / step;	/* 1 .. STEPS */
+	size_t i = (size_t)(k - PROMSTORE_LE_FIRST) * PROMSTORE_LE_STEPS + (size_t)j;
+	return i >= PROMSTORE_LE_N ? -1 : (int)i;
 }
 
 static void add_histogram(ps_series *s, const report_stats *st)

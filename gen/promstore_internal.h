@@ -16,7 +16,7 @@
 
 #include "promstore.h"
 
-#define PS_LE_N (PROMSTORE_LE_LAST - PROMSTORE_LE_FIRST + 1)
+#define PS_LE_N PROMSTORE_LE_N
 
 typedef enum { PS_COUNTER, PS_GAUGE, PS_HISTOGRAM } ps_type;
 

@@ -100,7 +100,7 @@ int promstore_render(const promstore *ps, FILE *out)
 	char le[PS_LE_N][32], v[32];
 
 	for (size_t i = 0; i < PS_LE_N; i++) {
-		uint64_t ns = (uint64_t)1 << (PROMSTORE_LE_FIRST + i);
+		uint64_t ns = promstore_le_ns(i);
 		fmt_time(le[i], sizeof le[i],
 			 (ps_time){ ns / 1000000000u, (uint32_t)(ns % 1000000000u) });
 	}

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "helpers.h"
 #include "hist.h"
 #include "promstore.h"
@@ -37,36 +38,46 @@
 	report rep = { .spec_name = S("s"), .pid = 7, .binary = S("/usr/bin/node"),       \
 		       .duration_ns = 1000000000, .probes = probes, .n_probes = 1 }
 
-/* The 26 finite buckets: C10 at le 2^10 ns, C11 from 2^11 to 2^21, C22
- * from 2^22 to 2^35. */
-#define B(labels, le, c) "bpfspec_latency_seconds_bucket{" labels ",le=\"" le "\"} " c "\n"
-#define BUCKETS(l, c10, c11, c22)                                                          \
-	B(l, "0.000001024", c10) B(l, "0.000002048", c11) B(l, "0.000004096", c11)            \
-	B(l, "0.000008192", c11) B(l, "0.000016384", c11) B(l, "0.000032768", c11)            \
-	B(l, "0.000065536", c11) B(l, "0.000131072", c11) B(l, "0.000262144", c11)            \
-	B(l, "0.000524288", c11) B(l, "0.001048576", c11) B(l, "0.002097152", c11)            \
-	B(l, "0.004194304", c22) B(l, "0.008388608", c22) B(l, "0.016777216", c22)            \
-	B(l, "0.033554432", c22) B(l, "0.067108864", c22) B(l, "0.134217728", c22)            \
-	B(l, "0.268435456", c22) B(l, "0.536870912", c22) B(l, "1.073741824", c22)            \
-	B(l, "2.147483648", c22) B(l, "4.294967296", c22) B(l, "8.589934592", c22)            \
-	B(l, "17.179869184", c22) B(l, "34.359738368", c22)
+/* The 201 finite buckets, 2^k + j 2^(k-3) ns for k = 10..34, j = 0..7,
+ * and 2^35 ns, written here from that rule: a bucket counts C1 below
+ * 1152 ns, C2 below 3932160 ns, C3 from there. */
+static void put_buckets(buf *b, const char *labels, const char *c1, const char *c2,
+			const char *c3)
+{
+	for (unsigned k = 10; k <= 35; k++)
+		for (unsigned j = 0; j < (k < 35 ? 8u : 1u); j++) {
+			unsigned long long ns = (1ull << k) + j * (1ull << (k - 3));
+			char sec[32];
+			int n = snprintf(sec, sizeof sec, "%llu.%09llu", ns / 1000000000ull,
+					 ns % 1000000000ull);
+			while (n > 0 && sec[n - 1] == '0')
+				sec[--n] = '\0';
+			buf_printf(b, "bpfspec_latency_seconds_bucket{%s,le=\"%s\"} %s\n", labels, sec,
+				   ns < 1152 ? c1 : ns < 3932160 ? c2 : c3);
+		}
+}
 
 #define L "spec=\"s\",probe=\"timers\",target=\"node\",thread_role=\"main\""
-static const char two_expected[] =
-	"# HELP bpfspec_latency_seconds Duration of the calls of a latency probe's function "
-	"(libuv phase specs: of the phase), by target and thread role.\n"
-	"# TYPE bpfspec_latency_seconds histogram\n"
-	BUCKETS(L, "0", "4", "9")
-	"bpfspec_latency_seconds_bucket{" L ",le=\"+Inf\"} 9\n"
-	"bpfspec_latency_seconds_sum{" L "} 0.0188043\n"
-	"bpfspec_latency_seconds_count{" L "} 9\n"
-	"# HELP bpfspec_lost_events_total Events bpftrace reported lost (the other figures are "
-	"then too low).\n"
-	"# TYPE bpfspec_lost_events_total counter\n"
-	"bpfspec_lost_events_total{spec=\"s\",target=\"node\"} 0\n"
-	"# HELP bpfspec_window_seconds_total Time measured: the intervals' windows added up.\n"
-	"# TYPE bpfspec_window_seconds_total counter\n"
-	"bpfspec_window_seconds_total{spec=\"s\",target=\"node\"} 2\n";
+static char *two_expected(void)
+{
+	buf b = BUF_INIT;
+	buf_puts(&b, "# HELP bpfspec_latency_seconds Duration of the calls of a latency probe's "
+		     "function (libuv phase specs: of the phase), by target and thread role.\n"
+		     "# TYPE bpfspec_latency_seconds histogram\n");
+	put_buckets(&b, L, "0", "4", "9");
+	buf_puts(&b, "bpfspec_latency_seconds_bucket{" L ",le=\"+Inf\"} 9\n"
+		     "bpfspec_latency_seconds_sum{" L "} 0.0188043\n"
+		     "bpfspec_latency_seconds_count{" L "} 9\n"
+		     "# HELP bpfspec_lost_events_total Events bpftrace reported lost (the other "
+		     "figures are then too low).\n"
+		     "# TYPE bpfspec_lost_events_total counter\n"
+		     "bpfspec_lost_events_total{spec=\"s\",target=\"node\"} 0\n"
+		     "# HELP bpfspec_window_seconds_total Time measured: the intervals' windows "
+		     "added up.\n"
+		     "# TYPE bpfspec_window_seconds_total counter\n"
+		     "bpfspec_window_seconds_total{spec=\"s\",target=\"node\"} 2\n");
+	return buf_take(&b);
+}
 
 /* Two intervals: buckets, _sum and _count add up; the default labeler
  * names the target after the binary and the pid's thread main. */
@@ -83,9 +94,10 @@ START_TEST(test_two_intervals_add)
 		ONE_LATENCY(rep, probes, groups, b_b, 4, 4300);
 		ck_assert_int_eq(promstore_add(ps, &rep, NULL), 0);
 	}
-	char *text = fx_render(ps);
-	assert_same_text(text, two_expected);
+	char *text = fx_render(ps), *want = two_expected();
+	assert_same_text(text, want);
 	ck_assert_uint_eq(promstore_series(ps), 3);
+	free(want);
 	free(text);
 	promstore_free(ps);
 }
@@ -238,12 +250,13 @@ START_TEST(test_histogram_folding)
 }
 END_TEST
 
-/* The le values are -o prom's, byte for byte. */
-START_TEST(test_same_layout_as_render_prom)
+/* Every le of -o prom (one per power of two) is one of the store's,
+ * byte for byte; the store has eight per power of two. */
+START_TEST(test_layout_holds_render_prom)
 {
 	report_bucket bs[] = { { 1024, 1088, 1 } };
 	ONE_LATENCY(rep, probes, groups, bs, 1, 1000);
-	char *a = NULL, *b, *p, *q;
+	char *a = NULL, *b, *p;
 	size_t len;
 	FILE *f = open_memstream(&a, &len);
 	ck_assert_int_eq(render_prom(f, &rep), 0);
@@ -252,9 +265,22 @@ START_TEST(test_same_layout_as_render_prom)
 	ck_assert_int_eq(promstore_add(ps, &rep, NULL), 0);
 	b = fx_render(ps);
 	int n = 0;
-	for (p = a, q = b; (p = strstr(p, ",le=\"")) && (q = strstr(q, ",le=\"")); p++, q++, n++)
-		ck_assert_int_eq(strncmp(p, q, strcspn(p, "}") + 1), 0);
+	for (p = a; (p = strstr(p, ",le=\"")); p++, n++) {
+		char le[64];
+		size_t w = strcspn(p, "}") + 1;
+		ck_assert_uint_lt(w, sizeof le);
+		memcpy(le, p, w);
+		le[w] = '\0';
+		ck_assert_msg(strstr(b, le), "%s is not among the store's bounds", le);
+	}
 	ck_assert_int_eq(n, 27);
+	for (n = 0, p = b; (p = strstr(p, ",le=\"")); p++)
+		n++;
+	ck_assert_int_eq(n, PROMSTORE_LE_N + 1);
+	ck_assert_uint_eq(promstore_le_ns(0), 1024);
+	ck_assert_uint_eq(promstore_le_ns(1), 1152);
+	ck_assert_uint_eq(promstore_le_ns(8), 2048);
+	ck_assert_uint_eq(promstore_le_ns(PROMSTORE_LE_N - 1), 1ull << 35);
 	free(a);
 	free(b);
 	promstore_free(ps);
@@ -546,7 +572,7 @@ int main(void)
 	tcase_add_test(totals, test_rich_twice);
 	tcase_add_test(totals, test_series_stays);
 	tcase_add_test(totals, test_histogram_folding);
-	tcase_add_test(totals, test_same_layout_as_render_prom);
+	tcase_add_test(totals, test_layout_holds_render_prom);
 	tcase_add_test(totals, test_stable_order);
 	tcase_add_test(totals, test_roles);
 	tcase_add_test(text, test_hostile_labels);
