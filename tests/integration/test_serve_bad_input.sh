@@ -5,7 +5,8 @@
 #     intervals on), /metrics answers 200 with bpfspec_targets{target="none"}
 #     0, and stderr has a line naming the target;
 #   - a spec that cannot be read (a path that does not exist, a path that is
-#     a directory: chmod 000 stops no one as root): exit status 2 at start
+#     a directory: chmod 000 stops no one as root): exit status 3 (a bad
+#     spec, as for bpfspec run) at start
 #     (within 10 s, before any tracing), an error naming the path;
 #   - a port in use (a python3 http.server holding 127.0.0.1:PORT): exit
 #     status 2, an error naming 127.0.0.1:PORT;
@@ -107,11 +108,11 @@ done
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$busy/")" = 200 ] ||
 	fail "python3 -m http.server did not listen on 127.0.0.1:$busy"
 
-# refused WHAT NAMED ARG... — serve ARG... must exit with status 2
+# refused WHAT STATUS NAMED ARG... — serve ARG... must exit with STATUS
 # within 10 s, its stderr naming NAMED.
 refused() {
-	local what=$1 named=$2 pid rc i
-	shift 2
+	local what=$1 status=$2 named=$3 pid rc i
+	shift 3
 	"$BPFSPEC" serve "$@" >"$TMP/refused.out" 2>"$TMP/refused.err" &
 	pid=$!
 	cleanup_pid "$pid"
@@ -123,23 +124,24 @@ refused() {
 	rc=0
 	wait "$pid" || rc=$?
 	echo "measured: $what: exit $rc after $(awk -v i="$i" 'BEGIN { print i / 10 }') s: $(head -1 "$TMP/refused.err")"
-	[ "$rc" = 2 ] || { sed 's/^/    serve: /' "$TMP/refused.err" >&2; fail "$what: exit status $rc, not 2"; }
+	[ "$rc" = "$status" ] ||
+		{ sed 's/^/    serve: /' "$TMP/refused.err" >&2; fail "$what: exit status $rc, not $status"; }
 	grep -qF -- "$named" "$TMP/refused.err" ||
 		{ sed 's/^/    serve: /' "$TMP/refused.err" >&2; fail "$what: the error does not name $named"; }
 }
-refused "port $busy held by python3" "127.0.0.1:$busy" \
+refused "port $busy held by python3" 2 "127.0.0.1:$busy" \
 	libuv-phases --target "none=cmdline=no-such-proc[e]ss-$$" --listen "127.0.0.1:$busy" --interval 1s
-refused "port $SERVE_PORT held by the first serve" "127.0.0.1:$SERVE_PORT" \
+refused "port $SERVE_PORT held by the first serve" 2 "127.0.0.1:$SERVE_PORT" \
 	libuv-phases --target "none=cmdline=no-such-proc[e]ss-$$" --listen "127.0.0.1:$SERVE_PORT" --interval 1s
 
 # --- Specs that cannot be read.
-refused "a spec that does not exist" "$TMP/no-such-spec.yaml" \
+refused "a spec that does not exist" 3 "$TMP/no-such-spec.yaml" \
 	"$TMP/no-such-spec.yaml" --target "none=cmdline=no-such-proc[e]ss-$$" --listen 127.0.0.1:0
 mkdir "$TMP/spec-dir.yaml"
-refused "a spec that is a directory" "$TMP/spec-dir.yaml" \
+refused "a spec that is a directory" 3 "$TMP/spec-dir.yaml" \
 	"$TMP/spec-dir.yaml" --target "none=cmdline=no-such-proc[e]ss-$$" --listen 127.0.0.1:0
 # The second spec of two, a good one first.
-refused "the second spec missing" "$TMP/no-such-spec.yaml" \
+refused "the second spec missing" 3 "$TMP/no-such-spec.yaml" \
 	libuv-phases "$TMP/no-such-spec.yaml" --target "none=cmdline=no-such-proc[e]ss-$$" --listen 127.0.0.1:0
 
 # The first serve is still there, still serving.
