@@ -226,13 +226,52 @@ int serve_write_index(void *ctx, FILE *out)
 	return ferror(out) ? -1 : 0;
 }
 
+/* The parent of PID, or 0. */
+static pid_t parent_of(const char *proc_root, pid_t pid)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof path, "%s/%d/stat", proc_root, (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	char *got = fgets(line, sizeof line, f);
+	fclose(f);
+	char *close = got ? strrchr(line, ')') : NULL;	/* comm may hold ')' */
+	int ppid = 0;
+	if (!close || sscanf(close + 1, " %*c %d", &ppid) != 1)
+		return 0;
+	return (pid_t)ppid;
+}
+
+/* The host's cgroup namespace: PID 1's, or where that cannot be read (a
+ * sandbox whose PID 1 is another user namespace's), the outermost
+ * ancestor's whose can.  Fills *NS and its path; returns -1 when none. */
+static int host_cgroupns(const serve *sv, struct stat *ns, char *path, size_t len)
+{
+	snprintf(path, len, "%s/1/ns/cgroup", sv->cfg.proc_root);
+	if (stat(path, ns) == 0)
+		return 0;
+	int found = -1;
+	char p[64];
+	for (pid_t pid = getppid(); pid > 1; pid = parent_of(sv->cfg.proc_root, pid)) {
+		snprintf(p, sizeof p, "%s/%d/ns/cgroup", sv->cfg.proc_root, (int)pid);
+		struct stat st;
+		if (stat(p, &st) == 0) {
+			*ns = st;
+			snprintf(path, len, "%s", p);
+			found = 0;
+		}
+	}
+	return found;
+}
+
 void serve_host_cgroupns(serve *sv)
 {
 	struct stat mine, host;
 	char path[64];
 	sv->pod_labels = true;
-	snprintf(path, sizeof path, "%s/1/ns/cgroup", sv->cfg.proc_root);
-	if (stat("/proc/self/ns/cgroup", &mine) < 0 || stat(path, &host) < 0 ||
+	if (stat("/proc/self/ns/cgroup", &mine) < 0 ||
+	    host_cgroupns(sv, &host, path, sizeof path) < 0 ||
 	    (mine.st_dev == host.st_dev && mine.st_ino == host.st_ino))
 		return;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -11,6 +11,12 @@
 # read with curl from /metrics (no Prometheus needed); a second workload
 # outside the pod, served beside it (target plain), carries neither; serve's
 # own families (bpfspec_up, bpfspec_targets, ...) are left aside.
+# Then serve in a cgroup namespace of its own, as in a container (unshare
+# --cgroup from a cgroup the test makes beside kubepods.slice), where
+# /proc/PID/cgroup of the pod's process reads "/../kubepods.slice/...":
+# with CAP_SYS_ADMIN serve enters the host's namespace and the labels are
+# the same; without it (setpriv drops it) serve says so on stderr and
+# exports the series without pod labels.
 # The cgroup v2 hierarchy is where /proc/self/mounts has it: /sys/fs/cgroup
 # on a unified host, /sys/fs/cgroup/unified on a hybrid one (the "0::"
 # line of /proc/PID/cgroup, which serve reads, is relative to it either
@@ -112,3 +118,56 @@ echo "measured: series of target plain      $np, none with pod_uid or container_
 [ "$np" -gt 0 ] || fail "target plain has no series"
 
 stop_serve
+
+# --- serve in a cgroup namespace of its own.
+nsdir=bpfspec-test-serve-ns-$$
+mkdir "$cgroot/$nsdir" || fail "cannot make the cgroup $cgroot/$nsdir"
+made+=("$nsdir")
+real=$BPFSPEC
+cat >"$TMP/ns-serve.sh" <<SCRIPT
+#!/bin/bash
+# serve in a new cgroup namespace rooted at $nsdir (then with the
+# capabilities NS_CAPS of setpriv, when set)
+echo \$\$ >"$cgroot/$nsdir/cgroup.procs" || exit 99
+exec unshare --cgroup \${NS_CAPS:+setpriv \$NS_CAPS} "$real" "\$@"
+SCRIPT
+chmod 700 "$TMP/ns-serve.sh"
+BPFSPEC=$TMP/ns-serve.sh
+# pod_labels_after WHAT — scrapes until target k has a timers series (60 s)
+# and prints how many of its store series carry pod_uid="UID".
+pod_labels_after() {
+	for ((i = 0; i < 120; i++)); do
+		scrape "$m"
+		grep -q '^bpfspec_latency_seconds_count{[^}]*probe="timers"[^}]*target="k"' "$m" && break
+		sleep 0.5
+	done
+	grep -q '^bpfspec_latency_seconds_count{[^}]*target="k"' "$m" ||
+		{ sed 's/^/    serve: /' "$TMP/serve.err" >&2; fail "$1: no latency series for target k within 60 s"; }
+	grep -v '^#' "$m" | grep -Ev "$own" | grep 'target="k"' | grep -cF "pod_uid=\"$uid\"" || true
+}
+# What a process started the same way sees: its own cgroup as "/", the
+# pod's process's from "/..".
+seen=$(bash -c "echo \$\$ >'$cgroot/$nsdir/cgroup.procs' && exec unshare --cgroup cat /proc/self/cgroup /proc/$app/cgroup" |
+	sed -n 's/^0:://p' | tr '\n' ' ')
+echo "measured: in such a namespace, own and pod's cgroup  ${seen:0:60}..."
+[[ $seen == "/ /../kubepods.slice/"* ]] || fail "a namespace made as serve's sees $seen, not / and /../kubepods.slice/..."
+start_serve libuv-phases --target 'k=cgroup=*kubepods*' --listen 127.0.0.1:0 --interval 2s
+grep -q "entered the host's cgroup namespace" "$TMP/serve.err" ||
+	{ sed 's/^/    serve: /' "$TMP/serve.err" >&2; fail "serve did not say it entered the host's cgroup namespace"; }
+n=$(pod_labels_after "in a namespace of its own")
+echo "measured: own namespace: series of k with pod_uid  $n"
+[ "$n" -gt 0 ] || fail "in a cgroup namespace of its own, no series of target k has pod_uid"
+stop_serve
+
+NS_CAPS="--bounding-set=-sys_admin --inh-caps=-sys_admin"
+export NS_CAPS
+start_serve libuv-phases --target 'k=cgroup=*kubepods*' --listen 127.0.0.1:0 --interval 2s
+warned=$(grep -c "cannot enter the host's" "$TMP/serve.err" || true)
+echo "measured: without CAP_SYS_ADMIN: warned  $warned ($(grep -o "cannot enter the host's ([^)]*)" "$TMP/serve.err" | head -1))"
+[ "$warned" = 1 ] || { sed 's/^/    serve: /' "$TMP/serve.err" >&2; fail "without CAP_SYS_ADMIN serve did not say that it cannot enter the host's cgroup namespace"; }
+n=$(pod_labels_after "without CAP_SYS_ADMIN")
+echo "measured: without CAP_SYS_ADMIN: series of k with pod_uid  $n (truth 0: the path reads /../kubepods.slice/...)"
+[ "$n" = 0 ] || fail "without CAP_SYS_ADMIN, $n series of target k have pod_uid"
+stop_serve
+unset NS_CAPS
+BPFSPEC=$real
