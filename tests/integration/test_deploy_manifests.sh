@@ -18,7 +18,7 @@
 #      on loopback;
 #  (d) neither the DaemonSet nor the unit passes --unsafe; the DaemonSet
 #      is not privileged, drops ALL and adds exactly the capabilities the
-#      unit's CapabilityBoundingSet keeps, runs with hostPID and a
+#      unit's CapabilityBoundingSet keeps (and SYS_ADMIN), runs with hostPID and a
 #      read-only root;
 #  (e) deploy/Containerfile's entrypoint is the binary in exec form, its
 #      runtime stage installs the package of every library the binary
