@@ -99,6 +99,8 @@ static void plan_target(serve *sv, size_t t, const discover_match *m)
 		char exe[256];
 		if (exe_of(sv, m->pids[k], &st, exe, sizeof exe) < 0)
 			continue;	/* gone, or no executable */
+		if (st.st_dev == sv->self_dev && st.st_ino == sv->self_ino)
+			continue;	/* bpfspec itself: another serve, a child */
 		for (size_t p = 0; p < sv->cfg.n_specs; p++) {
 			serve_slot *s = find_slot(sv, p, t, st.st_dev, st.st_ino);
 			if (!s && !(s = add_slot(sv, p, t, st.st_dev, st.st_ino)))
@@ -318,6 +320,11 @@ static int prepare(serve *sv, serve_http_web **web, serve_http **http)
 		return EXIT_TRACER;
 	}
 	sv->self_exe[n] = '\0';
+	struct stat self;
+	if (stat("/proc/self/exe", &self) == 0) {
+		sv->self_dev = self.st_dev;
+		sv->self_ino = self.st_ino;
+	}
 	if (cfg->web_config && !(*web = serve_http_web_load(cfg->web_config)))
 		return EXIT_USAGE;
 	if (!(sv->store = promstore_new())) {

@@ -82,6 +82,8 @@ typedef struct serve_slot {
 typedef struct serve {
 	serve_config cfg;
 	char self_exe[4096];	/* this binary, for the children */
+	dev_t self_dev;		/* and its file: never a target */
+	ino_t self_ino;
 	char bpftrace_version[32];
 	pthread_mutex_t lock;
 	promstore *store;

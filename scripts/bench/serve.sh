@@ -28,13 +28,15 @@ serve_section() {
 		pids+=($!)
 		nodes+=($!)
 	done
-	"$bpfspec" serve libuv-phases --target "bench=cmdline=$marker" --listen 127.0.0.1:0 \
+	"$bpfspec" serve libuv-phases --target "bench=cmdline=${marker%e}[e]" --listen 127.0.0.1:0 \
 		--interval 10s 2>"$tmp/serve.err" &
 	serve_pid=$!
 	pids+=("$serve_pid")
-	for ((i = 0; i < 100 && -z ${port:-}; i++)); do
+	port=
+	for ((i = 0; i < 100; i++)); do
 		sleep 0.1
 		port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$tmp/serve.err" | grep -o '[0-9]*$' || true)
+		[ -n "$port" ] && break
 	done
 	# Up once the first interval of all 20 arrived (one child: one binary).
 	for ((i = 0; i < 120; i++)); do
