@@ -31,16 +31,27 @@ uint64_t serve_now_ns(void)
 }
 
 /* Loads every spec once, to report a bad one before anything runs (and
- * before a reload replaces running children).  Returns 0 or -1 after the
- * spec's own diagnostics. */
-static int check_specs(const serve_config *cfg)
+ * before a reload replaces running children), and keeps their names in
+ * CFG (two specs may not share one: their series would fold).  Returns
+ * 0, or -1 after the spec's own diagnostics. */
+static int check_specs(serve_config *cfg)
 {
+	char names[SERVE_MAX_SPECS][64];
 	for (size_t i = 0; i < cfg->n_specs; i++) {
 		spec *s = spec_source_load(cfg->specs[i], cfg->sets, cfg->n_sets);
 		if (!s)
 			return -1;
+		snprintf(names[i], sizeof names[i], "%s", s->name);
 		spec_free(s);
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(names[k], names[i]) == 0) {
+				diag_error("give each spec its own name: (the `name:` of a copy)",
+					   "'%s' and '%s' are both named '%s': their metrics would "
+					   "fold together", cfg->specs[k], cfg->specs[i], names[i]);
+				return -1;
+			}
 	}
+	memcpy(cfg->spec_names, names, cfg->n_specs * sizeof *names);
 	return 0;
 }
 
@@ -156,7 +167,7 @@ static void scan(serve *sv)
 		serve_slot *s = &sv->slots[i];
 		if (s->n_over)
 			fprintf(stderr, "bpfspec serve: %s/%s: %zu processes beyond the first %d "
-					"are not traced\n", sv->cfg.specs[s->spec],
+					"are not traced\n", sv->cfg.spec_names[s->spec],
 				sv->cfg.targets[s->target].name, s->n_over, SERVE_MAX_PIDS);
 		bool same = s->n_run == s->n_pids &&
 			    memcmp(s->run_pids, s->pids, s->n_pids * sizeof *s->pids) == 0;
@@ -215,7 +226,10 @@ static void reap(serve *sv)
 static void reload(serve *sv)
 {
 	fprintf(stderr, "bpfspec serve: SIGHUP: reading the specs again\n");
-	if (check_specs(&sv->cfg) < 0) {
+	pthread_mutex_lock(&sv->lock);
+	int rc = check_specs(&sv->cfg);
+	pthread_mutex_unlock(&sv->lock);
+	if (rc < 0) {
 		fprintf(stderr, "bpfspec serve: the specs above did not load: the running ones "
 				"go on unchanged\n");
 		return;

@@ -31,7 +31,7 @@
 /* "bpfspec serve: SPEC/TARGET: " then TEXT made safe, on stderr. */
 static void say(const serve *sv, const serve_slot *s, const char *text)
 {
-	fprintf(stderr, "bpfspec serve: %s/%s: ", sv->cfg.specs[s->spec],
+	fprintf(stderr, "bpfspec serve: %s/%s: ", sv->cfg.spec_names[s->spec],
 		sv->cfg.targets[s->target].name);
 	safe_fputs(text, stderr);
 	fputc('\n', stderr);
@@ -110,7 +110,7 @@ int serve_child_start(serve *sv, serve_slot *s)
 	serve_read_pods(sv, s);
 	s->starts++;
 	if (s->starts > 1) {
-		promstore_label l[] = { { "spec", sv->cfg.specs[s->spec] },
+		promstore_label l[] = { { "spec", sv->cfg.spec_names[s->spec] },
 					{ "target", sv->cfg.targets[s->target].name } };
 		promstore_counter_add(sv->store, "bpfspec_restarts_total",
 				      "Times serve started a spec's bpftrace again on a target.", l,
@@ -152,7 +152,7 @@ void serve_child_stop(serve *sv, serve_slot *s)
 static void take_report(serve *sv, serve_slot *s, const char *line, size_t len)
 {
 	char name[160];
-	snprintf(name, sizeof name, "bpfspec run %s", sv->cfg.specs[s->spec]);
+	snprintf(name, sizeof name, "bpfspec run %s", sv->cfg.spec_names[s->spec]);
 	report *rep = report_parse_json(line, len, name);
 	if (!rep) {
 		say(sv, s, "a report could not be read (the line above says why): its figures "

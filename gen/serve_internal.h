@@ -32,6 +32,9 @@
 typedef struct serve_config {
 	const char *specs[SERVE_MAX_SPECS];	/* as given: files or bundled names */
 	size_t n_specs;
+	/* Each spec's name (its `name:`, the reports' and the labels'),
+	 * read at start and at each reload that loads; owned. */
+	char spec_names[SERVE_MAX_SPECS][64];
 	discover_target targets[SERVE_MAX_TARGETS];	/* owned */
 	size_t n_targets;
 	char *sets[SERVE_MAX_SETS];	/* --set NAME=VALUE, for every spec */

@@ -139,7 +139,7 @@ void serve_update_gauges(serve *sv)
 				all_up &= s->child && s->up;
 				attached += s->child && s->up ? s->attached : 0;
 			}
-			promstore_label l[] = { { "spec", cfg->specs[p] },
+			promstore_label l[] = { { "spec", cfg->spec_names[p] },
 						{ "target", cfg->targets[t].name } };
 			promstore_gauge_set(sv->store, "bpfspec_up",
 					    "1 when every bpftrace of the spec on the target runs "
@@ -204,7 +204,7 @@ int serve_write_index(void *ctx, FILE *out)
 		const serve_slot *s = &sv->slots[i];
 		char state[64];
 		fputs("<tr><td>", out);
-		safe_fputs_html(cfg->specs[s->spec], out);
+		safe_fputs_html(cfg->spec_names[s->spec], out);
 		fputs("</td><td>", out);
 		safe_fputs_html(cfg->targets[s->target].name, out);
 		fputs("</td><td>", out);

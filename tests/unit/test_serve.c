@@ -91,7 +91,8 @@ static void fixture_init(fixture *f)
 	strcpy(f->dir, "/tmp/test_serve.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(f->dir));
 	f->sv.cfg.proc_root = f->dir;
-	f->sv.cfg.specs[0] = "libuv-phases";
+	f->sv.cfg.specs[0] = "/etc/specs/phases.yaml";
+	strcpy(f->sv.cfg.spec_names[0], "libuv-phases");
 	f->sv.cfg.n_specs = 1;
 	strcpy(f->sv.cfg.targets[0].name, "api");
 	f->sv.cfg.n_targets = 1;
