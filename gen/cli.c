@@ -324,8 +324,7 @@ static int add_pid(settings *cfg, const char *arg)
 	return EXIT_OK;
 }
 
-/* -d and -i take bare seconds (bcc habit) or a spec duration. */
-static int parse_cli_duration(const char *s, uint64_t *ns)
+int cli_parse_duration(const char *s, uint64_t *ns)
 {
 	char buf[64];
 	size_t n = strlen(s);
@@ -386,13 +385,13 @@ int cli_parse(int argc, char **argv, settings *cfg)
 				return cli_usage_error("empty command '%s'", optarg);
 			break;
 		case 'd':
-			if (parse_cli_duration(optarg, &cfg->duration_ns) < 0)
+			if (cli_parse_duration(optarg, &cfg->duration_ns) < 0)
 				return cli_usage_error("invalid duration '%s': use e.g. 10, 500ms, 10s, 2m "
 						   "(at most 1 day)", optarg);
 			cfg->duration_set = true;
 			break;
 		case 'i':
-			if (parse_cli_duration(optarg, &cfg->interval_ns) < 0 ||
+			if (cli_parse_duration(optarg, &cfg->interval_ns) < 0 ||
 			    cfg->interval_ns < 10000000ull)
 				return cli_usage_error("invalid interval '%s': use e.g. 1, 500ms, 10s "
 						   "(10ms to 1 day)", optarg);
@@ -430,7 +429,7 @@ int cli_parse(int argc, char **argv, settings *cfg)
 			cfg->output_path = optarg;
 			break;
 		case OPT_TRACE_THRESHOLD:
-			if (parse_cli_duration(optarg, &cfg->trace_threshold_ns) < 0 ||
+			if (cli_parse_duration(optarg, &cfg->trace_threshold_ns) < 0 ||
 			    cfg->trace_threshold_ns < 1000)
 				return cli_usage_error("invalid threshold '%s': use e.g. 1ms, 200us, 0.5ms "
 						   "(1us or more)", optarg);

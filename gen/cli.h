@@ -83,4 +83,8 @@ int cli_parse(int argc, char **argv, settings *cfg);
 
 void cli_free_argv(char **argv);
 
+/* A duration option's value: bare seconds ("10", "0.5": bcc's habit) or
+ * a spec duration ("500ms", "2m").  Returns 0, or -1 when it is neither. */
+int cli_parse_duration(const char *s, uint64_t *ns);
+
 #endif

@@ -135,10 +135,10 @@ fail:;
 
 void serve_child_stop(serve *sv, serve_slot *s)
 {
-	(void)sv;
 	if (!s->child)
 		return;
 	uint64_t now = serve_now_ns();
+	pthread_mutex_lock(&sv->lock);
 	if (!s->stopping) {
 		s->stopping = true;
 		s->stop_sent_ns = now;
@@ -146,6 +146,7 @@ void serve_child_stop(serve *sv, serve_slot *s)
 	} else if (now - s->stop_sent_ns > SERVE_STOP_GRACE_NS) {
 		kill(s->child, SIGKILL);
 	}
+	pthread_mutex_unlock(&sv->lock);
 }
 
 /* One report line from the child: added to the store. */
@@ -236,29 +237,30 @@ void serve_child_ended(serve *sv, serve_slot *s, int status)
 	}
 	buf_free(&s->out_line);
 	buf_free(&s->err_line);
-	bool asked = s->stopping;
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	uint64_t now = serve_now_ns(), wait_s = 0;
 	pthread_mutex_lock(&sv->lock);
+	bool asked = s->stopping;
+	bool target_exit = code == EXIT_OK || code == EXIT_PARTIAL || code == EXIT_TARGET;
 	s->child = 0;
 	s->up = false;
 	s->stopping = false;
-	serve_update_gauges(sv);
-	pthread_mutex_unlock(&sv->lock);
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	uint64_t now = serve_now_ns();
-	if (asked || s->gone)
-		return;
-	if (code == EXIT_OK || code == EXIT_PARTIAL || code == EXIT_TARGET) {
+	if (!asked && !s->gone && target_exit) {
 		/* A traced process exited: scan again, then start anew. */
 		sv->rescan = true;
 		s->not_before_ns = now + 1000000000ull;
-		return;
+	} else if (!asked && !s->gone) {
+		unsigned shift = s->failures < 6 ? s->failures : 6;
+		wait_s = 1ull << shift;
+		if (wait_s > SERVE_BACKOFF_MAX_S)
+			wait_s = SERVE_BACKOFF_MAX_S;
+		s->failures++;
+		s->not_before_ns = now + wait_s * 1000000000ull;
 	}
-	unsigned shift = s->failures < 6 ? s->failures : 6;
-	uint64_t wait_s = 1ull << shift;
-	if (wait_s > SERVE_BACKOFF_MAX_S)
-		wait_s = SERVE_BACKOFF_MAX_S;
-	s->failures++;
-	s->not_before_ns = now + wait_s * 1000000000ull;
+	serve_update_gauges(sv);
+	pthread_mutex_unlock(&sv->lock);
+	if (!wait_s)
+		return;
 	char why[160];
 	if (WIFSIGNALED(status))
 		snprintf(why, sizeof why, "bpfspec run was killed by signal %d (%s); next start "

@@ -9,7 +9,6 @@
 #include "cli.h"
 #include "diag.h"
 #include "safe.h"
-#include "spec.h"
 
 const char serve_help_text[] =
 	"usage: bpfspec serve SPEC... --target NAME=SELECTOR... [--listen ADDR:PORT]\n"
@@ -56,17 +55,6 @@ const char serve_help_text[] =
 	"      --listen 0.0.0.0:9477 --interval 15s\n";
 
 enum { OPT_WEB_CONFIG = 256, OPT_PID_LABEL, OPT_SET, OPT_BPFTRACE };
-
-static int parse_interval(const char *s, uint64_t *ns)
-{
-	char text[64];
-	size_t n = strlen(s);
-	if (n && n < 32 && strspn(s, "0123456789.") == n) {
-		snprintf(text, sizeof text, "%ss", s);
-		s = text;
-	}
-	return spec_parse_duration(s, ns);
-}
 
 static int add_target(serve_config *cfg, const char *arg)
 {
@@ -120,7 +108,7 @@ int serve_cli_parse(int argc, char **argv, serve_config *cfg)
 			cfg->listen = optarg;
 			break;
 		case 'i':
-			if (parse_interval(optarg, &cfg->interval_ns) < 0)
+			if (cli_parse_duration(optarg, &cfg->interval_ns) < 0)
 				return cli_usage_error("invalid interval '%s': use e.g. 10, 30s, 1m",
 						       optarg);
 			if (cfg->interval_ns < SERVE_MIN_INTERVAL_NS)
