@@ -107,15 +107,4 @@ echo "measured: attached probes $(jqr "$r" .attached_probes)"
 # A nested loop inside the timers phase.
 kill "$app"
 wait "$app" 2>/dev/null
-log=$TMP/exec.log
-$prio node "$TOP/scripts/workloads/phases.js" --exec 90 --log "$log" &
-app=$!
-cleanup_pid "$app"
-sleep 1.5
-measure_nested() {
-	"$BPFSPEC" run libuv-phases -p "$app" -d 5s -o json >"$r" 2>"$TMP/stderr" ||
-		{ cat "$TMP/stderr"; fail "bpfspec run (nested loop) exited $?"; }
-	echo "measured: with spawnSync in every timer callback:"
-	judge_loop_phases "$r" "$log" -
-}
-up_to 3 measure_nested
+nested_loop_case libuv-phases

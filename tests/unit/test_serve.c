@@ -239,6 +239,18 @@ START_TEST(test_restart_plan)
 }
 END_TEST
 
+/* The scrape F's serve answers now (owned). */
+static char *metrics_of(fixture *f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	serve_update_gauges(&f->sv);
+	FILE *out = open_memstream(&text, &len);
+	ck_assert_int_eq(serve_write_metrics(&f->sv, out), 0);
+	fclose(out);
+	return text;
+}
+
 /* bpfspec_up is 1 only while every slot of the spec and target runs and
  * has reported; a target with no process has it 0. */
 START_TEST(test_gauges)
@@ -249,12 +261,7 @@ START_TEST(test_gauges)
 	f.slot.child = 4242;
 	f.slot.up = true;
 	f.slot.attached = 14;
-	serve_update_gauges(&f.sv);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	ck_assert_int_eq(serve_write_metrics(&f.sv, out), 0);
-	fclose(out);
+	char *text = metrics_of(&f);
 	ck_assert_contains(text, "bpfspec_up{spec=\"libuv-phases\",target=\"api\"} 1\n");
 	ck_assert_contains(text, "bpfspec_probes_attached{spec=\"libuv-phases\",target=\"api\"} 14\n");
 	ck_assert_contains(text, "bpfspec_targets{target=\"api\"} 2\n");
@@ -262,20 +269,14 @@ START_TEST(test_gauges)
 	free(text);
 
 	f.slot.up = false;
-	serve_update_gauges(&f.sv);
-	out = open_memstream(&text, &len);
-	ck_assert_int_eq(serve_write_metrics(&f.sv, out), 0);
-	fclose(out);
+	text = metrics_of(&f);
 	ck_assert_contains(text, "bpfspec_up{spec=\"libuv-phases\",target=\"api\"} 0\n");
 	ck_assert_contains(text, "bpfspec_probes_attached{spec=\"libuv-phases\",target=\"api\"} 0\n");
 	free(text);
 
 	f.sv.n_slots = 0;
 	f.sv.matched[0] = 0;
-	serve_update_gauges(&f.sv);
-	out = open_memstream(&text, &len);
-	ck_assert_int_eq(serve_write_metrics(&f.sv, out), 0);
-	fclose(out);
+	text = metrics_of(&f);
 	ck_assert_contains(text, "bpfspec_up{spec=\"libuv-phases\",target=\"api\"} 0\n");
 	ck_assert_contains(text, "bpfspec_targets{target=\"api\"} 0\n");
 	free(text);
