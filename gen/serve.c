@@ -4,12 +4,14 @@
 #include "serve_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -30,29 +32,88 @@ uint64_t serve_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Loads every spec once, to report a bad one before anything runs (and
- * before a reload replaces running children), and keeps their names in
- * CFG (two specs may not share one: their series would fold).  Returns
- * 0, or -1 after the spec's own diagnostics. */
-static int check_specs(serve_config *cfg)
+/* A sealed memfd holding LEN bytes of TEXT (a spec as it loaded), or -1
+ * after a message. */
+static int snapshot(const char *arg, const char *text, size_t len)
 {
-	char names[SERVE_MAX_SPECS][64];
-	for (size_t i = 0; i < cfg->n_specs; i++) {
+	int fd = memfd_create("bpfspec-spec", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	size_t done = 0;
+	while (fd >= 0 && done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	if (fd < 0 || done < len ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		diag_error(NULL, "cannot keep a copy of '%s': %s", arg, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Loads every spec of CFG, to report a bad one before anything runs (and
+ * before a reload replaces running children): its name into NAMES (two
+ * specs may not share one: their series would fold), and for a file a
+ * copy of the text that loaded into FDS (-1 for a bundled spec), which
+ * the children read: a file edited later reaches them only through a
+ * reload.  Returns 0, or -1 after the spec's own diagnostics (nothing
+ * left open). */
+static int load_specs(const serve_config *cfg, char names[][64], int *fds)
+{
+	size_t i;
+	for (i = 0; i < cfg->n_specs; i++) {
+		fds[i] = -1;
 		spec *s = spec_source_load(cfg->specs[i], cfg->sets, cfg->n_sets);
 		if (!s)
-			return -1;
-		snprintf(names[i], sizeof names[i], "%s", s->name);
+			break;
+		snprintf(names[i], 64, "%s", s->name);
+		if (!spec_source_is_bundled(cfg->specs[i]))
+			fds[i] = snapshot(cfg->specs[i], s->src.text, s->src.len);
 		spec_free(s);
-		for (size_t k = 0; k < i; k++)
-			if (strcmp(names[k], names[i]) == 0) {
-				diag_error("give each spec its own name: (the `name:` of a copy)",
-					   "'%s' and '%s' are both named '%s': their metrics would "
-					   "fold together", cfg->specs[k], cfg->specs[i], names[i]);
-				return -1;
-			}
+		if (!spec_source_is_bundled(cfg->specs[i]) && fds[i] < 0)
+			break;
+		size_t k;
+		for (k = 0; k < i && strcmp(names[k], names[i]) != 0; k++)
+			;
+		if (k < i) {
+			diag_error("give each spec its own name (the `name:` of a copy)",
+				   "'%s' and '%s' are both named '%s': their metrics would "
+				   "fold together", cfg->specs[k], cfg->specs[i], names[i]);
+			i++;
+			break;
+		}
 	}
-	memcpy(cfg->spec_names, names, cfg->n_specs * sizeof *names);
-	return 0;
+	if (i == cfg->n_specs)
+		return 0;
+	for (size_t k = 0; k <= i && k < cfg->n_specs; k++)
+		if (fds[k] >= 0)
+			close(fds[k]);
+	return -1;
+}
+
+/* Makes NAMES and FDS the specs' (caller holds the lock): the old copies
+ * closed, and serve's own gauges under a name that changed deleted. */
+static void commit_specs(serve *sv, char names[][64], const int *fds)
+{
+	serve_config *cfg = &sv->cfg;
+	for (size_t i = 0; i < cfg->n_specs; i++) {
+		if (cfg->spec_fds[i] >= 0)
+			close(cfg->spec_fds[i]);
+		cfg->spec_fds[i] = fds[i];
+		if (cfg->spec_names[i][0] && strcmp(cfg->spec_names[i], names[i]) != 0)
+			for (size_t t = 0; t < cfg->n_targets; t++) {
+				promstore_label l[] = { { "spec", cfg->spec_names[i] },
+							{ "target", cfg->targets[t].name } };
+				promstore_gauge_delete(sv->store, "bpfspec_up", l, 2);
+				promstore_gauge_delete(sv->store, "bpfspec_probes_attached", l, 2);
+			}
+		snprintf(cfg->spec_names[i], sizeof cfg->spec_names[i], "%s", names[i]);
+	}
 }
 
 static serve_slot *find_slot(serve *sv, size_t sp, size_t t, dev_t dev, ino_t ino)
@@ -114,8 +175,11 @@ static void plan_target(serve *sv, size_t t, const discover_match *m)
 			continue;	/* bpfspec itself: another serve, a child */
 		for (size_t p = 0; p < sv->cfg.n_specs; p++) {
 			serve_slot *s = find_slot(sv, p, t, st.st_dev, st.st_ino);
-			if (!s && !(s = add_slot(sv, p, t, st.st_dev, st.st_ino)))
+			if (!s && !(s = add_slot(sv, p, t, st.st_dev, st.st_ino))) {
+				fprintf(stderr, "bpfspec serve: out of memory: pid %d is not traced\n",
+					(int)m->pids[k]);
 				continue;
+			}
 			s->gone = false;
 			snprintf(s->exe, sizeof s->exe, "%s", exe);
 			if (s->n_pids < SERVE_MAX_PIDS)
@@ -165,10 +229,11 @@ static void scan(serve *sv)
 	discover_set_free(&set);
 	for (size_t i = 0; i < sv->n_slots; i++) {
 		serve_slot *s = &sv->slots[i];
-		if (s->n_over)
+		if (s->n_over && s->n_over != s->said_over)
 			fprintf(stderr, "bpfspec serve: %s/%s: %zu processes beyond the first %d "
 					"are not traced\n", sv->cfg.spec_names[s->spec],
 				sv->cfg.targets[s->target].name, s->n_over, SERVE_MAX_PIDS);
+		s->said_over = s->n_over;
 		bool same = s->n_run == s->n_pids &&
 			    memcmp(s->run_pids, s->pids, s->n_pids * sizeof *s->pids) == 0;
 		if (s->child && (s->gone || !same))
@@ -225,25 +290,37 @@ static void reap(serve *sv)
 
 static void reload(serve *sv)
 {
+	char names[SERVE_MAX_SPECS][64];
+	int fds[SERVE_MAX_SPECS];
 	fprintf(stderr, "bpfspec serve: SIGHUP: reading the specs again\n");
-	pthread_mutex_lock(&sv->lock);
-	int rc = check_specs(&sv->cfg);
-	pthread_mutex_unlock(&sv->lock);
-	if (rc < 0) {
-		fprintf(stderr, "bpfspec serve: the specs above did not load: the running ones "
-				"go on unchanged\n");
+	if (load_specs(&sv->cfg, names, fds) < 0) {
+		fprintf(stderr, "bpfspec serve: the specs above did not load: serve goes on with "
+				"the specs it had\n");
 		return;
 	}
+	pthread_mutex_lock(&sv->lock);
+	commit_specs(sv, names, fds);
+	serve_update_gauges(sv);
+	for (size_t i = 0; i < sv->n_slots; i++) {
+		sv->slots[i].failures = 0;	/* a new spec: no backoff left */
+		sv->slots[i].not_before_ns = 0;
+	}
+	pthread_mutex_unlock(&sv->lock);
 	for (size_t i = 0; i < sv->n_slots; i++)
 		serve_child_stop(sv, &sv->slots[i]);
 }
 
 /* Reads every child's output, signals and timers until SIGTERM/SIGINT;
- * then stops the children and waits for their last reports. */
-static void loop(serve *sv, int sig_fd)
+ * then stops the children and waits for their last reports.  Returns
+ * EXIT_OK, or EXIT_TRACER when it could not go on (said). */
+static int loop(serve *sv, int sig_fd)
 {
 	bool stopping_all = false;
 	uint64_t stop_began = 0;
+	struct pollfd *fds = NULL;
+	serve_slot **owner = NULL;
+	size_t cap = 0;
+	int rc = EXIT_OK;
 	for (;;) {
 		uint64_t now = serve_now_ns();
 		if (!stopping_all && (sv->rescan || now >= sv->next_scan_ns)) {
@@ -257,13 +334,25 @@ static void loop(serve *sv, int sig_fd)
 			for (size_t i = 0; i < sv->n_slots; i++)
 				any |= sv->slots[i].child != 0;
 			if (!any || serve_now_ns() - stop_began > SERVE_STOP_GRACE_NS + 2000000000ull)
-				return;
+				break;
 		}
-		struct pollfd fds[1 + 2 * 256];
-		serve_slot *owner[1 + 2 * 256];
+		size_t want = 1 + 2 * sv->n_slots;
+		if (want > cap) {
+			struct pollfd *f = realloc(fds, want * sizeof *fds);
+			serve_slot **o = f ? realloc(owner, want * sizeof *owner) : NULL;
+			if (f)
+				fds = f;
+			if (!o) {
+				fprintf(stderr, "bpfspec serve: out of memory\n");
+				rc = EXIT_TRACER;
+				break;
+			}
+			owner = o;
+			cap = want;
+		}
 		size_t n = 0;
 		fds[n++] = (struct pollfd){ .fd = sig_fd, .events = POLLIN };
-		for (size_t i = 0; i < sv->n_slots && n + 2 <= sizeof fds / sizeof *fds; i++) {
+		for (size_t i = 0; i < sv->n_slots; i++) {
 			serve_slot *s = &sv->slots[i];
 			if (s->out_fd >= 0) {
 				owner[n] = s;
@@ -274,8 +363,11 @@ static void loop(serve *sv, int sig_fd)
 				fds[n++] = (struct pollfd){ .fd = s->err_fd, .events = POLLIN };
 			}
 		}
-		if (poll(fds, n, 500) < 0 && errno != EINTR)
-			return;
+		if (poll(fds, n, 500) < 0 && errno != EINTR) {
+			fprintf(stderr, "bpfspec serve: poll: %s\n", strerror(errno));
+			rc = EXIT_TRACER;
+			break;
+		}
 		for (size_t k = 1; k < n; k++) {
 			if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
@@ -310,6 +402,9 @@ static void loop(serve *sv, int sig_fd)
 		}
 		reap(sv);
 	}
+	free(fds);
+	free(owner);
+	return rc;
 }
 
 /* What serve needs before its loop: bpftrace, specs, the listener. */
@@ -323,17 +418,14 @@ static int prepare(serve *sv, serve_http_web **web, serve_http **http)
 	if (runner_bpftrace_version(bt && *bt ? bt : "bpftrace", sv->bpftrace_version,
 				    sizeof sv->bpftrace_version, &major, &minor) < 0) {
 		diag_error("install bpftrace (apt-get install bpftrace), or give --bpftrace PATH",
-			   "cannot run bpftrace to learn its version");
+			   "cannot run '%s --version'", bt && *bt ? bt : "bpftrace");
 		return EXIT_TRACER;
 	}
-	if (check_specs(cfg) < 0)
+	char names[SERVE_MAX_SPECS][64];
+	int fds[SERVE_MAX_SPECS];
+	if (load_specs(cfg, names, fds) < 0)
 		return EXIT_SPEC;
-	ssize_t n = readlink("/proc/self/exe", sv->self_exe, sizeof sv->self_exe - 1);
-	if (n <= 0) {
-		diag_error(NULL, "cannot find bpfspec's own executable: %s", strerror(errno));
-		return EXIT_TRACER;
-	}
-	sv->self_exe[n] = '\0';
+	commit_specs(sv, names, fds);
 	struct stat self;
 	if (stat("/proc/self/exe", &self) == 0) {
 		sv->self_dev = self.st_dev;
@@ -397,7 +489,7 @@ int serve_main(int argc, char **argv)
 		fprintf(stderr, "bpfspec serve: ready: %zu spec%s, %zu target%s, interval %.3g s\n",
 			sv.cfg.n_specs, sv.cfg.n_specs == 1 ? "" : "s", sv.cfg.n_targets,
 			sv.cfg.n_targets == 1 ? "" : "s", (double)sv.cfg.interval_ns / 1e9);
-		loop(&sv, sig_fd);
+		rc = loop(&sv, sig_fd);
 		for (size_t i = 0; i < sv.n_slots; i++)
 			if (sv.slots[i].child) {
 				kill(sv.slots[i].child, SIGKILL);
@@ -411,6 +503,9 @@ int serve_main(int argc, char **argv)
 	if (sig_fd >= 0)
 		close(sig_fd);
 	promstore_free(sv.store);
+	for (size_t i = 0; i < sv.cfg.n_specs; i++)
+		if (sv.cfg.spec_fds[i] >= 0)
+			close(sv.cfg.spec_fds[i]);
 	free(sv.slots);
 	serve_config_free(&sv.cfg);
 	pthread_mutex_destroy(&sv.lock);

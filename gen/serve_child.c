@@ -37,22 +37,27 @@ static void say(const serve *sv, const serve_slot *s, const char *text)
 	fputc('\n', stderr);
 }
 
-/* The child's side of the fork: never returns. */
-static void exec_child(const serve *sv, int out_fd, int err_fd, char **argv)
+/* The child's side of the fork (PARENT: serve's pid): never returns.
+ * SPEC_FD (or -1) becomes fd 3, which argv names. */
+static void exec_child(pid_t parent, int out_fd, int err_fd, int spec_fd, char **argv)
 {
+	static const char failed[] = "bpfspec: error: cannot run bpfspec itself (/proc/self/exe)\n";
 	sigset_t none;
 	sigemptyset(&none);
 	for (int sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(127);	/* serve ended before the line above */
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
-	    dup2(err_fd, STDERR_FILENO) < 0)
+	    dup2(err_fd, STDERR_FILENO) < 0 || (spec_fd >= 0 && dup2(spec_fd, 3) < 0))
 		_exit(127);
-	execv(sv->self_exe, argv);
-	dprintf(STDERR_FILENO, "bpfspec: error: cannot run %s: %s\n", sv->self_exe,
-		strerror(errno));
+	/* This binary, even once its file was replaced (an upgrade). */
+	execv("/proc/self/exe", argv);
+	if (write(STDERR_FILENO, failed, sizeof failed - 1) < 0)
+		_exit(127);
 	_exit(127);
 }
 
@@ -62,7 +67,8 @@ int serve_child_start(serve *sv, serve_slot *s)
 	size_t n = 0;
 	argv[n++] = (char *)"bpfspec";
 	argv[n++] = (char *)"run";
-	argv[n++] = (char *)sv->cfg.specs[s->spec];
+	int spec_fd = sv->cfg.spec_fds[s->spec];
+	argv[n++] = spec_fd >= 0 ? (char *)"/dev/fd/3" : (char *)sv->cfg.specs[s->spec];
 	for (size_t i = 0; i < sv->cfg.n_sets; i++) {
 		argv[n++] = (char *)"--set";
 		argv[n++] = sv->cfg.sets[i];
@@ -87,9 +93,9 @@ int serve_child_start(serve *sv, serve_slot *s)
 		close(out[1]);
 		goto fail;
 	}
-	pid_t child = fork();
+	pid_t parent = getpid(), child = fork();
 	if (child == 0)
-		exec_child(sv, out[1], err[1], argv);
+		exec_child(parent, out[1], err[1], spec_fd, argv);
 	close(out[1]);
 	close(err[1]);
 	if (child < 0) {
@@ -128,8 +134,10 @@ fail:;
 	char why[160];
 	snprintf(why, sizeof why, "cannot start bpfspec run: %s", strerror(errno));
 	say(sv, s, why);
+	pthread_mutex_lock(&sv->lock);
 	s->failures++;
 	s->not_before_ns = serve_now_ns() + 1000000000ull;
+	pthread_mutex_unlock(&sv->lock);
 	return -1;
 }
 
@@ -223,6 +231,15 @@ bool serve_child_read(serve *sv, serve_slot *s, int fd)
 	}
 }
 
+/* Whether every process S's child traced still runs. */
+static bool all_alive(const serve_slot *s)
+{
+	for (size_t i = 0; i < s->n_run; i++)
+		if (kill(s->run_pids[i], 0) < 0 && errno == ESRCH)
+			return false;
+	return true;
+}
+
 void serve_child_ended(serve *sv, serve_slot *s, int status)
 {
 	if (s->out_fd >= 0) {
@@ -235,13 +252,21 @@ void serve_child_ended(serve *sv, serve_slot *s, int status)
 		close(s->err_fd);
 		s->err_fd = -1;
 	}
+	if (s->err_line.len) {	/* a last line without its newline */
+		buf_putc(&s->err_line, '\0');
+		take_error(sv, s, s->err_line.data);
+	}
 	buf_free(&s->out_line);
 	buf_free(&s->err_line);
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	uint64_t now = serve_now_ns(), wait_s = 0;
 	pthread_mutex_lock(&sv->lock);
 	bool asked = s->stopping;
-	bool target_exit = code == EXIT_OK || code == EXIT_PARTIAL || code == EXIT_TARGET;
+	/* 0, 7 and 4 say a traced process exited, but 4 also says the
+	 * target could not be traced at all: a failure, unless one of the
+	 * processes is gone indeed. */
+	bool target_exit = (code == EXIT_OK || code == EXIT_PARTIAL || code == EXIT_TARGET) &&
+			   !all_alive(s);
 	s->child = 0;
 	s->up = false;
 	s->stopping = false;

@@ -95,10 +95,12 @@ int serve_cli_parse(int argc, char **argv, serve_config *cfg)
 	memset(cfg, 0, sizeof *cfg);
 	cfg->interval_ns = SERVE_DEFAULT_INTERVAL_NS;
 	cfg->proc_root = "/proc";
+	for (size_t i = 0; i < SERVE_MAX_SPECS; i++)
+		cfg->spec_fds[i] = -1;
 	optind = 1;
 	opterr = 0;
 	int c, rc;
-	while ((c = getopt_long(argc, argv, "t:l:i:vh", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:l:i:vh", longs, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if ((rc = add_target(cfg, optarg)) != EXIT_OK)

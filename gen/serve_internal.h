@@ -35,6 +35,9 @@ typedef struct serve_config {
 	/* Each spec's name (its `name:`, the reports' and the labels'),
 	 * read at start and at each reload that loads; owned. */
 	char spec_names[SERVE_MAX_SPECS][64];
+	/* A copy of each spec file's text as it last loaded (a sealed
+	 * memfd), which the children read; -1 for a bundled spec; owned. */
+	int spec_fds[SERVE_MAX_SPECS];
 	discover_target targets[SERVE_MAX_TARGETS];	/* owned */
 	size_t n_targets;
 	char *sets[SERVE_MAX_SETS];	/* --set NAME=VALUE, for every spec */
@@ -64,6 +67,7 @@ typedef struct serve_slot {
 	pid_t pids[SERVE_MAX_PIDS];	/* wanted (the last scan), ascending */
 	size_t n_pids;
 	size_t n_over;		/* matched beyond SERVE_MAX_PIDS: not traced */
+	size_t said_over;	/* n_over when it was last said */
 	pid_t run_pids[SERVE_MAX_PIDS];	/* what the running child traces */
 	size_t n_run;
 	serve_pod pods[SERVE_MAX_PIDS];	/* of run_pids */
@@ -84,8 +88,7 @@ typedef struct serve_slot {
 
 typedef struct serve {
 	serve_config cfg;
-	char self_exe[4096];	/* this binary, for the children */
-	dev_t self_dev;		/* and its file: never a target */
+	dev_t self_dev;		/* this binary's file: never a target */
 	ino_t self_ino;
 	char bpftrace_version[32];
 	pthread_mutex_t lock;

@@ -12,9 +12,14 @@
 
 /* Loads SPEC: a path, or the name of a bundled spec, with the
  * parameter overrides SETS[0..N_SETS). */
+bool spec_source_is_bundled(const char *arg)
+{
+	return !strchr(arg, '/') && access(arg, F_OK) != 0;
+}
+
 spec *spec_source_load(const char *arg, char *const *sets, size_t n_sets)
 {
-	if (!strchr(arg, '/') && access(arg, F_OK) != 0) {
+	if (spec_source_is_bundled(arg)) {
 		char path[PATH_MAX];
 		snprintf(path, sizeof path, "specs/%s%s", arg,
 			 strstr(arg, ".yaml") ? "" : ".yaml");

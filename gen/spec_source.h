@@ -7,6 +7,7 @@
 #ifndef BPFSPEC_SPEC_SOURCE_H
 #define BPFSPEC_SPEC_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "spec.h"
@@ -15,5 +16,9 @@
  * spec_load_set).  A name without '/' that is not a file is looked up
  * among the bundled specs ("libuv-phases", "libuv-phases.yaml"). */
 spec *spec_source_load(const char *arg, char *const *sets, size_t n_sets);
+
+/* Whether spec_source_load takes ARG for a bundled spec's name (a name
+ * without '/' that is no file), which never changes while bpfspec runs. */
+bool spec_source_is_bundled(const char *arg);
 
 #endif

@@ -93,6 +93,7 @@ static void fixture_init(fixture *f)
 	f->sv.cfg.proc_root = f->dir;
 	f->sv.cfg.specs[0] = "/etc/specs/phases.yaml";
 	strcpy(f->sv.cfg.spec_names[0], "libuv-phases");
+	f->sv.cfg.spec_fds[0] = -1;
 	f->sv.cfg.n_specs = 1;
 	strcpy(f->sv.cfg.targets[0].name, "api");
 	f->sv.cfg.n_targets = 1;
@@ -219,12 +220,24 @@ START_TEST(test_restart_plan)
 	s->child = 4242;
 	serve_child_ended(&f.sv, s, SIGKILL);
 	ck_assert_uint_eq(s->failures, 9);
-	/* A traced process exited: scan again, no failure counted. */
+	/* A traced process exited (pid 2000000000 cannot exist): scan
+	 * again, no failure counted. */
+	s->run_pids[1] = 2000000000;
 	s->child = 4242;
 	f.sv.rescan = false;
 	serve_child_ended(&f.sv, s, W_EXITCODE(EXIT_PARTIAL, 0));
 	ck_assert(f.sv.rescan);
 	ck_assert_uint_eq(s->failures, 9);
+	/* Status 4 while every process still runs: the target cannot be
+	 * traced (no libuv, say), a failure with its backoff. */
+	s->run_pids[0] = getpid();
+	s->n_run = 1;
+	s->child = 4242;
+	f.sv.rescan = false;
+	serve_child_ended(&f.sv, s, W_EXITCODE(EXIT_TARGET, 0));
+	ck_assert(!f.sv.rescan);
+	ck_assert_uint_eq(s->failures, 10);
+	ck_assert_uint_gt(s->not_before_ns, serve_now_ns() + 50000000000ull);
 	/* Stopped by serve: starts again at once. */
 	s->child = 4242;
 	s->stopping = true;
