@@ -213,8 +213,9 @@ static void scan(serve *sv)
 {
 	discover_set set;
 	if (discover_scan(sv->cfg.proc_root, sv->cfg.targets, sv->cfg.n_targets, &set) < 0) {
-		fprintf(stderr, "bpfspec serve: cannot scan %s: %s\n", sv->cfg.proc_root,
-			strerror(errno));
+		fprintf(stderr, "bpfspec serve: cannot scan %s: %s; the processes stay as the "
+				"last scan found them (in a container: run it with hostPID and /proc "
+				"mounted)\n", sv->cfg.proc_root, strerror(errno));
 		return;
 	}
 	for (size_t t = 0; t < set.n; t++) {
