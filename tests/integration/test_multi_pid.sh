@@ -38,7 +38,10 @@ judge_timers() {
 	local pid=$1 log=$2 plan=$3 g n max p99lo p99 p99hi sum med cnt
 	g=".probes[] | select(.name == \"timers\") | .groups[] | select(.tid == $pid)"
 	[ "$(jqr "$r" "$g | .main_thread")" = true ] || fail "pid $pid's main thread is not marked main_thread"
-	[ "$(jqr "$r" "$g | .thread")" = node ] || fail "pid $pid's main thread is not named node"
+	# node 20 names it "node", node 24 "MainThread": as its comm says.
+	local comm
+	comm=$(cat "/proc/$pid/comm")
+	[ "$(jqr "$r" "$g | .thread")" = "$comm" ] || fail "pid $pid's main thread is not named $comm"
 	cnt=$(jqr "$r" "$g | .count")
 	read -r n max p99lo p99 p99hi sum <<<"$(logged_truth "$log" timer "$r" "$cnt")"
 	[ -n "$sum" ] || fail "no logged truth for pid $pid"
