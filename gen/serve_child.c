@@ -148,9 +148,14 @@ void serve_child_stop(serve *sv, serve_slot *s)
 	uint64_t now = serve_now_ns();
 	pthread_mutex_lock(&sv->lock);
 	if (!s->stopping) {
+		/* Asked to stop, the child is no longer up: its last report
+		 * may still come, with figures, but the next data is a new
+		 * child's. */
 		s->stopping = true;
+		s->up = false;
 		s->stop_sent_ns = now;
 		kill(s->child, SIGTERM);
+		serve_update_gauges(sv);
 	} else if (now - s->stop_sent_ns > SERVE_STOP_GRACE_NS) {
 		kill(s->child, SIGKILL);
 	}
@@ -172,7 +177,7 @@ static void take_report(serve *sv, serve_slot *s, const char *line, size_t len)
 	pthread_mutex_lock(&sv->lock);
 	int rc = promstore_add(sv->store, rep, &lab);
 	int saved = errno;
-	s->up = true;
+	s->up = !s->stopping;	/* a stopping child's last report: not up */
 	s->failures = 0;
 	s->attached = rep->attached_probes > 0 ? (unsigned)rep->attached_probes : 0;
 	s->expected = rep->expected_probes > 0 ? (unsigned)rep->expected_probes : 0;

@@ -2,6 +2,8 @@
  * labels of a report's threads, the restart plan after a child ends, and
  * the self-metrics. */
 #include <check.h>
+#include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +299,89 @@ START_TEST(test_gauges)
 }
 END_TEST
 
+/* tests/fixtures/reports/NAME as one JSON line with its newline (owned). */
+static char *report_line(const char *name)
+{
+	char path[4096];
+	const char *top = getenv("TOP");
+	snprintf(path, sizeof path, "%s/tests/fixtures/reports/%s", top ? top : ".", name);
+	json_error_t err;
+	json_t *root = json_load_file(path, 0, &err);
+	ck_assert_msg(root != NULL, "%s: %s (run from the repo top or set TOP)", path, err.text);
+	char *text = json_dumps(root, JSON_COMPACT);
+	json_decref(root);
+	ck_assert_ptr_nonnull(text);
+	size_t len = strlen(text);
+	char *line = realloc(text, len + 2);
+	ck_assert_ptr_nonnull(line);
+	memcpy(line + len, "\n", 2);
+	return line;
+}
+
+/* Hands LINE to the slot as its child's output. */
+static void child_says(fixture *f, const char *line)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write(p[1], line, strlen(line)), (ssize_t)strlen(line));
+	close(p[1]);
+	f->slot.out_fd = p[0];
+	serve_child_read(&f->sv, &f->slot, p[0]);
+	close(p[0]);
+	f->slot.out_fd = -1;
+	buf_free(&f->slot.out_line);
+}
+
+/* A child serve asked to stop is down at once, and its last report adds
+ * its figures without bringing it up: a slot reused for a new process
+ * of the same executable is up only once the new child reports. */
+START_TEST(test_stopping_child)
+{
+	fixture f;
+	fixture_init(&f);
+	f.sv.matched[0] = 1;
+	char *line = report_line("phases-before.json");
+	child_says(&f, line);
+	ck_assert(f.slot.up);
+
+	/* A child that SIGTERM ends (check's handler, inherited, would end
+	 * the whole process group): ready once it says so. */
+	int ready[2];
+	ck_assert_int_eq(pipe(ready), 0);
+	pid_t kid = fork();
+	ck_assert_int_ge(kid, 0);
+	if (kid == 0) {
+		signal(SIGTERM, SIG_DFL);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	char r;
+	ck_assert_int_eq(read(ready[0], &r, 1), 1);
+	close(ready[0]);
+	close(ready[1]);
+	f.slot.child = kid;
+	serve_child_stop(&f.sv, &f.slot);
+	ck_assert(f.slot.stopping);
+	ck_assert(!f.slot.up);
+	int status;
+	ck_assert_int_eq(waitpid(kid, &status, 0), kid);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+
+	char *before = metrics_of(&f);
+	child_says(&f, line);
+	ck_assert(!f.slot.up);
+	char *after = metrics_of(&f);
+	ck_assert_contains(after, "bpfspec_up{spec=\"libuv-phases\",target=\"api\"} 0\n");
+	ck_assert_str_ne(before, after);	/* the figures were added */
+	free(before);
+	free(after);
+	free(line);
+	fixture_free(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("serve");
@@ -309,6 +394,7 @@ static Suite *suite(void)
 	tcase_add_test(state, test_labels);
 	tcase_add_test(state, test_restart_plan);
 	tcase_add_test(state, test_gauges);
+	tcase_add_test(state, test_stopping_child);
 	suite_add_tcase(s, state);
 	return s;
 }
