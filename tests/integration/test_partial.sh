@@ -28,23 +28,31 @@ partial_run() {
 	set -e
 }
 
+# A failure below shows bpfspec's stderr and the report it judged.
+fail_run() {
+	cat "$TMP/stderr" >&2
+	[ -s "$r" ] && head -c 2000 "$r" >&2
+	fail "$@"
+}
+
 partial_run json "$TMP/report.json"
 echo "measured: exit status $rc"
 [ "$rc" -eq 7 ] || { cat "$TMP/stderr"; fail "exit status $rc, expected 7 (partial)"; }
 r=$TMP/report.json
-[ "$(jqr "$r" .partial)" = true ] || fail "not marked partial"
-jqr "$r" .partial_reason | grep -q "pid $app exited" || fail "reason does not name the pid"
+[ "$(jqr "$r" .partial)" = true ] || fail_run "not marked partial"
+jqr "$r" .partial_reason | grep -q "pid $app exited" || fail_run "reason does not name the pid"
 n=$(jqr "$r" '.probes[] | select(.name == "timers") | .count')
-[ "$n" -gt 0 ] || fail "no timers data in the partial report"
+[ "$n" -gt 0 ] || fail_run "no timers data in the partial report"
 # The window runs from the attach to the target's exit, about 1 s later.
 win=$(jqr "$r" .duration_ns | awk '{print $1/1e9}')
 echo "measured: window (s)                    $win (truth about 1)"
-awk -v w="$win" 'BEGIN { exit !(w > 0.5 && w < 3) }' || fail "window $win s: expected attach-to-exit, about 1 s"
+awk -v w="$win" 'BEGIN { exit !(w > 0.5 && w < 3) }' || fail_run "window $win s: expected attach-to-exit, about 1 s"
 
 # The text view says so too.
 partial_run text "$TMP/report.txt"
 [ "$rc" -eq 7 ] || { cat "$TMP/stderr"; fail "text mode: exit status $rc"; }
-grep -q "^PARTIAL: target pid $app exited" "$TMP/report.txt" || fail "text report does not say PARTIAL"
+r=$TMP/report.txt
+grep -q "^PARTIAL: target pid $app exited" "$r" || fail_run "text report does not say PARTIAL"
 
 # A target that exits while bpftrace is still attaching: no report, and
 # the error says so (bpfspec stops bpftrace itself then, which exits 0:
@@ -67,7 +75,7 @@ wait "$bpf"
 rc=$?
 set -e
 grep -q "running bpftrace on pid" "$TMP/early.err" || { cat "$TMP/early.err"; fail "bpftrace was never started"; }
-grep -q "bpftrace attached" "$TMP/early.err" && fail "bpftrace attached before the target was killed: the test did not test"
+grep -q "bpftrace attached" "$TMP/early.err" && { cat "$TMP/early.err"; fail "bpftrace attached before the target was killed: the test did not test"; }
 echo "measured: target gone during the attach: exit $rc, \"$(grep -m1 error: "$TMP/early.err")\""
 [ "$rc" -eq 4 ] || { cat "$TMP/early.err"; fail "exit status $rc, expected 4 (target problem)"; }
 grep -q "pid $app exited before bpftrace had attached its probes" "$TMP/early.err" ||
