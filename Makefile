@@ -15,16 +15,21 @@ WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wswit
 BASE_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -iquote gen -iquote $(BUILD)/gen
 DEP_CFLAGS := -MMD -MP
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-# zlib: CRC32 of debug files; libstdc++: __cxa_demangle for C++ names;
-# libm: the HTML report's log colour scale; libmicrohttpd: serve's HTTP
-# (gen/serve_http.c); libcrypt (libxcrypt): bcrypt for its basic auth.
-PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || \
-	echo -lyaml -lelf -ljansson -lz -lmicrohttpd) -lcrypt -lstdc++ -lm
+# zlib: CRC32 of debug files; libm: the HTML report's log colour scale.
+# libmicrohttpd (serve's HTTP), libcrypt (bcrypt for its basic auth) and
+# libstdc++ (__cxa_demangle for C++ names) are loaded with dlopen on first
+# use (gen/lazylib.c), so `bpfspec run` maps none of them: only their
+# headers are used at build time.
+LINK_PKGS := yaml-0.1 libelf jansson zlib
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null || \
+	echo -lyaml -lelf -ljansson -lz) -lm
 # libbcc (USDT notes) is loaded with dlopen when needed (gen/usdt.c): it
 # brings LLVM, too heavy to map into every run.  Only its header is used
 # at build time (not its --cflags: they add bcc/compat, whose linux/*.h
 # would shadow the system's).
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+# The unit tests make bcrypt hashes of their own (test_serve_http_web).
+UNIT_LIBS := -lcrypt
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck)
 
 ifeq ($(V),1)
@@ -78,7 +83,7 @@ $(BUILD)/obj/embedded.o: $(BUILD)/gen/embedded.c | $(BUILD)/obj
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	@echo "  CC      $@"
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CPPFLAGS) $(DEP_CFLAGS) $(CFLAGS) $(LDFLAGS) \
-		-o $@ $< $(LIB_OBJS) $(PKG_LIBS) -ldl $(CHECK_LIBS)
+		-o $@ $< $(LIB_OBJS) $(PKG_LIBS) -ldl $(CHECK_LIBS) $(UNIT_LIBS)
 
 # Benchmark helpers and workloads (scripts/bench.sh); parse_bench links
 # the project's objects, like the unit tests.

@@ -9,11 +9,16 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "lazylib_mhd.h"
 #include "serve_http_internal.h"
 
 #define METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
 #define TEXT_TYPE "text/plain; charset=utf-8"
 #define HTML_TYPE "text/html; charset=utf-8"
+
+/* libmicrohttpd, loaded by the first serve_http_start (lazylib.h): set
+ * before any daemon thread runs, never changed after. */
+static const lazylib_mhd *mhd;
 
 struct serve_http {
 	struct MHD_Daemon *daemon;
@@ -49,20 +54,20 @@ static enum MHD_Result queue(struct MHD_Connection *conn, unsigned status, const
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(len, body,
+	r = mhd->create_response_from_buffer(len, body,
 					    must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	if (!r) {
 		if (must_free)
 			free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	mhd->add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	mhd->add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	mhd->add_response_header(r, "X-Content-Type-Options", "nosniff");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
+		mhd->add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = mhd->queue_response(conn, status, r);
+	mhd->destroy_response(r);
 	return ret;
 }
 
@@ -75,7 +80,7 @@ static enum MHD_Result queue_text(struct MHD_Connection *conn, unsigned status,
 /* True when Accept-Encoding lists gzip (or "*") without q=0. */
 static bool accepts_gzip(struct MHD_Connection *conn)
 {
-	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	const char *h = mhd->lookup_connection_value(conn, MHD_HEADER_KIND,
 						    MHD_HTTP_HEADER_ACCEPT_ENCODING);
 
 	while (h && *h) {
@@ -158,19 +163,19 @@ static enum MHD_Result serve_metrics(serve_http *sh, struct MHD_Connection *conn
 	} else {
 		gz = NULL;
 	}
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	r = mhd->create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, METRICS_TYPE);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+	mhd->add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, METRICS_TYPE);
+	mhd->add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	mhd->add_response_header(r, "X-Content-Type-Options", "nosniff");
+	mhd->add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
 	if (gz)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
+		mhd->add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	ret = mhd->queue_response(conn, MHD_HTTP_OK, r);
+	mhd->destroy_response(r);
 	return ret;
 }
 
@@ -200,12 +205,12 @@ static enum MHD_Result serve_index(serve_http *sh, struct MHD_Connection *conn)
 /* True when the request carries a body (or says it will). */
 static bool has_body(struct MHD_Connection *conn, size_t upload_size)
 {
-	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	const char *cl = mhd->lookup_connection_value(conn, MHD_HEADER_KIND,
 						     MHD_HTTP_HEADER_CONTENT_LENGTH);
 
 	if (upload_size > 0)
 		return true;
-	if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+	if (mhd->lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
 		return true;
 	return cl && strspn(cl, "0 \t") != strlen(cl);
 }
@@ -217,14 +222,14 @@ static bool authorized(serve_http *sh, struct MHD_Connection *conn)
 
 	if (!sh->cfg.web || sh->cfg.web->n_users == 0)
 		return true;
-	user = MHD_basic_auth_get_username_password(conn, &pass);
+	user = mhd->basic_auth_get_username_password(conn, &pass);
 	ok = sh_web_check(sh->cfg.web, &sh->auth, user, pass);
 	if (pass) {
 		explicit_bzero(pass, strlen(pass));
-		MHD_free(pass);
+		mhd->free(pass);
 	}
 	if (user)
-		MHD_free(user);
+		mhd->free(user);
 	return ok;
 }
 
@@ -246,17 +251,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	}
 	*req_cls = sh;
 	if (!authorized(sh, conn)) {
-		struct MHD_Response *r = MHD_create_response_from_buffer(
+		struct MHD_Response *r = mhd->create_response_from_buffer(
 			sizeof(unauthorized) - 1, (void *)unauthorized, MHD_RESPMEM_PERSISTENT);
 		enum MHD_Result ret;
 
 		if (!r)
 			return MHD_NO;
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, TEXT_TYPE);
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-		MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-		ret = MHD_queue_basic_auth_fail_response(conn, SERVE_HTTP_REALM, r);
-		MHD_destroy_response(r);
+		mhd->add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, TEXT_TYPE);
+		mhd->add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+		mhd->add_response_header(r, "X-Content-Type-Options", "nosniff");
+		ret = mhd->queue_basic_auth_fail_response(conn, SERVE_HTTP_REALM, r);
+		mhd->destroy_response(r);
 		return ret;
 	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
@@ -287,7 +292,9 @@ serve_http *serve_http_start(const serve_http_config *cfg, char *err, size_t err
 		snprintf(err, errlen, "serve_http_start: no metrics callback");
 		return NULL;
 	}
-	if (web && web->cert_pem && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+	if (!mhd && !(mhd = lazylib_mhd_load(err, errlen)))
+		return NULL;
+	if (web && web->cert_pem && mhd->is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 		snprintf(err, errlen,
 			 "%s asks for TLS, but this libmicrohttpd was built without it; remove "
 			 "tls_server_config or install a libmicrohttpd with GnuTLS (Debian's has it)",
@@ -339,7 +346,7 @@ serve_http *serve_http_start(const serve_http_config *cfg, char *err, size_t err
 		};
 		if (!(web && web->cert_pem))
 			opts[5].option = MHD_OPTION_END;
-		sh->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, sh, MHD_OPTION_ARRAY,
+		sh->daemon = mhd->start_daemon(flags, 0, NULL, NULL, handle, sh, MHD_OPTION_ARRAY,
 					      opts, MHD_OPTION_END);
 	}
 	if (!sh->daemon) {
@@ -380,7 +387,7 @@ void serve_http_stop(serve_http *sh)
 	if (!sh)
 		return;
 	/* MHD closes the listening socket it was given. */
-	MHD_stop_daemon(sh->daemon);
+	mhd->stop_daemon(sh->daemon);
 	sh_auth_cache_free(&sh->auth);
 	pthread_mutex_destroy(&sh->log_lock);
 	free(sh);

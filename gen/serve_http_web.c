@@ -1,7 +1,6 @@
 /* serve_http_web — the web config (exporter-toolkit's format, the subset
  * of serve_http.h): read with libyaml, errors at FILE:LINE:COL; and the
  * basic-auth check against its bcrypt hashes. */
-#include <crypt.h>
 #include <errno.h>
 #include <libgen.h>
 #include <stdint.h>
@@ -11,6 +10,7 @@
 #include <yaml.h>
 
 #include "diag.h"
+#include "lazylib.h"
 #include "serve_http_internal.h"
 
 #define WEB_FILE_MAX (1024 * 1024)	/* a web config, a certificate, a key */
@@ -208,9 +208,15 @@ static void user_pair(web_loader *ld, yaml_node_t *k, yaml_node_t *v)
 			  "the password of '%.64s' is not a bcrypt hash ($2a$, $2b$ or $2y$)", name);
 		return;
 	}
+	char why[256];
+	lazylib_crypt_fn *crypt_fn = lazylib_crypt_load(why, sizeof why);
+	if (!crypt_fn) {
+		web_error(ld, v, "basic auth checks passwords with libcrypt", "%s", why);
+		return;
+	}
 	/* The hash must be one this libcrypt can check: verify a word. */
 	cd = calloc(1, sizeof(*cd));
-	out = cd ? crypt_r("bpfspec", hash, cd) : NULL;
+	out = cd ? crypt_fn("bpfspec", hash, cd) : NULL;
 	if (!out || out[0] == '*' || strlen(out) != strlen(hash)) {
 		free(cd);
 		web_error(ld, v, "copy the whole hash, 60 characters from '$2'",
@@ -420,10 +426,13 @@ bool sh_web_check(const serve_http_web *web, serve_http_auth_cache *cache, const
 	if (found != SIZE_MAX && cache && found < cache->n && cache->pass[found] &&
 	    sh_ct_equal(pass, cache->pass[found]))
 		return true;
-	cd = calloc(1, sizeof(*cd));
+	/* Loaded when the users were (user_pair): no error is left here. */
+	char why[256];
+	lazylib_crypt_fn *crypt_fn = lazylib_crypt_load(why, sizeof why);
+	cd = crypt_fn ? calloc(1, sizeof(*cd)) : NULL;
 	if (!cd)
 		return false;
-	out = crypt_r(pass, hash, cd);
+	out = crypt_fn(pass, hash, cd);
 	ok = out && out[0] != '*' && sh_ct_equal(out, hash) && found != SIZE_MAX;
 	explicit_bzero(cd, sizeof(*cd));
 	free(cd);

@@ -31,14 +31,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lazylib.h"
+
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
 #endif
 
-/* libstdc++'s demangler (declared in <cxxabi.h>, a C++ header; the
- * function itself has C linkage). */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-			    int *status);
 
 /* A C++ query: which one, and the pieces a mangled name must contain. */
 typedef struct cxx_query {
@@ -71,6 +69,7 @@ typedef struct resolver {
 	size_t n_symbols;
 	cxx_query *cxx;		/* the C++ queries */
 	size_t n_cxx;
+	lazylib_demangle_fn *demangle;	/* loaded when there are C++ queries */
 	char *dm_buf;		/* demangler's buffer, reused */
 	size_t dm_len;
 } resolver;
@@ -257,9 +256,12 @@ char *symtab_demangle(const char *mangled)
 	int status = -1;
 	char *out;
 
-	if (strncmp(mangled, "_Z", 2) != 0)
-		return NULL;
-	out = __cxa_demangle(mangled, NULL, NULL, &status);
+	char why[256];
+	lazylib_demangle_fn *demangle;
+
+	if (strncmp(mangled, "_Z", 2) != 0 || !(demangle = lazylib_demangle_load(why, sizeof why)))
+		return NULL;	/* without libstdc++, names stay mangled */
+	out = demangle(mangled, NULL, NULL, &status);
 	if (status != 0) {
 		free(out);
 		return NULL;
@@ -308,7 +310,7 @@ static int cxx_count_name(cxx_query *c, symtab_query *q, const char *name)
 static const char *resolver_demangle(resolver *r, const char *name)
 {
 	int status = -1;
-	char *out = __cxa_demangle(name, r->dm_buf, &r->dm_len, &status);
+	char *out = r->demangle(name, r->dm_buf, &r->dm_len, &status);
 
 	if (out)
 		r->dm_buf = out;
@@ -837,6 +839,8 @@ int symtab_resolve(const char *path, symtab_query *q, size_t nq,
 		set_err(errbuf, errlen, "out of memory");
 		goto out;
 	}
+	if (r.n_cxx && !(r.demangle = lazylib_demangle_load(errbuf, errlen)))
+		goto out;	/* a C++ name cannot be matched without it */
 	if (elf_file_open(path, &f, &inf, errbuf, errlen) < 0 ||
 	    elf_file_walk(&f, resolver_add, &r, &inf, errbuf, errlen) < 0)
 		goto out;

@@ -10,7 +10,6 @@
 #include "usdt.h"
 
 #include <bcc/bcc_usdt.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -18,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "lazylib.h"
 
 /* libbcc's USDT functions, once loaded. */
 static struct {
@@ -211,27 +212,23 @@ void usdt_list_free(usdt_probe *p, size_t n)
 
 static int load_bcc(char *err, size_t errlen)
 {
-	static void *lib;
+	static bool loaded;
+	static const char *const names[] = {
+		"bcc_usdt_new_frompath", "bcc_usdt_close", "bcc_usdt_foreach",
+		"bcc_usdt_get_argument",
+	};
+	void *slots[sizeof names / sizeof *names];
 
-	if (lib)
+	if (loaded)
 		return 0;
-	void *h = dlopen("libbcc.so.0", RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		set_err(err, errlen, "cannot load libbcc to read USDT probes (%s); install it: "
-			"apt-get install libbpfcc", dlerror());
+	if (lazylib_open("libbcc.so.0", "libbpfcc", names, slots, sizeof names / sizeof *names,
+			 err, errlen) < 0)
 		return -1;
-	}
 	/* POSIX: a function pointer travels through void * from dlsym. */
-	*(void **)&bcc.new_frompath = dlsym(h, "bcc_usdt_new_frompath");
-	*(void **)&bcc.close = dlsym(h, "bcc_usdt_close");
-	*(void **)&bcc.foreach = dlsym(h, "bcc_usdt_foreach");
-	*(void **)&bcc.get_argument = dlsym(h, "bcc_usdt_get_argument");
-	if (!bcc.new_frompath || !bcc.close || !bcc.foreach || !bcc.get_argument) {
-		set_err(err, errlen, "libbcc.so.0 lacks its USDT functions: reinstall libbpfcc");
-		dlclose(h);
-		memset(&bcc, 0, sizeof(bcc));
-		return -1;
-	}
-	lib = h;
+	*(void **)&bcc.new_frompath = slots[0];
+	*(void **)&bcc.close = slots[1];
+	*(void **)&bcc.foreach = slots[2];
+	*(void **)&bcc.get_argument = slots[3];
+	loaded = true;
 	return 0;
 }

@@ -1,12 +1,13 @@
 /* Unit tests for usdt.c: the USDT notes of real files.  libstdc++ (mapped
- * into this test: libbcc links it) has libstdcxx:throw, :rethrow and
- * :catch, two 8-byte arguments each. */
+ * into this test by the demangler's loader) has libstdcxx:throw, :rethrow
+ * and :catch, two 8-byte arguments each. */
 #include <check.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lazylib.h"
 #include "usdt.h"
 
 static int find_libstdcxx(struct dl_phdr_info *info, size_t size, void *data)
@@ -26,6 +27,7 @@ START_TEST(test_list_libstdcxx)
 	size_t n;
 	char err[256];
 
+	ck_assert_msg(lazylib_demangle_load(err, sizeof err), "%s", err);
 	dl_iterate_phdr(find_libstdcxx, path);
 	ck_assert_msg(path[0], "libstdc++ is not mapped into the test");
 	ck_assert_int_eq(usdt_list(path, &p, &n, err, sizeof err), 0);
