@@ -9,6 +9,8 @@
 #
 # Sections, each run interleaved (A B C, A B C, ...) with medians:
 #   first data   command start to probes attached
+#   versions     first data and a whole 3 s run per bpftrace version (0.17,
+#                and 0.23 and 0.27 from Debian roots), with a breakdown
 #   report       end of the window (or SIGINT) to the complete report
 #   overhead     requests/s of a node HTTP server under wrk, traced or not
 #   accuracy     reports of workloads whose truth is known
@@ -18,8 +20,8 @@
 #   serve        bpfspec serve on 20 node processes: its CPU, peak RSS and
 #                scrape time
 #
-# Usage: scripts/bench.sh   (BUILD=build ROUNDS=3 LOAD_ROUNDS=4 WHY_ROUNDS=8 WRK_SECONDS=3)
-# Takes about 11 minutes on a 2-core machine.
+# Usage: scripts/bench.sh   (BUILD=build ROUNDS=3 VERSION_ROUNDS=3 LOAD_ROUNDS=4 WHY_ROUNDS=8 WRK_SECONDS=3)
+# Takes about 13 minutes on a 2-core machine.
 set -eu
 export LC_ALL=C
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -216,6 +218,10 @@ for s in phases sys; do
 	r=$(calc "${rep[${s}_int]} / ${rep[${s}_bt]}")
 	row report "$name: bpftrace by hand, SIGINT" "${rep[${s}_bt]}" s "bpfspec SIGINT / this" "$r" - - "SIGINT to last map line; exit after $(printf %.2f "${ext[${s}_bt]}") s"
 done
+
+# 1b: per bpftrace version, and where the time goes (scripts/bench/versions.sh).
+. "$top/scripts/bench/versions.sh"
+versions_section
 
 # Recordings for the parser benchmark: one window of each generated
 # program, printed by bpftrace -f json.
@@ -633,6 +639,7 @@ done
 
 wall=$(calc "$EPOCHREALTIME - $started")
 declare -A title=([first]="1. time to first data (command start to probes attached), medians of $ROUNDS"
+	[versions]="1b. per bpftrace version: libuv-phases, first data and a whole 3 s run against the script by hand, and where bpfspec's time goes; medians of $VERSION_ROUNDS"
 	[report]="2. time to report (window end or SIGINT to the complete report), medians of $ROUNDS"
 	[overhead]="3. overhead: node HTTP hello-world under wrk -t1 -c10 -d${WRK_SECONDS}s, requests/s, medians of $LOAD_ROUNDS pairs ($((LOAD_ROUNDS + WHY_ROUNDS)) for libuv-entry and loop-why)"
 	[overhead_cpu]="3b. overhead, the same runs: the server's CPU time per request (less sensitive to other work on the machine)"
@@ -642,7 +649,7 @@ declare -A title=([first]="1. time to first data (command start to probes attach
 	[pictures]="6. pictures: the HTML report of an hour at -i 1 (7 phases, 3 loop threads)"
 	[serve]="7. serve: bpfspec serve libuv-phases on 20 node processes, interval 10 s")
 echo
-for s in first report overhead overhead_cpu overhead_call accuracy cost pictures serve; do
+for s in first versions report overhead overhead_cpu overhead_call accuracy cost pictures serve; do
 	echo "${title[$s]}"
 	printf '  %-42s %14s %-6s %-22s %9s %-10s %-6s %s\n' measurement value unit "compared with" ratio goal result note
 	awk -F'\t' -v s="$s" '
