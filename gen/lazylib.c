@@ -35,13 +35,14 @@ typedef struct lazy_state {
 	char err[256];
 } lazy_state;
 
-/* Loads through LOAD under S's lock the first time; then answers as
+/* Loads through LOAD(CTX) under S's lock the first time; then answers as
  * the first time did. */
-static int lazy_once(lazy_state *s, int (*load)(char *, size_t), char *err, size_t errlen)
+static int lazy_once(lazy_state *s, int (*load)(void *, char *, size_t), void *ctx, char *err,
+		     size_t errlen)
 {
 	pthread_mutex_lock(&s->lock);
 	if (!s->tried)
-		s->tried = load(s->err, sizeof s->err) == 0 ? 1 : -1;
+		s->tried = load(ctx, s->err, sizeof s->err) == 0 ? 1 : -1;
 	int ok = s->tried == 1;
 	pthread_mutex_unlock(&s->lock);
 	if (!ok)
@@ -54,7 +55,7 @@ static int lazy_once(lazy_state *s, int (*load)(char *, size_t), char *err, size
 static lazylib_mhd mhd;
 static lazy_state mhd_state = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static int load_mhd(char *err, size_t errlen)
+static int load_mhd(void *ctx, char *err, size_t errlen)
 {
 	static const char *const names[] = {
 		"MHD_start_daemon", "MHD_stop_daemon", "MHD_is_feature_supported",
@@ -65,6 +66,7 @@ static int load_mhd(char *err, size_t errlen)
 	};
 	void *slots[sizeof names / sizeof *names];
 	_Static_assert(sizeof slots == sizeof mhd, "a name per function of lazylib_mhd");
+	(void)ctx;
 	if (lazylib_open("libmicrohttpd.so.12", "libmicrohttpd12", names, slots,
 			 sizeof names / sizeof *names, err, errlen) < 0)
 		return -1;
@@ -74,45 +76,40 @@ static int load_mhd(char *err, size_t errlen)
 
 const lazylib_mhd *lazylib_mhd_load(char *err, size_t errlen)
 {
-	return lazy_once(&mhd_state, load_mhd, err, errlen) == 0 ? &mhd : NULL;
+	return lazy_once(&mhd_state, load_mhd, NULL, err, errlen) == 0 ? &mhd : NULL;
 }
 
-/* ---- libcrypt ---- */
+/* ---- libraries of one function: libcrypt, libstdc++ ---- */
 
-static lazylib_crypt_fn *crypt_fn;
-static lazy_state crypt_state = { .lock = PTHREAD_MUTEX_INITIALIZER };
+typedef struct lazy_fn {
+	const char *soname, *package, *name;
+	void *fn;
+	lazy_state state;
+} lazy_fn;
 
-static int load_crypt(char *err, size_t errlen)
+static int load_fn(void *ctx, char *err, size_t errlen)
 {
-	static const char *const names[] = { "crypt_r" };
-	void *slot;
-	if (lazylib_open("libcrypt.so.1", "libcrypt1", names, &slot, 1, err, errlen) < 0)
-		return -1;
-	*(void **)&crypt_fn = slot;
-	return 0;
+	lazy_fn *l = ctx;
+	return lazylib_open(l->soname, l->package, &l->name, &l->fn, 1, err, errlen);
 }
+
+static lazy_fn crypt_lib = { "libcrypt.so.1", "libcrypt1", "crypt_r", NULL,
+			     { .lock = PTHREAD_MUTEX_INITIALIZER } };
+static lazy_fn demangle_lib = { "libstdc++.so.6", "libstdc++6", "__cxa_demangle", NULL,
+				{ .lock = PTHREAD_MUTEX_INITIALIZER } };
 
 lazylib_crypt_fn *lazylib_crypt_load(char *err, size_t errlen)
 {
-	return lazy_once(&crypt_state, load_crypt, err, errlen) == 0 ? crypt_fn : NULL;
-}
-
-/* ---- libstdc++'s demangler ---- */
-
-static lazylib_demangle_fn *demangle_fn;
-static lazy_state demangle_state = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static int load_demangle(char *err, size_t errlen)
-{
-	static const char *const names[] = { "__cxa_demangle" };
-	void *slot;
-	if (lazylib_open("libstdc++.so.6", "libstdc++6", names, &slot, 1, err, errlen) < 0)
-		return -1;
-	*(void **)&demangle_fn = slot;
-	return 0;
+	lazylib_crypt_fn *fn = NULL;
+	if (lazy_once(&crypt_lib.state, load_fn, &crypt_lib, err, errlen) == 0)
+		*(void **)&fn = crypt_lib.fn;	/* POSIX: through void * from dlsym */
+	return fn;
 }
 
 lazylib_demangle_fn *lazylib_demangle_load(char *err, size_t errlen)
 {
-	return lazy_once(&demangle_state, load_demangle, err, errlen) == 0 ? demangle_fn : NULL;
+	lazylib_demangle_fn *fn = NULL;
+	if (lazy_once(&demangle_lib.state, load_fn, &demangle_lib, err, errlen) == 0)
+		*(void **)&fn = demangle_lib.fn;
+	return fn;
 }

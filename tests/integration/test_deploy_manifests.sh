@@ -23,8 +23,8 @@
 #  (e) deploy/Containerfile's entrypoint is the binary in exec form, its
 #      runtime stage installs the package of every library the binary
 #      needs (ELF NEEDED, libc aside), of every library gen/ opens with
-#      lazylib_open (whose error names that package: it must own the
-#      soname) and bpftrace, and
+#      dlopen (whose error names that package: it must own the soname)
+#      and bpftrace, and
 #      its build stage the package of every -l the Makefile links
 #      (`make print-libs`), or build-essential for the toolchain's own.
 # asan: once: it reads files; its only bpfspec calls (list, check) are the
@@ -301,9 +301,9 @@ for lib in $(readelf -d "$BPFSPEC" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 	n=$((n + 1))
 done
 grep -qx bpftrace "$TMP/runtime.pkgs" || fail "deploy/Containerfile's runtime stage does not install bpftrace"
-# The libraries bpfspec opens with dlopen (lazylib_open("SONAME",
-# "PACKAGE", ...) in gen/): the package its error names owns the soname
-# here, and the runtime stage installs it.
+# The libraries bpfspec opens with dlopen (each a "SONAME", "PACKAGE"
+# pair in gen/, given to lazylib_open): the package its error names owns
+# the soname here, and the runtime stage installs it.
 m=0
 while read -r so pkg; do
 	path=$(ldconfig -p | awk -v l="$so" '$1 == l && /x86-64/ { print $NF; exit }')
@@ -312,8 +312,8 @@ while read -r so pkg; do
 	grep -qx "$pkg" "$TMP/runtime.pkgs" ||
 		fail "bpfspec opens $so (package $pkg), which deploy/Containerfile's runtime stage does not install"
 	m=$((m + 1))
-done < <(grep -ho 'lazylib_open("[^"]*", "[^"]*"' "$TOP"/gen/*.c | sed 's/lazylib_open("\([^"]*\)", "\([^"]*\)"/\1 \2/')
-[ "$m" -ge 4 ] || fail "found $m libraries opened with lazylib_open in gen/, expected libmicrohttpd, libcrypt, libstdc++ and libbcc"
+done < <(grep -ho '"lib[^"]*[.]so[.][0-9]*", "[^"]*"' "$TOP"/gen/*.c | tr -d '",')
+[ "$m" -ge 4 ] || fail "found $m libraries opened on first use in gen/, expected libmicrohttpd, libcrypt, libstdc++ and libbcc"
 echo "measured: runtime stage installs the packages of $n libraries bpfspec links (libc aside), $m it opens on first use, and bpftrace"
 n=0
 for l in $(make -s -C "$TOP" --no-print-directory print-libs); do
