@@ -5,8 +5,8 @@
 
 static const char *const none[] = { NULL };
 static const char *const timed[] = { WIRE_BUCKETS, WIRE_SUM, WIRE_MIN, WIRE_MAX, NULL };
-static const char *const syscalls[] = { WIRE_BUCKETS, WIRE_CALLS, WIRE_SUM, WIRE_MIN, WIRE_MAX,
-					WIRE_ERRORS, NULL };
+static const char *const syscalls[] = { WIRE_BUCKETS, WIRE_STATS, WIRE_MIN, WIRE_MAX, WIRE_ERRORS,
+					NULL };
 static const char *const events[] = { WIRE_THREAD, WIRE_DROPPED, NULL };
 static const char *const hits[] = { WIRE_HITS, NULL };
 static const char *const waiting[] = { WIRE_WAITING, NULL };

@@ -19,7 +19,8 @@
 #define WIRE_SUM "sum"		/* [key] -> ns in total (syscalls: [key, nr]) */
 #define WIRE_MIN "min"		/* [key] -> shortest ns (syscalls: [key, nr]) */
 #define WIRE_MAX "max"		/* [key] -> longest ns (syscalls: [key, nr]) */
-#define WIRE_CALLS "n"		/* syscalls: [key, nr] -> calls */
+#define WIRE_STATS "st"		/* syscalls: [key, nr] -> stats(): calls and ns
+				 * in total, one map update for both */
 #define WIRE_ERRORS "err"	/* syscalls: [nr, errno] -> failed calls */
 #define WIRE_HITS "c"		/* count: [key] -> hits */
 #define WIRE_THREAD "evcomm"	/* events: [tid] -> thread name */

@@ -136,46 +136,63 @@ static int fill_errors(report_probe *p, const bpfout_map *m)
 	return 0;
 }
 
-/* Histograms per syscall (@b_NAME[nr, bucket]); count, sum, min and max
- * per thread and syscall (@n_, @sum_, @min_, @max_NAME[key, nr]), summed
- * per syscall, per thread and for the probe; errors per syscall. */
+/* Adds map M's values (K: 2 min, 3 max; 0 for the stats map, whose
+ * entries carry the count and the sum) per thread and syscall to P's
+ * syscalls, threads and totals.  Returns 0, or -1 when out of memory. */
+static int fill_totals(report_probe *p, const bpfout_map *m, int k)
+{
+	for (size_t i = 0; m && i < m->n_entries; i++) {
+		const bpfout_entry *e = &m->entries[i];
+		if (e->n_ikeys != 2)
+			continue;
+		uint64_t count = 0, v = 0;
+		if (k == 0) {
+			if (e->type != BPFOUT_VALUE_STATS || e->stats_total < 0)
+				continue;
+			count = e->stats_count;
+			v = (uint64_t)e->stats_total;
+		} else if (e->type != BPFOUT_VALUE_INT || e->value < 0) {
+			continue;
+		} else {
+			v = (uint64_t)e->value;
+		}
+		long tid = (long)e->ikeys[0];
+		report_syscall *sc = find_syscall(p, (long)e->ikeys[1]);
+		report_group *th = sc ? report_find_thread(&sc->threads, &sc->n_threads, tid) : NULL;
+		report_group *g = report_find_thread(&p->groups, &p->n_groups, tid);
+		if (!th || !g)
+			return -1;
+		int kind = k ? k : 1;	/* the stats map's total is a sum */
+		if (k == 0) {
+			th->st.count = count;
+			stats_merge(&g->st, 0, count);
+		}
+		stats_merge(&th->st, kind, v);
+		stats_merge(&g->st, kind, v);
+		stats_merge(&sc->st, kind, v);
+		stats_merge(&p->st, kind, v);
+	}
+	return 0;
+}
+
+/* Histograms per syscall (@b_NAME[nr, bucket]); calls and sum per thread
+ * and syscall in one stats() map (@st_NAME[key, nr]), min and max the
+ * same (@min_, @max_), summed per syscall, per thread and for the probe;
+ * errors per syscall. */
 static int syscalls_fill(report_probe *p, const resolved_probe *rp, const bpfout_window *w,
 			 const kind_fill_ctx *ctx)
 {
-	static const char *const kinds[] = { WIRE_CALLS, WIRE_SUM, WIRE_MIN, WIRE_MAX };
 	const char *name = rp->sp->name;
-	const bpfout_map *m;
 	report_pids pids = ctx->pids;
 
 	p->st.min_ns = UINT64_MAX;
 	if (report_add_histogram(report_window_map(w, WIRE_BUCKETS, name), &p->st, syscall_stats,
 				 p) < 0)
 		return -1;
-	for (int k = 0; k < 4; k++) {
-		if (!(m = report_window_map(w, kinds[k], name)))
-			continue;
-		for (size_t i = 0; i < m->n_entries; i++) {
-			const bpfout_entry *e = &m->entries[i];
-			if (e->n_ikeys != 2 || e->type != BPFOUT_VALUE_INT || e->value < 0)
-				continue;
-			uint64_t v = (uint64_t)e->value;
-			long tid = (long)e->ikeys[0];
-			report_syscall *sc = find_syscall(p, (long)e->ikeys[1]);
-			report_group *th = sc ? report_find_thread(&sc->threads, &sc->n_threads, tid) : NULL;
-			report_group *g = report_find_thread(&p->groups, &p->n_groups, tid);
-			if (!th || !g)
-				return -1;
-			if (k == 0)
-				th->st.count = v;
-			else
-				stats_merge(&th->st, k, v);
-			stats_merge(&g->st, k, v);
-			if (k >= 1) {
-				stats_merge(&sc->st, k, v);
-				stats_merge(&p->st, k, v);
-			}
-		}
-	}
+	if (fill_totals(p, report_window_map(w, WIRE_STATS, name), 0) < 0 ||
+	    fill_totals(p, report_window_map(w, WIRE_MIN, name), 2) < 0 ||
+	    fill_totals(p, report_window_map(w, WIRE_MAX, name), 3) < 0)
+		return -1;
 	if (fill_errors(p, report_window_map(w, WIRE_ERRORS, name)) < 0)
 		return -1;
 	for (size_t i = 0; i < p->n_syscalls; i++) {

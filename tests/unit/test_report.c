@@ -939,8 +939,9 @@ START_TEST(test_syscall_minus_one_is_rt_sigreturn)
 		"{\"type\": \"printf\", \"data\": \"bpfspec:ev slow 1500 101 -1 5000 -4 - \\n\"}",
 		"{\"type\": \"printf\", \"data\": \"bpfspec:flush 2000\\n\"}",
 		"{\"type\": \"map\", \"data\": {\"@b_all\": {\"-1,100\": 2, \"0,100\": 1}}}",
-		"{\"type\": \"map\", \"data\": {\"@n_all\": {\"101,-1\": 2, \"101,0\": 1}}}",
-		"{\"type\": \"map\", \"data\": {\"@sum_all\": {\"101,-1\": 300, \"101,0\": 150}}}",
+		"{\"type\": \"stats\", \"data\": {\"@st_all\": {\"101,-1\": {\"count\": 2, "
+		"\"average\": 150, \"total\": 300}, \"101,0\": {\"count\": 1, \"average\": 150, "
+		"\"total\": 150}}}}",
 		"{\"type\": \"map\", \"data\": {\"@min_all\": {\"101,-1\": 100, \"101,0\": 150}}}",
 		"{\"type\": \"map\", \"data\": {\"@max_all\": {\"101,-1\": 200, \"101,0\": 150}}}",
 		"{\"type\": \"map\", \"data\": {\"@err_all\": {\"0,9\": 1}}}",

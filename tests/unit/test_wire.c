@@ -141,8 +141,8 @@ static const struct {
 	{ PROBE_UTILIZATION, "max_p", "{\"@max_p\": {\"42\": 3790000}}" },
 	{ PROBE_UTILIZATION, "uin_p", "{\"@uin_p\": {\"43\": 1500000000}}" },
 	{ PROBE_SYSCALLS, "b_p", "{\"@b_p\": {\"257,300\": 3}}" },
-	{ PROBE_SYSCALLS, "n_p", "{\"@n_p\": {\"42,257\": 3}}" },
-	{ PROBE_SYSCALLS, "sum_p", "{\"@sum_p\": {\"42,257\": 11100000}}" },
+	{ PROBE_SYSCALLS, "st_p", "{\"type\": \"stats\", \"data\": {\"@st_p\": {\"42,257\": "
+				  "{\"count\": 3, \"average\": 3700000, \"total\": 11100000}}}}" },
 	{ PROBE_SYSCALLS, "min_p", "{\"@min_p\": {\"42,257\": 3680000}}" },
 	{ PROBE_SYSCALLS, "max_p", "{\"@max_p\": {\"42,257\": 3790000}}" },
 	{ PROBE_SYSCALLS, "err_p", "{\"@err_p\": {\"257,2\": 1}}" },
@@ -152,11 +152,14 @@ static const struct {
 	{ PROBE_COUNT, "c_p", "{\"@c_p\": {\"42\": 7}}" },
 };
 
-/* Feeds one bpftrace line: a map's print or a printf's text. */
+/* Feeds one bpftrace line: a map's print (its data, or the whole line
+ * when it is not of type "map") or a printf's text. */
 static void feed_line(bpfout *out, const char *map, const char *text)
 {
 	char line[512];
-	if (map)
+	if (map && strncmp(text, "{\"type\"", 7) == 0)
+		snprintf(line, sizeof line, "%s", text);
+	else if (map)
 		snprintf(line, sizeof line, "{\"type\": \"map\", \"data\": %s}", text);
 	else
 		snprintf(line, sizeof line, "{\"type\": \"printf\", \"data\": \"%s\\n\"}", text);
