@@ -78,11 +78,15 @@ char *bpfout_repair_high_bytes(const char *line, size_t len, size_t *out_len,
  *
  * Most of what bpftrace prints is map dumps of integers, one map a line:
  *   {"type": "map", "data": {"@b_timers": {"100,300": 3, "101,300": 1}}}
+ * and stats() maps (syscalls' totals per thread and syscall):
+ *   {"type": "stats", "data": {"@st_s": {"100,0": {"count": 2,
+ *    "average": 150, "total": 300}}}}
  * Building a jansson tree of such a line (a hash table of every key) costs
- * more than the rest of bpfspec together, so lines of exactly this shape
- * are read directly.  Anything else — escapes, non-ASCII text, floats,
- * integers outside int64, nested values, several maps — returns false
- * before any state changes, and the line goes through jansson. */
+ * more than the rest of bpfspec together, so lines of exactly these shapes
+ * are read directly, to what the jansson path makes of them.  Anything
+ * else — escapes, non-ASCII text, floats, integers outside int64, other
+ * nested values, stats members in another order, several maps — returns
+ * false before any state changes, and the line goes through jansson. */
 
 typedef struct scan {
 	const char *s, *end;
@@ -132,6 +136,26 @@ static bool scan_word(scan *c, const char *word)
 }
 
 /* A JSON integer that fits int64. */
+static bool scan_int(scan *c, int64_t *out);
+
+/* stats()' value {"count": C, "average": A, "total": T} into E, members
+ * in bpftrace's order, C not negative. */
+static bool scan_stats(scan *c, bpfout_entry *e)
+{
+	int64_t count, average, total;
+	if (!scan_char(c, '{') || !scan_word(c, "count") || !scan_char(c, ':') ||
+	    !scan_int(c, &count) || count < 0 || !scan_char(c, ',') ||
+	    !scan_word(c, "average") || !scan_char(c, ':') || !scan_int(c, &average) ||
+	    !scan_char(c, ',') || !scan_word(c, "total") || !scan_char(c, ':') ||
+	    !scan_int(c, &total) || !scan_char(c, '}'))
+		return false;
+	e->type = BPFOUT_VALUE_STATS;
+	e->stats_count = (uint64_t)count;
+	e->stats_total = total;
+	e->value = average;
+	return true;
+}
+
 static bool scan_int(scan *c, int64_t *out)
 {
 	scan_ws(c);
@@ -165,17 +189,27 @@ bool bpfout_fast_map_line(bpfout *p, const char *line, size_t len)
 	 * the line itself. */
 	char *arena, *ap;
 
+	const char *type;
+	size_t type_len;
 	if (memchr(line, '\\', len) || !scan_char(&c, '{') || !scan_word(&c, "type") ||
-	    !scan_char(&c, ':') || !scan_word(&c, "map") || !scan_char(&c, ',') ||
-	    !scan_word(&c, "data") || !scan_char(&c, ':') || !scan_char(&c, '{') ||
-	    !scan_string(&c, &name, &name_len) || !scan_char(&c, ':') || !scan_char(&c, '{'))
+	    !scan_char(&c, ':') || !scan_string(&c, &type, &type_len))
+		return false;
+	bool stats = type_len == 5 && memcmp(type, "stats", 5) == 0;
+	if (!stats && !(type_len == 3 && memcmp(type, "map", 3) == 0))
+		return false;
+	if (!scan_char(&c, ',') || !scan_word(&c, "data") || !scan_char(&c, ':') ||
+	    !scan_char(&c, '{') || !scan_string(&c, &name, &name_len) || !scan_char(&c, ':') ||
+	    !scan_char(&c, '{'))
 		return false;
 	if (!(ap = arena = malloc(len + 1)))
 		return false;
 	bool first = true;
 	while (!scan_char(&c, '}')) {
 		if ((!first && !scan_char(&c, ',')) || !scan_string(&c, &key, &key_len) ||
-		    !scan_char(&c, ':') || !scan_int(&c, &v))
+		    !scan_char(&c, ':'))
+			goto fallback;
+		/* An unkeyed stats map's value is the stats object itself. */
+		if (stats && first && key_len == 5 && memcmp(key, "count", 5) == 0)
 			goto fallback;
 		first = false;
 		if (n == cap) {
@@ -186,12 +220,20 @@ bool bpfout_fast_map_line(bpfout *p, const char *line, size_t len)
 		}
 		bpfout_entry *e = &entries[n];
 		memset(e, 0, sizeof *e);
+		scan_ws(&c);
+		if (stats && c.s < c.end && *c.s == '{') {
+			if (!scan_stats(&c, e))
+				goto fallback;
+		} else if (scan_int(&c, &v)) {
+			e->type = BPFOUT_VALUE_INT;
+			e->value = v;
+		} else {
+			goto fallback;
+		}
 		memcpy(ap, key, key_len);
 		ap[key_len] = '\0';
 		e->key = ap;
 		ap += key_len + 1;
-		e->type = BPFOUT_VALUE_INT;
-		e->value = v;
 		bpfout_split_ikeys_len(e, key_len);
 		n++;
 	}

@@ -13,7 +13,8 @@
  *   latency:  @b_NAME[key, bucket] (count)  @sum_/@min_/@max_NAME[key]
  *             (uprobe pairs, entry-only phases and derived phases alike)
  *   utilization: the same maps, keyed by tid: time in epoll waits
- *   syscalls: @b_NAME[nr, bucket] (count)   @n_/@sum_/@min_/@max_NAME[key, nr]
+ *   syscalls: @b_NAME[nr, bucket] (count)   @st_NAME[key, nr] (stats: calls and
+ *             their total)  @min_/@max_NAME[key, nr]
  *             @err_NAME[nr, errno] (count)
  *   events:   printf "bpfspec:ev NAME TIME TID NR NS RET KIND ARG" records,
  *             @evcomm_NAME[tid] (thread name)  @evdrop_NAME (count over limit)

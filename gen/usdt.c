@@ -221,9 +221,12 @@ static int load_bcc(char *err, size_t errlen)
 
 	if (loaded)
 		return 0;
+	char why[256];
 	if (lazylib_open("libbcc.so.0", "libbpfcc", names, slots, sizeof names / sizeof *names,
-			 err, errlen) < 0)
+			 why, sizeof why) < 0) {
+		set_err(err, errlen, "libbcc reads USDT probes: %s", why);
 		return -1;
+	}
 	/* POSIX: a function pointer travels through void * from dlsym. */
 	*(void **)&bcc.new_frompath = slots[0];
 	*(void **)&bcc.close = slots[1];

@@ -16,7 +16,7 @@
 
 #define WIRE_BUCKETS "b"	/* [key, bucket] -> calls: log-linear histogram
 				 * (syscalls: [nr, bucket]) */
-#define WIRE_SUM "sum"		/* [key] -> ns in total (syscalls: [key, nr]) */
+#define WIRE_SUM "sum"		/* [key] -> ns in total (syscalls: in WIRE_STATS) */
 #define WIRE_MIN "min"		/* [key] -> shortest ns (syscalls: [key, nr]) */
 #define WIRE_MAX "max"		/* [key] -> longest ns (syscalls: [key, nr]) */
 #define WIRE_STATS "st"		/* syscalls: [key, nr] -> stats(): calls and ns

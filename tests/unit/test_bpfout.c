@@ -881,6 +881,86 @@ START_TEST(test_null_safety)
 }
 END_TEST
 
+/* stats() lines take the fast path too, to what jansson makes of them:
+ * the same line fed plainly and with a key escape ("\u0031" is "1") gives
+ * the same count, total, average and keys; an avg() map of integers the
+ * same; an unkeyed stats map is left to jansson (its value is the stats
+ * object, not a map of keys "count", "average" and "total"). */
+START_TEST(test_fast_path_stats)
+{
+	static const char fast[] = "{\"type\": \"stats\", \"data\": {\"@st\": {\"101,-1\": "
+				   "{\"count\": 2, \"average\": 150, \"total\": 300}, \"101,0\": "
+				   "{\"count\": 1, \"average\": -5, \"total\": -5}}}}";
+	static const char slow[] = "{\"type\": \"stats\", \"data\": {\"@st\": {\"10\\u0031,-1\": "
+				   "{\"count\": 2, \"average\": 150, \"total\": 300}, \"101,0\": "
+				   "{\"count\": 1, \"average\": -5, \"total\": -5}}}}";
+	static const char avg[] = "{\"type\": \"stats\", \"data\": {\"@avg\": {\"3476,1\": 2397}}}";
+	static const char unkeyed[] = "{\"type\": \"stats\", \"data\": {\"@one\": {\"count\": 86, "
+				      "\"average\": 2397, \"total\": 206206}}}";
+	const char *begin = "{\"type\": \"printf\", \"data\": \"bpfspec:flush 5\\n\"}";
+	const char *end = "{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}";
+	bpfout *a = bpfout_new(), *b = bpfout_new();
+	bpfout_feed(a, begin, strlen(begin));
+	bpfout_feed(b, begin, strlen(begin));
+	ck_assert_int_eq(bpfout_feed(a, fast, strlen(fast)), BPFOUT_LINE_DATA);
+	ck_assert_int_eq(bpfout_feed(b, slow, strlen(slow)), BPFOUT_LINE_DATA);
+	ck_assert_int_eq(bpfout_feed(a, avg, strlen(avg)), BPFOUT_LINE_DATA);
+	ck_assert_int_eq(bpfout_feed(a, unkeyed, strlen(unkeyed)), BPFOUT_LINE_DATA);
+	bpfout_feed(a, end, strlen(end));
+	bpfout_feed(b, end, strlen(end));
+	const bpfout_window *wa = bpfout_window_at(a, 0);
+	const bpfout_map *ma = bpfout_window_map(wa, "@st");
+	const bpfout_map *mb = bpfout_window_map(bpfout_window_at(b, 0), "@st");
+	ck_assert_ptr_nonnull(ma);
+	ck_assert_ptr_nonnull(mb);
+	ck_assert_ptr_nonnull(ma->key_arena);	/* the fast path */
+	ck_assert_ptr_null(mb->key_arena);	/* jansson */
+	ck_assert_uint_eq(ma->n_entries, 2);
+	ck_assert_uint_eq(mb->n_entries, 2);
+	for (size_t i = 0; i < ma->n_entries; i++) {
+		const bpfout_entry *ea = &ma->entries[i];
+		const bpfout_entry *eb = bpfout_map_entry(mb, ea->key);
+		ck_assert_msg(eb != NULL, "key \"%s\" missing from the jansson map", ea->key);
+		ck_assert_int_eq(ea->type, BPFOUT_VALUE_STATS);
+		ck_assert_int_eq(ea->type, eb->type);
+		ck_assert_uint_eq(ea->stats_count, eb->stats_count);
+		ck_assert_int_eq(ea->stats_total, eb->stats_total);
+		ck_assert_int_eq(ea->value, eb->value);
+		ck_assert_uint_eq(ea->n_ikeys, eb->n_ikeys);
+		for (size_t k = 0; k < ea->n_ikeys; k++)
+			ck_assert_int_eq(ea->ikeys[k], eb->ikeys[k]);
+	}
+	const bpfout_entry *e = bpfout_map_entry(ma, "101,-1");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(e->stats_count, 2);
+	ck_assert_int_eq(e->stats_total, 300);
+	const bpfout_map *mv = bpfout_window_map(wa, "@avg");
+	ck_assert_ptr_nonnull(mv);
+	ck_assert_uint_eq(mv->n_entries, 1);
+	ck_assert_int_eq(mv->entries[0].type, BPFOUT_VALUE_INT);
+	ck_assert_int_eq(mv->entries[0].value, 2397);
+	const bpfout_map *mu = bpfout_window_map(wa, "@one");
+	ck_assert_ptr_nonnull(mu);
+	ck_assert_ptr_null(mu->key_arena);
+	ck_assert_uint_eq(mu->n_entries, 1);
+	ck_assert_int_eq(mu->entries[0].type, BPFOUT_VALUE_STATS);
+	ck_assert_uint_eq(mu->entries[0].stats_count, 86);
+	/* A stats value of another shape is left to jansson, never misread. */
+	static const char odd[] = "{\"type\": \"stats\", \"data\": {\"@st2\": {\"1\": "
+				  "{\"total\": 300, \"count\": 2, \"average\": 150}}}}";
+	bpfout_feed(a, begin, strlen(begin));
+	ck_assert_int_eq(bpfout_feed(a, odd, strlen(odd)), BPFOUT_LINE_DATA);
+	bpfout_feed(a, end, strlen(end));
+	const bpfout_map *mo = bpfout_window_map(bpfout_window_at(a, 1), "@st2");
+	ck_assert_ptr_nonnull(mo);
+	ck_assert_ptr_null(mo->key_arena);
+	ck_assert_uint_eq(mo->entries[0].stats_count, 2);
+	ck_assert_int_eq(mo->entries[0].stats_total, 300);
+	bpfout_free(a);
+	bpfout_free(b);
+}
+END_TEST
+
 /* The fast path for integer maps reads a line exactly as jansson does:
  * the same map fed once plainly (fast path) and once with a key escape
  * ("\u0030" is "0", which sends the line through jansson) must give the
@@ -1042,6 +1122,7 @@ static Suite *bpfout_suite(void)
 
 	tcase_add_test(core, test_markers);
 	tcase_add_test(core, test_fast_path_matches_jansson);
+	tcase_add_test(core, test_fast_path_stats);
 	tcase_add_test(core, test_fast_events_match_jansson);
 	tcase_add_test(core, test_window_release);
 	tcase_add_test(core, test_begin_sets_first_window);
