@@ -136,26 +136,6 @@ static bool scan_word(scan *c, const char *word)
 }
 
 /* A JSON integer that fits int64. */
-static bool scan_int(scan *c, int64_t *out);
-
-/* stats()' value {"count": C, "average": A, "total": T} into E, members
- * in bpftrace's order, C not negative. */
-static bool scan_stats(scan *c, bpfout_entry *e)
-{
-	int64_t count, average, total;
-	if (!scan_char(c, '{') || !scan_word(c, "count") || !scan_char(c, ':') ||
-	    !scan_int(c, &count) || count < 0 || !scan_char(c, ',') ||
-	    !scan_word(c, "average") || !scan_char(c, ':') || !scan_int(c, &average) ||
-	    !scan_char(c, ',') || !scan_word(c, "total") || !scan_char(c, ':') ||
-	    !scan_int(c, &total) || !scan_char(c, '}'))
-		return false;
-	e->type = BPFOUT_VALUE_STATS;
-	e->stats_count = (uint64_t)count;
-	e->stats_total = total;
-	e->value = average;
-	return true;
-}
-
 static bool scan_int(scan *c, int64_t *out)
 {
 	scan_ws(c);
@@ -174,6 +154,24 @@ static bool scan_int(scan *c, int64_t *out)
 		return false;
 	*out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
 	c->s = e;
+	return true;
+}
+
+/* stats()' value {"count": C, "average": A, "total": T} into E, members
+ * in bpftrace's order, C not negative. */
+static bool scan_stats(scan *c, bpfout_entry *e)
+{
+	int64_t count, average, total;
+	if (!scan_char(c, '{') || !scan_word(c, "count") || !scan_char(c, ':') ||
+	    !scan_int(c, &count) || count < 0 || !scan_char(c, ',') ||
+	    !scan_word(c, "average") || !scan_char(c, ':') || !scan_int(c, &average) ||
+	    !scan_char(c, ',') || !scan_word(c, "total") || !scan_char(c, ':') ||
+	    !scan_int(c, &total) || !scan_char(c, '}'))
+		return false;
+	e->type = BPFOUT_VALUE_STATS;
+	e->stats_count = (uint64_t)count;
+	e->stats_total = total;
+	e->value = average;
 	return true;
 }
 

@@ -55,7 +55,7 @@ static enum MHD_Result queue(struct MHD_Connection *conn, unsigned status, const
 	enum MHD_Result ret;
 
 	r = mhd->create_response_from_buffer(len, body,
-					    must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+					     must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	if (!r) {
 		if (must_free)
 			free(body);
@@ -81,7 +81,7 @@ static enum MHD_Result queue_text(struct MHD_Connection *conn, unsigned status,
 static bool accepts_gzip(struct MHD_Connection *conn)
 {
 	const char *h = mhd->lookup_connection_value(conn, MHD_HEADER_KIND,
-						    MHD_HTTP_HEADER_ACCEPT_ENCODING);
+						     MHD_HTTP_HEADER_ACCEPT_ENCODING);
 
 	while (h && *h) {
 		size_t n;
@@ -206,7 +206,7 @@ static enum MHD_Result serve_index(serve_http *sh, struct MHD_Connection *conn)
 static bool has_body(struct MHD_Connection *conn, size_t upload_size)
 {
 	const char *cl = mhd->lookup_connection_value(conn, MHD_HEADER_KIND,
-						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+						      MHD_HTTP_HEADER_CONTENT_LENGTH);
 
 	if (upload_size > 0)
 		return true;
@@ -347,7 +347,7 @@ serve_http *serve_http_start(const serve_http_config *cfg, char *err, size_t err
 		if (!(web && web->cert_pem))
 			opts[5].option = MHD_OPTION_END;
 		sh->daemon = mhd->start_daemon(flags, 0, NULL, NULL, handle, sh, MHD_OPTION_ARRAY,
-					      opts, MHD_OPTION_END);
+					       opts, MHD_OPTION_END);
 	}
 	if (!sh->daemon) {
 		close(fd);

@@ -37,7 +37,6 @@
 #define NT_GNU_BUILD_ID 3
 #endif
 
-
 /* A C++ query: which one, and the pieces a mangled name must contain. */
 typedef struct cxx_query {
 	size_t qi;		/* index into the query array */
@@ -256,10 +255,12 @@ char *symtab_demangle(const char *mangled)
 	int status = -1;
 	char *out;
 
+	/* Called once per symbol by `bpfspec symbols`: loaded once. */
+	static lazylib_demangle_fn *demangle;
 	char why[256];
-	lazylib_demangle_fn *demangle;
 
-	if (strncmp(mangled, "_Z", 2) != 0 || !(demangle = lazylib_demangle_load(why, sizeof why)))
+	if (strncmp(mangled, "_Z", 2) != 0 ||
+	    (!demangle && !(demangle = lazylib_demangle_load(why, sizeof why))))
 		return NULL;	/* without libstdc++, names stay mangled */
 	out = demangle(mangled, NULL, NULL, &status);
 	if (status != 0) {

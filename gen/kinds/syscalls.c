@@ -136,41 +136,33 @@ static int fill_errors(report_probe *p, const bpfout_map *m)
 	return 0;
 }
 
-/* Adds map M's values (K: 2 min, 3 max; 0 for the stats map, whose
- * entries carry the count and the sum) per thread and syscall to P's
- * syscalls, threads and totals.  Returns 0, or -1 when out of memory. */
-static int fill_totals(report_probe *p, const bpfout_map *m, int k)
+/* Adds map M's values per thread and syscall to P's syscalls, threads
+ * and totals, merged as stats_merge's KIND: 1 for the stats map (its
+ * entries' count, and their total as the sum), 2 for min, 3 for max.
+ * Returns 0, or -1 when out of memory. */
+static int fill_totals(report_probe *p, const bpfout_map *m, int kind)
 {
+	bool stats = kind == 1;
 	for (size_t i = 0; m && i < m->n_entries; i++) {
 		const bpfout_entry *e = &m->entries[i];
-		if (e->n_ikeys != 2)
+		int64_t v = stats ? e->stats_total : e->value;
+		if (e->n_ikeys != 2 || e->type != (stats ? BPFOUT_VALUE_STATS : BPFOUT_VALUE_INT) ||
+		    v < 0)
 			continue;
-		uint64_t count = 0, v = 0;
-		if (k == 0) {
-			if (e->type != BPFOUT_VALUE_STATS || e->stats_total < 0)
-				continue;
-			count = e->stats_count;
-			v = (uint64_t)e->stats_total;
-		} else if (e->type != BPFOUT_VALUE_INT || e->value < 0) {
-			continue;
-		} else {
-			v = (uint64_t)e->value;
-		}
 		long tid = (long)e->ikeys[0];
 		report_syscall *sc = find_syscall(p, (long)e->ikeys[1]);
 		report_group *th = sc ? report_find_thread(&sc->threads, &sc->n_threads, tid) : NULL;
 		report_group *g = report_find_thread(&p->groups, &p->n_groups, tid);
 		if (!th || !g)
 			return -1;
-		int kind = k ? k : 1;	/* the stats map's total is a sum */
-		if (k == 0) {
-			th->st.count = count;
-			stats_merge(&g->st, 0, count);
+		if (stats) {	/* a syscall's calls come from its histogram */
+			th->st.count = e->stats_count;
+			stats_merge(&g->st, 0, e->stats_count);
 		}
-		stats_merge(&th->st, kind, v);
-		stats_merge(&g->st, kind, v);
-		stats_merge(&sc->st, kind, v);
-		stats_merge(&p->st, kind, v);
+		stats_merge(&th->st, kind, (uint64_t)v);
+		stats_merge(&g->st, kind, (uint64_t)v);
+		stats_merge(&sc->st, kind, (uint64_t)v);
+		stats_merge(&p->st, kind, (uint64_t)v);
 	}
 	return 0;
 }
@@ -189,7 +181,7 @@ static int syscalls_fill(report_probe *p, const resolved_probe *rp, const bpfout
 	if (report_add_histogram(report_window_map(w, WIRE_BUCKETS, name), &p->st, syscall_stats,
 				 p) < 0)
 		return -1;
-	if (fill_totals(p, report_window_map(w, WIRE_STATS, name), 0) < 0 ||
+	if (fill_totals(p, report_window_map(w, WIRE_STATS, name), 1) < 0 ||
 	    fill_totals(p, report_window_map(w, WIRE_MIN, name), 2) < 0 ||
 	    fill_totals(p, report_window_map(w, WIRE_MAX, name), 3) < 0)
 		return -1;

@@ -5,9 +5,12 @@
 #define BPFSPEC_TEST_HELPERS_H
 
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "diag.h"
 
@@ -17,6 +20,31 @@
 #define ck_assert_lacks(hay, needle)                                       \
 	ck_assert_msg(strstr((hay), (needle)) == NULL,                     \
 		      "did not expect \"%s\" in:\n%s", (needle), (hay))
+
+/* A child of this test that waits until killed, named NAME (NULL: as
+ * this test); returns once it is named and SIGTERM ends it (check's
+ * SIGTERM handler, inherited, would end the whole process group). */
+static inline pid_t waiting_child(const char *name)
+{
+	int fds[2];
+	char c;
+	ck_assert_int_eq(pipe(fds), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		signal(SIGTERM, SIG_DFL);
+		if (name)
+			prctl(PR_SET_NAME, name);
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	ck_assert_int_eq(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	return pid;
+}
 
 /* Occurrences of NEEDLE in HAY (not overlapping). */
 static inline unsigned count_of(const char *hay, const char *needle)

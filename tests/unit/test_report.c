@@ -586,34 +586,13 @@ START_TEST(test_build_thread_names)
 }
 END_TEST
 
-/* A child of this test, named NAME, that waits; returns once it is named. */
-static pid_t named_child(const char *name)
-{
-	int fds[2];
-	char c;
-	ck_assert_int_eq(pipe(fds), 0);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		prctl(PR_SET_NAME, name);
-		if (write(fds[1], "x", 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	close(fds[1]);
-	ck_assert_int_eq(read(fds[0], &c, 1), 1);
-	close(fds[0]);
-	return pid;
-}
-
 /* Several traced processes (-p CHILD -p ME): each one's main thread is
  * named from its own /proc and marked main, in the order of the pids;
  * the JSON says every pid and reads back the same.  A report written
  * before pids existed reads as its pid alone. */
 START_TEST(test_build_several_pids)
 {
-	long me = (long)getpid(), child = (long)named_child("mpchild");
+	long me = (long)getpid(), child = (long)waiting_child("mpchild");
 	long pids[] = { child, me };
 	char line[512], comm[64] = "";
 

@@ -344,23 +344,7 @@ START_TEST(test_stopping_child)
 	child_says(&f, line);
 	ck_assert(f.slot.up);
 
-	/* A child that SIGTERM ends (check's handler, inherited, would end
-	 * the whole process group): ready once it says so. */
-	int ready[2];
-	ck_assert_int_eq(pipe(ready), 0);
-	pid_t kid = fork();
-	ck_assert_int_ge(kid, 0);
-	if (kid == 0) {
-		signal(SIGTERM, SIG_DFL);
-		if (write(ready[1], "r", 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	char r;
-	ck_assert_int_eq(read(ready[0], &r, 1), 1);
-	close(ready[0]);
-	close(ready[1]);
+	pid_t kid = waiting_child(NULL);
 	f.slot.child = kid;
 	serve_child_stop(&f.sv, &f.slot);
 	ck_assert(f.slot.stopping);
