@@ -112,7 +112,7 @@ static void entry_clear(bpfout_entry *e)
 	free(e->str);
 }
 
-static void map_clear(bpfout_map *m)
+void bpfout_map_clear(bpfout_map *m)
 {
 	if (!m)
 		return;
@@ -129,7 +129,7 @@ static void map_clear(bpfout_map *m)
 static void window_clear_maps(bpfout_window *w)
 {
 	for (size_t i = 0; i < w->n_maps; i++)
-		map_clear(&w->maps[i]);
+		bpfout_map_clear(&w->maps[i]);
 	free(w->maps);
 	w->maps = NULL;
 	w->n_maps = 0;
@@ -152,7 +152,7 @@ int bpfout_window_put(bpfout_window *w, bpfout_map *m)
 {
 	for (size_t i = 0; i < w->n_maps; i++) {
 		if (strcmp(w->maps[i].name, m->name) == 0) {
-			map_clear(&w->maps[i]);
+			bpfout_map_clear(&w->maps[i]);
 			w->maps[i] = *m;
 			memset(m, 0, sizeof *m);
 			return 0;
@@ -160,7 +160,7 @@ int bpfout_window_put(bpfout_window *w, bpfout_map *m)
 	}
 	bpfout_map *nm = xrealloc_array(w->maps, w->n_maps + 1, sizeof *nm);
 	if (!nm) {
-		map_clear(m);
+		bpfout_map_clear(m);
 		return -1;
 	}
 	w->maps = nm;
@@ -196,6 +196,7 @@ void bpfout_free(bpfout *p)
 	for (size_t i = 0; i < p->n_notes; i++)
 		free(p->notes[i]);
 	free(p->notes);
+	bpfout_forget_probes(p);
 	free(p);
 }
 
@@ -467,13 +468,13 @@ static int parse_map(bpfout *p, record_kind kind, const char *name, const json_t
 		return -1;
 	if (!keyed && !json_is_array(v) && kind == KIND_HIST) {
 		bpfout_note(p, "%s: skipped: hist %s", name, json_kind_name(v));
-		map_clear(m);
+		bpfout_map_clear(m);
 		return -1;
 	}
 	size_t n = keyed ? json_object_size(v) : 1;
 	if (n && !(m->entries = xrealloc_array(NULL, n, sizeof *m->entries))) {
 		bpfout_note(p, "skipped: %s: out of memory", name);
-		map_clear(m);
+		bpfout_map_clear(m);
 		return -1;
 	}
 	if (keyed) {
@@ -492,7 +493,7 @@ static int parse_map(bpfout *p, record_kind kind, const char *name, const json_t
 			bpfout_note(p, "%s: skipped: %s", name, why);
 	}
 	if (m->n_entries == 0 && skipped) {
-		map_clear(m);
+		bpfout_map_clear(m);
 		return -1;
 	}
 	return 0;
@@ -514,7 +515,7 @@ static bpfout_line feed_maps(bpfout *p, const char *type, record_kind kind, cons
 		bpfout_map m;
 		if (parse_map(p, kind, name, v, &m) < 0)
 			continue;
-		if (bpfout_window_put(p->cur, &m) < 0) {
+		if (bpfout_put_map(p, &m) < 0) {
 			bpfout_note(p, "skipped: %s: out of memory", name);
 			continue;
 		}
@@ -576,6 +577,8 @@ static bpfout_line feed_marker(bpfout *p, const char *s, size_t len)
 		}
 		return BPFOUT_LINE_BEGIN;
 	}
+	if (len >= 14 && memcmp(s + 8, "probes", 6) == 0 && (len == 14 || s[14] == ' '))
+		return bpfout_feed_probes(p, s + 14, len - 14);
 	if (parse_marker(s, len, "started", true, &ns))
 		return BPFOUT_LINE_STARTED;
 	if (parse_marker(s, len, "begun", true, &ns)) {

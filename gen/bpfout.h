@@ -13,6 +13,11 @@
  *   "bpfspec:flush NS"  the current window ends at NS; maps follow
  *   "bpfspec:end"       the maps of that flush are complete
  *   "bpfspec:ev TEXT"   one event record, kept in the open window
+ *   "bpfspec:probes NAME..."  the probes, numbered from 1, of the maps they
+ *                       share: from then on a map "@WORD" (no '_') of
+ *                       integers keyed [N, REST...] is kept as one map
+ *                       per probe, "@WORD_NAME" keyed [REST...]
+ *                       (bpfout_shared.c)
  * Maps printed between flush and end belong to that window; the next window
  * starts at the previous flush's NS.  Maps printed anywhere else (bpftrace's
  * own exit-time dump) are collected in the "trailing" window, which is never
@@ -95,6 +100,7 @@ typedef enum {
 	BPFOUT_LINE_IGNORED,	/* blank line */
 	BPFOUT_LINE_ATTACHED,	/* attached_probes */
 	BPFOUT_LINE_BEGIN,	/* bpfspec:begin marker */
+	BPFOUT_LINE_PROBES,	/* bpfspec:probes: the shared maps' probe names */
 	BPFOUT_LINE_STARTED,	/* bpfspec:started: the window-start clears are done */
 	BPFOUT_LINE_BEGUN,	/* bpfspec:begun NS: the first window begins at NS
 				 * (records before it are dropped) */

@@ -25,6 +25,8 @@ struct bpfout {
 	bool begin_seen;
 	char **notes;
 	size_t n_notes, cap_notes;
+	char **probe_names;		/* "bpfspec:probes": shared maps' probes, 1-based */
+	size_t n_probe_names;
 	size_t lineno;
 	bool line_clamped;		/* an integer of this line was clamped */
 };
@@ -34,8 +36,21 @@ void *bpfout_grow(void *arr, size_t *cap, size_t need, size_t size);
 /* Adds "line N: " + the formatted text as a note (cut, controls as '?'). */
 void bpfout_note(bpfout *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int bpfout_window_put(bpfout_window *w, bpfout_map *m);
+/* Frees what M holds and zeroes it. */
+void bpfout_map_clear(bpfout_map *m);
 void bpfout_split_ikeys_len(bpfout_entry *e, size_t key_len);
 bpfout_line bpfout_feed_event(bpfout *p, const char *s, size_t len);
+
+/* bpfout_shared.c: maps the probes share (@b[N, ...] for probe N). */
+/* Reads the names after "bpfspec:probes" (S, LEN bytes: " NAME NAME...",
+ * a trailing newline allowed), replacing any named before: PROBES, or
+ * MESSAGE (noted) when malformed. */
+bpfout_line bpfout_feed_probes(bpfout *p, const char *s, size_t len);
+void bpfout_forget_probes(bpfout *p);
+/* Moves M into the trailing window; a shared map (bpfout_shared.c) goes
+ * in as one map per probe.  Returns 0, or -1 when M was lost (out of
+ * memory: the caller notes it).  M is cleared either way. */
+int bpfout_put_map(bpfout *p, bpfout_map *m);
 
 /* bpfout_numbers.c: integers as bpftrace writes them. */
 

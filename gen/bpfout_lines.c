@@ -243,8 +243,8 @@ bool bpfout_fast_map_line(bpfout *p, const char *line, size_t len)
 	m.entries = entries;
 	m.n_entries = n;
 	m.key_arena = arena;
-	if (bpfout_window_put(p->cur, &m) < 0)
-		bpfout_note(p, "skipped: %s: out of memory", name);
+	if (bpfout_put_map(p, &m) < 0)
+		bpfout_note(p, "skipped: %.*s: out of memory", (int)name_len, name);
 	return true;
 fallback:
 	free(entries);	/* keys are in the arena, nothing else was allocated */

@@ -12,6 +12,7 @@
 #include "version.h"
 #include "gen_internal.h"
 #include "why.h"
+#include "wire.h"
 #include "kind_ops.h"
 #include "spec.h"
 
@@ -83,6 +84,10 @@ static const char *vars_lookup(const char *name, void *ctx)
 
 void gen_vars_set(gen_vars *v, const char *name, const char *value)
 {
+	if (v->n == sizeof v->names / sizeof *v->names) {
+		v->overflow = true;
+		return;
+	}
 	v->names[v->n] = name;
 	v->values[v->n] = value ? value : "";
 	v->n++;
@@ -96,6 +101,11 @@ int gen_render(buf *out, const char *name, gen_vars *v)
 	if (!text) {
 		diag_error("the build is incomplete; rebuild bpfspec",
 			   "template '%s' is missing", name);
+		return -1;
+	}
+	if (v->overflow) {
+		diag_error("this is a bug in bpfspec; please report it",
+			   "template '%s' was given more variables than gen_vars holds", name);
 		return -1;
 	}
 	char *r = tmpl_render(name, text, vars_lookup, v, err, sizeof err);
@@ -157,9 +167,12 @@ void gen_put_syscalls(buf *b, const spec_probe *sp)
 void gen_add_maps(gen_parts *pt, const char *name, const char *const *print,
 		  const char *const *clear_only, const char *const *in_flight)
 {
+	const char *sep = name ? "_" : "";
+	if (!name)
+		name = "";
 	for (; print && *print; print++) {
-		buf_printf(&pt->prints, "\tprint(@%s_%s);\n", *print, name);
-		buf_printf(&pt->clears, "\tclear(@%s_%s);\n", *print, name);
+		buf_printf(&pt->prints, "\tprint(@%s%s%s);\n", *print, sep, name);
+		buf_printf(&pt->clears, "\tclear(@%s%s%s);\n", *print, sep, name);
 	}
 	for (; clear_only && *clear_only; clear_only++)
 		buf_printf(&pt->clears, "\tclear(@%s_%s);\n", *clear_only, name);
@@ -169,6 +182,33 @@ void gen_add_maps(gen_parts *pt, const char *name, const char *const *print,
 	 * entries from before the window are told apart by @wstart. */
 	for (; in_flight && *in_flight; in_flight++)
 		buf_printf(&pt->finals, "\tclear(@%s_%s);\n", *in_flight, name);
+}
+
+void gen_add_shared_maps(gen_parts *pt, probe_kind kind)
+{
+	const wire_kind *w = wire_of(kind);
+	if (!w->shared || pt->shared_added[kind])
+		return;
+	pt->shared_added[kind] = true;
+	gen_add_maps(pt, NULL, w->cleared, NULL, NULL);
+}
+
+/* The "bpfspec:probes" line BEGIN prints when a probe of R keeps its
+ * figures in shared maps (wire.h): every probe's name, in R's order, so
+ * that number gen_probe_number(I) is probe I.  "" when none does. */
+static char *probes_line(const resolved *r)
+{
+	bool shared = false;
+	for (size_t i = 0; i < r->n_probes; i++)
+		shared |= r->probes[i].active && wire_of(r->probes[i].sp->kind)->shared;
+	if (!shared)
+		return strdup("");
+	buf b = BUF_INIT;
+	buf_puts(&b, "\tprintf(\"bpfspec:probes");
+	for (size_t i = 0; i < r->n_probes; i++)
+		buf_printf(&b, " %s", r->probes[i].sp->name);
+	buf_puts(&b, "\\n\");");
+	return buf_take(&b);
 }
 
 /* "args->id == A || ..." for SP's listed syscalls; on EXIT, rt_sigreturn
@@ -358,10 +398,18 @@ static int put_begin(gen_parts *pt, const resolved *r, char **start_text, char *
 	}
 	free(types);
 	buf_puts(&pt->finals, "\tclear(@wstart);\n");
+	char *probes = probes_line(r);
+	if (!probes) {
+		diag_error(NULL, "out of memory");
+		return -1;
+	}
 	gen_vars v = { .n = 0 };
+	gen_vars_set(&v, "probes", probes);
 	gen_vars_set(&v, "start_stmts", *begin_text);
 	pt->attach++;
-	return gen_render(&pt->out, "begin.bt.in", &v);
+	int rc = gen_render(&pt->out, "begin.bt.in", &v);
+	free(probes);
+	return rc;
 }
 
 /* The probes that end a window (and with a trigger, start the next):

@@ -10,9 +10,14 @@
  * Map naming contract, printed and read back by the kinds (gen/kinds/,
  * with wire.h's prefixes; key: the thread id when
  * per_thread, else 0; all durations in nanoseconds):
- *   latency:  @b_NAME[key, bucket] (count)  @sum_/@min_/@max_NAME[key]
- *             (uprobe pairs, entry-only phases and derived phases alike)
- *   utilization: the same maps, keyed by tid: time in epoll waits
+ *   latency:  @b[N, key, bucket] (count)  @sum/@min/@max[N, key], shared
+ *             by the program's latency probes, N the probe's number in
+ *             the "bpfspec:probes NAME..." line BEGIN prints (1-based, in
+ *             the spec's order); bpfout hands them on as @b_NAME[key,
+ *             bucket] and @sum_/@min_/@max_NAME[key] (uprobe pairs,
+ *             entry-only phases and derived phases alike)
+ *   utilization: @b_NAME[tid, bucket], @sum_/@min_/@max_NAME[tid]: time in
+ *             epoll waits
  *   syscalls: @b_NAME[nr, bucket] (count)   @st_NAME[key, nr] (stats: calls and
  *             their total)  @min_/@max_NAME[key, nr]
  *             @err_NAME[nr, errno] (count)
@@ -21,7 +26,8 @@
  *   point events: printf "bpfspec:ev NAME TIME TID =VALUES" records,
  *             @evcomm_NAME, @evdrop_NAME as above
  *   count:    @c_NAME[key] (count)
- *   window markers (printf): bpfspec:begin NS, bpfspec:started NS,
+ *   window markers (printf): bpfspec:begin NS, bpfspec:probes NAME...,
+ *             bpfspec:started NS,
  *             bpfspec:begun NS (the trigger's window start:
  *             templates/window_start.bt.in), bpfspec:flush NS, bpfspec:end
  *   helpers, never printed: @start_NAME @evstart_NAME @evarg_NAME @evn_NAME

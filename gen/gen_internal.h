@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "gen.h"
+#include "kind.h"
 
 /* Room for the pid test of GEN_MAX_PIDS pids ("pid == 2147483647 || "
  * is 21 characters) with "/", "(", ") && " and the NUL. */
@@ -36,13 +37,15 @@ typedef struct gen_parts {
 	const char *delete_call;	/* "delete" or "$deleted = delete": ${delete}(@m[k]); */
 	uint64_t slice_min_ns;	/* gen_options' */
 	unsigned attach;	/* attach points added */
+	bool shared_added[N_PROBE_KINDS];	/* gen_add_shared_maps done for the kind */
 } gen_parts;
 
-/* Template variables: at most 16 NAME=VALUE pairs (a NULL value is ""). */
+/* Template variables: at most 24 NAME=VALUE pairs (a NULL value is ""). */
 typedef struct gen_vars {
-	const char *names[16];
-	const char *values[16];
+	const char *names[24];
+	const char *values[24];
 	size_t n;
+	bool overflow;		/* a pair more was set: gen_render refuses V */
 } gen_vars;
 
 void gen_vars_set(gen_vars *v, const char *name, const char *value);
@@ -54,9 +57,20 @@ int gen_render(buf *out, const char *name, gen_vars *v);
 /* Registers probe NAME's maps: PRINT are printed and cleared with every
  * window, CLEAR_ONLY cleared only, IN_FLIGHT (per-thread entries of calls
  * in progress, which the probes delete as calls end) cleared by END
- * alone.  NULL-terminated lists; any may be NULL. */
+ * alone.  NULL-terminated lists; any may be NULL.  NAME NULL: maps the
+ * probes share (wire.h), @PREFIX, registered once (gen_add_shared_maps). */
 void gen_add_maps(gen_parts *pt, const char *name, const char *const *print,
 		  const char *const *clear_only, const char *const *in_flight);
+
+/* Registers KIND's shared maps (wire.h) unless a probe did before. */
+void gen_add_shared_maps(gen_parts *pt, probe_kind kind);
+
+/* Probe I's number in the "bpfspec:probes" line: the key that picks its
+ * part of a shared map. */
+static inline unsigned gen_probe_number(size_t i)
+{
+	return (unsigned)i + 1;
+}
 
 /* Whether bpftrace can take object path P in an attach point; when not,
  * reports it for probe PROBE and returns false. */

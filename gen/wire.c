@@ -12,7 +12,7 @@ static const char *const hits[] = { WIRE_HITS, NULL };
 static const char *const waiting[] = { WIRE_WAITING, NULL };
 
 static const wire_kind kinds[N_PROBE_KINDS] = {
-	[PROBE_LATENCY] = { timed, none },
+	[PROBE_LATENCY] = { timed, none, .shared = true },
 	[PROBE_SYSCALLS] = { syscalls, none },
 	[PROBE_EVENTS] = { events, none },
 	[PROBE_COUNT] = { hits, none },
@@ -21,6 +21,6 @@ static const wire_kind kinds[N_PROBE_KINDS] = {
 
 const wire_kind *wire_of(probe_kind kind)
 {
-	static const wire_kind nothing = { none, none };
+	static const wire_kind nothing = { none, none, false };
 	return (unsigned)kind < N_PROBE_KINDS ? &kinds[kind] : &nothing;
 }

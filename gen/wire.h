@@ -1,6 +1,7 @@
 /* wire — what passes between a generated program and the report: the
  * maps a probe of each kind prints at every window's end.  A map is named
- * @PREFIX_NAME (NAME: the probe's); the prefixes are below.  Each kind
+ * @PREFIX_NAME (NAME: the probe's), or for a kind whose maps are shared,
+ * @PREFIX keyed by the probe's number first; the prefixes are below.  Each kind
  * (gen/kinds/) prints (and clears) exactly the maps of wire_of(kind) and
  * reads them back by these prefixes, and tests/unit/test_wire.c checks
  * every kind's program prints its table and nothing else.  Bottom module
@@ -11,6 +12,8 @@
  * "evn" and WIRE_DROPPED as events have them); window markers: gen.h. */
 #ifndef BPFSPEC_WIRE_H
 #define BPFSPEC_WIRE_H
+
+#include <stdbool.h>
 
 #include "kind.h"
 
@@ -31,6 +34,11 @@
 typedef struct wire_kind {
 	const char *const *cleared;	/* printed, then cleared, every window */
 	const char *const *kept;	/* printed every window, never cleared by it */
+	/* The cleared maps are one map each for all the kind's probes:
+	 * @PREFIX[N, key...], N the probe's number in the program's
+	 * "bpfspec:probes" line (gen.h); bpfout hands them on as @PREFIX_NAME.
+	 * A program then has four timed maps, not four per probe. */
+	bool shared;
 } wire_kind;
 
 /* The maps a probe of KIND prints (NULL-terminated lists). */

@@ -2,8 +2,9 @@
  * uprobe/uretprobe pair (templates/latency.bt.in); from its entry to the
  * next phase's entry when the spec says timing: entry-only
  * (templates/phase.bt.in); or, for a derived phase (resolve.h), from the
- * gap between the phases around it.  Maps: wire.h's timed set, keyed by
- * tid (per_thread) or 0. */
+ * gap between the phases around it.  Maps: wire.h's timed set, shared by
+ * the program's latency probes: keyed by the probe's number
+ * (gen_probe_number), then by tid (per_thread) or 0. */
 #include "kind_ops.h"
 
 #include <stdlib.h>
@@ -60,6 +61,7 @@ static char *derived_hooks(const gen_parts *pt, const resolved *r, size_t self, 
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const resolved_probe *d = &r->probes[i];
 		const char *n = d->sp->name, *key = d->sp->per_thread ? "tid" : "0";
+		unsigned num = gen_probe_number(i);
 		for (size_t k = 0; d->active && d->derived && k < d->n_gaps; k++) {
 			if (!entry && d->gap_after[k] == self) {
 				buf_printf(&b, "\t@gap%zu_%s[tid] = $now;\n", k, n);
@@ -69,12 +71,12 @@ static char *derived_hooks(const gen_parts *pt, const resolved *r, size_t self, 
 					   "\t\t// derived: %s's gap %zu ends here\n"
 					   "\t\t$ns = $now - $g;\n"
 					   "\t\t%s(@gap%zu_%s[tid]);\n%s\n"
-					   "\t\t@b_%s[%s, $b] = count();\n"
-					   "\t\t@sum_%s[%s] = sum($ns);\n"
-					   "\t\t@min_%s[%s] = min($ns);\n"
-					   "\t\t@max_%s[%s] = max($ns);\n",
-					   k, n, n, k, pt->delete_call, k, n, pt->bucket, n, key, n, key, n, key,
-					   n, key);
+					   "\t\t@b[%u, %s, $b] = count();\n"
+					   "\t\t@sum[%u, %s] = sum($ns);\n"
+					   "\t\t@min[%u, %s] = min($ns);\n"
+					   "\t\t@max[%u, %s] = max($ns);\n",
+					   k, n, n, k, pt->delete_call, k, n, pt->bucket, num, key, num, key,
+					   num, key, num, key);
 				put_slice(&b, pt, n, "$g", 2);
 				buf_puts(&b, "\t}\n");
 			}
@@ -107,7 +109,7 @@ static char *joined(char *a, char *b)
  * of the phases around it, and its gap timestamps. */
 static void emit_derived(gen_parts *pt, const resolved_probe *rp)
 {
-	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_LATENCY)->cleared, NULL, NULL);
+	gen_add_shared_maps(pt, PROBE_LATENCY);
 	add_slice_maps(pt, rp->sp->name);
 	for (size_t k = 0; k < rp->n_gaps; k++)
 		buf_printf(&pt->finals, "\tclear(@gap%zu_%s);\n", k, rp->sp->name);
@@ -185,6 +187,9 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	gen_vars_set(&v, "return", rt);
 	gen_vars_set(&v, "entry_filter", pt->pid_filter);
 	gen_vars_set(&v, "pid_test", pt->pid_test);
+	char number[16];
+	snprintf(number, sizeof number, "%u", gen_probe_number(i));
+	gen_vars_set(&v, "number", number);
 	gen_vars_set(&v, "key", rp->sp->per_thread ? "tid" : "0");
 	gen_vars_set(&v, "bucket", pt->bucket);
 	gen_vars_set(&v, "on_entry", on_entry);
@@ -215,8 +220,9 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	free(on_return);
 	free(on_slice);
 	pt->attach += 2 * (unsigned)rp->n_addrs;
-	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_LATENCY)->cleared, NULL,
-		     loop ? NULL : in_flight);
+	gen_add_shared_maps(pt, PROBE_LATENCY);
+	if (!loop)
+		gen_add_maps(pt, rp->sp->name, NULL, NULL, in_flight);
 	add_slice_maps(pt, rp->sp->name);
 	return rc;
 }
@@ -257,6 +263,44 @@ static int emit_loop_close(gen_parts *pt, const resolved *r)
 	return 0;
 }
 
+/* The statements of an entry-only phase's entry that add $ns to the
+ * phase the thread entered before, number $prev (phase.bt.in's
+ * ${record}): one set for all when R's phases share their grouping key,
+ * one per phase when they do not; with slices on, each phase's slice. */
+static void put_phase_record(buf *rec, const gen_parts *pt, const resolved *r)
+{
+	int per_thread = -1;	/* -1 none seen yet, 2 mixed */
+	for (size_t k = 0; k < r->n_probes; k++) {
+		const resolved_probe *o = &r->probes[k];
+		if (!o->active || o->sp->kind != PROBE_LATENCY)
+			continue;
+		if (per_thread == -1)
+			per_thread = o->sp->per_thread;
+		else if (per_thread != (int)o->sp->per_thread)
+			per_thread = 2;
+	}
+	if (per_thread == 0 || per_thread == 1) {
+		const char *key = per_thread ? "tid" : "0";
+		buf_printf(rec, "\t\t@b[$prev, %s, $b] = count();\n\t\t@sum[$prev, %s] = sum($ns);\n"
+			   "\t\t@min[$prev, %s] = min($ns);\n\t\t@max[$prev, %s] = max($ns);\n",
+			   key, key, key, key);
+	}
+	for (size_t k = 0; k < r->n_probes; k++) {
+		const resolved_probe *o = &r->probes[k];
+		if (!o->active || o->sp->kind != PROBE_LATENCY || (per_thread != 2 && !pt->slice_min_ns))
+			continue;
+		const char *key = o->sp->per_thread ? "tid" : "0";
+		unsigned num = gen_probe_number(k);
+		buf_printf(rec, "\t\tif ($prev == %u) {\n", num);
+		if (per_thread == 2)
+			buf_printf(rec, "\t\t\t@b[%u, %s, $b] = count();\n\t\t\t@sum[%u, %s] = sum($ns);\n"
+				   "\t\t\t@min[%u, %s] = min($ns);\n\t\t\t@max[%u, %s] = max($ns);\n",
+				   num, key, num, key, num, key, num, key);
+		put_slice(rec, pt, o->sp->name, "$t", 3);
+		buf_puts(rec, "\t\t}\n");
+	}
+}
+
 /* Entry-only timing: the entry of phase I closes whichever phase its
  * thread entered last (templates/phase.bt.in), so every phase records
  * the others' times too. */
@@ -269,21 +313,9 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 		return -1;
 	buf entry = BUF_INIT, rec = BUF_INIT;
 	gen_put_address_points(&entry, "uprobe", rp->object, rp->addrs, rp->n_addrs);
-	unsigned n = 0;
-	for (size_t k = 0; k < r->n_probes; k++) {
-		const resolved_probe *o = &r->probes[k];
-		if (!o->active || o->sp->kind != PROBE_LATENCY)
-			continue;
-		const char *name = o->sp->name, *key = o->sp->per_thread ? "tid" : "0";
-		buf_printf(&rec, "\t\tif ($prev == %u) {\n"
-			   "\t\t\t@b_%s[%s, $b] = count();\n\t\t\t@sum_%s[%s] = sum($ns);\n"
-			   "\t\t\t@min_%s[%s] = min($ns);\n\t\t\t@max_%s[%s] = max($ns);\n",
-			   ++n, name, key, name, key, name, key, name, key);
-		put_slice(&rec, pt, name, "$t", 3);
-		buf_puts(&rec, "\t\t}\n");
-	}
+	put_phase_record(&rec, pt, r);
 	char *e = buf_take(&entry), *rec_text = gen_chop(buf_take(&rec)), idx[16];
-	snprintf(idx, sizeof idx, "%u", index);
+	snprintf(idx, sizeof idx, "%u", gen_probe_number(i));
 	gen_vars v = { .n = 0 };
 	gen_vars_set(&v, "name", rp->sp->name);
 	gen_vars_set(&v, "function", rp->sp->function);
@@ -304,7 +336,7 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 	free(rec_text);
 	free(on_entry);
 	pt->attach += (unsigned)rp->n_addrs;
-	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_LATENCY)->cleared, NULL, NULL);
+	gen_add_shared_maps(pt, PROBE_LATENCY);
 	add_slice_maps(pt, rp->sp->name);
 	if (index == 1)
 		buf_puts(&pt->helpers, "\tclear(@phase_cur);\n\tclear(@phase_t);\n\tclear(@phase_loop);\n");

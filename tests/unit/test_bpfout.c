@@ -886,6 +886,96 @@ END_TEST
  * the same count, total, average and keys; an avg() map of integers the
  * same; an unkeyed stats map is left to jansson (its value is the stats
  * object, not a map of keys "count", "average" and "total"). */
+/* printf line "bpfspec:TEXT" as bpftrace -f json writes it. */
+static bpfout_line feed_printf_line(bpfout *p, const char *text)
+{
+	char line[512];
+	snprintf(line, sizeof line, "{\"type\": \"printf\", \"data\": \"bpfspec:%s\\n\"}", text);
+	return feed(p, line);
+}
+
+/* Maps the probes share (bpfout_shared.c): after "bpfspec:probes", a map
+ * @WORD keyed [N, rest] is kept as @WORD_NAME keyed [rest], the same
+ * through the fast path and through jansson; what is not such a map is
+ * kept whole. */
+START_TEST(test_shared_maps)
+{
+	/* The second line has an escape, so jansson reads it. */
+	static const char *const forms[] = {
+		"{\"type\": \"map\", \"data\": {\"@b\": {\"1,42,300\": 3, \"3,42,17\": 5, "
+		"\"1,43,300\": 1}}}",
+		"{\"type\": \"map\", \"data\": {\"@b\": {\"\\u0031,42,300\": 3, \"3, 42, 17\": 5, "
+		"\"1,43,300\": 1}}}",
+	};
+	for (size_t f = 0; f < 2; f++) {
+		bpfout *p = bpfout_new();
+		ck_assert_int_eq(feed_printf_line(p, "probes timers pending idle"), BPFOUT_LINE_PROBES);
+		feed_printf_line(p, "flush 5");
+		ck_assert_int_eq(feed(p, forms[f]), BPFOUT_LINE_DATA);
+		ck_assert_int_eq(feed(p, "{\"type\": \"map\", \"data\": {\"@max\": {\"2,42\": 9}}}"),
+				 BPFOUT_LINE_DATA);
+		/* Not shared: a name with '_', a value that is no integer, a
+		 * key outside the probes (noted), a key of one part. */
+		feed(p, "{\"type\": \"map\", \"data\": {\"@b_x\": {\"1,42\": 2}}}");
+		feed(p, "{\"type\": \"stats\", \"data\": {\"@st\": {\"1,42\": {\"count\": 1, "
+			"\"average\": 5, \"total\": 5}}}}");
+		feed(p, "{\"type\": \"map\", \"data\": {\"@min\": {\"4,42\": 1}}}");
+		feed(p, "{\"type\": \"map\", \"data\": {\"@c\": {\"1\": 1}}}");
+		feed_printf_line(p, "end");
+		const bpfout_window *w = bpfout_window_at(p, 0);
+		ck_assert_ptr_nonnull(w);
+		ck_assert_ptr_null(bpfout_window_map(w, "@b"));
+		const bpfout_map *t = bpfout_window_map(w, "@b_timers");
+		ck_assert_ptr_nonnull(t);
+		ck_assert_uint_eq(t->n_entries, 2);
+		const bpfout_entry *e = bpfout_map_entry(t, "42,300");
+		ck_assert_ptr_nonnull(e);
+		ck_assert_int_eq(e->value, 3);
+		ck_assert_uint_eq(e->n_ikeys, 2);
+		ck_assert_int_eq(e->ikeys[0], 42);
+		ck_assert_int_eq(e->ikeys[1], 300);
+		ck_assert_int_eq(bpfout_map_entry(t, "43,300")->value, 1);
+		const bpfout_map *i = bpfout_window_map(w, "@b_idle");
+		ck_assert_ptr_nonnull(i);
+		ck_assert_uint_eq(i->n_entries, 1);
+		ck_assert_int_eq(i->entries[0].ikeys[1], 17);
+		ck_assert_int_eq(i->entries[0].value, 5);
+		/* A probe without entries gets no map (the map of a probe of
+		 * another kind by that name stays its own). */
+		ck_assert_ptr_null(bpfout_window_map(w, "@b_pending"));
+		ck_assert_int_eq(bpfout_map_entry(bpfout_window_map(w, "@max_pending"), "42")->value, 9);
+		ck_assert_ptr_nonnull(bpfout_window_map(w, "@b_x"));
+		ck_assert_ptr_nonnull(bpfout_window_map(w, "@st"));
+		ck_assert_ptr_nonnull(bpfout_window_map(w, "@min"));
+		ck_assert_ptr_nonnull(bpfout_window_map(w, "@c"));
+		bool noted = false;
+		for (size_t n = 0; n < bpfout_note_count(p); n++)
+			noted |= strstr(bpfout_note_at(p, n), "@min: kept whole: key \"4,42\"") != NULL;
+		ck_assert_msg(noted, "the key outside the probes was not noted");
+		bpfout_free(p);
+	}
+
+	/* Without the probes line nothing is split; a malformed one is
+	 * noted and changes nothing; a later one replaces the names. */
+	bpfout *p = bpfout_new();
+	static const char *const bad[] = { "probes", "probes ", "probes a  b", "probes a-b",
+					   "probes 0123456789012345678901234567890123456789012345678" };
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+		ck_assert_int_eq(feed_printf_line(p, bad[k]), BPFOUT_LINE_MESSAGE);
+	feed_printf_line(p, "flush 5");
+	feed(p, "{\"type\": \"map\", \"data\": {\"@b\": {\"1,42,300\": 3}}}");
+	feed_printf_line(p, "end");
+	ck_assert_ptr_nonnull(bpfout_window_map(bpfout_window_at(p, 0), "@b"));
+	ck_assert_int_eq(feed_printf_line(p, "probes one"), BPFOUT_LINE_PROBES);
+	ck_assert_int_eq(feed_printf_line(p, "probes two three"), BPFOUT_LINE_PROBES);
+	feed_printf_line(p, "flush 6");
+	feed(p, "{\"type\": \"map\", \"data\": {\"@b\": {\"2,42,300\": 3}}}");
+	feed_printf_line(p, "end");
+	ck_assert_ptr_nonnull(bpfout_window_map(bpfout_window_at(p, 1), "@b_three"));
+	bpfout_free(p);
+}
+END_TEST
+
 START_TEST(test_fast_path_stats)
 {
 	static const char fast[] = "{\"type\": \"stats\", \"data\": {\"@st\": {\"101,-1\": "
@@ -1123,6 +1213,7 @@ static Suite *bpfout_suite(void)
 	tcase_add_test(core, test_markers);
 	tcase_add_test(core, test_fast_path_matches_jansson);
 	tcase_add_test(core, test_fast_path_stats);
+	tcase_add_test(core, test_shared_maps);
 	tcase_add_test(core, test_fast_events_match_jansson);
 	tcase_add_test(core, test_window_release);
 	tcase_add_test(core, test_begin_sets_first_window);

@@ -341,17 +341,22 @@ START_TEST(test_program_pid_window)
 	ck_assert_uint_eq(lines_starting(t, "uretprobe:"), 2);
 	ck_assert_uint_eq(count_of(t, "/pid == 42"), 2);
 
-	ck_assert_contains(t, "\t@b_timers[tid, $b] = count();\n");
-	ck_assert_contains(t, "@sum_timers[tid] = sum($ns);");
+	/* The timed maps are shared, keyed by the probe's number first:
+	 * BEGIN names the probes in order (wire.h). */
+	ck_assert_contains(t, "\tprintf(\"bpfspec:probes timers gone\\n\");\n");
+	ck_assert_contains(t, "\t@b[1, tid, $b] = count();\n");
+	ck_assert_contains(t, "@sum[1, tid] = sum($ns);");
 
 	ck_assert_contains(t, "interval:ms:1500\n");
 	ck_assert_uint_eq(lines_starting(t, "interval:"), 1);
 	/* Maps printed at the window's end and at END, helpers cleared at END. */
-	ck_assert_uint_eq(count_of(t, "\tprint(@b_timers);\n"), 2);
-	ck_assert_uint_eq(count_of(t, "\tprint(@max_timers);\n"), 2);
+	ck_assert_uint_eq(count_of(t, "\tprint(@b);\n"), 2);
+	ck_assert_uint_eq(count_of(t, "\tprint(@max);\n"), 2);
+	ck_assert_uint_eq(count_of(t, "\tprint("), 8);
 	ck_assert_uint_eq(count_of(t, "\tclear(@pair_start);\n"), 1);
-	/* The inactive probe only shows up in the header. */
-	ck_assert_uint_eq(count_of(t, "gone"), 1);
+	/* The inactive probe only shows up in the header, and holds its
+	 * place in the probes line. */
+	ck_assert_uint_eq(count_of(t, "gone"), 2);
 	ck_assert_uint_eq(count_of(t, "missing_fn"), 1);
 	ck_assert_lacks(t, "_gone");
 
@@ -450,7 +455,7 @@ START_TEST(test_program_trigger_window)
 	/* runner_window_end(2) drops what came while attaching and holds
 	 * every count; calls in progress are forgotten. */
 	ck_assert_contains(p->text, "\nuprobe:/usr/local/bin/bpfspec:0x4321\n/pid == 777 && arg0 == 2/\n{\n"
-				    "\tclear(@b_timers);\n");
+				    "\tclear(@b);\n");
 	ck_assert_contains(p->text, "\tclear(@pair_start);\n\tclear(@pair_nest);\n");
 	/* Until runner_window_end(3), no call counts; then the window
 	 * begins, in the kernel and for bpfspec. */
@@ -484,7 +489,7 @@ START_TEST(test_program_any_pid_no_window)
 	ck_assert_contains(t, "uretprobe:/usr/bin/x:0x2000\n/(@pair_start[tid] || @pair_nest[tid])/\n");
 	ck_assert_lacks(t, "pid ==");
 	ck_assert_lacks(t, "interval:");
-	ck_assert_uint_eq(count_of(t, "\tprint(@b_timers);\n"), 1);
+	ck_assert_uint_eq(count_of(t, "\tprint(@b);\n"), 1);
 	ck_assert_uint_eq(p->expected_attach, 1 + 2 * 2 + 1);
 	program_free(p);
 }
@@ -518,8 +523,8 @@ START_TEST(test_program_not_per_thread)
 {
 	fx.s->probes[0].per_thread = false;
 	program *p = generate(0, 0);
-	ck_assert_contains(p->text, "@b_timers[0, $b] = count();");
-	ck_assert_contains(p->text, "@max_timers[0] = max($ns);");
+	ck_assert_contains(p->text, "@b[1, 0, $b] = count();");
+	ck_assert_contains(p->text, "@max[1, 0] = max($ns);");
 	/* The start time is always per thread. */
 	ck_assert_contains(p->text, "@pair_start[tid] = $now;");
 	program_free(p);
@@ -782,6 +787,34 @@ START_TEST(test_program_plus_paths_quoted)
 }
 END_TEST
 
+/* Entry-only phases add a call to the phase entered before, $prev (its
+ * number in the shared maps): one set of statements when the phases are
+ * grouped alike, one per phase when one is per thread and one is not
+ * (their keys differ). */
+START_TEST(test_program_entry_only_shared)
+{
+	fx.s->entry_only = true;
+	fx.rp[1] = fx.rp[0];
+	fx.rp[1].sp = &fx.s->probes[1];
+	program *p = generate(0, 1000000000ull);
+	ck_assert_contains(p->text, "\tprintf(\"bpfspec:probes timers gone\\n\");\n");
+	ck_assert_contains(p->text, "\t\t@b[$prev, tid, $b] = count();\n\t\t@sum[$prev, tid] = sum($ns);\n");
+	ck_assert_contains(p->text, "\t@phase_cur[tid] = 1;\n");
+	ck_assert_contains(p->text, "\t@phase_cur[tid] = 2;\n");
+	ck_assert_lacks(p->text, "if ($prev ==");
+	ck_assert_uint_eq(count_of(p->text, "\tprint("), 8);
+	program_free(p);
+
+	fx.s->probes[1].per_thread = false;
+	p = generate(0, 1000000000ull);
+	ck_assert_contains(p->text, "\t\tif ($prev == 1) {\n\t\t\t@b[1, tid, $b] = count();\n");
+	ck_assert_contains(p->text, "\t\tif ($prev == 2) {\n\t\t\t@b[2, 0, $b] = count();\n");
+	ck_assert_contains(p->text, "\t\t\t@max[2, 0] = max($ns);\n");
+	ck_assert_lacks(p->text, "@b[$prev");
+	program_free(p);
+}
+END_TEST
+
 START_TEST(test_program_free_null)
 {
 	program_free(NULL);
@@ -809,6 +842,7 @@ static Suite *gen_suite(void)
 	tcase_add_test(tc, test_program_trigger_window);
 	tcase_add_test(tc, test_program_window_rounding);
 	tcase_add_test(tc, test_program_not_per_thread);
+	tcase_add_test(tc, test_program_entry_only_shared);
 	tcase_add_test(tc, test_program_no_active_probe);
 	tcase_add_test(tc, test_program_bad_object);
 	tcase_add_test(tc, test_program_comment_injection);

@@ -86,14 +86,17 @@ START_TEST(test_program_prints_its_wire)
 	const char *name = kind_name(specs[_i].kind);
 	char stmt[64];
 
-	/* Each map of the table: printed at the window's flush and at END. */
+	/* Each map of the table: printed at the window's flush and at END;
+	 * a shared one without the probe's name, and BEGIN names the probes. */
+	const char *suffix = w->shared ? "" : "_p";
 	for (const char *const *m = w->cleared; *m; m++) {
-		snprintf(stmt, sizeof stmt, "\tprint(@%s_p);\n", *m);
+		snprintf(stmt, sizeof stmt, "\tprint(@%s%s);\n", *m, suffix);
 		ck_assert_msg(count_of(p->text, stmt) == 2, "%s: '%s' printed %u times, not 2",
 			      name, *m, count_of(p->text, stmt));
-		snprintf(stmt, sizeof stmt, "\tclear(@%s_p);\n", *m);
+		snprintf(stmt, sizeof stmt, "\tclear(@%s%s);\n", *m, suffix);
 		ck_assert_msg(count_of(p->text, stmt) >= 1, "%s: '%s' is never cleared", name, *m);
 	}
+	ck_assert_uint_eq(count_of(p->text, "\tprintf(\"bpfspec:probes p\\n\");\n"), w->shared);
 	for (const char *const *m = w->kept; *m; m++) {
 		snprintf(stmt, sizeof stmt, "\tprint(@%s_p);\n", *m);
 		ck_assert_msg(count_of(p->text, stmt) == 2, "%s: kept '%s' printed %u times", name,
@@ -131,10 +134,11 @@ static const struct {
 	const char *map;	/* without '@' */
 	const char *line;	/* the map's print, or a record's printf */
 } samples[] = {
-	{ PROBE_LATENCY, "b_p", "{\"@b_p\": {\"42,300\": 3}}" },
-	{ PROBE_LATENCY, "sum_p", "{\"@sum_p\": {\"42\": 11100000}}" },
-	{ PROBE_LATENCY, "min_p", "{\"@min_p\": {\"42\": 3680000}}" },
-	{ PROBE_LATENCY, "max_p", "{\"@max_p\": {\"42\": 3790000}}" },
+	{ PROBE_LATENCY, NULL, "bpfspec:probes p" },
+	{ PROBE_LATENCY, "b", "{\"@b\": {\"1,42,300\": 3}}" },
+	{ PROBE_LATENCY, "sum", "{\"@sum\": {\"1,42\": 11100000}}" },
+	{ PROBE_LATENCY, "min", "{\"@min\": {\"1,42\": 3680000}}" },
+	{ PROBE_LATENCY, "max", "{\"@max\": {\"1,42\": 3790000}}" },
 	{ PROBE_UTILIZATION, "b_p", "{\"@b_p\": {\"42,300\": 3}}" },
 	{ PROBE_UTILIZATION, "sum_p", "{\"@sum_p\": {\"42\": 11100000}}" },
 	{ PROBE_UTILIZATION, "min_p", "{\"@min_p\": {\"42\": 3680000}}" },
@@ -165,7 +169,8 @@ static void feed_line(bpfout *out, const char *map, const char *text)
 		snprintf(line, sizeof line, "{\"type\": \"printf\", \"data\": \"%s\\n\"}", text);
 	bpfout_line k = bpfout_feed(out, line, strlen(line));
 	ck_assert_msg(k == BPFOUT_LINE_DATA || k == BPFOUT_LINE_EVENT || k == BPFOUT_LINE_BEGIN ||
-			      k == BPFOUT_LINE_FLUSH || k == BPFOUT_LINE_WINDOW,
+			      k == BPFOUT_LINE_FLUSH || k == BPFOUT_LINE_WINDOW ||
+			      k == BPFOUT_LINE_PROBES,
 		      "line not understood: %s", line);
 }
 
@@ -234,7 +239,7 @@ START_TEST(test_every_printed_map_is_read)
 			continue;
 		char *without = report_without((size_t)_i, (long)k);
 		ck_assert_msg(strcmp(all, without) != 0, "%s: the report is the same without %s",
-			      name, samples[k].map ? samples[k].map : "the records");
+			      name, samples[k].map ? samples[k].map : samples[k].line);
 		free(without);
 		n++;
 	}
