@@ -88,7 +88,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 # Benchmark helpers and workloads (scripts/bench.sh); parse_bench links
 # the project's objects, like the unit tests.
 BENCH_BINS := $(BUILD)/bench/stamp $(BUILD)/bench/parse_bench $(BUILD)/bench/latency_mix \
-	$(BUILD)/bench/syscall_sleeps $(BUILD)/bench/call_loop
+	$(BUILD)/bench/syscall_sleeps $(BUILD)/bench/call_loop $(BUILD)/bench/syscall_loop
 
 $(BUILD)/bench/parse_bench: scripts/bench/parse_bench.c $(LIB_OBJS) | $(BUILD)/bench
 	@echo "  CC      $@"

@@ -476,6 +476,10 @@ row overhead_call "untraced" "$(awk '{ print $1 }' "$tmp/call_bpfspec" "$tmp/cal
 row overhead_call "uprobe+uretprobe: bpfspec latency" "$(fix2 "$c_spec")" ns/call "bpftrace by hand" "$c_ratio" "<= 1.0x" "$c_res" "added per call, median of $ROUNDS rounds"
 row overhead_call "uprobe+uretprobe: bpftrace by hand" "$(fix2 "$c_hand")" ns/call - - - - "added per call; spread of its rounds $(pct "$c_noise")"
 
+# 3d: the price of tracing one syscall (scripts/bench/syscall_call.sh).
+. "$top/scripts/bench/syscall_call.sh"
+syscall_section
+
 # ---------------------------------------------------------------------------
 # 4: accuracy.  Workloads that measure their own truth.
 say "accuracy: latency_mix, phases.js, syscall_sleeps"
