@@ -46,6 +46,7 @@ bpfout_line bpfout_feed_event(bpfout *p, const char *s, size_t len);
  * a trailing newline allowed), replacing any named before: PROBES, or
  * MESSAGE (noted) when malformed. */
 bpfout_line bpfout_feed_probes(bpfout *p, const char *s, size_t len);
+/* Frees the probe names (bpfout_free; a new probes line). */
 void bpfout_forget_probes(bpfout *p);
 /* Moves M into the trailing window; a shared map (bpfout_shared.c) goes
  * in as one map per probe.  Returns 0, or -1 when M was lost (out of

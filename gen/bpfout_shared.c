@@ -8,14 +8,19 @@
  * the probes once, "bpfspec:probes NAME1 NAME2 ...", and every map
  * printed after that whose name is a plain word (no '_') and whose keys
  * all start with a probe's number (1-based) is handed on as one map per
- * probe, "@WORD_NAME", keyed by the rest: exactly what a program with a
- * map per probe prints. */
+ * probe, "@WORD_NAME", keyed by the rest: what a program with a map per
+ * probe prints, but that a probe without entries gets no map (bpftrace
+ * prints no empty map either, and a map of another kind of that name
+ * stays), and that a second print of the shared map in one window
+ * replaces only the parts it has entries for. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bpfout_internal.h"
 
 #define MAX_PROBE_NAME 47
+#define MAX_PROBE_NAMES 256	/* a spec has at most 64 probes */
 
 static bool name_char(char c)
 {
@@ -47,6 +52,8 @@ bpfout_line bpfout_feed_probes(bpfout *p, const char *s, size_t len)
 			i++;
 		if (i == start || i - start > MAX_PROBE_NAME || (i < len && s[i] != ' '))
 			goto malformed;
+		if (n == MAX_PROBE_NAMES)
+			goto malformed;
 		char **grown = bpfout_grow(names, &cap, n + 1, sizeof *names);
 		if (!grown || !(grown[n] = strndup(s + start, i - start))) {
 			names = grown ? grown : names;
@@ -72,7 +79,9 @@ fail:
 }
 
 /* Whether M is a map the probes share: a plain word for a name, and only
- * integer entries whose first key is one of the named probes'. */
+ * integer entries whose keys have two parts or more, the first one of the
+ * named probes' numbers.  A map that is one but for a number out of range
+ * is noted (kept whole, its figures would reach no probe). */
 static bool shared_map(bpfout *p, const bpfout_map *m)
 {
 	if (!p->n_probe_names || m->name[0] != '@' || !m->name[1] || !m->n_entries)
@@ -80,16 +89,18 @@ static bool shared_map(bpfout *p, const bpfout_map *m)
 	for (const char *c = m->name + 1; *c; c++)
 		if (!name_char(*c) || *c == '_')
 			return false;
+	const bpfout_entry *outside = NULL;
 	for (size_t i = 0; i < m->n_entries; i++) {
 		const bpfout_entry *e = &m->entries[i];
-		if (e->type != BPFOUT_VALUE_INT || e->n_ikeys < 2 || e->ikeys[0] < 1 ||
-		    (uint64_t)e->ikeys[0] > p->n_probe_names) {
-			bpfout_note(p, "%s: kept whole: key \"%s\" does not start with a probe's "
-				    "number (1 to %zu)", m->name, e->key, p->n_probe_names);
+		if (e->type != BPFOUT_VALUE_INT || e->n_ikeys < 2)
 			return false;
-		}
+		if (!outside && (e->ikeys[0] < 1 || (uint64_t)e->ikeys[0] > p->n_probe_names))
+			outside = e;
 	}
-	return true;
+	if (outside)
+		bpfout_note(p, "%s: kept whole: key \"%s\" does not start with a probe's number "
+			    "(1 to %zu)", m->name, outside->key, p->n_probe_names);
+	return !outside;
 }
 
 /* The key text after the first part: "7,300,12" -> "300,12". */
@@ -102,51 +113,28 @@ static const char *rest_of_key(const char *key)
 	return c;
 }
 
-/* Moves the entries of M numbered PROBE into a map of their own in P's
- * window.  Returns 0, or -1 out of memory (noted). */
-static int put_probe_part(bpfout *p, const bpfout_map *m, size_t probe)
+/* One probe's part of a shared map, being filled. */
+typedef struct part {
+	bpfout_map map;
+	size_t bytes;		/* its keys' text, NULs included */
+	char *next_key;		/* where the next key goes in its arena */
+} part;
+
+/* Allocates PT's map for N entries of probe number PROBE of shared map
+ * M: 0, or -1 out of memory (nothing left allocated). */
+static int part_alloc(const bpfout *p, const bpfout_map *m, size_t probe, part *pt, size_t n)
 {
-	size_t n = 0, bytes = 0;
-	for (size_t i = 0; i < m->n_entries; i++)
-		if ((uint64_t)m->entries[i].ikeys[0] == probe) {
-			n++;
-			bytes += strlen(rest_of_key(m->entries[i].key)) + 1;
-		}
-	if (!n)
-		return 0;
-	bpfout_map part = { 0 };
-	part.entries = calloc(n, sizeof *part.entries);
-	part.key_arena = malloc(bytes);
-	size_t name_len = strlen(m->name) + 1 + strlen(p->probe_names[probe - 1]) + 1;
-	part.name = malloc(name_len);
-	if (!part.entries || !part.key_arena || !part.name) {
-		free(part.entries);
-		free(part.key_arena);
-		free(part.name);
-		bpfout_note(p, "skipped: %s: out of memory", m->name);
+	const char *name = p->probe_names[probe - 1];
+	size_t name_len = strlen(m->name) + 1 + strlen(name) + 1;
+	pt->map.entries = calloc(n, sizeof *pt->map.entries);
+	pt->map.key_arena = malloc(pt->bytes);
+	pt->map.name = malloc(name_len);
+	if (!pt->map.entries || !pt->map.key_arena || !pt->map.name) {
+		bpfout_map_clear(&pt->map);
 		return -1;
 	}
-	snprintf(part.name, name_len, "%s_%s", m->name, p->probe_names[probe - 1]);
-	char *ap = part.key_arena;
-	for (size_t i = 0; i < m->n_entries; i++) {
-		const bpfout_entry *e = &m->entries[i];
-		if ((uint64_t)e->ikeys[0] != probe)
-			continue;
-		bpfout_entry *d = &part.entries[part.n_entries++];
-		const char *rest = rest_of_key(e->key);
-		size_t len = strlen(rest);
-		memcpy(ap, rest, len + 1);
-		d->key = ap;
-		ap += len + 1;
-		d->type = BPFOUT_VALUE_INT;
-		d->value = e->value;
-		d->n_ikeys = e->n_ikeys - 1;
-		memcpy(d->ikeys, e->ikeys + 1, d->n_ikeys * sizeof *d->ikeys);
-	}
-	if (bpfout_window_put(p->cur, &part) < 0) {
-		bpfout_note(p, "skipped: %s: out of memory", m->name);
-		return -1;
-	}
+	snprintf(pt->map.name, name_len, "%s_%s", m->name, name);
+	pt->next_key = pt->map.key_arena;
 	return 0;
 }
 
@@ -154,8 +142,46 @@ int bpfout_put_map(bpfout *p, bpfout_map *m)
 {
 	if (!shared_map(p, m))
 		return bpfout_window_put(p->cur, m);
-	for (size_t k = 1; k <= p->n_probe_names; k++)
-		put_probe_part(p, m, k);	/* a failure is noted there */
+	/* Two passes: each probe's entries and key bytes counted, then the
+	 * entries moved into their probe's map. */
+	part *parts = calloc(p->n_probe_names, sizeof *parts);
+	size_t *counts = calloc(p->n_probe_names, sizeof *counts);
+	if (!parts || !counts) {
+		free(parts);
+		free(counts);
+		bpfout_note(p, "skipped: %s: out of memory", m->name);
+		bpfout_map_clear(m);
+		return 0;
+	}
+	for (size_t i = 0; i < m->n_entries; i++) {
+		size_t k = (size_t)m->entries[i].ikeys[0] - 1;
+		counts[k]++;
+		parts[k].bytes += strlen(rest_of_key(m->entries[i].key)) + 1;
+	}
+	for (size_t k = 0; k < p->n_probe_names; k++)
+		if (counts[k] && part_alloc(p, m, k + 1, &parts[k], counts[k]) < 0)
+			bpfout_note(p, "skipped: %s_%s: out of memory", m->name, p->probe_names[k]);
+	for (size_t i = 0; i < m->n_entries; i++) {
+		const bpfout_entry *e = &m->entries[i];
+		part *pt = &parts[(size_t)e->ikeys[0] - 1];
+		if (!pt->map.entries)
+			continue;
+		bpfout_entry *d = &pt->map.entries[pt->map.n_entries++];
+		const char *rest = rest_of_key(e->key);
+		size_t len = strlen(rest);
+		memcpy(pt->next_key, rest, len + 1);
+		d->key = pt->next_key;
+		pt->next_key += len + 1;
+		d->type = BPFOUT_VALUE_INT;
+		d->value = e->value;
+		d->n_ikeys = e->n_ikeys - 1;
+		memcpy(d->ikeys, e->ikeys + 1, d->n_ikeys * sizeof *d->ikeys);
+	}
+	for (size_t k = 0; k < p->n_probe_names; k++)
+		if (parts[k].map.entries && bpfout_window_put(p->cur, &parts[k].map) < 0)
+			bpfout_note(p, "skipped: %s_%s: out of memory", m->name, p->probe_names[k]);
+	free(parts);
+	free(counts);
 	bpfout_map_clear(m);
 	return 0;
 }

@@ -175,13 +175,13 @@ void gen_add_maps(gen_parts *pt, const char *name, const char *const *print,
 		buf_printf(&pt->clears, "\tclear(@%s%s%s);\n", *print, sep, name);
 	}
 	for (; clear_only && *clear_only; clear_only++)
-		buf_printf(&pt->clears, "\tclear(@%s_%s);\n", *clear_only, name);
+		buf_printf(&pt->clears, "\tclear(@%s%s%s);\n", *clear_only, sep, name);
 	/* The probes delete from these as calls end: a clear() while they
 	 * run can meet a key they just deleted, which bpftrace 0.17 does not
 	 * survive ("Could not clear map"), so only END clears them; stale
 	 * entries from before the window are told apart by @wstart. */
 	for (; in_flight && *in_flight; in_flight++)
-		buf_printf(&pt->finals, "\tclear(@%s_%s);\n", *in_flight, name);
+		buf_printf(&pt->finals, "\tclear(@%s%s%s);\n", *in_flight, sep, name);
 }
 
 void gen_add_shared_maps(gen_parts *pt, probe_kind kind)
@@ -204,7 +204,9 @@ static char *probes_line(const resolved *r)
 	if (!shared)
 		return strdup("");
 	buf b = BUF_INIT;
-	buf_puts(&b, "\tprintf(\"bpfspec:probes");
+	buf_puts(&b, "\t// latency probes share @b, @sum, @min and @max, whose first key\n"
+		     "\t// is the probe's number in this list (from 1)\n"
+		     "\tprintf(\"bpfspec:probes");
 	for (size_t i = 0; i < r->n_probes; i++)
 		buf_printf(&b, " %s", r->probes[i].sp->name);
 	buf_puts(&b, "\\n\");");
@@ -537,6 +539,8 @@ program *gen_program(const resolved *r, const gen_options *o)
 	buf_free(&pt.helpers);
 	free(pt.bucket);
 	prog->expected_attach = pt.attach;
+	for (size_t i = 0; i < r->n_probes; i++)
+		prog->shared_probes += r->probes[i].active && wire_of(r->probes[i].sp->kind)->shared;
 	prog->len = pt.out.len;
 	prog->text = buf_take(&pt.out);
 	if (failed || !prog->text) {

@@ -91,6 +91,7 @@ typedef struct program {
 	char *text;		/* NUL-terminated bpftrace source */
 	size_t len;
 	unsigned expected_attach;	/* what bpftrace's attached_probes should say */
+	unsigned shared_probes;	/* probes whose figures share maps (wire.h) */
 } program;
 
 program *gen_program(const resolved *r, const gen_options *o);

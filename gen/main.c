@@ -640,6 +640,7 @@ static int run_windows(trace *tr, run_ctx *ctx, runner_result *rr)
 		.has_trigger = tr->has_trigger,
 		.version_major = tr->bt_major,
 		.version_minor = tr->bt_minor,
+		.shared_probes = tr->prog->shared_probes,
 		.pids = tr->t->pids,
 		.n_pids = tr->t->n_pids,
 		.held = cfg->cmd ? &tr->held : NULL,

@@ -483,17 +483,24 @@ static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err
 		int fl = fcntl(SCRIPT_FD, F_GETFD);
 		fcntl(SCRIPT_FD, F_SETFD, fl & ~FD_CLOEXEC);
 	}
-	/* Map keys: room for every thread's buckets; paths in event records:
-	 * 200 bytes, 0.17's largest string.  0.20 renamed both settings and
-	 * 0.24 dropped the old names: use the ones this bpftrace reads (both
-	 * when its version is unknown). */
+	/* Map keys: room for every thread's buckets, 16384 keys a probe:
+	 * probes that share their maps (gen.h) share the room too, up to 4
+	 * probes' (65536 keys; bpftrace gives every map that size, and the
+	 * kernel allocates it whole: 14 MiB for libuv-phases at 16384,
+	 * 101 MiB at 7 times that); paths in event records: 200 bytes,
+	 * 0.17's largest string.  0.20 renamed both settings and 0.24 dropped
+	 * the old names: use the ones this bpftrace reads (both when its
+	 * version is unknown). */
+	unsigned share = o->shared_probes < 1 ? 1 : o->shared_probes > 4 ? 4 : o->shared_probes;
+	char keys[16];
+	snprintf(keys, sizeof keys, "%u", 16384 * share);
 	bool renamed = o->version_major > 0 || o->version_minor >= 20;
 	bool unknown = o->version_major == 0 && o->version_minor == 0;
 	/* 0.24's str() keeps one byte more of the same setting: 199 bytes
 	 * on every version (REPORT_PATH_MAX). */
 	bool longer_str = o->version_major > 0 || o->version_minor >= 24;
 	if (!renamed || unknown) {
-		setenv("BPFTRACE_MAP_KEYS_MAX", "16384", 0);
+		setenv("BPFTRACE_MAP_KEYS_MAX", keys, 0);
 		setenv("BPFTRACE_STRLEN", "200", 0);
 		/* Before 0.20, user symbols (ustack: attribution's stacks) are
 		 * cached only where ASLR is off: else each frame reloads the
@@ -504,7 +511,7 @@ static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err
 		setenv("BPFTRACE_CACHE_USER_SYMBOLS", "1", 0);
 	}
 	if (renamed || unknown) {
-		setenv("BPFTRACE_MAX_MAP_KEYS", "16384", 0);
+		setenv("BPFTRACE_MAX_MAP_KEYS", keys, 0);
 		setenv("BPFTRACE_MAX_STRLEN", longer_str ? "199" : "200", 0);
 	}
 	/* From 0.18 a cut string ends in "..", which could be the string's

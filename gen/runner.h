@@ -96,6 +96,8 @@ typedef struct runner_opts {
 	bool progress;		/* a one-line countdown on stderr (a terminal) */
 	int version_major;	/* bpftrace's version, for its settings' names */
 	int version_minor;
+	unsigned shared_probes;	/* the program's shared_probes (gen.h): every map
+				 * gets room for 16384 keys each, up to 4 */
 } runner_opts;
 
 /* Runs `BPFTRACE --version` (no shell) and stores "0.17.0" in VERSION

@@ -22,6 +22,24 @@
 
 /* ---- gen ----------------------------------------------------------- */
 
+/* The grouping key of probe SP's figures. */
+static const char *group_key(const spec_probe *sp)
+{
+	return sp->per_thread ? "tid" : "0";
+}
+
+/* The statements that add $ns (bucket $b) to the shared timed maps
+ * (wire.h) of the probe numbered NUMBER (a literal or a variable) with
+ * KEY, indented by INDENT tabs. */
+static void put_record(buf *b, int indent, const char *number, const char *key)
+{
+	static const char tabs[] = "\t\t\t\t\t\t";
+	buf_printf(b, "%.*s@b[%s, %s, $b] = count();\n", indent, tabs, number, key);
+	buf_printf(b, "%.*s@sum[%s, %s] = sum($ns);\n", indent, tabs, number, key);
+	buf_printf(b, "%.*s@min[%s, %s] = min($ns);\n", indent, tabs, number, key);
+	buf_printf(b, "%.*s@max[%s, %s] = max($ns);\n", indent, tabs, number, key);
+}
+
 /* With slices on (gen_options' slice_min_ns: -o trace), the statements
  * that print a call of probe NAME that began at START (a variable) and
  * took $ns, when it took long enough; indented by INDENT tabs. */
@@ -60,8 +78,9 @@ static char *derived_hooks(const gen_parts *pt, const resolved *r, size_t self, 
 
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const resolved_probe *d = &r->probes[i];
-		const char *n = d->sp->name, *key = d->sp->per_thread ? "tid" : "0";
-		unsigned num = gen_probe_number(i);
+		const char *n = d->sp->name;
+		char num[16];
+		snprintf(num, sizeof num, "%u", gen_probe_number(i));
 		for (size_t k = 0; d->active && d->derived && k < d->n_gaps; k++) {
 			if (!entry && d->gap_after[k] == self) {
 				buf_printf(&b, "\t@gap%zu_%s[tid] = $now;\n", k, n);
@@ -70,13 +89,9 @@ static char *derived_hooks(const gen_parts *pt, const resolved *r, size_t self, 
 					   "\tif ($g != 0 && $g >= @wstart) {\n"
 					   "\t\t// derived: %s's gap %zu ends here\n"
 					   "\t\t$ns = $now - $g;\n"
-					   "\t\t%s(@gap%zu_%s[tid]);\n%s\n"
-					   "\t\t@b[%u, %s, $b] = count();\n"
-					   "\t\t@sum[%u, %s] = sum($ns);\n"
-					   "\t\t@min[%u, %s] = min($ns);\n"
-					   "\t\t@max[%u, %s] = max($ns);\n",
-					   k, n, n, k, pt->delete_call, k, n, pt->bucket, num, key, num, key,
-					   num, key, num, key);
+					   "\t\t%s(@gap%zu_%s[tid]);\n%s\n",
+					   k, n, n, k, pt->delete_call, k, n, pt->bucket);
+				put_record(&b, 2, num, group_key(d->sp));
 				put_slice(&b, pt, n, "$g", 2);
 				buf_puts(&b, "\t}\n");
 			}
@@ -190,7 +205,7 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	char number[16];
 	snprintf(number, sizeof number, "%u", gen_probe_number(i));
 	gen_vars_set(&v, "number", number);
-	gen_vars_set(&v, "key", rp->sp->per_thread ? "tid" : "0");
+	gen_vars_set(&v, "key", group_key(rp->sp));
 	gen_vars_set(&v, "bucket", pt->bucket);
 	gen_vars_set(&v, "on_entry", on_entry);
 	gen_vars_set(&v, "on_return", on_return);
@@ -227,8 +242,9 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	return rc;
 }
 
-/* The 1-based number of active latency probe I among R's (entry-only
- * phases are numbered so; derived phases are never active there). */
+/* The 1-based number of active latency probe I among R's: 1 for the
+ * first entry-only phase, the one that types and clears their helper
+ * maps (derived phases are never active there). */
 static unsigned phase_index(const resolved *r, size_t i)
 {
 	unsigned n = 0;
@@ -279,23 +295,17 @@ static void put_phase_record(buf *rec, const gen_parts *pt, const resolved *r)
 		else if (per_thread != (int)o->sp->per_thread)
 			per_thread = 2;
 	}
-	if (per_thread == 0 || per_thread == 1) {
-		const char *key = per_thread ? "tid" : "0";
-		buf_printf(rec, "\t\t@b[$prev, %s, $b] = count();\n\t\t@sum[$prev, %s] = sum($ns);\n"
-			   "\t\t@min[$prev, %s] = min($ns);\n\t\t@max[$prev, %s] = max($ns);\n",
-			   key, key, key, key);
-	}
+	if (per_thread == 0 || per_thread == 1)
+		put_record(rec, 2, "$prev", per_thread ? "tid" : "0");
 	for (size_t k = 0; k < r->n_probes; k++) {
 		const resolved_probe *o = &r->probes[k];
 		if (!o->active || o->sp->kind != PROBE_LATENCY || (per_thread != 2 && !pt->slice_min_ns))
 			continue;
-		const char *key = o->sp->per_thread ? "tid" : "0";
-		unsigned num = gen_probe_number(k);
-		buf_printf(rec, "\t\tif ($prev == %u) {\n", num);
+		char num[16];
+		snprintf(num, sizeof num, "%u", gen_probe_number(k));
+		buf_printf(rec, "\t\tif ($prev == %s) {\n", num);
 		if (per_thread == 2)
-			buf_printf(rec, "\t\t\t@b[%u, %s, $b] = count();\n\t\t\t@sum[%u, %s] = sum($ns);\n"
-				   "\t\t\t@min[%u, %s] = min($ns);\n\t\t\t@max[%u, %s] = max($ns);\n",
-				   num, key, num, key, num, key, num, key);
+			put_record(rec, 3, num, group_key(o->sp));
 		put_slice(rec, pt, o->sp->name, "$t", 3);
 		buf_puts(rec, "\t\t}\n");
 	}

@@ -881,11 +881,6 @@ START_TEST(test_null_safety)
 }
 END_TEST
 
-/* stats() lines take the fast path too, to what jansson makes of them:
- * the same line fed plainly and with a key escape ("\u0031" is "1") gives
- * the same count, total, average and keys; an avg() map of integers the
- * same; an unkeyed stats map is left to jansson (its value is the stats
- * object, not a map of keys "count", "average" and "total"). */
 /* printf line "bpfspec:TEXT" as bpftrace -f json writes it. */
 static bpfout_line feed_printf_line(bpfout *p, const char *text)
 {
@@ -948,9 +943,14 @@ START_TEST(test_shared_maps)
 		ck_assert_ptr_nonnull(bpfout_window_map(w, "@st"));
 		ck_assert_ptr_nonnull(bpfout_window_map(w, "@min"));
 		ck_assert_ptr_nonnull(bpfout_window_map(w, "@c"));
+		/* Only the key outside the probes is noted. */
 		bool noted = false;
-		for (size_t n = 0; n < bpfout_note_count(p); n++)
-			noted |= strstr(bpfout_note_at(p, n), "@min: kept whole: key \"4,42\"") != NULL;
+		for (size_t n = 0; n < bpfout_note_count(p); n++) {
+			const char *note = bpfout_note_at(p, n);
+			noted |= strstr(note, "@min: kept whole: key \"4,42\"") != NULL;
+			ck_assert_msg(!strstr(note, "@st") && !strstr(note, "@c:") && !strstr(note, "@b_x"),
+				      "a map that is no shared one was noted: %s", note);
+		}
 		ck_assert_msg(noted, "the key outside the probes was not noted");
 		bpfout_free(p);
 	}
@@ -972,10 +972,27 @@ START_TEST(test_shared_maps)
 	feed(p, "{\"type\": \"map\", \"data\": {\"@b\": {\"2,42,300\": 3}}}");
 	feed_printf_line(p, "end");
 	ck_assert_ptr_nonnull(bpfout_window_map(bpfout_window_at(p, 1), "@b_three"));
+
+	/* Printed twice in a window: the second print's parts replace the
+	 * first's.  Keys of more than 8 parts are no integers: kept whole. */
+	feed_printf_line(p, "flush 7");
+	feed(p, "{\"type\": \"map\", \"data\": {\"@b\": {\"2,42,300\": 3, \"1,42,1\": 1}}}");
+	feed(p, "{\"type\": \"map\", \"data\": {\"@b\": {\"2,42,300\": 4}}}");
+	feed(p, "{\"type\": \"map\", \"data\": {\"@max\": {\"1,2,3,4,5,6,7,8,9\": 4}}}");
+	feed_printf_line(p, "end");
+	const bpfout_window *w = bpfout_window_at(p, 2);
+	ck_assert_int_eq(bpfout_map_entry(bpfout_window_map(w, "@b_three"), "42,300")->value, 4);
+	ck_assert_int_eq(bpfout_map_entry(bpfout_window_map(w, "@b_two"), "42,1")->value, 1);
+	ck_assert_ptr_nonnull(bpfout_window_map(w, "@max"));
 	bpfout_free(p);
 }
 END_TEST
 
+/* stats() lines take the fast path too, to what jansson makes of them:
+ * the same line fed plainly and with a key escape ("\u0031" is "1") gives
+ * the same count, total, average and keys; an avg() map of integers the
+ * same; an unkeyed stats map is left to jansson (its value is the stats
+ * object, not a map of keys "count", "average" and "total"). */
 START_TEST(test_fast_path_stats)
 {
 	static const char fast[] = "{\"type\": \"stats\", \"data\": {\"@st\": {\"101,-1\": "

@@ -812,6 +812,20 @@ START_TEST(test_program_entry_only_shared)
 	ck_assert_contains(p->text, "\t\t\t@max[2, 0] = max($ns);\n");
 	ck_assert_lacks(p->text, "@b[$prev");
 	program_free(p);
+
+	/* A probe's number is its place in the spec, active or not: with
+	 * the first one skipped, the second is still 2, for pairs too. */
+	fx.rp[0].active = false;
+	p = generate(0, 1000000000ull);
+	ck_assert_contains(p->text, "\t@phase_cur[tid] = 2;\n");
+	ck_assert_lacks(p->text, "@phase_cur[tid] = 1;");
+	program_free(p);
+	fx.s->entry_only = false;
+	p = generate(0, 1000000000ull);
+	ck_assert_contains(p->text, "\t@b[2, 0, $b] = count();\n");
+	ck_assert_contains(p->text, "\tprintf(\"bpfspec:probes timers gone\\n\");\n");
+	ck_assert_lacks(p->text, "@b[1,");
+	program_free(p);
 }
 END_TEST
 
