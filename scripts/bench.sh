@@ -93,6 +93,8 @@ exit_status() { awk '$2 == "exit" { print $3 }' "$1"; }
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$rows"; }
 # goal_le VALUE LIMIT — PASS when VALUE <= LIMIT, FAIL otherwise, n/a when empty.
 goal_le() { [ -n "$1" ] || { echo n/a; return; }; awk -v v="$1" -v l="$2" 'BEGIN { print (v <= l) ? "PASS" : "FAIL" }'; }
+# below A B — true when A < B.
+below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 goal_ge() { [ -n "$1" ] || { echo n/a; return; }; awk -v v="$1" -v l="$2" 'BEGIN { print (v >= l) ? "PASS" : "FAIL" }'; }
 # relerr VALUE TRUTH — (VALUE - TRUTH) / TRUTH, in percent.
 relerr() { awk -v v="$1" -v t="$2" 'BEGIN { printf "%+.2f", 100 * (v - t) / t }'; }
@@ -373,9 +375,10 @@ declare -A ref_label=([bt_phases]="bpftrace by hand" [bt_sys]="bpftrace by hand"
 below_noise() { awk -v s="$1" -v n="$2" 'BEGIN { s = s < 0 ? -s : s; exit !(s < 2 * n) }'; }
 # pairs_note FILE — "median of N pairs, A to B%": the spread of the slowdowns.
 pairs_note() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "median of %d pairs, %.1f to %.1f%%", NR, 100 * v[1], 100 * v[NR] }'; }
-# load_row NAME LABEL REF GOAL_LIMIT — slowdown of NAME and its ratio to
-# REF's, in requests/s (section overhead) and in CPU time per request
-# (section overhead_cpu).
+# load_row NAME LABEL REF GOAL_LIMIT [HAND] — slowdown of NAME and its ratio
+# to REF's, in requests/s (section overhead) and in CPU time per request
+# (section overhead_cpu); a goal failed where HAND (the same probes by
+# hand) is over it too is marked out of reach.
 load_row() {
 	local r="" st=- goal=- cr="" cst=-
 	if [ "$3" != - ]; then
@@ -390,8 +393,15 @@ load_row() {
 		if below_noise "${slow[$3]}" "$noise"; then st="n/a"; fi
 		if below_noise "${cslow[$3]}" "$cnoise"; then cst="n/a"; fi
 	fi
-	row overhead "$2" "${rps[$1]}" req/s "${ref_label[$3]}" "${r:--}" "$goal" "$st" "slowdown $(pct "${slow[$1]}") ($(pairs_note "$tmp/slow_$1"))"
-	row overhead_cpu "$2" "$(fix2 "${cpr[$1]} / 1000")" us/req "${ref_label[$3]}" "${cr:--}" "$goal" "$cst" "slowdown $(pct "${cslow[$1]}") ($(pairs_note "$tmp/cslow_$1"))"
+	local why="" cwhy=""
+	if [ "$st" = FAIL ] && [ -n "${5:-}" ] && ! below "$(calc "${slow[$5]} / ${slow[$3]}")" "$4"; then
+		why="; out of reach here: ${ref_label[$5]} (the same probes) is at $(fix2 "${slow[$5]} / ${slow[$3]}")x"
+	fi
+	if [ "$cst" = FAIL ] && [ -n "${5:-}" ] && ! below "$(calc "${cslow[$5]} / ${cslow[$3]}")" "$4"; then
+		cwhy="; out of reach here: ${ref_label[$5]} (the same probes) is at $(fix2 "${cslow[$5]} / ${cslow[$3]}")x"
+	fi
+	row overhead "$2" "${rps[$1]}" req/s "${ref_label[$3]}" "${r:--}" "$goal" "$st" "slowdown $(pct "${slow[$1]}") ($(pairs_note "$tmp/slow_$1"))$why"
+	row overhead_cpu "$2" "$(fix2 "${cpr[$1]} / 1000")" us/req "${ref_label[$3]}" "${cr:--}" "$goal" "$cst" "slowdown $(pct "${cslow[$1]}") ($(pairs_note "$tmp/cslow_$1"))$cwhy"
 }
 row overhead_cpu "untraced" "$(fix2 "${cpr[untraced]} / 1000")" us/req - - - - "server main thread CPU per request, median of $(wc -l <"$tmp/cpr_untraced") untraced runs; noise $(pct "$cnoise")"
 load_row bpfspec_phases "libuv-phases: bpfspec" bt_phases 1.0
@@ -404,7 +414,7 @@ if [ -f "$spec_entry" ] && [ -f "$spec_why" ]; then load_row bpfspec_why "loop-w
 else for sec in overhead overhead_cpu; do row $sec "loop-why: bpfspec" "n/a (spec missing)" - "libuv-entry: bpfspec" - "<= 2.0x" n/a "specs/loop-why.yaml or libuv-entry.yaml is not in the tree"; done; fi
 if [ -f "$spec_util" ]; then load_row bpfspec_util "loop-utilization: bpfspec" bt_phases 0.25
 else for sec in overhead overhead_cpu; do row $sec "loop-utilization: bpfspec" "n/a (spec missing)" - "bpftrace by hand" - "<= 0.25x" n/a "specs/loop-utilization.yaml is not in the tree"; done; fi
-load_row bpfspec_sys "syscall-latency: bpfspec" strace 0.1
+load_row bpfspec_sys "syscall-latency: bpfspec" strace 0.1 bt_sys
 load_row bt_sys "syscall-latency: bpftrace by hand" strace -
 load_row strace "strace -c -f -p" - -
 if [ -s "$tmp/strace_crashed" ]; then
@@ -457,9 +467,20 @@ call_run() {
 		{ cat "$tmp/call_$name.err" >&2; die "$name: call_loop was not traced ($u -> $tr ns per call)"; }
 	printf '%s %s\n' "$u" "$tr" >>"$tmp/call_$name"
 }
+# Entry-only timing (specs/libuv-entry.yaml's) on the same function: one
+# uprobe a call where the pair has two; and what the kernel alone charges
+# for each: a bare uprobe, and a bare uprobe+uretprobe (empty bodies).
+printf '%s\n' "name: call-entry" "timing: entry-only" "probes:" "  - name: work" \
+	"    kind: latency" "    function: call_loop_work" >"$tmp/call_entry.yaml"
+echo "uprobe:$call_bin:call_loop_work { }" >"$tmp/call_bare_entry.bt"
+printf '%s\n' "uprobe:$call_bin:call_loop_work { }" "uretprobe:$call_bin:call_loop_work { }" \
+	>"$tmp/call_bare_pair.bt"
 for ((round = 1; round <= ROUNDS; round++)); do
 	call_run bpfspec "$bpfspec" latency call_loop_work -d 0
 	call_run hand bpftrace "$tmp/call_hand.bt"
+	call_run entry "$bpfspec" run "$tmp/call_entry.yaml" -d 0
+	call_run bare_entry bpftrace "$tmp/call_bare_entry.bt"
+	call_run bare_pair bpftrace "$tmp/call_bare_pair.bt"
 	say "  round $round done"
 done
 call_cost() { awk '{ print $2 - $1 }' "$tmp/call_$1" | median; }
@@ -475,6 +496,22 @@ if [ "$c_res" = FAIL ] && awk -v r="$c_ratio" -v n="$c_noise" 'BEGIN { exit !(r 
 row overhead_call "untraced" "$(awk '{ print $1 }' "$tmp/call_bpfspec" "$tmp/call_hand" | median)" ns/call - - - - "median over all runs"
 row overhead_call "uprobe+uretprobe: bpfspec latency" "$(fix2 "$c_spec")" ns/call "bpftrace by hand" "$c_ratio" "<= 1.0x" "$c_res" "added per call, median of $ROUNDS rounds"
 row overhead_call "uprobe+uretprobe: bpftrace by hand" "$(fix2 "$c_hand")" ns/call - - - - "added per call; spread of its rounds $(pct "$c_noise")"
+c_entry=$(call_cost entry)
+c_eratio=$(calc "$c_entry / $c_spec")
+c_bare_e=$(call_cost bare_entry)
+c_bare_p=$(call_cost bare_pair)
+c_bratio=$(calc "$c_bare_e / $c_bare_p")
+c_eres=$(goal_le "$c_eratio" 0.75)
+c_ewhy=""
+if [ "$c_eres" = FAIL ] && ! below "$c_bratio" 0.75; then
+	c_ewhy="; out of reach here: a bare uprobe costs $(fix2 "$c_bratio")x a bare pair (rows below)"
+fi
+row overhead_call "uprobe, entry-only: bpfspec" "$(fix2 "$c_entry")" ns/call "uprobe+uretprobe: bpfspec" "$c_eratio" "<= 0.75x" \
+	"$c_eres" "added per call: timing entry-only, one uprobe where the pair has two$c_ewhy"
+row overhead_call "uprobe, empty body: bpftrace" "$(fix2 "$c_bare_e")" ns/call "empty pair" "$c_bratio" - - \
+	"added per call: what the kernel charges for the entry alone"
+row overhead_call "uprobe+uretprobe, empty bodies: bpftrace" "$(fix2 "$c_bare_p")" ns/call - - - - \
+	"added per call: the entry and the return, nothing run"
 
 # 3d: the price of tracing one syscall (scripts/bench/syscall_call.sh).
 . "$top/scripts/bench/syscall_call.sh"

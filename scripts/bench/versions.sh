@@ -1,5 +1,5 @@
 # versions.sh — section 1b of scripts/bench.sh (sourced; uses its row, calc,
-# median, fix2, goal_le, first_t, last_t, exit_status, say, die, stamp,
+# median, fix2, goal_le, below, first_t, last_t, exit_status, say, die, stamp,
 # bpfspec, tmp, target, top, ROUNDS): time to first data and to the report
 # per bpftrace version, and where that time goes.
 #
@@ -102,9 +102,6 @@ version_run() {
 	[ -n "$att" ] || { cat "$tl" >&2; die "the floor program with $label printed no line"; }
 	echo "$att" >>"$tmp/verfl_$key"
 }
-
-# below A B — true when A < B.
-below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 # vcol FILE N — the median of column N of FILE.
 vcol() { awk -v c="$2" '{ print $c }' "$1" | median; }
