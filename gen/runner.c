@@ -486,8 +486,9 @@ static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err
 	/* Map keys: room for every thread's buckets, 16384 keys a probe:
 	 * probes that share their maps (gen.h) share the room too, up to 4
 	 * probes' (65536 keys; bpftrace gives every map that size, and the
-	 * kernel allocates it whole: 14 MiB for libuv-phases at 16384,
-	 * 101 MiB at 7 times that); paths in event records: 200 bytes,
+	 * kernel allocates it whole: libuv-phases' maps take 14 MiB at
+	 * 16384, 56 MiB at 65536, 101 MiB at 7 times 16384, where a map per
+	 * probe took 50 MiB); paths in event records: 200 bytes,
 	 * 0.17's largest string.  0.20 renamed both settings and 0.24 dropped
 	 * the old names: use the ones this bpftrace reads (both when its
 	 * version is unknown). */
