@@ -54,7 +54,10 @@ syscall_run() {
 	hand) bpftrace -c "${loop[*]}" "$tmp/sc_hand.bt" >/dev/null 2>"$tmp/sc_$1.err" || rc=$? ;;
 	extras) bpftrace -c "${loop[*]}" "$tmp/sc_extras.bt" >/dev/null 2>"$tmp/sc_$1.err" || rc=$? ;;
 	esac
-	[ "$rc" = 0 ] && [ -s "$out" ] || { cat "$tmp/sc_$1.err" >&2 2>/dev/null; die "syscall_loop under $1 failed (exit $rc)"; }
+	[ "$rc" = 0 ] && [ -s "$out" ] || {
+		cat "$tmp/sc_$1.err" 2>/dev/null >&2 || true
+		die "syscall_loop under $1 failed (exit $rc)"
+	}
 	if [ "$1" = bpfspec ]; then	# bpfspec saw every call of the loop
 		local seen
 		seen=$(jq '[.probes[0].syscalls[] | select(.syscall == "getppid") | .count] | add // 0' \

@@ -40,12 +40,12 @@ VERSION_ROUNDS=${VERSION_ROUNDS:-3}
 # floor_program PROGRAM — the attach points of PROGRAM (one per line, a
 # trailing comma cut), each with the pid filter and an empty body, after a
 # BEGIN that prints "floor" and exits (bpftrace 0.17 sometimes sleeps
-# through a SIGINT that comes right after BEGIN); an interval and END
-# like PROGRAM's.
+# through a SIGINT that comes right after BEGIN); an interval (a backstop
+# exit) and END like PROGRAM's.
 floor_program() {
 	echo 'BEGIN { printf("floor\n"); exit(); }'
 	awk -v t="$target" '/^u(ret)?probe:/ { sub(/,$/, ""); printf "%s /pid == %s/ { }\n", $0, t }' "$1"
-	echo 'interval:s:3600 { }'
+	echo 'interval:s:10 { exit(); }'	# a backstop: BEGIN exits first
 	echo 'END { }'
 }
 
@@ -96,10 +96,16 @@ version_run() {
 	echo "$cg" >>"$tmp/vercg_$key"
 
 	floor_program "$tmp/ver_$key.bt" >"$tmp/verfl_$key.bt"
+	grep -q '^u' "$tmp/verfl_$key.bt" || die "the floor program with $label has no uprobe (bpfspec gen's output changed?)"
 	tl=$tmp/verfl_${key}_$r.tl
 	"$stamp" -- "$bt" -B line "$tmp/verfl_$key.bt" >"$tl"
 	att=$(first_t "$tl" out floor)
 	[ -n "$att" ] || { cat "$tl" >&2; die "the floor program with $label printed no line"; }
+	# BEGIN's line is read once every probe is attached (0.17 to 0.27 here);
+	# 0.24+ also say "Attached N probes": the later of the two counts.
+	local said
+	said=$(first_t "$tl" err "Attached ")
+	if [ -n "$said" ] && below "$att" "$said"; then att=$said; fi
 	echo "$att" >>"$tmp/verfl_$key"
 }
 

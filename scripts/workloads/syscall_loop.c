@@ -1,5 +1,6 @@
 /* syscall_loop — makes N cheap syscalls in a tight loop and writes how
- * long the loop took, for scripts/bench-syscalls.sh.
+ * long the loop took, for scripts/bench-syscalls.sh and section 3d of
+ * scripts/bench.sh (scripts/bench/syscall_call.sh).
  *
  * Usage: syscall_loop N getppid|read OUT
  *   getppid  N getppid() calls (a syscall that does almost nothing)
