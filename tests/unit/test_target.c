@@ -667,7 +667,13 @@ START_TEST(test_thread_name)
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
 	pthread_barrier_destroy(&barrier);
 
-	/* A thread that is gone. */
+	/* A thread that is gone.  pthread_join returns when the thread has
+	 * exited, a moment before the kernel takes its /proc/PID/task entry
+	 * away: wait for that (at most 5 s). */
+	char task[64];
+	snprintf(task, sizeof task, "/proc/self/task/%ld", (long)worker_tid);
+	for (int i = 0; i < 5000 && access(task, F_OK) == 0; i++)
+		usleep(1000);
 	strcpy(name, "x");
 	ck_assert_int_eq(target_thread_name(getpid(), worker_tid, name,
 					    sizeof(name)), -1);
