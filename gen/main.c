@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bpfout.h"
+#include "btversion.h"
 #include "check.h"
 #include "cli.h"
 #include "diag.h"
@@ -545,15 +546,17 @@ static int stage_prepare(trace *tr)
 static int stage_program(trace *tr)
 {
 	const settings *cfg = tr->cfg;
+	bool remembered;
 	tr->bpftrace = getenv("BPFSPEC_BPFTRACE");
 	if (!tr->bpftrace || !*tr->bpftrace)
 		tr->bpftrace = "bpftrace";
 	if (cfg->bpftrace_major || cfg->bpftrace_minor) {
 		tr->bt_major = cfg->bpftrace_major;
 		tr->bt_minor = cfg->bpftrace_minor;
-	} else if (runner_bpftrace_version(tr->bpftrace, tr->bt_version, sizeof tr->bt_version,
-					   &tr->bt_major, &tr->bt_minor) == 0) {
-		diag_verbose("bpftrace %s", tr->bt_version);
+	} else if (btversion_get(tr->bpftrace, tr->bt_version, sizeof tr->bt_version,
+				 &tr->bt_major, &tr->bt_minor, &remembered) == 0) {
+		diag_verbose("bpftrace %s%s", tr->bt_version,
+			     remembered ? " (remembered from an earlier run)" : "");
 		/* Older ones lack what the programs use (and bpfspec has never
 		 * run on them): say so before their parse errors would. */
 		if (tr->bt_major == 0 && tr->bt_minor < 17 && !tr->gen_only) {

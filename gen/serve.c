@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "btversion.h"
 #include "cli.h"
 #include "diag.h"
 #include "runner.h"
@@ -416,8 +417,9 @@ static int prepare(serve *sv, serve_http_web **web, serve_http **http)
 		setenv("BPFSPEC_BPFTRACE", cfg->bpftrace, 1);
 	const char *bt = getenv("BPFSPEC_BPFTRACE");
 	int major, minor;
-	if (runner_bpftrace_version(bt && *bt ? bt : "bpftrace", sv->bpftrace_version,
-				    sizeof sv->bpftrace_version, &major, &minor) < 0) {
+	bool remembered;	/* the runs serve starts find it there too */
+	if (btversion_get(bt && *bt ? bt : "bpftrace", sv->bpftrace_version,
+			  sizeof sv->bpftrace_version, &major, &minor, &remembered) < 0) {
 		diag_error("install bpftrace (apt-get install bpftrace), or give --bpftrace PATH",
 			   "cannot run '%s --version'", bt && *bt ? bt : "bpftrace");
 		return EXIT_TRACER;

@@ -15,6 +15,9 @@ _cleanup() {
 	rm -rf "$TMP"
 }
 trap _cleanup EXIT
+# bpfspec remembers bpftrace versions under $XDG_CACHE_HOME (gen/btversion.h):
+# each test starts with none, and leaves the user's own alone.
+export XDG_CACHE_HOME=$TMP/cache
 
 # The version matrix (scripts/matrix/): BPFSPEC_TEST_NODE names the node
 # binary the tests run and BPFSPEC_BPFTRACE the bpftrace bpfspec starts.
