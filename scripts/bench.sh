@@ -425,6 +425,10 @@ fi
 load_row perf "perf trace -s -p" strace -
 row overhead "syscall-latency: bpfspec vs perf trace" "$(calc "${slow[bpfspec_sys]} / ${slow[perf]}")" x "perf trace -s" - - - "ratio of slowdowns"
 row overhead "syscall-latency: bpfspec vs by hand" "$(calc "${slow[bpfspec_sys]} / ${slow[bt_sys]}")" x "bpftrace by hand" - - - "ratio of slowdowns"
+# 3d's programs on this server, by the kernel's BPF run time
+# (scripts/bench/syscall_call.sh).
+. "$top/scripts/bench/syscall_call.sh"
+syscall_bpf_section
 kill "$server"
 wait "$server" 2>/dev/null || true
 forget "$server"
@@ -515,7 +519,6 @@ row overhead_call "uprobe+uretprobe, empty bodies: bpftrace" "$(fix2 "$c_bare_p"
 	"added per call: the entry and the return, nothing run"
 
 # 3d: the price of tracing one syscall (scripts/bench/syscall_call.sh).
-. "$top/scripts/bench/syscall_call.sh"
 syscall_section
 
 # ---------------------------------------------------------------------------
