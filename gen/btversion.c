@@ -7,12 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "runner.h"
 
 #define CACHE_FILE "bpftrace-versions"
-#define CACHE_MAX_BYTES 16384	/* BTVERSION_MAX_ENTRIES lines fit many times */
+/* BTVERSION_MAX_ENTRIES entries of paths up to MAX_PATH_KEPT bytes fit. */
+#define MAX_PATH_KEPT 1024
+#define CACHE_MAX_BYTES 65536
 
 /* PATH as execvp(3) searches it for NAME (a NAME with a '/' is itself):
  * the first regular file there that may be executed, in BUF.  0 or -1. */
@@ -32,7 +35,7 @@ static int find_executable(const char *name, char *buf, size_t len)
 		int dlen = (int)(end - p);
 		/* an empty element is the current directory */
 		int n = dlen ? snprintf(buf, len, "%.*s/%s", dlen, p, name)
-			     : snprintf(buf, len, "%s", name);
+			     : snprintf(buf, len, "./%s", name);
 		if (n > 0 && (size_t)n < len && stat(buf, &st) == 0 && S_ISREG(st.st_mode) &&
 		    access(buf, X_OK) == 0)
 			return 0;
@@ -43,11 +46,12 @@ static int find_executable(const char *name, char *buf, size_t len)
 }
 
 /* The identity of the ELF executable at PATH in ST: 0, or -1 when it is
- * not a regular file that starts as ELF does (a script, say). */
+ * not a regular file that starts as ELF does (a script, say).  Never
+ * blocks: a FIFO or a device given as bpftrace is refused, not read. */
 static int elf_identity(const char *path, struct stat *st)
 {
 	unsigned char magic[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	int ok = fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
@@ -55,6 +59,20 @@ static int elf_identity(const char *path, struct stat *st)
 		 memcmp(magic, "\177ELF", 4) == 0;
 	close(fd);
 	return ok ? 0 : -1;
+}
+
+/* Whether PATH, its links followed, names a file called bpftrace*: a
+ * launcher shared by many programs (snap's) keeps its identity when the
+ * bpftrace behind it changes, and is asked every time. */
+static bool named_bpftrace(const char *path)
+{
+	char *real = realpath(path, NULL);
+	if (!real)
+		return false;
+	const char *base = strrchr(real, '/');
+	bool named = strncmp(base ? base + 1 : real, "bpftrace", 8) == 0;
+	free(real);
+	return named;
 }
 
 static bool same_identity(const struct stat *a, const struct stat *b)
@@ -72,31 +90,73 @@ static bool trusted(const struct stat *st)
 	return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
-/* The identity part of an entry: "DEV INO SIZE MS MNS CS CNS". */
-static int put_identity(char *buf, size_t len, const struct stat *st)
-{
-	return snprintf(buf, len, "%llu %llu %lld %lld %ld %lld %ld",
-			(unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
-			(long long)st->st_size, (long long)st->st_mtim.tv_sec,
-			(long)st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec,
-			(long)st->st_ctim.tv_nsec);
-}
-
-/* The cache file's text (owned, NUL-terminated), read from the trusted
- * directory DIR; NULL when there is none to trust.  *DIR_FD gets the
- * directory (the caller closes it; -1 when it is not to be trusted). */
-static char *read_cache(const char *dir, int *dir_fd)
+/* The directory NAME under AT (AT_FDCWD: NAME is a path; its links are
+ * followed only when FOLLOW) as an fd, or -1 when it is missing or not
+ * trusted. */
+static int open_trusted_dir(int at, const char *name, bool follow)
 {
 	struct stat st;
-	*dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (*dir_fd < 0)
-		return NULL;
-	if (fstat(*dir_fd, &st) != 0 || !trusted(&st)) {
-		close(*dir_fd);
-		*dir_fd = -1;
-		return NULL;
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !trusted(&st))) {
+		close(fd);
+		errno = EPERM;
+		fd = -1;
 	}
-	int fd = openat(*dir_fd, CACHE_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	return fd;
+}
+
+/* DIR (".../bpfspec") as an fd, or -1.  Its parent (~/.cache, or
+ * $XDG_CACHE_HOME) must be trusted too; everything below it is reached
+ * through fds, never by path again, so nothing can be swapped in.  With
+ * MAKE, DIR is made (0700) when missing, and so is its parent, inside a
+ * trusted grandparent (the user's home). */
+static int open_cache_dir(const char *dir, bool make)
+{
+	char parent[PATH_MAX];
+	const char *last = strrchr(dir, '/');
+	if (!last || last == dir || !last[1] || (size_t)(last - dir) >= sizeof parent)
+		return -1;
+	memcpy(parent, dir, (size_t)(last - dir));
+	parent[last - dir] = '\0';
+	int pfd = open_trusted_dir(AT_FDCWD, parent, true);
+	if (pfd < 0 && make && errno == ENOENT) {
+		char *up = strrchr(parent, '/');
+		if (up && up != parent && up[1]) {
+			*up = '\0';
+			int gfd = open_trusted_dir(AT_FDCWD, parent, true);
+			if (gfd >= 0) {
+				if (mkdirat(gfd, up + 1, 0700) == 0 || errno == EEXIST)
+					pfd = open_trusted_dir(gfd, up + 1, false);
+				close(gfd);
+			}
+		}
+	}
+	if (pfd < 0)
+		return -1;
+	if (make && mkdirat(pfd, last + 1, 0700) != 0 && errno != EEXIST) {
+		close(pfd);
+		return -1;
+	}
+	int fd = open_trusted_dir(pfd, last + 1, false);
+	close(pfd);
+	return fd;
+}
+
+/* The identity part of an entry: "DEV INO SIZE MS MNS CS CNS". */
+static void put_identity(char *buf, size_t len, const struct stat *st)
+{
+	snprintf(buf, len, "%llu %llu %lld %lld %ld %lld %ld", (unsigned long long)st->st_dev,
+		 (unsigned long long)st->st_ino, (long long)st->st_size,
+		 (long long)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec,
+		 (long long)st->st_ctim.tv_sec, (long)st->st_ctim.tv_nsec);
+}
+
+/* The cache file's text under DIR_FD (owned, NUL-terminated), or NULL
+ * when there is none to trust. */
+static char *read_cache(int dir_fd)
+{
+	struct stat st;
+	int fd = openat(dir_fd, CACHE_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	char *text = NULL;
@@ -114,40 +174,57 @@ static char *read_cache(const char *dir, int *dir_fd)
 	return text;
 }
 
-/* The path of LINE when it is an entry (identity, version, path), with
- * the version's numbers in V[3] and the identity's length in *ID_LEN;
- * NULL when it is not one. */
+/* A number of at most 20 digits at *P (a '-' first when SIGNED), moved
+ * past; false when there is none. */
+static bool skip_number(const char **p, bool is_signed)
+{
+	const char *s = *p;
+	if (is_signed && *s == '-')
+		s++;
+	size_t n = strspn(s, "0123456789");
+	if (!n || n > 20)
+		return false;
+	*p = s + n;
+	return true;
+}
+
+/* The path of LINE when it is an entry ("DEV INO SIZE MS MNS CS CNS
+ * MAJOR.MINOR.PATCH PATH"), with the version's numbers in V[3] and the
+ * identity's length in *ID_LEN; NULL when it is not one. */
 static const char *parse_entry(const char *line, int v[3], size_t *id_len)
 {
 	const char *p = line;
-	for (int field = 0; field < 7; field++) {	/* the identity's seven numbers */
-		size_t n = strspn(p, "-0123456789");
-		if (!n || p[n] != ' ')
+	for (int field = 0; field < 7; field++) {
+		if (!skip_number(&p, field >= 2) || *p != ' ')
 			return NULL;
-		p += n + 1;
+		p++;
 	}
 	*id_len = (size_t)(p - line - 1);
-	int used = 0;
-	if (sscanf(p, "%d.%d.%d %n", &v[0], &v[1], &v[2], &used) != 3 || !used ||
-	    p[used - 1] != ' ' || v[0] < 0 || v[1] < 0 || v[2] < 0 || !p[used])
-		return NULL;
-	return p + used;
+	for (int i = 0; i < 3; i++) {
+		char *end;
+		long n = strtol(p, &end, 10);
+		if (end == p || *p < '0' || *p > '9' || n > 9999 || *end != (i < 2 ? '.' : ' '))
+			return NULL;
+		v[i] = (int)n;
+		p = end + 1;
+	}
+	return *p ? p : NULL;
 }
 
 int btversion_lookup(const char *dir, const char *path, const struct stat *st, char *version,
 		     size_t len, int *major, int *minor)
 {
-	int dir_fd;
-	char *text = read_cache(dir, &dir_fd);
-	char id[160];
-	int rc = -1;
-
-	if (dir_fd >= 0)
-		close(dir_fd);
+	int dir_fd = open_cache_dir(dir, false);
+	if (dir_fd < 0)
+		return -1;
+	char *text = read_cache(dir_fd);
+	close(dir_fd);
 	if (!text)
 		return -1;
+	char id[160];
 	put_identity(id, sizeof id, st);
 	size_t idlen = strlen(id);
+	int rc = -1;
 	for (char *line = text, *next; *line; line = next) {
 		char *nl = strchr(line, '\n');
 		next = nl ? nl + 1 : line + strlen(line);
@@ -167,48 +244,40 @@ int btversion_lookup(const char *dir, const char *path, const struct stat *st, c
 	return rc;
 }
 
-/* DIR made (mode 0700) when missing, where its parent is the effective
- * user's; 0 when it exists now, or -1. */
-static int make_dir(const char *dir)
+/* A new file under DIR_FD, mode 0600, of a name no one can foresee (in
+ * NAME); its fd, or -1. */
+static int create_temp(int dir_fd, char *name, size_t len)
 {
-	if (mkdir(dir, 0700) == 0 || errno == EEXIST)
-		return 0;
-	if (errno != ENOENT)
-		return -1;
-	char parent[PATH_MAX];
-	struct stat st;
-	const char *slash = strrchr(dir, '/');
-	if (!slash || slash == dir || (size_t)(slash - dir) >= sizeof parent)
-		return -1;
-	memcpy(parent, dir, (size_t)(slash - dir));
-	parent[slash - dir] = '\0';
-	/* ~/.cache itself, once: inside the user's own home only */
-	const char *up = strrchr(parent, '/');
-	if (!up || up == parent)
-		return -1;
-	char grand[PATH_MAX];
-	memcpy(grand, parent, (size_t)(up - parent));
-	grand[up - parent] = '\0';
-	if (stat(grand, &st) != 0 || st.st_uid != geteuid())
-		return -1;
-	if (mkdir(parent, 0700) != 0 && errno != EEXIST)
-		return -1;
-	return mkdir(dir, 0700) == 0 || errno == EEXIST ? 0 : -1;
+	for (int tries = 0; tries < 8; tries++) {
+		unsigned long long r;
+		if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+			return -1;
+		snprintf(name, len, "%s.%016llx", CACHE_FILE, r);
+		int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
 }
 
 int btversion_store(const char *dir, const char *path, const struct stat *st,
 		    const char *version)
 {
-	int ma, mi, pa, used = 0;
-	if (strchr(path, '\n') || sscanf(version, "%d.%d.%d%n", &ma, &mi, &pa, &used) != 3 ||
-	    version[used] != '\0' || make_dir(dir) != 0)
+	int v[3];
+	size_t n;
+	char id[160], entry[160 + 32 + MAX_PATH_KEPT + 2];
+	put_identity(id, sizeof id, st);
+	/* The entry as it will be read back: a version and nothing else, a
+	 * path of one line. */
+	if (strlen(path) > MAX_PATH_KEPT || strchr(path, '\n') ||
+	    (size_t)snprintf(entry, sizeof entry, "%s %s %s", id, version, path) >= sizeof entry ||
+	    parse_entry(entry, v, &n) != entry + strlen(entry) - strlen(path))
 		return -1;
-	int dir_fd;
-	char *old = read_cache(dir, &dir_fd);
-	if (dir_fd < 0) {
-		free(old);
+	int dir_fd = open_cache_dir(dir, true);
+	if (dir_fd < 0)
 		return -1;
-	}
+	char *old = read_cache(dir_fd);
 	/* The other paths' entries, the newest (last) BTVERSION_MAX_ENTRIES - 1. */
 	const char *keep[BTVERSION_MAX_ENTRIES];
 	size_t n_keep = 0;
@@ -217,8 +286,6 @@ int btversion_store(const char *dir, const char *path, const struct stat *st,
 		next = nl ? nl + 1 : line + strlen(line);
 		if (nl)
 			*nl = '\0';
-		int v[3];
-		size_t n;
 		const char *p = parse_entry(line, v, &n);
 		if (!p || strcmp(p, path) == 0)
 			continue;
@@ -229,31 +296,22 @@ int btversion_store(const char *dir, const char *path, const struct stat *st,
 		keep[n_keep++] = line;
 	}
 
-	char tmp[] = CACHE_FILE ".XXXXXX";
-	char full[PATH_MAX];
-	int rc = -1;
-	if ((size_t)snprintf(full, sizeof full, "%s/%s", dir, tmp) >= sizeof full)
-		goto out;
-	int fd = mkstemp(full);	/* mode 0600 */
-	if (fd < 0)
-		goto out;
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
+	char tmp[64];
+	int rc = -1, fd = create_temp(dir_fd, tmp, sizeof tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (f) {
+		for (size_t i = 0; i < n_keep; i++)
+			fprintf(f, "%s\n", keep[i]);
+		fprintf(f, "%s\n", entry);
+		bool written = !ferror(f);
+		if (fclose(f) == 0 && written &&
+		    renameat(dir_fd, tmp, dir_fd, CACHE_FILE) == 0)
+			rc = 0;
+	} else if (fd >= 0) {
 		close(fd);
-		unlink(full);
-		goto out;
 	}
-	char id[160];
-	put_identity(id, sizeof id, st);
-	for (size_t i = 0; i < n_keep; i++)
-		fprintf(f, "%s\n", keep[i]);
-	fprintf(f, "%s %s %s\n", id, version, path);
-	const char *base = strrchr(full, '/') + 1;
-	if (fclose(f) != 0 || renameat(dir_fd, base, dir_fd, CACHE_FILE) != 0)
-		unlink(full);
-	else
-		rc = 0;
-out:
+	if (fd >= 0 && rc != 0)
+		unlinkat(dir_fd, tmp, 0);
 	close(dir_fd);
 	free(old);
 	return rc;
@@ -279,17 +337,19 @@ int btversion_get(const char *bpftrace, char *version, size_t len, int *major, i
 	char path[PATH_MAX];
 	struct stat before, after;
 	char *dir = NULL;
+	bool found = find_executable(bpftrace, path, sizeof path) == 0;
 
 	*remembered = false;
-	if (find_executable(bpftrace, path, sizeof path) == 0 && elf_identity(path, &before) == 0)
+	if (found && elf_identity(path, &before) == 0 && named_bpftrace(path))
 		dir = btversion_dir();
 	if (dir && btversion_lookup(dir, path, &before, version, len, major, minor) == 0) {
 		*remembered = true;
 		free(dir);
 		return 0;
 	}
-	int rc = runner_bpftrace_version(bpftrace, version, len, major, minor);
-	/* The file asked is the file looked at: nothing replaced it meanwhile. */
+	/* The file found is the file asked (by its path, not another search),
+	 * and nothing replaced it meanwhile. */
+	int rc = runner_bpftrace_version(found ? path : bpftrace, version, len, major, minor);
 	if (rc == 0 && dir && elf_identity(path, &after) == 0 && same_identity(&before, &after))
 		btversion_store(dir, path, &before, version);
 	free(dir);

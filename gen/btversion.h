@@ -7,13 +7,17 @@
  * $XDG_CACHE_HOME/bpfspec/bpftrace-versions (else
  * ~/.cache/bpfspec/...), per executable, keyed by the file's identity:
  * device, inode, size, mtime and ctime, all of which an upgrade, a copy
- * or an edit changes.  Only ELF executables are remembered: a script
- * (a wrapper) can run a different bpftrace each time and is asked every
- * time.
+ * or an edit changes.  Only ELF executables whose real name starts with
+ * "bpftrace" are remembered: a script (a wrapper) or a launcher (snap's)
+ * can run a different bpftrace each time and is asked every time.  The
+ * version is asked of the very file whose identity is kept, and kept
+ * only when that identity did not change while it answered.
  *
- * The file is trusted only when it and its directory belong to the
- * effective user and no one else may write them; it is replaced whole
- * (a temporary file of mode 0600 beside it, renamed).  Anything wrong
+ * The file is trusted only when it, its directory and that directory's
+ * parent belong to the effective user and no one else may write them
+ * (root with another user's HOME keeps nothing there); it is replaced
+ * whole (a temporary file of mode 0600 beside it, of a random name,
+ * renamed).  Anything wrong
  * with it — missing, unreadable, foreign, malformed — means "ask
  * bpftrace", never an error: the cache only ever saves time.
  *
@@ -28,7 +32,9 @@
 /* The version of BPFTRACE (a path, or a name looked up in PATH as
  * execvp does) as "MAJOR.MINOR.PATCH" in VERSION (LEN bytes), with
  * *MAJOR and *MINOR; *REMEMBERED says whether it came from the cache.
- * Returns 0, or -1 when bpftrace cannot be run or says no version. */
+ * When bpftrace was asked, the answer is stored (best effort: this may
+ * make the cache directory, and ~/.cache).  Returns 0, or -1 when
+ * bpftrace cannot be run or says no version. */
 int btversion_get(const char *bpftrace, char *version, size_t len, int *major, int *minor,
 		  bool *remembered);
 
@@ -39,9 +45,12 @@ int btversion_get(const char *bpftrace, char *version, size_t len, int *major, i
 int btversion_lookup(const char *dir, const char *path, const struct stat *st, char *version,
 		     size_t len, int *major, int *minor);
 
-/* Records VERSION for PATH with identity ST in DIR's file (DIR is made,
- * mode 0700, when missing), keeping the entries of other paths (at most
- * BTVERSION_MAX_ENTRIES in all).  Returns 0, or -1 (nothing changed). */
+/* Records VERSION for PATH with identity ST in DIR's file, keeping the
+ * entries of other paths (at most BTVERSION_MAX_ENTRIES in all).  DIR is
+ * made (0700) when missing, and its parent too when that is missing
+ * inside a directory of the user's alone.  DIR's parent must be the
+ * effective user's alone as well; below it, everything is reached
+ * through directory fds.  Returns 0, or -1 (nothing changed). */
 int btversion_store(const char *dir, const char *path, const struct stat *st,
 		    const char *version);
 

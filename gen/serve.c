@@ -417,7 +417,7 @@ static int prepare(serve *sv, serve_http_web **web, serve_http **http)
 		setenv("BPFSPEC_BPFTRACE", cfg->bpftrace, 1);
 	const char *bt = getenv("BPFSPEC_BPFTRACE");
 	int major, minor;
-	bool remembered;	/* the runs serve starts find it there too */
+	bool remembered;	/* when it can be kept, the runs serve starts find it */
 	if (btversion_get(bt && *bt ? bt : "bpftrace", sv->bpftrace_version,
 			  sizeof sv->bpftrace_version, &major, &minor, &remembered) < 0) {
 		diag_error("install bpftrace (apt-get install bpftrace), or give --bpftrace PATH",
