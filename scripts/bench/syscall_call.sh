@@ -99,9 +99,12 @@ syscall_section() {
 	row overhead_call "syscall: bpftrace by hand" "$(fix2 "$hand")" ns/call - - - - "added per call; spread of its rounds $(pct "$spread")"
 	row overhead_call "syscall: by hand + bpfspec's extras" "$(fix2 "$extras")" ns/call "bpftrace by hand" "$(calc "$extras / $hand")" - - \
 		"[tid, nr] keys, a per-thread min, the window-start check"
+	row overhead_call "syscall on the server: bpfspec per_thread: false, BPF time" "$(fix2 "$nothread")" ns/request "bpftrace by hand" "$(calc "$nothread / $hand")" - - \
+		"the bundled spec without its figures per thread"
 }
 
-# The same three programs on the HTTP server of section 3, under wrk, with
+# The same three programs, and bpfspec's with per_thread: false, on the
+# HTTP server of section 3, under wrk, with
 # kernel.bpf_stats_enabled: the kernel adds up the time each BPF program
 # runs (run_time_ns in the fdinfo of bpftrace's program fds).  Their time
 # per request served is the programs' own cost, free of the wrk rates'
@@ -125,6 +128,7 @@ syscall_bpf_run() {
 	local tl=$tmp/sbpf_$1.tl tracer bt t0 t1 n
 	case $1 in
 	bpfspec) "$bpfspec" run syscall-latency -p "$server" -d 0 -v -o json >/dev/null 2>"$tl" & ;;
+	nothread) "$bpfspec" run "$tmp/sbpf_nothread.yaml" -p "$server" -d 0 -v -o json >/dev/null 2>"$tl" & ;;
 	hand) bpftrace -B line "$top/scripts/bench/syscall-latency.bt" "$server" >"$tl" 2>&1 & ;;
 	extras) bpftrace -B line "$tmp/sbpf_extras.bt" >"$tl" 2>&1 & ;;
 	esac
@@ -132,7 +136,7 @@ syscall_bpf_run() {
 	pids+=("$tracer")
 	wait_for "$tl" 'Tracing syscalls\|window begins' 60 || { cat "$tl" >&2; die "$1 did not attach to the server"; }
 	bt=$tracer
-	[ "$1" = bpfspec ] && bt=$(pgrep -P "$tracer" -x bpftrace)
+	case $1 in bpfspec | nothread) bt=$(pgrep -P "$tracer" -x bpftrace) ;; esac
 	[ -n "$bt" ] || die "bpfspec's bpftrace not found"
 	t0=$(bpf_run_ns "$bt")
 	nice -n -10 taskset -c 1 wrk -t1 -c10 -d"${WRK_SECONDS}s" "$url" >"$tmp/sbpf_wrk.out" 2>&1 || die "wrk failed"
@@ -151,10 +155,13 @@ syscall_bpf_run() {
 SBPF_ROUNDS=${SBPF_ROUNDS:-5}
 
 syscall_bpf_section() {
-	local old r t tools=(bpfspec hand extras)
+	local old r t tools=(bpfspec hand extras nothread)
 	old=$(sysctl -n kernel.bpf_stats_enabled)
 	sysctl -q kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
 	syscall_hand_extras | sed "s/cpid/$server/g" >"$tmp/sbpf_extras.bt"
+	# The bundled spec without its figures per thread.
+	sed 's/^    unit: us$/&\n    per_thread: false/' "$top/specs/syscall-latency.yaml" >"$tmp/sbpf_nothread.yaml"
+	grep -q 'per_thread: false' "$tmp/sbpf_nothread.yaml" || die "specs/syscall-latency.yaml changed: no 'unit: us' line to follow"
 	say "per-syscall cost on the server: BPF run time of syscall-latency under wrk, $SBPF_ROUNDS rounds"
 	for ((r = 1; r <= SBPF_ROUNDS; r++)); do
 		for t in "${tools[@]}"; do
@@ -162,8 +169,9 @@ syscall_bpf_section() {
 		done
 	done
 	sysctl -q kernel.bpf_stats_enabled="$old"
-	local spec hand extras ratio res spread within=""
+	local spec hand extras nothread ratio res spread within=""
 	spec=$(median <"$tmp/sbpf_bpfspec")
+	nothread=$(median <"$tmp/sbpf_nothread")
 	hand=$(median <"$tmp/sbpf_hand")
 	extras=$(median <"$tmp/sbpf_extras")
 	ratio=$(calc "$spec / $hand")
@@ -179,4 +187,6 @@ syscall_bpf_section() {
 	row overhead_call "syscall on the server: by hand, BPF time" "$(fix2 "$hand")" ns/request - - - - "spread of its rounds $(pct "$spread")"
 	row overhead_call "syscall on the server: by hand + extras, BPF time" "$(fix2 "$extras")" ns/request "bpftrace by hand" "$(calc "$extras / $hand")" - - \
 		"[tid, nr] keys, a per-thread min, the window-start check"
+	row overhead_call "syscall on the server: bpfspec per_thread: false, BPF time" "$(fix2 "$nothread")" ns/request "bpftrace by hand" "$(calc "$nothread / $hand")" - - \
+		"the bundled spec without its figures per thread"
 }
