@@ -318,6 +318,21 @@ static char *render_bucket(void)
 	return buf_take(&b);
 }
 
+/* TEXT with one more tab before each line (owned), or NULL when out of
+ * memory. */
+static char *nested(const char *text)
+{
+	buf b = BUF_INIT;
+	for (const char *l = text; *l;) {
+		size_t len = strcspn(l, "\n");
+		buf_printf(&b, "\t%.*s", (int)len, l);
+		l += len;
+		if (*l == '\n')
+			buf_putc(&b, *l++);
+	}
+	return buf_take(&b);
+}
+
 /* The header's "//   name  what" line for one probe. */
 static void describe_probe(buf *b, const resolved_probe *rp)
 {
@@ -508,7 +523,10 @@ program *gen_program(const resolved *r, const gen_options *o)
 		diag_error(NULL, "out of memory");
 		return NULL;
 	}
-	if (!(pt.bucket = render_bucket())) {
+	if (!(pt.bucket = render_bucket()) || !(pt.bucket_nested = nested(pt.bucket))) {
+		if (pt.bucket)
+			diag_error(NULL, "out of memory");
+		free(pt.bucket);
 		free(prog);
 		return NULL;
 	}
@@ -538,6 +556,7 @@ program *gen_program(const resolved *r, const gen_options *o)
 	buf_free(&pt.types);
 	buf_free(&pt.helpers);
 	free(pt.bucket);
+	free(pt.bucket_nested);
 	prog->expected_attach = pt.attach;
 	for (size_t i = 0; i < r->n_probes; i++)
 		prog->shared_probes += r->probes[i].active && wire_of(r->probes[i].sp->kind)->shared;

@@ -31,6 +31,7 @@ typedef struct gen_parts {
 	buf types;		/* BEGIN only: statements giving maps their type first */
 	buf finals;		/* clear(@map) of maps only END clears */
 	char *bucket;		/* rendered bucket.bt.in, without its last '\n' */
+	char *bucket_nested;	/* the same one tab deeper (inside an if) */
 	/* The traced processes' test (gen_pid_filter): every probe's. */
 	char pid_filter[GEN_PID_TEXT];	/* "/pid == N/", "/pid == A || pid == B/" or "" */
 	char pid_test[GEN_PID_TEXT];	/* "pid == N && ", "(pid == A || pid == B) && " or "" */

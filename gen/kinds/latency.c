@@ -90,7 +90,7 @@ static char *derived_hooks(const gen_parts *pt, const resolved *r, size_t self, 
 					   "\t\t// derived: %s's gap %zu ends here\n"
 					   "\t\t$ns = $now - $g;\n"
 					   "\t\t%s(@gap%zu_%s[tid]);\n%s\n",
-					   k, n, n, k, pt->delete_call, k, n, pt->bucket);
+					   k, n, n, k, pt->delete_call, k, n, pt->bucket_nested);
 				put_record(&b, 2, num, group_key(d->sp));
 				put_slice(&b, pt, n, "$g", 2);
 				buf_puts(&b, "\t}\n");
@@ -332,7 +332,7 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 	gen_vars_set(&v, "entry", e);
 	gen_vars_set(&v, "entry_filter", pt->pid_filter);
 	gen_vars_set(&v, "index", idx);
-	gen_vars_set(&v, "bucket", pt->bucket);
+	gen_vars_set(&v, "bucket", pt->bucket_nested);
 	gen_vars_set(&v, "record", rec_text);
 	char *on_entry = why_hooks(pt, r, i, true);
 	gen_vars_set(&v, "on_entry", on_entry);
