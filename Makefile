@@ -146,7 +146,7 @@ check-valgrind: all $(UNIT_BINS)
 	$(Q)BUILD=$(BUILD) bash tests/run.sh valgrind
 
 # Speed, overhead, accuracy and own cost, side by side with bpftrace by
-# hand, libbpf-tools, strace and perf (about 8 minutes; needs root).
+# hand, libbpf-tools, strace and perf (about 17 minutes; needs root).
 # The version matrix: the core tests (scripts/matrix/core.list) on every
 # cell of bpftrace {0.17, 0.23, 0.27} x node {18, 20, 22, 24, 26}; a table
 # at the end and build/matrix.json.  About 40 minutes; not part of check

@@ -21,7 +21,7 @@
 #                scrape time
 #
 # Usage: scripts/bench.sh   (BUILD=build ROUNDS=3 VERSION_ROUNDS=3 LOAD_ROUNDS=4 WHY_ROUNDS=8 WRK_SECONDS=3
-#                            SYSCALL_N=1000000)
+#                            SYSCALL_N=1000000 SBPF_ROUNDS=5)
 # Takes about 17 minutes on a 2-core machine.
 set -eu
 export LC_ALL=C
@@ -65,7 +65,11 @@ forget() {
 	for p in "${pids[@]+"${pids[@]}"}"; do [ "$p" = "$1" ] || keep+=("$p"); done
 	pids=("${keep[@]+"${keep[@]}"}")
 }
+# The value of kernel.bpf_stats_enabled to put back, while section 3d's
+# BPF-time runs have it set (scripts/bench/syscall_call.sh).
+bpf_stats_old=
 cleanup() {
+	if [ -n "$bpf_stats_old" ]; then sysctl -q kernel.bpf_stats_enabled="$bpf_stats_old" || true; fi
 	for p in "${pids[@]+"${pids[@]}"}"; do
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true

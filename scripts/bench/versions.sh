@@ -152,13 +152,14 @@ version_rows() {
 		"start to the last report line; by hand: $(fix2 "$bt_whole") s to its last map line$why2"
 	row versions "$label:   floor: bpftrace alone" "$floor" s - - - - \
 		"start to BEGIN's line, the same attach points with empty bodies: what bpftrace itself takes"
-	# bpftrace's version: remembered from the first run (gen/btversion.c),
-	# or asked on every run when BT is a wrapper script (the matrix's).
+	# bpftrace's version: remembered from an earlier run (gen/btversion.c),
+	# or asked: on every run when BT is a wrapper script (the matrix's),
+	# a launcher, or where no cache can be written.
 	local asked
 	asked=$(grep -L 'remembered from an earlier run' "$tmp"/ver_"${key}"_*.tl | wc -l)
 	row versions "$label:   bpfspec's own work" "$run" s - - "<= 0.05 s" "$(goal_le "$run" 0.05)" \
 		"start to 'running bpftrace': spec, symbols, program; bpftrace's version $(
-			[ "$asked" = 0 ] && echo "remembered" || echo "asked in $asked of $(ls "$tmp"/ver_"${key}"_*.tl | wc -l) runs (a wrapper script is asked every time)")"
+			[ "$asked" = 0 ] && echo "remembered" || echo "asked in $asked of $(ls "$tmp"/ver_"${key}"_*.tl | wc -l) runs (a wrapper script or a launcher is asked every time)")"
 	row versions "$label:   bpftrace start+codegen" "$cg" s - - - - "bpftrace's start to BEGIN's BPF_PROG_LOAD (strace): BTF, parse, LLVM"
 	c=$(calc "$att - $run - $cg")
 	row versions "$label:   load+attach" "$c" s - - - - \
