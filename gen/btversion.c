@@ -11,39 +11,12 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "target.h"
 
 #define CACHE_FILE "bpftrace-versions"
 /* BTVERSION_MAX_ENTRIES entries of paths up to MAX_PATH_KEPT bytes fit. */
 #define MAX_PATH_KEPT 1024
 #define CACHE_MAX_BYTES 65536
-
-/* PATH as execvp(3) searches it for NAME (a NAME with a '/' is itself):
- * the first regular file there that may be executed, in BUF.  0 or -1. */
-static int find_executable(const char *name, char *buf, size_t len)
-{
-	struct stat st;
-	if (strchr(name, '/')) {
-		if ((size_t)snprintf(buf, len, "%s", name) >= len)
-			return -1;
-		return 0;
-	}
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/bin:/usr/bin";	/* glibc's execvp without PATH */
-	for (const char *p = path;; ) {
-		const char *end = strchrnul(p, ':');
-		int dlen = (int)(end - p);
-		/* an empty element is the current directory */
-		int n = dlen ? snprintf(buf, len, "%.*s/%s", dlen, p, name)
-			     : snprintf(buf, len, "./%s", name);
-		if (n > 0 && (size_t)n < len && stat(buf, &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(buf, X_OK) == 0)
-			return 0;
-		if (!*end)
-			return -1;
-		p = end + 1;
-	}
-}
 
 /* The identity of the ELF executable at PATH in ST: 0, or -1 when it is
  * not a regular file that starts as ELF does (a script, say).  Never
@@ -61,18 +34,13 @@ static int elf_identity(const char *path, struct stat *st)
 	return ok ? 0 : -1;
 }
 
-/* Whether PATH, its links followed, names a file called bpftrace*: a
+/* Whether REAL (a path, links resolved) names a file called bpftrace*: a
  * launcher shared by many programs (snap's) keeps its identity when the
  * bpftrace behind it changes, and is asked every time. */
-static bool named_bpftrace(const char *path)
+static bool named_bpftrace(const char *real)
 {
-	char *real = realpath(path, NULL);
-	if (!real)
-		return false;
 	const char *base = strrchr(real, '/');
-	bool named = strncmp(base ? base + 1 : real, "bpftrace", 8) == 0;
-	free(real);
-	return named;
+	return strncmp(base ? base + 1 : real, "bpftrace", 8) == 0;
 }
 
 static bool same_identity(const struct stat *a, const struct stat *b)
@@ -334,24 +302,26 @@ char *btversion_dir(void)
 int btversion_get(const char *bpftrace, char *version, size_t len, int *major, int *minor,
 		  bool *remembered)
 {
-	char path[PATH_MAX];
 	struct stat before, after;
 	char *dir = NULL;
-	bool found = find_executable(bpftrace, path, sizeof path) == 0;
+	/* The file execvp would run, links resolved: the one asked and kept. */
+	char *path = strchr(bpftrace, '/') ? realpath(bpftrace, NULL) : target_search_path(bpftrace);
 
 	*remembered = false;
-	if (found && elf_identity(path, &before) == 0 && named_bpftrace(path))
+	if (path && elf_identity(path, &before) == 0 && named_bpftrace(path))
 		dir = btversion_dir();
 	if (dir && btversion_lookup(dir, path, &before, version, len, major, minor) == 0) {
 		*remembered = true;
 		free(dir);
+		free(path);
 		return 0;
 	}
-	/* The file found is the file asked (by its path, not another search),
-	 * and nothing replaced it meanwhile. */
-	int rc = runner_bpftrace_version(found ? path : bpftrace, version, len, major, minor);
+	/* Asked by that path, not through another search, and kept only
+	 * when nothing replaced the file meanwhile. */
+	int rc = runner_bpftrace_version(path ? path : bpftrace, version, len, major, minor);
 	if (rc == 0 && dir && elf_identity(path, &after) == 0 && same_identity(&before, &after))
 		btversion_store(dir, path, &before, version);
 	free(dir);
+	free(path);
 	return rc;
 }

@@ -30,7 +30,8 @@
 #include <sys/stat.h>
 
 /* The version of BPFTRACE (a path, or a name looked up in PATH as
- * execvp does) as "MAJOR.MINOR.PATCH" in VERSION (LEN bytes), with
+ * execvp does; kept under the file's path with links resolved) as
+ * "MAJOR.MINOR.PATCH" in VERSION (LEN bytes), with
  * *MAJOR and *MINOR; *REMEMBERED says whether it came from the cache.
  * When bpftrace was asked, the answer is stored (best effort: this may
  * make the cache directory, and ~/.cache).  Returns 0, or -1 when

@@ -584,7 +584,6 @@ static bool is_executable(const char *path)
 
 char *target_find_executable(const char *name)
 {
-	const char *dirs, *p;
 	char *real;
 
 	if (!name || !*name) {
@@ -614,25 +613,36 @@ char *target_find_executable(const char *name)
 		return real;
 	}
 
-	/* execvp's search: each PATH entry in turn, "" meaning ".". */
-	dirs = getenv("PATH");
+	real = target_search_path(name);
+	if (!real && errno == ENOMEM)
+		oom();
+	else if (!real)
+		diag_error("check the spelling, install it, or give the command's "
+			   "full path", "command '%s' not found in PATH", name);
+	return real;
+}
+
+char *target_search_path(const char *name)
+{
+	const char *dirs = getenv("PATH");
 	if (!dirs)
 		dirs = DEFAULT_PATH;
-	for (p = dirs;; p++) {
+	/* execvp's search: each PATH entry in turn, "" meaning ".". */
+	for (const char *p = dirs;; p++) {
 		const char *end = strchrnul(p, ':');
 		size_t dlen = (size_t)(end - p);
 		char *cand;
 
 		if (asprintf(&cand, "%.*s%s%s", (int)dlen, p,
 			     dlen ? "/" : "./", name) < 0) {
-			oom();
+			errno = ENOMEM;
 			return NULL;
 		}
 		if (is_executable(cand)) {
-			real = realpath(cand, NULL);
+			char *real = realpath(cand, NULL);
 			free(cand);
 			if (!real)
-				oom();
+				errno = ENOMEM;
 			return real;
 		}
 		free(cand);
@@ -640,8 +650,7 @@ char *target_find_executable(const char *name)
 			break;
 		p = end;
 	}
-	diag_error("check the spelling, install it, or give the command's "
-		   "full path", "command '%s' not found in PATH", name);
+	errno = ENOENT;
 	return NULL;
 }
 

@@ -43,6 +43,11 @@ void target_set_pid(target *t, pid_t pid);
  * slash) and returns an owned absolute path, or NULL after a diagnostic. */
 char *target_find_executable(const char *name);
 
+/* execvp's PATH search for NAME (no slash), silently: an owned absolute
+ * path (links resolved) of the first regular file on PATH this process
+ * may execute, or NULL with errno ENOENT (none) or ENOMEM. */
+char *target_search_path(const char *name);
+
 /* Returns the first object whose basename matches GLOB (fnmatch), or
  * "main" → the executable.  Borrowed pointer, NULL when none matches. */
 const char *target_find_object(const target *t, const char *glob);

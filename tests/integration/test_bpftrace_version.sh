@@ -31,7 +31,7 @@ if head -c 4 "$real" | grep -q 'ELF'; then
 	# A copy of the real bpftrace, so that it can be touched.
 	mkdir "$TMP/bt"
 	cp "$real" "$TMP/bt/bpftrace"
-	bt=$TMP/bt/bpftrace
+	bt=$(readlink -f "$TMP/bt/bpftrace")	# kept under its real path
 
 	gen_with "$bt" first
 	asked first || fail "the first run did not ask bpftrace"
