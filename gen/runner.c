@@ -247,7 +247,11 @@ typedef struct run_state {
 	runner_result *res;
 	pid_t bpf_pid;
 	uint64_t t_start;
-	uint64_t trigger_deadline;	/* fall back to SIGINT after this */
+	uint64_t trigger_deadline;	/* fall back to SIGINT after this, unless
+					 * bpftrace is still at work */
+	unsigned long long trigger_cpu_ticks;	/* bpftrace's CPU time at the last look */
+	size_t trigger_lines;	/* stdout lines read by the last look */
+	size_t stdout_lines;	/* stdout lines read in all */
 	bool triggered;		/* the final trigger was sent */
 	bool sent_int;
 	size_t flushes;		/* windows asked for through the trigger */
@@ -276,6 +280,54 @@ static bool has_kernel_function_probes(const char *text)
 	return false;
 }
 
+/* How long bpftrace may go without answering the final trigger while it
+ * neither prints nor uses CPU.  A bpftrace starved on a saturated host is
+ * slow, not dead (its answer, stacks named, took over 10 s with four busy
+ * loops on two CPUs): while it works, it is waited for, up to
+ * TRIGGER_LIMIT_NS in all. */
+#define TRIGGER_PATIENCE_NS (3000000000ull)
+#define TRIGGER_LIMIT_NS (120000000000ull)
+
+/* User plus system CPU time of process PID, in clock ticks; 0 when it
+ * cannot be read. */
+static unsigned long long process_cpu_ticks(pid_t pid)
+{
+	char path[64], text[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, text, sizeof text - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	/* After the command name's closing parenthesis: state, then fields
+	 * 4 to 13, then utime and stime (proc(5)). */
+	const char *p = strrchr(text, ')');
+	unsigned long long utime, stime;
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &utime, &stime) != 2)
+		return 0;
+	return utime + stime;
+}
+
+/* Whether bpftrace did something since the last look (printed a line or
+ * used CPU) while it has not answered the final trigger; if so, the
+ * deadline moves on, within TRIGGER_LIMIT_NS of the trigger. */
+static bool bpftrace_progressed(run_state *st, uint64_t now)
+{
+	unsigned long long ticks = process_cpu_ticks(st->bpf_pid);
+	bool worked = st->stdout_lines != st->trigger_lines || ticks != st->trigger_cpu_ticks;
+	st->trigger_lines = st->stdout_lines;
+	st->trigger_cpu_ticks = ticks;
+	if (!worked || now > st->res->stop_mono_ns + TRIGGER_LIMIT_NS)
+		return false;
+	diag_verbose("bpftrace is still at work on the window trigger's answer; waiting");
+	st->trigger_deadline = now + TRIGGER_PATIENCE_NS;
+	return true;
+}
+
 /* Ends the window the quickest way available.  CAUSE is recorded if it
  * is the first. */
 static void request_stop(run_state *st, runner_stop cause)
@@ -292,7 +344,9 @@ static void request_stop(run_state *st, runner_stop cause)
 		st->final_index = st->flushes++;
 		runner_window_end(1);
 		st->triggered = true;
-		st->trigger_deadline = now_ns() + 3000000000ull;
+		st->trigger_deadline = now_ns() + TRIGGER_PATIENCE_NS;
+		st->trigger_cpu_ticks = process_cpu_ticks(st->bpf_pid);
+		st->trigger_lines = st->stdout_lines;
 		return;
 	}
 	if (!st->sent_int && st->bpf_pid > 0) {
@@ -302,10 +356,30 @@ static void request_stop(run_state *st, runner_stop cause)
 	}
 }
 
+/* The window begins at AT (CLOCK_MONOTONIC): the utilization's first
+ * look, the held command's release, and a stop that came while bpftrace
+ * was attaching. */
+static void begin_window(run_state *st, uint64_t at)
+{
+	runner_result *res = st->res;
+	res->begun = true;
+	res->begin_mono_ns = at;
+	diag_verbose("the window begins");
+	res->begin_realtime_offset_ns = runner_clock_offset_ns();
+	st->starting = false;
+	if (st->o->on_begin)
+		st->o->on_begin(st->o->ctx);
+	if (st->o->held && runner_release(st->o->held) < 0)
+		diag_warn("could not release the command (pid %d)", (int)st->o->held->pid);
+	if (res->stop != RUNNER_STOP_NONE)
+		request_stop(st, res->stop);
+}
+
 static void handle_stdout_line(run_state *st, const char *line, size_t len)
 {
 	runner_result *res = st->res;
 	bpfout_line kind = bpfout_feed(st->o->out, line, len);
+	st->stdout_lines++;
 	/* bpftrace 0.17 runs BEGIN before it attaches the other probes but
 	 * reads the program's output only once all are attached: reading the
 	 * BEGIN line is the moment the window starts. */
@@ -322,31 +396,27 @@ static void handle_stdout_line(run_state *st, const char *line, size_t len)
 			runner_window_end(RUNNER_WINDOW_START);
 			return;
 		}
-		kind = BPFOUT_LINE_BEGUN;
-	}
-	/* The clears are done: the window may begin. */
-	if (kind == BPFOUT_LINE_STARTED && st->starting && !res->begun) {
-		runner_window_end(RUNNER_WINDOW_BEGIN);
+		begin_window(st, now);
 		return;
 	}
-	if (kind == BPFOUT_LINE_BEGUN && !res->begun) {
-		res->begun = true;
-		res->begin_mono_ns = now_ns();
-		/* The kernel's moment, which the report measures from: bpftrace's
-		 * nsecs may be another clock than ours (boot time). */
-		if (st->o->has_trigger)
-			res->begin_trace_ns = bpfout_trailing(st->o->out)->begin_ns;
-		diag_verbose("the window begins");
-		res->begin_realtime_offset_ns = runner_clock_offset_ns();
-		st->starting = false;
-		if (st->o->on_begin)
-			st->o->on_begin(st->o->ctx);
-		if (st->o->held && runner_release(st->o->held) < 0)
-			diag_warn("could not release the command (pid %d)", (int)st->o->held->pid);
-		/* A stop that came while bpftrace was attaching. */
-		if (res->stop != RUNNER_STOP_NONE)
-			request_stop(st, res->stop);
-	} else if (kind == BPFOUT_LINE_WINDOW && !res->window_done) {
+	/* The clears are done: the window begins.  The trigger's uprobe runs
+	 * the start statements inside this call, so the window begins in the
+	 * kernel now, however long bpftrace's userspace takes to print
+	 * "bpfspec:begun" (seconds on a saturated host): the window's end is
+	 * counted from here, not from that line. */
+	if (kind == BPFOUT_LINE_STARTED && st->starting && !res->begun) {
+		uint64_t before = now_ns();
+		runner_window_end(RUNNER_WINDOW_BEGIN);
+		begin_window(st, before + (now_ns() - before) / 2);
+		return;
+	}
+	/* The same moment on bpftrace's clock, which the report measures
+	 * from: bpftrace's nsecs may be another clock than ours (boot time). */
+	if (kind == BPFOUT_LINE_BEGUN && st->o->has_trigger && !res->begin_trace_ns) {
+		res->begin_trace_ns = bpfout_trailing(st->o->out)->begin_ns;
+		return;
+	}
+	if (kind == BPFOUT_LINE_WINDOW && !res->window_done) {
 		size_t idx = bpfout_window_count(st->o->out) - 1;
 		bool final;
 		if (idx < st->flushes)
@@ -626,6 +696,7 @@ int runner_run(const runner_opts *o, runner_result *res)
 	line_reader rout = { .fd = -1 }, rerr = { .fd = -1 };
 	sigset_t mask, old;
 	int rc = -1;
+	bool left_detaching = false;	/* the last report is out, bpftrace still runs */
 
 	memset(res, 0, sizeof *res);
 	res->exit_code = -1;
@@ -712,9 +783,12 @@ int runner_run(const runner_opts *o, runner_result *res)
 				}
 			}
 		}
-		if (st.triggered && !res->window_done && !st.sent_int && now > st.trigger_deadline) {
-			diag_warn("the program did not answer its window trigger; stopping bpftrace");
-			st.triggered = false;
+		if (st.triggered && !res->window_done && !st.sent_int && now > st.trigger_deadline &&
+		    !bpftrace_progressed(&st, now)) {
+			/* The trigger stays the final window's: an answer that
+			 * comes after all is that window, END's flush is not. */
+			diag_warn("bpftrace has not answered its window trigger for %.0f s and does no "
+				  "work; stopping it", (double)TRIGGER_PATIENCE_NS / 1e9);
 			kill(st.bpf_pid, SIGINT);
 			st.sent_int = true;
 		}
@@ -798,6 +872,13 @@ int runner_run(const runner_opts *o, runner_result *res)
 				bpf_pidfd = -1;
 			}
 		}
+		/* The last report is out: bpftrace's detach (about 0.1 s a
+		 * probe) is not waited for. */
+		if (res->window_done && st.bpf_pid > 0) {
+			diag_verbose("the last window is reported; bpftrace detaches on its own");
+			left_detaching = true;
+			break;
+		}
 	}
 	/* bpftrace may have ended first: look at the targets again. */
 	for (pid_t gone; (gone = watch_exited(&tw, NULL, NULL)) > 0;) {
@@ -814,7 +895,7 @@ int runner_run(const runner_opts *o, runner_result *res)
 				  ? res->stop_mono_ns - res->begin_mono_ns : 0;
 	rc = 0;
 out:
-	if (st.bpf_pid > 0) {
+	if (st.bpf_pid > 0 && !left_detaching) {
 		kill(st.bpf_pid, SIGKILL);
 		waitpid(st.bpf_pid, NULL, 0);
 	}

@@ -17,12 +17,22 @@
  * before bpftrace spends ~0.1 s per probe detaching, and exits.  If the
  * program cannot be triggered (bpftrace still attaching, no trigger in the
  * program), bpftrace gets SIGINT instead (it detaches, runs END, which
- * prints the maps).  A second Ctrl-C or SIGTERM kills bpftrace outright;
- * the kernel detaches its probes when its file descriptors close.
+ * prints the maps).  A bpftrace that has not answered the trigger after
+ * 3 s is sent SIGINT only if it has neither printed nor used CPU since:
+ * on a saturated host it is slow, not dead (up to 120 s in all).  A second
+ * Ctrl-C or SIGTERM kills bpftrace outright; the kernel detaches its probes
+ * when its file descriptors close.
+ *
+ * Once the last window is reported, runner_run returns without waiting
+ * for bpftrace's detach: bpftrace goes on detaching until bpfspec exits,
+ * when the kernel ends it (PR_SET_PDEATHSIG) and detaches what is left as
+ * its descriptors close.  Its exit status is then unknown (exit_code -1).
  *
  * The window starts when the program's BEGIN line is read: bpftrace 0.17
  * runs BEGIN before attaching the other probes, but reads its output only
- * once every probe is attached.
+ * once every probe is attached.  With the trigger, it starts when bpfspec
+ * calls runner_window_end(RUNNER_WINDOW_BEGIN), whose uprobe starts it in
+ * the kernel, not when bpftrace gets round to printing that it did.
  *
  * stderr is classified: the harmless RLIMIT_MEMLOCK line is dropped,
  * other lines are shown prefixed with "bpftrace: ", with the program's
