@@ -2,9 +2,10 @@
 # bpftrace-root.sh SUITE — prints the path of a bpftrace from Debian SUITE
 # (trixie: 0.23, sid: 0.27), for BPFSPEC_BPFTRACE.  The first time, makes
 # a Debian root that holds it:
-# `debootstrap --variant=minbase --include=bpftrace SUITE` from Debian's own
-# packages into $BPFSPEC_MATRIX_CACHE (default /var/cache/bpfspec-matrix),
-# built in a temporary directory and renamed into place when complete, so a
+# `debootstrap --variant=minbase --include=bpftrace SUITE` from the Debian
+# mirror the host's apt uses (scripts/matrix/host-mirror.sh;
+# BPFSPEC_MATRIX_MIRROR overrides) into $BPFSPEC_MATRIX_CACHE (default
+# /var/cache/bpfspec-matrix), built in a temporary directory and renamed into place when complete, so a
 # root that exists is whole.  The host's own packages are not touched
 # (debootstrap is installed when missing).  Needs root.
 #
@@ -37,7 +38,10 @@ if [ ! -x "$root/usr/bin/bpftrace" ]; then
 	chmod 755 "$cache"
 	tmp=$(mktemp -d "$cache/.root-$suite.XXXXXX")
 	trap 'rm -rf "$tmp" "$tmp.log"' EXIT
-	mirror=${BPFSPEC_MATRIX_MIRROR:-http://deb.debian.org/debian}
+	# The host's own Debian mirror, as its apt sources name it
+	# (BPFSPEC_MATRIX_MIRROR overrides).
+	mirror=${BPFSPEC_MATRIX_MIRROR:-}
+	[ -n "$mirror" ] || mirror=$(sh "$(dirname "$0")/host-mirror.sh") || exit 1
 	echo "bpftrace-root.sh: debootstrap $suite from $mirror (a minute or two)" >&2
 	debootstrap --variant=minbase --include=bpftrace "$suite" "$tmp" "$mirror" \
 		>"$tmp.log" 2>&1 || { tail -20 "$tmp.log" >&2; exit 1; }
