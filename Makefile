@@ -47,7 +47,7 @@ SPECS := $(sort $(wildcard specs/*.yaml))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: print-libs all deps check matrix check-unit check-golden check-integration check-asan asan-build \
+.PHONY: print-libs all deps deps-demo check matrix check-unit check-golden check-integration check-asan asan-build \
 	check-valgrind demo screenshot install uninstall clean fuzz bench
 
 all: $(BUILD)/bpfspec
@@ -110,9 +110,13 @@ $(BUILD)/obj $(BUILD)/gen $(BUILD)/tests $(BUILD)/bench:
 print-libs:
 	@echo $(PKG_LIBS) -ldl
 
-# Installs missing Debian packages and mounts tracefs (needs root).
+# Installs missing Debian packages and mounts tracefs (needs root):
+# deps for the tests and the bench, deps-demo only what the demo uses.
 deps:
-	$(Q)sh scripts/setup.sh
+	$(Q)sh scripts/setup.sh all
+
+deps-demo:
+	$(Q)sh scripts/setup.sh demo
 
 # One run, one summary line: unit, golden and integration tests, then all
 # of them again under AddressSanitizer + UBSan, and the unit
@@ -157,7 +161,7 @@ matrix: deps all
 bench: deps all $(BENCH_BINS)
 	$(Q)BUILD=$(BUILD) bash scripts/bench.sh
 
-demo: deps all
+demo: deps-demo all
 	$(Q)bash scripts/demo.sh $(BUILD)/bpfspec
 
 # The README's picture of the HTML report, drawn anew from a live run.

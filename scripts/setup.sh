@@ -1,8 +1,15 @@
 #!/bin/sh
-# setup.sh — makes this machine ready to build, test and run bpfspec:
-# installs the Debian packages that are missing and mounts tracefs.
+# setup.sh [demo|all] — makes this machine ready to build and run bpfspec
+# (demo: what `make demo` uses) or also to test and benchmark it (all, the
+# default): installs the Debian packages that are missing (and, for all,
+# the browser test's npm package) and mounts tracefs.
 # Safe to run again; does nothing that is already done.
 set -eu
+profile=${1:-all}
+case $profile in
+demo | all) ;;
+*) echo "usage: setup.sh [demo|all]" >&2; exit 2 ;;
+esac
 
 # prometheus: for promtool only (tests/integration/test_prom.sh checks -o prom
 # with it); about 19 MB to download, 96 MB installed, server included.
@@ -22,10 +29,13 @@ set -eu
 # chromium: the real browser that tests/browser/check_html.mjs drives (with
 # playwright-core from npm, below) to load `-o html` reports; about 110 MB
 # to download (chromium and chromium-common), 350 MB installed.
+# The demo: what builds bpfspec, bpftrace, and node for the demo app.
 packages="build-essential pkg-config bpftrace libelf-dev libyaml-dev libjansson-dev libbpfcc-dev zlib1g-dev
-libmicrohttpd-dev libcrypt-dev openssl curl
+libmicrohttpd-dev libcrypt-dev nodejs"
+# The tests and the bench.
+[ "$profile" = demo ] || packages="$packages openssl curl
 systemtap-sdt-dev check
-valgrind jq strace nodejs prometheus python3-jsonschema python3-yaml clang libclang-rt-14-dev
+valgrind jq strace prometheus python3-jsonschema python3-yaml clang libclang-rt-14-dev
 wrk libbpf-tools linux-perf chromium"
 missing=""
 for p in $packages; do
@@ -58,7 +68,7 @@ fi
 pw_version=1.64.1
 npm_dir=${BPFSPEC_NPM_DIR:-/var/cache/bpfspec-npm}
 pw_json="$npm_dir/node_modules/playwright-core/package.json"
-if ! grep -q "\"version\": \"$pw_version\"" "$pw_json" 2>/dev/null; then
+if [ "$profile" = all ] && ! grep -q "\"version\": \"$pw_version\"" "$pw_json" 2>/dev/null; then
 	node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
 	if ! command -v npm >/dev/null 2>&1 || [ "$node_major" -lt 20 ]; then
 		echo "setup: playwright-core@$pw_version needs Node.js >= 20 and npm" \
