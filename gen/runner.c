@@ -873,8 +873,9 @@ int runner_run(const runner_opts *o, runner_result *res)
 			}
 		}
 		/* The last report is out: bpftrace's detach (about 0.1 s a
-		 * probe) is not waited for. */
-		if (res->window_done && st.bpf_pid > 0) {
+		 * probe) is not waited for.  A bpftrace killed on a second
+		 * signal is reaped (the user asked for it gone). */
+		if (res->window_done && st.bpf_pid > 0 && !res->forced) {
 			diag_verbose("the last window is reported; bpftrace detaches on its own");
 			left_detaching = true;
 			break;
