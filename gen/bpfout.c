@@ -691,7 +691,29 @@ bpfout_line bpfout_feed_event(bpfout *p, const char *s, size_t len)
 	}
 	safe_wire_decode(copy);
 	w->events[w->n_events++] = copy;
+	size_t cl = strlen(copy), ml = strlen(" " BPFOUT_JOIN_MARK);
+	p->join_pending = cl >= ml && strcmp(copy + cl - ml, " " BPFOUT_JOIN_MARK) == 0;
 	return BPFOUT_LINE_EVENT;
+}
+
+/* A join line (TEXT) right after an event that waits for one: the event's
+ * mark becomes TEXT.  Returns whether it was such a line. */
+static bool complete_join(bpfout *p, bool pending, const char *text)
+{
+	bpfout_window *w = p->cur;
+	if (!pending || !w->n_events)
+		return false;
+	char *ev = w->events[w->n_events - 1];
+	size_t keep = strlen(ev) - strlen(BPFOUT_JOIN_MARK), tl = strcspn(text, "\n");
+	if (tl > BPFOUT_JOIN_MAX)
+		tl = BPFOUT_JOIN_MAX;
+	char *joined = realloc(ev, keep + tl + 1);
+	if (!joined)
+		return false;
+	memcpy(joined + keep, text, tl);
+	joined[keep + tl] = '\0';
+	w->events[w->n_events - 1] = joined;
+	return true;
 }
 
 static bpfout_line feed_printf(bpfout *p, const json_t *data)
@@ -747,7 +769,7 @@ static bpfout_line feed_located(bpfout *p, const char *type, const json_t *root)
 	return BPFOUT_LINE_MESSAGE;
 }
 
-static bpfout_line feed_record(bpfout *p, const json_t *root)
+static bpfout_line feed_record(bpfout *p, const json_t *root, bool join_pending)
 {
 	const json_t *data = json_object_get(root, "data");
 	const char *type = json_string_value(json_object_get(root, "type"));
@@ -791,6 +813,8 @@ static bpfout_line feed_record(bpfout *p, const json_t *root)
 			bpfout_note(p, "skipped: %s record without text", type);
 			return BPFOUT_LINE_SKIPPED;
 		}
+		if (strcmp(type, "join") == 0 && complete_join(p, join_pending, t))
+			return BPFOUT_LINE_EVENT;
 		bpfout_note(p, "%s: %.*s", type, chomp_len(t), t);
 		return BPFOUT_LINE_MESSAGE;
 	}
@@ -824,6 +848,8 @@ bpfout_line bpfout_feed(bpfout *p, const char *line, size_t len)
 		return BPFOUT_LINE_SKIPPED;
 	p->lineno++;
 	p->line_clamped = false;
+	bool join_pending = p->join_pending;	/* only for the very next line */
+	p->join_pending = false;
 	if (!line)
 		len = 0;
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -873,7 +899,7 @@ bpfout_line bpfout_feed(bpfout *p, const char *line, size_t len)
 	/* Repaired escapes lose nothing (repair_high_bytes): no note. */
 	(void)replaced;
 
-	bpfout_line kind = feed_record(p, root);
+	bpfout_line kind = feed_record(p, root, join_pending);
 	json_decref(root);
 	if (p->line_clamped)
 		bpfout_note(p, "an integer outside the int64 range was clamped");

@@ -12,7 +12,12 @@
  *                       are dropped: templates/window_start.bt.in)
  *   "bpfspec:flush NS"  the current window ends at NS; maps follow
  *   "bpfspec:end"       the maps of that flush are complete
- *   "bpfspec:ev TEXT"   one event record, kept in the open window
+ *   "bpfspec:ev TEXT"   one event record, kept in the open window; a TEXT
+ *                       that ends in " <join>" (BPFOUT_JOIN_MARK) takes,
+ *                       in the mark's place, the text of a join() line
+ *                       that comes right after it (at most
+ *                       BPFOUT_JOIN_MAX bytes, up to a newline); without
+ *                       one, the mark stays
  *   "bpfspec:probes NAME..."  the probes, numbered from 1, of the maps they
  *                       share: from then on a map "@WORD" (no '_') of
  *                       integers keyed [N, REST...] is kept as one map
@@ -68,6 +73,8 @@ typedef struct bpfout_map {
 } bpfout_map;
 
 #define BPFOUT_MAX_EVENTS 100000
+#define BPFOUT_JOIN_MARK "<join>"
+#define BPFOUT_JOIN_MAX 512
 #define BPFOUT_DROPPED_NAMES 16
 
 typedef struct bpfout_window {

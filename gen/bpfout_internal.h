@@ -29,6 +29,8 @@ struct bpfout {
 	size_t n_probe_names;
 	size_t lineno;
 	bool line_clamped;		/* an integer of this line was clamped */
+	bool join_pending;		/* the last line was an event ending in
+					 * BPFOUT_JOIN_MARK (bpfout.h) */
 };
 
 /* bpfout.c */

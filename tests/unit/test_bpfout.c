@@ -550,6 +550,38 @@ START_TEST(test_dropped_records_by_probe)
 }
 END_TEST
 
+/* A record ending in BPFOUT_JOIN_MARK takes the join() line right after
+ * it in the mark's place (cut at a newline and at BPFOUT_JOIN_MAX bytes);
+ * a join line anywhere else is a note, and a mark no join line follows
+ * stays as it is. */
+START_TEST(test_join_completes_record)
+{
+	bpfout *p = bpfout_new();
+	char line[2048];
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:begin 1\\n\"}");
+	ck_assert_int_eq(feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 5 6 0 59 0 7 x <join>\\n\"}"),
+			 BPFOUT_LINE_EVENT);
+	ck_assert_int_eq(feed(p, "{\"type\": \"join\", \"data\": \"/bin/sh -c sleep 0.03\\nrest\"}"),
+			 BPFOUT_LINE_EVENT);
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 8 6 0 59 0 9 x <join>\\n\"}");
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:ev other 1\\n\"}");
+	ck_assert_int_eq(feed(p, "{\"type\": \"join\", \"data\": \"stray\"}"), BPFOUT_LINE_MESSAGE);
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:ev long x <join>\\n\"}");
+	int n = snprintf(line, sizeof line, "{\"type\": \"join\", \"data\": \"%01000d\"}", 7);
+	ck_assert_int_lt(n, (int)sizeof line);
+	feed(p, line);
+	const bpfout_window *w = bpfout_trailing(p);
+	ck_assert_uint_eq(w->n_events, 4);
+	ck_assert_str_eq(w->events[0], "_why 5 6 0 59 0 7 x /bin/sh -c sleep 0.03");
+	ck_assert_str_eq(w->events[1], "_why 8 6 0 59 0 9 x <join>");
+	ck_assert_str_eq(w->events[2], "other 1");
+	ck_assert_uint_eq(strlen(w->events[3]), strlen("long x ") + BPFOUT_JOIN_MAX);
+	ck_assert_uint_eq(bpfout_note_count(p), 1);
+	ck_assert_ptr_nonnull(strstr(bpfout_note_at(p, 0), "join: stray"));
+	bpfout_free(p);
+}
+END_TEST
+
 /* ---- record shapes ------------------------------------------------------- */
 
 START_TEST(test_record_variants)
@@ -1236,6 +1268,7 @@ static Suite *bpfout_suite(void)
 	tcase_add_test(core, test_begin_sets_first_window);
 	tcase_add_test(core, test_begun_starts_first_window);
 	tcase_add_test(core, test_dropped_records_by_probe);
+	tcase_add_test(core, test_join_completes_record);
 	tcase_add_test(core, test_record_variants);
 	tcase_add_test(core, test_keys);
 	tcase_add_test(core, test_null_safety);
