@@ -3,9 +3,10 @@
 # the workload, tests/workloads/node_syscalls.js, runs (every 50 ms a
 # connect to a closed port on 127.0.0.1 through libc's connect, a file
 # read, a 64 MiB buffer); then another bpftrace attaches uprobes to about
-# 120 libc functions (str*, mem*, malloc, free, connect: what an
-# engineer's ad-hoc tracing attaches) and two busy loops keep both CPUs
-# at 100%.
+# 25 libc functions (mem*, strlen, strcmp, strchr, malloc, free, connect:
+# what an engineer's ad-hoc tracing attaches, the hottest of node's calls
+# among them; all of str* too, 98 more, cost the suite a minute of attach
+# and detach and nothing else) and two busy loops keep both CPUs at 100%.
 # Truth, each run: exit 0, a full window, every probe attached; and what
 # the workloads logged (how often they ran depends on the load: the plan,
 # 40 ticks in 2 s, is not the truth):
@@ -43,9 +44,10 @@ ticks_in() {
 
 libc=$(ldd "$(command -v node)" | awk '$1 ~ /^libc\.so/ { print $3 }')
 [ -f "$libc" ] || fail "cannot find node's libc (ldd: $(ldd "$(command -v node)" | tr '\n' ' '))"
-points="uprobe:$libc:str*,uprobe:$libc:mem*,uprobe:$libc:malloc,uprobe:$libc:free,uprobe:$libc:connect"
+points="uprobe:$libc:mem*,uprobe:$libc:strlen,uprobe:$libc:strcmp,uprobe:$libc:strchr"
+points="$points,uprobe:$libc:malloc,uprobe:$libc:free,uprobe:$libc:connect"
 want=$(bpftrace -l "$points" 2>/dev/null | wc -l)
-[ "$want" -ge 20 ] || fail "only $want libc functions match $points"
+[ "$want" -ge 15 ] || fail "only $want libc functions match $points"
 bpftrace -e "$points { @calls[probe] = count(); }" >"$TMP/other.out" 2>&1 &
 other=$!
 cleanup_pid "$other"
