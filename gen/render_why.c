@@ -98,6 +98,14 @@ static void blocker_row(FILE *out, const report_event *ev)
 		safe_fputs(ev->path, out);
 	if (ev->has_fd)
 		fprintf(out, "%sfd %ld%s", ev->path ? " (" : "", ev->fd, ev->path ? ")" : "");
+	if (ev->nested_loop) {
+		/* node's spawnSync/execSync: the loop was stuck on the child */
+		fputs("nested loop waiting for ", out);
+		if (ev->command)
+			safe_fputs(ev->command, out);
+		else
+			fputs("a child not seen starting", out);
+	}
 	fputc('\n', out);
 }
 
@@ -130,8 +138,9 @@ void render_why_text(FILE *out, const report *rep)
 	else if (worst) {
 		char d[32];
 		text_fmt_auto(d, sizeof d, (uint64_t)llabs(worst));
-		fprintf(out, "(parts %s the total by up to %s: calls in progress at the window's "
-			"edges)\n", worst > 0 ? "fall short of" : "exceed", d);
+		fprintf(out, "(parts %s the total by up to %s: scheduler events the kernel program "
+			"missed, or a report from before parts were counted with their call)\n",
+			worst > 0 ? "fall short of" : "exceed", d);
 	}
 
 	if (rep->stack_ns) {
@@ -153,7 +162,7 @@ void render_why_text(FILE *out, const report *rep)
 	char thr[32];
 	text_fmt_auto(thr, sizeof thr, rep->blocker_ns);
 	fprintf(out, "\nLOOP BLOCKERS: syscalls of %s or more inside attributed phases, "
-		"epoll waits aside: %zu", thr, rep->n_blockers);
+		"the loop's own epoll waits aside: %zu", thr, rep->n_blockers);
 	if (rep->blockers_dropped)
 		fprintf(out, " (and %llu not recorded: over the limit)",
 			(unsigned long long)rep->blockers_dropped);
@@ -169,7 +178,7 @@ void render_why_text(FILE *out, const report *rep)
 		order[i] = &rep->blockers[i];
 	qsort(order, rep->n_blockers, sizeof *order, blocker_by_duration);
 	fprintf(out, "%10s %9s %-10s %-8s %-*s %-12s %-14s %s\n", "START(s)", "DURATION", "PHASE",
-		"TID", TEXT_EVENT_THREAD_COLS, "THREAD", "SYSCALL", "RESULT", "PATH / FD");
+		"TID", TEXT_EVENT_THREAD_COLS, "THREAD", "SYSCALL", "RESULT", "PATH / FD / WAITED FOR");
 	for (size_t i = 0; i < rep->n_blockers && i < TEXT_BLOCKERS; i++)
 		blocker_row(out, order[i]);
 	free(order);
@@ -364,6 +373,10 @@ void render_why_json(json_t *root, const report *rep)
 			rjson_put_bytes(je, "path", ev->path);
 			if (ev->path_truncated)
 				json_object_set_new(je, "path_truncated", json_true());
+		}
+		if (ev->nested_loop) {
+			json_object_set_new(je, "nested_loop", json_true());
+			rjson_put_bytes(je, "command", ev->command);
 		}
 		json_array_append_new(list, je);
 	}

@@ -310,6 +310,7 @@ void report_free_events(report_event *ev, size_t n)
 		free(ev[k].path);
 		free(ev[k].address);
 		free(ev[k].phase);
+		free(ev[k].command);
 		report_free_values(ev[k].args, ev[k].n_args);
 	}
 	free(ev);

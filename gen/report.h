@@ -136,6 +136,10 @@ typedef struct report_event {
 	long fd;		/* blockers: the fd argument when has_fd (path:
 				 * what it was opened with, when seen) */
 	char *phase;		/* blockers: the attributed phase; else NULL */
+	bool nested_loop;	/* blockers: the wait of a loop of its own that the
+				 * phase ran (node's spawnSync, execSync) */
+	char *command;		/* blockers: with nested_loop, the command line of
+				 * the child it waited for, when seen; else NULL */
 } report_event;
 
 typedef struct report_probe {

@@ -151,6 +151,10 @@ static int load_blocker(loader *l, const json_t *obj, const char *base, report_e
 		return -1;
 	if ((v = rl_get(l, obj, base, "path_truncated", T_BOOL, false, true)))
 		ev->path_truncated = json_is_true(v);
+	if ((v = rl_get(l, obj, base, "nested_loop", T_BOOL, false, true)))
+		ev->nested_loop = json_is_true(v);
+	if (l->failed || rl_get_bytes(l, obj, base, "command", &ev->command, true, true) < 0)
+		return -1;
 	return l->failed ? -1 : 0;
 }
 

@@ -40,21 +40,51 @@ static void put_in_phase(buf *cond, size_t n)
  * (kptr), as the tracepoints that read and write them most see it:
  * bpftrace 0.27 warns at a comparison across address spaces, and a
  * uprobe's own values are the user's. */
-static void put_close(buf *b, const char *cond, const char *in)
+static void put_close(buf *b, const gen_parts *pt, const char *cond, const char *in)
 {
-	buf_printf(b, "%s// the time since the thread's last switch-in goes to the phase it\n"
-		      "%s// was in, which ends here\n%s$wp = @ph__why[$wk];\n", in, in, in);
+	buf_printf(b, "%s// the phase the thread was in ends here: the time since its last\n"
+		      "%s// change of state goes to that state (running, unless an event was\n"
+		      "%s// missed), and a call of the window adds its parts to the window's\n"
+		      "%s$wp = @ph__why[$wk];\n", in, in, in, in);
 	buf_printf(b, "%sif (%s) {\n", in, *cond ? cond : "$wp != kptr(0)");
+	buf_printf(b, "%s\t$we = kptr($now) - @ts__why[$wk];\n"
+		      "%s\tif (@st__why[$wk] == 0) {\n"
+		      "%s\t\t@pcpu__why[$wk] = @pcpu__why[$wk] + $we;\n"
+		      "%s\t} else {\n"
+		      "%s\t\tif (@st__why[$wk] == 1) {\n"
+		      "%s\t\t\t@pwait__why[$wk] = @pwait__why[$wk] + $we;\n"
+		      "%s\t\t} else {\n"
+		      "%s\t\t\t@poth__why[$wk] = @poth__why[$wk] + $we;\n"
+		      "%s\t\t}\n%s\t}\n", in, in, in, in, in, in, in, in, in, in);
 	buf_printf(b, "%s\tif (@pht__why[$wk] >= kptr(@wstart)) {\n"
-		      "%s\t\t@cpu__why[$wp, $wk] = sum(kptr($now) - @run__why[$wk]);\n"
-		      "%s\t}\n%s\t@ph__why[$wk] = kptr(0);\n%s}\n", in, in, in, in, in);
+		      "%s\t\t@cpu__why[$wp, $wk] = sum(@pcpu__why[$wk]);\n"
+		      "%s\t\t@wait__why[$wp, $wk] = sum(@pwait__why[$wk]);\n"
+		      "%s\t\t@blk__why[$wp, $wk] = sum(@pblk__why[$wk]);\n"
+		      "%s\t\t@oth__why[$wp, $wk] = sum(@poth__why[$wk]);\n"
+		      "%s\t}\n%s\t@ph__why[$wk] = kptr(0);\n", in, in, in, in, in, in, in);
+	/* deleted, not set to kptr(0): that would make them unsigned, and
+	 * bpftrace warns at their sums with the tracepoints' signed times */
+	static const char *const pending[] = { "pcpu", "pwait", "pblk", "poth" };
+	for (size_t k = 0; k < sizeof pending / sizeof *pending; k++)
+		buf_printf(b, "%s\t%s(@%s__why[$wk]);\n", in, pt->delete_call, pending[k]);
+	buf_printf(b, "%s}\n", in);
 }
 
-/* The statements that begin phase number PHASE on the thread. */
-static void put_open(buf *b, size_t phase, const char *in)
+/* The statements that begin phase number PHASE of R on the thread
+ * (running; with entry-only timing, in its own loop: no nested loop runs
+ * yet). */
+static void put_open(buf *b, const resolved *r, size_t phase, const char *in)
 {
 	buf_printf(b, "%s@ph__why[$wk] = kptr(%zu);\n%s@pht__why[$wk] = kptr($now);\n"
-		      "%s@run__why[$wk] = kptr($now);\n", in, phase, in, in);
+		      "%s@ts__why[$wk] = kptr($now);\n%s@st__why[$wk] = kptr(0);\n", in, phase, in,
+		   in, in);
+	if (r->sp->entry_only)
+		buf_printf(b, "%s@lnest__why[$wk] = kptr(0);\n", in);
+}
+
+const char *why_nested_entry(const resolved *r)
+{
+	return why_wanted(r) ? "@lnest__why[(int64)tid] = kptr(1); " : "";
 }
 
 /* Entry of probe I.  (A libuv phase's templates return before this for
@@ -64,7 +94,7 @@ static void put_open(buf *b, size_t phase, const char *in)
  * attributed probe or of any phase when entry-only; else only the
  * derived attributed phases whose gap ends here (a probe that is not
  * attributed does not end an attributed one it runs inside). */
-static char *entry_hook(const resolved *r, size_t i)
+static char *entry_hook(const gen_parts *pt, const resolved *r, size_t i)
 {
 	buf b = BUF_INIT, cond = BUF_INIT;
 	bool close = why_attributed(r, i) || r->sp->entry_only;
@@ -75,28 +105,28 @@ static char *entry_hook(const resolved *r, size_t i)
 				put_in_phase(&cond, d + 1);
 	buf_puts(&b, "\t// attribution (gen/why.h)\n\t$wk = (int64)tid;\n");
 	if (close || cond.len)
-		put_close(&b, cond.len ? cond.data : "", "\t");
+		put_close(&b, pt, cond.len ? cond.data : "", "\t");
 	if (why_attributed(r, i))
-		put_open(&b, i + 1, "\t");
+		put_open(&b, r, i + 1, "\t");
 	buf_free(&cond);
 	return gen_chop(buf_take(&b));
 }
 
 /* Return of probe I (entry-return): probe I's phase ends, and a derived
  * attributed phase whose gap starts here begins. */
-static char *return_hook(const resolved *r, size_t i)
+static char *return_hook(const gen_parts *pt, const resolved *r, size_t i)
 {
 	buf b = BUF_INIT, cond = BUF_INIT;
 	buf_puts(&b, "\t// attribution (gen/why.h)\n\t$wk = (int64)tid;\n");
 	if (why_attributed(r, i)) {
 		put_in_phase(&cond, i + 1);
-		put_close(&b, cond.data, "\t");
+		put_close(&b, pt, cond.data, "\t");
 	}
 	for (size_t d = 0; d < r->n_probes; d++) {
 		const resolved_probe *dp = &r->probes[d];
 		for (size_t k = 0; dp->derived && why_attributed(r, d) && k < dp->n_gaps; k++)
 			if (dp->gap_after[k] == i)
-				put_open(&b, d + 1, "\t");
+				put_open(&b, r, d + 1, "\t");
 	}
 	buf_free(&cond);
 	return gen_chop(buf_take(&b));
@@ -104,10 +134,9 @@ static char *return_hook(const resolved *r, size_t i)
 
 char *why_hooks(const gen_parts *pt, const resolved *r, size_t i, bool entry)
 {
-	(void)pt;
 	if (!why_wanted(r))
 		return NULL;
-	return entry ? entry_hook(r, i) : return_hook(r, i);
+	return entry ? entry_hook(pt, r, i) : return_hook(pt, r, i);
 }
 
 /* ---- gen: the tracepoints ------------------------------------------ */
@@ -210,9 +239,11 @@ static size_t poll_phase(const resolved *r)
 
 int why_emit(gen_parts *pt, const resolved *r)
 {
-	static const char *const printed[] = { "cpu", "wait", "slp", "sys", WIRE_DROPPED, NULL };
+	static const char *const printed[] = { "cpu", "wait", "blk", "oth", "slp", "sys",
+					       WIRE_DROPPED, NULL };
 	static const char *const counter[] = { "evn", "evo", NULL };
-	static const char *const in_flight[] = { "ph", "pht", "run", "off", "rq", "sc", "arg",
+	static const char *const in_flight[] = { "ph", "pht", "ts", "st", "sc", "arg",
+						 "lnest", "kid", "kidt", "pcpu", "pwait", "pblk", "poth",
 						 NULL };
 	buf store = BUF_INIT, waits = BUF_INIT, open_test = BUF_INIT, paths = BUF_INIT,
 	    ones = BUF_INIT;
@@ -234,9 +265,19 @@ int why_emit(gen_parts *pt, const resolved *r)
 			buf_printf(&open_test, "%s$nr == %d", open_test.len ? " || " : "", nr);
 	}
 	put_ids(&paths, "$nr", 's', -1);
-	char *not_waits = NULL;
+	/* Inside a nested loop: with entry-only timing, since a nested loop's
+	 * phase began (why_nested_entry); with pairs, while one is in flight
+	 * (latency.c's @pair_nest). */
+	const char *nested = r->sp->entry_only ? "@lnest__why[$k] != 0" : "@pair_nest[tid] > 0";
+	char *not_waits = NULL, *learn = NULL;
 	if (asprintf(&not_waits, waits.len ? " && !($p == %zu && (%s))" : "", poll, waits.data) < 0)
 		not_waits = NULL;
+	if (asprintf(&learn, waits.len ? "\t\tif ($p == %zu && (%s) && %s) {\n"
+					 "\t\t\t$nest = %d;\n\t\t}" : "",
+		     poll, waits.data, nested, WHY_NESTED_WAIT) < 0)
+		learn = NULL;
+	char execve_nr[16];
+	snprintf(execve_nr, sizeof execve_nr, "%d", systab_syscall_nr("execve"));
 	snprintf(threshold, sizeof threshold, "%llu", (unsigned long long)r->sp->blocker_ns);
 	snprintf(limit, sizeof limit, "%d", GEN_SLICE_LIMIT);
 	snprintf(close_nr, sizeof close_nr, "%d", systab_syscall_nr("close"));
@@ -247,6 +288,9 @@ int why_emit(gen_parts *pt, const resolved *r)
 	gen_vars_set(&v, "pid_filter", pt->pid_filter);
 	gen_vars_set(&v, "store_arg", st);
 	gen_vars_set(&v, "not_waits", not_waits);
+	gen_vars_set(&v, "nested_wait", learn);
+	gen_vars_set(&v, "execve_nr", execve_nr);
+	gen_vars_set(&v, "delete", pt->delete_call);
 	gen_vars_set(&v, "path_test", pa && *pa ? pa : "0");
 	gen_vars_set(&v, "threshold", threshold);
 	gen_vars_set(&v, "limit", limit);
@@ -257,12 +301,14 @@ int why_emit(gen_parts *pt, const resolved *r)
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "why.bt.in", &v);
 	/* sched_switch, sched_wakeup, sched_process_exit, sys_enter,
-	 * sys_exit, and the profile probe */
-	pt->attach += 5 + (profile != NULL);
+	 * sys_exit, sched_process_fork, sys_enter_execve, and the profile
+	 * probe */
+	pt->attach += 7 + (profile != NULL);
 	free(st);
 	free(ot);
 	free(pa);
 	free(not_waits);
+	free(learn);
 	buf_free(&waits);
 	buf_free(&ones);
 	gen_add_maps(pt, WHY_NAME, printed, counter, in_flight);

@@ -33,6 +33,10 @@ struct gen_parts;
  * and the most frames kept, innermost first. */
 #define WHY_STACK_HZ 499
 #define WHY_STACK_FRAMES 48
+/* Added to the phase number of a nested loop's epoll wait in the poll
+ * phase (templates/why.bt.in): bpfspec reads @sys__why's and the records'
+ * phase numbers modulo it.  A spec has at most 64 probes. */
+#define WHY_NESTED_WAIT 128
 
 /* Whether any active latency probe of R is attributed. */
 bool why_wanted(const resolved *r);
@@ -60,6 +64,14 @@ void why_syscall_table(why_syscalls *t);
  * the probe's $now.  Owned text ending without '\n', or NULL when there
  * is nothing to do (no attribution). */
 char *why_hooks(const struct gen_parts *pt, const resolved *r, size_t i, bool entry);
+
+/* With entry-only timing, the statement a libuv phase's entry runs before
+ * it returns for a call of another loop than the thread's (a nested
+ * loop: templates/phase.bt.in's loop test): the thread is then inside a
+ * nested loop until its own loop's next phase, and its epoll waits in the
+ * poll phase are that loop's, not the idle loop's.  A static string, ""
+ * when R has no attribution. */
+const char *why_nested_entry(const resolved *r);
 
 /* Appends the attribution's tracepoints and registers its maps, once per
  * program when why_wanted.  Returns 0, or -1 after a diagnostic. */

@@ -11,6 +11,7 @@
 #include "report_internal.h"
 #include "spec.h"
 #include "systab.h"
+#include "vdso.h"
 #include "wire.h"
 
 /* The group of probe P that thread TID's figures go to: its own (per
@@ -46,7 +47,10 @@ static report_why_syscall *split_syscall(report_split *s, long nr)
 	return &ns[s->n_syscalls++];
 }
 
-enum part { PART_CPU, PART_WAIT, PART_SLEEP, PART_CALLS, PART_TIME };
+/* The parts of completed calls (CPU, WAIT, BLOCKED, OTHER: keys [P, tid])
+ * and, per syscall NR (keys [P, tid, NR]), the time asleep in it (SLEEP),
+ * its calls and their time. */
+enum part { PART_CPU, PART_WAIT, PART_BLOCKED, PART_OTHER, PART_SLEEP, PART_CALLS, PART_TIME };
 
 /* Adds V to part PART of S (of syscall NR for the last three). */
 static int split_add(report_split *s, enum part part, long nr, uint64_t v)
@@ -59,12 +63,15 @@ static int split_add(report_split *s, enum part part, long nr, uint64_t v)
 	case PART_WAIT:
 		s->wait_ns += v;
 		return 0;
-	case PART_SLEEP:
-		if (nr < 0) {
-			s->other_ns += v;
-			return 0;
-		}
+	case PART_BLOCKED:
 		s->blocked_ns += v;
+		return 0;
+	case PART_OTHER:
+		s->other_ns += v;
+		return 0;
+	case PART_SLEEP:
+		if (nr < 0)
+			return 0;	/* outside syscalls: in PART_OTHER */
 		break;
 	case PART_CALLS:
 	case PART_TIME:
@@ -98,13 +105,15 @@ static int read_part(report *rep, const bpfout_window *w, const char *prefix, en
 	const bpfout_map *m = report_window_map(w, prefix, WHY_NAME);
 	for (size_t i = 0; m && i < m->n_entries; i++) {
 		const bpfout_entry *e = &m->entries[i];
-		size_t want = part == PART_CPU || part == PART_WAIT ? 2 : 3;
+		size_t want = part == PART_SLEEP || part == PART_CALLS ? 3 : 2;
 		/* the syscalls' map holds stats(): count and total */
 		bool stats = part == PART_CALLS;
-		if (e->n_ikeys != want || e->ikeys[0] < 1 || (size_t)e->ikeys[0] > rep->n_probes ||
+		/* a nested loop's epoll wait in the poll phase: phase + 128 */
+		long long phase = e->n_ikeys ? e->ikeys[0] % WHY_NESTED_WAIT : 0;
+		if (e->n_ikeys != want || phase < 1 || (size_t)phase > rep->n_probes ||
 		    (stats ? e->type != BPFOUT_VALUE_STATS || e->stats_total < 0 : e->value <= 0))
 			continue;
-		report_probe *p = &rep->probes[e->ikeys[0] - 1];
+		report_probe *p = &rep->probes[phase - 1];
 		if (!p->attributed)
 			continue;
 		report_split *s = split_of(p, (long)e->ikeys[1]);
@@ -156,7 +165,8 @@ typedef struct why_record {
 } why_record;
 
 /* Reads record REC ("_why START TID P NR NS RET KIND ARG") into *R:
- * R->arg is what follows KIND (a path, or a number).  Returns 1, 0 when
+ * R->arg is what follows KIND (a path, a number, or for KIND x a child's
+ * command line: TID forked it, RET is its pid).  Returns 1, 0 when
  * REC is not a record of ours, -1 when it is a malformed one. */
 static int record_fields(const char *rec, why_record *r)
 {
@@ -166,8 +176,9 @@ static int record_fields(const char *rec, why_record *r)
 		return 0;
 	if (sscanf(rec + nl + 1, "%lld %ld %ld %ld %lld %lld %c%n", &r->start, &r->tid, &r->phase,
 		   &r->nr, &r->ns, &r->ret, &r->kind, &used) != 7 || used == 0 || r->ns < 0 ||
-	    r->start < 0 || (r->kind != 's' && r->kind != 'n'))
+	    r->start < 0 || (r->kind != 's' && r->kind != 'n' && r->kind != 'x'))
 		return -1;
+	r->phase %= WHY_NESTED_WAIT;	/* a nested loop's wait in the poll phase */
 	r->arg = rec + nl + 1 + used;
 	if (*r->arg == ' ')
 		r->arg++;	/* one space; a path's own leading spaces are kept */
@@ -227,6 +238,7 @@ static void free_blocker(report_event *ev)
 	free(ev->error);
 	free(ev->path);
 	free(ev->thread);
+	free(ev->command);
 }
 
 static int blocker_order(const void *a, const void *b)
@@ -280,11 +292,115 @@ static const char *opened_path(const fd_mark *marks, size_t n, long fd, unsigned
 	return lo > 0 && marks[lo - 1].fd == fd ? marks[lo - 1].path : NULL;
 }
 
-/* Adds blocker R (and the path its fd was opened with) to REP's.
- * Returns 0, or -1 out of memory. */
-static int add_blocker(report *rep, const why_syscalls *t, const why_record *r, uint64_t begin,
-		       const fd_mark *marks, size_t n_marks)
+/* A child's command line, from its record (KIND x). */
+typedef struct child_command {
+	long parent_tid;
+	unsigned long long t;	/* its execve */
+	const char *text;
+} child_command;
+
+/* Whether syscall NR is one of an event loop's waits (epoll). */
+static bool is_loop_wait(long nr)
 {
+	for (size_t k = 0; spec_loop_waits[k]; k++)
+		if (systab_syscall_nr(spec_loop_waits[k]) == nr)
+			return true;
+	return false;
+}
+
+/* A nested loop starts waiting within this long of its child's execve
+ * (libuv forks it, the child execs, the loop runs its first phases). */
+#define CHILD_TO_WAIT_NS 100000000ull
+
+/* The child that thread TID's nested loop waited in [START, END) for: the
+ * last one TID forked before END and at most CHILD_TO_WAIT_NS before
+ * START (one spawnSync at a time on a thread: it waits; a child whose
+ * record was not kept is not mistaken for an older one).  Its index in
+ * KIDS, or -1 when none was seen. */
+static long child_of_wait(const child_command *kids, size_t n, long tid, unsigned long long start,
+			  unsigned long long end)
+{
+	long best = -1;
+	for (size_t i = 0; i < n; i++)
+		if (kids[i].parent_tid == tid && kids[i].t <= end &&
+		    kids[i].t + CHILD_TO_WAIT_NS >= start && (best < 0 || kids[i].t > kids[best].t))
+			best = (long)i;
+	return best;
+}
+
+/* One blocker per child a nested loop waited for: its first wait's record
+ * becomes the span from the child's fork (KIDS[k].t, on the clock of
+ * BEGIN; or from the start of a blocker of the thread in progress then:
+ * the clone that forked it) to the end of its last wait, what the caller of spawnSync was
+ * stuck for; the thread's other blockers inside that span (its other
+ * waits, the fork itself, the read that waits for the child's exec) are
+ * folded in.  CHILD_OF[i] is the child of REP's blocker i, or -1. */
+static void merge_nested(report *rep, const long *child_of, const child_command *kids,
+			 size_t n_kids, uint64_t begin, bool *drop)
+{
+	for (size_t k = 0; k < n_kids; k++) {
+		size_t first = rep->n_blockers;
+		uint64_t end = 0;
+		for (size_t i = 0; i < rep->n_blockers; i++) {
+			const report_event *ev = &rep->blockers[i];
+			if (child_of[i] != (long)k || drop[i])
+				continue;
+			if (first == rep->n_blockers || ev->t_ns < rep->blockers[first].t_ns)
+				first = i;
+			if (ev->t_ns + ev->latency_ns > end)
+				end = ev->t_ns + ev->latency_ns;
+		}
+		if (first == rep->n_blockers)
+			continue;
+		report_event *m = &rep->blockers[first];
+		uint64_t start = kids[k].t > begin ? kids[k].t - begin : 0;
+		if (start > m->t_ns)
+			start = m->t_ns;
+		/* the fork happens inside a clone: from that call's start */
+		for (size_t i = 0; i < rep->n_blockers; i++) {
+			const report_event *ev = &rep->blockers[i];
+			if (ev->tid == m->tid && child_of[i] < 0 && ev->t_ns < start &&
+			    ev->t_ns + ev->latency_ns >= start)
+				start = ev->t_ns;
+		}
+		for (size_t i = 0; i < rep->n_blockers; i++) {
+			const report_event *ev = &rep->blockers[i];
+			if (i != first && ev->tid == m->tid && ev->t_ns >= start &&
+			    ev->t_ns + ev->latency_ns <= end)
+				drop[i] = true;
+		}
+		m->t_ns = start;
+		m->latency_ns = end - start;
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < rep->n_blockers; i++) {
+		if (drop[i])
+			free_blocker(&rep->blockers[i]);
+		else
+			rep->blockers[kept++] = rep->blockers[i];
+	}
+	rep->n_blockers = kept;
+}
+
+/* What the window's records say beside the blockers: which path each fd
+ * was opened with, and the command lines of children. */
+typedef struct blocker_context {
+	const why_syscalls *t;
+	const fd_mark *marks;
+	size_t n_marks;
+	const child_command *kids;
+	size_t n_kids;
+} blocker_context;
+
+/* Adds blocker R (and the path its fd was opened with, or the child its
+ * nested loop waited for: its index into *CHILD, else -1) to REP's.
+ * Returns 0, or -1 out of memory. */
+static int add_blocker(report *rep, const why_record *r, uint64_t begin,
+		       const blocker_context *c, long *child)
+{
+	const why_syscalls *t = c->t;
+	const fd_mark *marks = c->marks;
+	size_t n_marks = c->n_marks;
 	report_event ev = { 0 };
 	report_event *nb = realloc(rep->blockers, (rep->n_blockers + 1) * sizeof *nb);
 	if (!nb)
@@ -303,6 +419,19 @@ static int add_blocker(report *rep, const why_syscalls *t, const why_record *r, 
 		}
 		ev.path_truncated = strlen(path) >= REPORT_PATH_MAX;
 	}
+	/* The loop's own waits are never blockers (templates/why.bt.in): an
+	 * epoll wait that is one is a nested loop's. */
+	*child = -1;
+	if (is_loop_wait(r->nr)) {
+		ev.nested_loop = true;
+		*child = child_of_wait(c->kids, c->n_kids, r->tid, (unsigned long long)r->start,
+				       (unsigned long long)(r->start + r->ns));
+		const char *cmd = *child >= 0 ? c->kids[*child].text : NULL;
+		if (cmd && *cmd && !(ev.command = strdup(cmd))) {
+			free_blocker(&ev);
+			return -1;
+		}
+	}
 	nb[rep->n_blockers++] = ev;
 	return 0;
 }
@@ -317,27 +446,43 @@ static int fill_blockers(report *rep, const bpfout_window *w, uint64_t begin_ns)
 	rep->blockers_dropped = (e && e->value > 0 ? (uint64_t)e->value : 0) +
 				bpfout_dropped_records(w, WHY_NAME);
 	why_syscalls *t = malloc(sizeof *t);
-	fd_mark *marks = w->n_events ? malloc(w->n_events * sizeof *marks) : NULL;
-	size_t n_marks = 0;
+	size_t n = w->n_events ? w->n_events : 1;
+	fd_mark *marks = malloc(n * sizeof *marks);
+	child_command *kids = malloc(n * sizeof *kids);
+	long *child_of = malloc(n * sizeof *child_of);
+	bool *drop = calloc(n, sizeof *drop);
+	size_t n_marks = 0, n_kids = 0;
 	int rc = 0;
-	if (!t || (w->n_events && !marks)) {
+	if (!t || !marks || !kids || !child_of || !drop) {
 		free(t);
 		free(marks);
+		free(kids);
+		free(child_of);
+		free(drop);
 		return -1;
 	}
 	why_syscall_table(t);
 	for (size_t i = 0; i < w->n_events; i++) {
 		why_record r;
-		if (record_fields(w->events[i], &r) > 0 && fd_mark_of(t, &r, &marks[n_marks]))
+		if (record_fields(w->events[i], &r) <= 0)
+			continue;
+		if (r.kind == 'x')	/* the mark stays when no join line came */
+			kids[n_kids++] = (child_command){
+				.parent_tid = r.tid, .t = (unsigned long long)r.start,
+				.text = strcmp(r.arg, BPFOUT_JOIN_MARK) == 0 ? "" : r.arg
+			};
+		else if (fd_mark_of(t, &r, &marks[n_marks]))
 			n_marks++;
 	}
 	if (n_marks > 1)
 		qsort(marks, n_marks, sizeof *marks, mark_order);
+	blocker_context ctx = { .t = t, .marks = marks, .n_marks = n_marks, .kids = kids,
+				.n_kids = n_kids };
 	for (size_t i = 0; i < w->n_events && rc == 0; i++) {
 		why_record r;
 		int kind = record_fields(w->events[i], &r);
-		if (kind == 0 || (kind > 0 && (uint64_t)r.ns < rep->blocker_ns))
-			continue;	/* not ours; an open or a close */
+		if (kind == 0 || (kind > 0 && ((uint64_t)r.ns < rep->blocker_ns || r.kind == 'x')))
+			continue;	/* not ours; an open or a close; a child's command */
 		if (kind < 0 || r.phase < 1 || (size_t)r.phase > rep->n_probes) {
 			/* malformed (a bug of ours): counted as not recorded,
 			 * never fatal to the report */
@@ -347,10 +492,18 @@ static int fill_blockers(report *rep, const bpfout_window *w, uint64_t begin_ns)
 		/* ended before the window (read late from another CPU's buffer) */
 		if ((uint64_t)r.start + (uint64_t)r.ns < begin_ns)
 			continue;
-		rc = add_blocker(rep, t, &r, begin_ns, marks, n_marks);
+		long child = -1;
+		rc = add_blocker(rep, &r, begin_ns, &ctx, &child);
+		if (rc == 0)
+			child_of[rep->n_blockers - 1] = child;
 	}
+	if (rc == 0)
+		merge_nested(rep, child_of, kids, n_kids, begin_ns, drop);
 	free(t);
 	free(marks);
+	free(kids);
+	free(child_of);
+	free(drop);
 	if (rep->n_blockers > 1)
 		qsort(rep->blockers, rep->n_blockers, sizeof *rep->blockers, blocker_order);
 	return rc;
@@ -367,12 +520,46 @@ static const char *frame_end(const char *s)
 	return s;
 }
 
+/* The process thread TID belongs to among P's (the only one when there
+ * is one), or 0. */
+static long process_of_thread(report_pids p, long tid)
+{
+	if (p.n == 1)
+		return p.v[0];
+	for (size_t i = 0; i < p.n; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%ld/task/%ld", p.v[i], tid);
+		if (access(path, F_OK) == 0)
+			return p.v[i];
+	}
+	return 0;
+}
+
+/* A frame bpftrace left as a bare address (S, LEN: "0x7ff36daee79d"),
+ * named when it lies in process PID's vDSO: "[vdso] NAME" into OUT.
+ * Returns OUT's length, or 0 when it is not such a frame. */
+static size_t vdso_frame(vdso_names *vdso, long pid, const char *s, size_t len, char *out,
+			 size_t out_len)
+{
+	char hex[24];
+	if (len < 3 || len >= sizeof hex || s[0] != '0' || s[1] != 'x')
+		return 0;
+	memcpy(hex, s, len);
+	hex[len] = '\0';
+	if (strspn(hex + 2, "0123456789abcdefABCDEF") != len - 2)
+		return 0;
+	uint64_t addr = strtoull(hex, NULL, 16);
+	return vdso_name(vdso, pid, addr, out, out_len) == 1 ? strlen(out) : 0;
+}
+
 /* The frames of a stack as bpftrace prints a ustack() key (one frame a
  * line, innermost first, "name+offset"; 0.24+ drop the spaces in names)
- * in folded form: outermost first, joined by ';', offsets dropped.
- * Owned; NULL out of memory. */
-static char *folded_frames(const char *text)
+ * in folded form: outermost first, joined by ';', offsets dropped; a
+ * bare address in process PID's vDSO named (VDSO).  Owned; NULL out of
+ * memory. */
+static char *folded_frames(const char *text, vdso_names *vdso, long pid)
 {
+	char named[WHY_STACK_FRAMES + 8][80];
 	const char *lines[WHY_STACK_FRAMES + 8];
 	size_t lens[WHY_STACK_FRAMES + 8], n = 0;
 	for (const char *s = text; *s && n < sizeof lines / sizeof *lines;) {
@@ -386,7 +573,11 @@ static char *folded_frames(const char *text)
 		size_t digits = plus ? (size_t)(s + len - plus - 1) : 0;
 		if (plus && plus > s && digits && strspn(plus + 1, "0123456789") >= digits)
 			len = (size_t)(plus - s);
-		if (len) {
+		size_t vlen = vdso_frame(vdso, pid, s, len, named[n], sizeof named[n]);
+		if (vlen) {
+			lines[n] = named[n];
+			lens[n++] = vlen;
+		} else if (len) {
 			lines[n] = s;
 			lens[n++] = len;
 		}
@@ -416,7 +607,11 @@ static int stack_order(const void *a, const void *b)
 static int fill_stacks(report *rep, const bpfout_window *w)
 {
 	const bpfout_map *m = report_window_map(w, "stk", WHY_NAME);
-	for (size_t i = 0; m && i < m->n_entries; i++) {
+	if (!m || !m->n_entries)
+		return 0;
+	vdso_names *vdso = vdso_names_new();	/* NULL: no frame is named there */
+	int rc = 0;
+	for (size_t i = 0; i < m->n_entries && rc == 0; i++) {
 		const bpfout_entry *e = &m->entries[i];
 		char *end;
 		long phase = strtol(e->key, &end, 10), tid;
@@ -426,9 +621,11 @@ static int fill_stacks(report *rep, const bpfout_window *w)
 		if (*end != ',')
 			continue;
 		report_probe *p = &rep->probes[phase - 1];
-		char *frames = folded_frames(end + 1);
-		if (!frames)
-			return -1;
+		char *frames = folded_frames(end + 1, vdso, process_of_thread(report_pids_of(rep), tid));
+		if (!frames) {
+			rc = -1;
+			break;
+		}
 		p->stack_samples += (uint64_t)e->value;
 		/* stacks that differ only in offsets are one once folded */
 		size_t k = 0;
@@ -442,12 +639,16 @@ static int fill_stacks(report *rep, const bpfout_window *w)
 		report_stack *ns = realloc(p->stacks, (p->n_stacks + 1) * sizeof *ns);
 		if (!ns) {
 			free(frames);
-			return -1;
+			rc = -1;
+			break;
 		}
 		p->stacks = ns;
 		ns[p->n_stacks++] = (report_stack){ .tid = tid, .samples = (uint64_t)e->value,
 						    .frames = frames };
 	}
+	vdso_names_free(vdso);
+	if (rc < 0)
+		return -1;
 	for (size_t i = 0; i < rep->n_probes; i++)
 		if (rep->probes[i].n_stacks > 1)
 			qsort(rep->probes[i].stacks, rep->probes[i].n_stacks,
@@ -490,8 +691,8 @@ static int all_have_perf_maps(report_pids p)
 int why_fill(report *rep, const resolved *r, const bpfout_window *w, uint64_t begin_ns)
 {
 	static const struct { const char *prefix; enum part part; } parts[] = {
-		{ "cpu", PART_CPU }, { "wait", PART_WAIT }, { "slp", PART_SLEEP },
-		{ "sys", PART_CALLS },
+		{ "cpu", PART_CPU }, { "wait", PART_WAIT }, { "blk", PART_BLOCKED },
+		{ "oth", PART_OTHER }, { "slp", PART_SLEEP }, { "sys", PART_CALLS },
 	};
 	if (!why_wanted(r))
 		return 0;

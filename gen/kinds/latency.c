@@ -336,20 +336,28 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 	gen_vars_set(&v, "record", rec_text);
 	char *on_entry = why_hooks(pt, r, i, true);
 	gen_vars_set(&v, "on_entry", on_entry);
-	gen_vars_set(&v, "loop_test", libuv_is_phase_function(rp->sp->function)
-					      ? "\tif (@phase_loop[tid] == 0) { @phase_loop[tid] = arg0; }\n"
-						"\tif (arg0 != @phase_loop[tid]) { return; }"
-					      : NULL);
+	char *loop_test = NULL;
+	if (libuv_is_phase_function(rp->sp->function) &&
+	    asprintf(&loop_test, "\tif (@phase_loop[tid] == 0) { @phase_loop[tid] = arg0; }\n"
+				 "\tif (arg0 != @phase_loop[tid]) { %sreturn; }",
+		     why_nested_entry(r)) < 0)
+		loop_test = NULL;
+	gen_vars_set(&v, "loop_test", loop_test);
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "phase.bt.in", &v);
 	free(e);
 	free(rec_text);
 	free(on_entry);
+	free(loop_test);
 	pt->attach += (unsigned)rp->n_addrs;
 	gen_add_shared_maps(pt, PROBE_LATENCY);
 	add_slice_maps(pt, rp->sp->name);
-	if (index == 1)
-		buf_puts(&pt->helpers, "\tclear(@phase_cur);\n\tclear(@phase_t);\n\tclear(@phase_loop);\n");
+	if (index == 1) {
+		/* The thread's loop learnt while attaching stays (a nested
+		 * loop's, learnt first, is forgotten when it closes). */
+		buf_puts(&pt->helpers, "\tclear(@phase_cur);\n\tclear(@phase_t);\n");
+		buf_puts(&pt->finals, "\tclear(@phase_loop);\n");
+	}
 	if (index == 1 && libuv_is_phase_function(rp->sp->function) && r->loop_close_object)
 		rc |= emit_loop_close(pt, r);
 	return rc;
@@ -374,7 +382,9 @@ static int latency_emit(gen_parts *pt, const resolved *r, size_t i)
  * entry-only phases' @phase_t (read in the first phase's probe), and
  * for the libuv pairs' @pair_start and @pair_nest; and for attribution's
  * @ph__why (gen/why.h: read in every phase's probe before it is set; tid
- * 0, the idle task, is never in a phase). */
+ * 0, the idle task, is never in a phase), its call's pending parts and the
+ * time of its last change of state (signed, in the kernel's address
+ * space: the phases' uprobes and the scheduler's tracepoints add to them). */
 static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
 {
 	const resolved_probe *rp = &r->probes[i];
@@ -390,7 +400,12 @@ static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
 					 r->probes[first].sp->kind == PROBE_LATENCY))
 		first++;
 	if (i == first && why_wanted(r))
-		buf_puts(&pt->types, "\t@ph__why[(int64)0] = kptr((int64)0);\n");
+		buf_puts(&pt->types, "\t@ph__why[(int64)0] = kptr((int64)0);\n"
+				     "\t@pcpu__why[(int64)0] = kptr((int64)0);\n"
+				     "\t@pwait__why[(int64)0] = kptr((int64)0);\n"
+				     "\t@pblk__why[(int64)0] = kptr((int64)0);\n"
+				     "\t@poth__why[(int64)0] = kptr((int64)0);\n"
+				     "\t@ts__why[(int64)0] = kptr((int64)0);\n");
 }
 
 static void latency_describe(buf *b, const resolved_probe *rp)

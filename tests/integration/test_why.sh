@@ -9,8 +9,8 @@
 #     busy-waits' logged time, blocked in read within 15% of the reads'
 #     logged time; a blocker per read naming the FIFO's path, the timers
 #     phase and the main thread; every phase's parts add up to its total
-#     (short by at most 1%, over by at most its longest call: the call in
-#     progress as the window ends, docs/report.md).  Node runs with
+#     within 0.1% or 50 us (a call in progress at an edge is in neither,
+#     docs/spec.md).  Node runs with
 #     --perf-basic-prof: the stacks sampled in the timers phase (spec
 #     'stacks') name the busy-wait's function, spinHot, in at least half
 #     of their samples, in the JSON and in -o folded.
@@ -51,7 +51,7 @@ stop_apps() {
 	done
 	: >"$TMP/apps"
 }
-start_app() { # LOG [NODE_OPTION...]
+start_app() { # LOG [NODE_OPTION...]; FIFO: another FIFO than $TMP/fifo
 	local log=$1
 	shift
 	stop_apps
@@ -60,7 +60,7 @@ start_app() { # LOG [NODE_OPTION...]
 	# check compares with the cgroup's throttling is then the quota's,
 	# not the wait behind whatever else runs on this small machine (the
 	# check against schedstat holds either way).
-	(cd "$TMP" && exec nice -n -10 node "$@" "$TOP/tests/workloads/fifo_blocker.js" --fifo "$TMP/fifo" \
+	(cd "$TMP" && exec nice -n -10 node "$@" "$TOP/tests/workloads/fifo_blocker.js" --fifo "${FIFO:-$TMP/fifo}" \
 		--busy 20 --log "$log") &
 	APP=$!
 	echo "$APP" >>"$TMP/apps"
@@ -78,14 +78,19 @@ logged_sum() {
 	awk '{ print $1, $6 }' <<<"$t"
 }
 
-# parts_add_up REPORT — every attributed group's parts against its total.
+# parts_add_up REPORT [any] — every attributed group's parts against its
+# total; with "any", a report with no such group (no phase call completed
+# in its window) passes too.
 parts_add_up() {
 	jq -r '.probes[] | select(.attribution) | .name as $p | .groups[] |
 		select(.attribution) | "\($p) \(.tid) \(.sum_ns) \(.max_ns) \(.attribution.unaccounted_ns)"' \
 		"$1" >"$TMP/parts"
-	[ -s "$TMP/parts" ] || fail "no attributed group in $1"
+	[ -s "$TMP/parts" ] || [ "${2:-}" = any ] || fail "no attributed group in $1"
 	while read -r phase tid sum max un; do
-		awk -v s="$sum" -v m="$max" -v u="$un" 'BEGIN { exit !(u <= 0.01 * s + 1000 && -u <= m) }' ||
+		# 0.1% or 50 us, whichever is more: a call's parts are counted
+		# with it (docs/spec.md), so only a missed scheduler event
+		# leaves a difference
+		awk -v s="$sum" -v u="$un" 'BEGIN { u = u < 0 ? -u : u; exit !(u <= 0.001 * s || u <= 50000) }' ||
 			fail "$phase (tid $tid): parts leave $un ns of $sum ns unaccounted (longest call $max ns)"
 	done <"$TMP/parts"
 	echo "measured: parts add up in $(wc -l <"$TMP/parts") phase groups (unaccounted, ns: $(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $5 }' "$TMP/parts"))"
@@ -256,6 +261,37 @@ judge_pairs() {
 	parts_add_up "$rep"
 }
 up_to 3 judge_pairs
+
+# 4. Calls at the edges: each read blocks 1.5 s (another writer), longer
+#    than a 1 s window; with -i 1, calls straddle the intervals' edges.
+#    A call in progress at an edge is in neither the parts nor the total:
+#    they add up in every window, in the JSON and in the text view.
+mkfifo "$TMP/slowfifo"
+"$TMP/fifo_writer" "$TMP/slowfifo" 1500 &
+cleanup_pid $!
+FIFO=$TMP/slowfifo start_app "$TMP/slow.log"
+"$BPFSPEC" run loop-why -p "$APP" -d 1 -o json --output "$TMP/edge.json" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "run loop-why -d 1 exited $?"; }
+parts_add_up "$TMP/edge.json" any
+"$BPFSPEC" run loop-why -p "$APP" -d 4 -i 1 -o json >"$TMP/edges.ndjson" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "run loop-why -i 1 exited $?"; }
+[ "$(jq -c . "$TMP/edges.ndjson" | wc -l)" -eq 4 ] || fail "-d 4 -i 1: not 4 reports"
+blocked=0
+for k in 0 1 2 3; do
+	jq -s ".[$k]" "$TMP/edges.ndjson" >"$TMP/edge$k.json"
+	parts_add_up "$TMP/edge$k.json" any
+	b=$(jq '[.probes[] | select(.name == "timers") | .groups[] | .attribution.blocked_ns // 0] | add // 0' \
+		"$TMP/edge$k.json")
+	blocked=$((blocked + b))
+done
+# the reads straddled edges, yet were counted: about 1.5 s of each 1.6 s
+[ "$blocked" -gt 1000000000 ] || fail "-i 1: timers blocked ${blocked} ns in 4 s of 1.5 s reads"
+for f in "$TMP/edge.json" "$TMP/edge2.json"; do
+	"$BPFSPEC" report "$f" >"$TMP/edge.txt" 2>&1 || fail "bpfspec report $f failed"
+	if grep -E 'parts (exceed|fall short of)' "$TMP/edge.txt"; then fail "the text view's parts do not add up"; fi
+done
+echo "measured: calls at the edges: parts add up in a 1 s window and 4 intervals; timers blocked $(ms "$blocked") ms in the intervals"
+stop_apps
 
 "$BPFSPEC" report "$TMP/fifo-kept.json" >"$TMP/report.txt" 2>"$TMP/err" ||
 	{ cat "$TMP/err"; fail "bpfspec report of the saved JSON failed"; }

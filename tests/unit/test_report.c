@@ -771,6 +771,97 @@ END_TEST
 
 /* ---- attribution (gen/why.h) ------------------------------------------- */
 
+/* A nested loop's epoll wait (node's execSync) is a blocker marked
+ * nested_loop, named by the command line of the child its thread forked
+ * just before (not another thread's, not one forked long before, not one
+ * whose join line never came); one blocker a child, from the start of the
+ * clone that forked it to the end of its last wait, the thread's other
+ * blockers in between folded in. */
+START_TEST(test_attribution_nested_loop)
+{
+	static const char yaml[] = "name: why\ntiming: entry-only\nblockers: 1ms\n"
+				   "probes:\n  - name: timers\n    kind: latency\n"
+				   "    function: uv__run_timers\n    attribute: true\n";
+	static const char *const lines[] = {
+		"{\"type\": \"printf\", \"data\": \"bpfspec:begin 1000000000\\n\"}",
+		/* tid 100 forks /bin/sh -c sleep 0.03 inside a clone begun at
+		 * 1.0995 s, waits 3 ms for its exec, then twice in a nested loop
+		 * (its phase, 1, + 128 in the second record) */
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1099500000 100 1 56 1500000 4242 n 17\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1100000000 100 0 59 0 4242 x <join>\\n\"}",
+		"{\"type\": \"join\", \"data\": \"/bin/sh -c sleep 0.03\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1101000000 100 1 0 3000000 0 n 20\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1104000000 100 1 281 10000000 1 n 19\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1115000000 100 129 281 20000000 1 n 19\\n\"}",
+		/* tid 101 blocked meanwhile: not folded */
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1110000000 101 1 0 2000000 0 n 5\\n\"}",
+		/* another thread's child, forked meanwhile */
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1105000000 101 0 59 0 4243 x <join>\\n\"}",
+		"{\"type\": \"join\", \"data\": \"ls -l\"}",
+		/* a child whose join line did not come, then its wait */
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1300000000 100 0 59 0 4244 x <join>\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1301000000 100 1 281 20000000 1 n 19\\n\"}",
+		/* a wait 0.5 s after the last child seen: that child is not its */
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1800000000 100 1 232 5000000 1 n 19\\n\"}",
+		/* a read: no nested loop */
+		"{\"type\": \"printf\", \"data\": \"bpfspec:ev _why 1900000000 100 1 0 5000000 3 n 7\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:flush 2000000000\\n\"}",
+		"{\"type\": \"map\", \"data\": {\"@sum_timers\": {\"100\": 70000000}}}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}",
+	};
+	spec *s = spec_parse("t/why.yaml", yaml, strlen(yaml));
+	ck_assert_ptr_nonnull(s);
+	char exe[] = "/usr/bin/x";
+	char *objs[] = { exe };
+	target t = { .pid = 100, .exe = exe, .objects = objs, .n_objects = 1 };
+	resolved_probe rp[1] = { { .sp = &s->probes[0], .active = true } };
+	resolved r = { .sp = s, .tg = &t, .probes = rp, .n_probes = 1, .n_active = 1 };
+	bpfout *out = bpfout_new();
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+		bpfout_feed(out, lines[i], strlen(lines[i]));
+	report_run run = { .pid = 0, .begin_ns = 1000000000, .attached_probes = -1 };
+	report *rep = report_build(&r, bpfout_window_at(out, 0), &run);
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_uint_eq(rep->n_blockers, 5);
+	ck_assert_uint_eq(rep->blockers_dropped, 0);
+	const report_event *b = rep->blockers;
+	ck_assert_str_eq(b[0].syscall, "epoll_pwait");
+	ck_assert_str_eq(b[0].phase, "timers");
+	ck_assert(b[0].nested_loop);
+	ck_assert_str_eq(b[0].command, "/bin/sh -c sleep 0.03");
+	ck_assert_uint_eq(b[0].t_ns, 99500000);	/* the clone's start */
+	ck_assert_uint_eq(b[0].latency_ns, 35500000);	/* to the last wait's end */
+	ck_assert_int_eq(b[1].tid, 101);
+	ck_assert_str_eq(b[1].syscall, "read");
+	ck_assert(b[2].nested_loop);
+	ck_assert_ptr_null(b[2].command);
+	ck_assert_uint_eq(b[2].latency_ns, 21000000);	/* from its fork: its command unknown */
+	ck_assert_str_eq(b[3].syscall, "epoll_wait");
+	ck_assert(b[3].nested_loop);
+	ck_assert_ptr_null(b[3].command);
+	ck_assert(!b[4].nested_loop);
+	ck_assert_ptr_null(b[4].command);
+	/* the text view says what the loop waited for; JSON has it */
+	char *text = NULL, *json = NULL;
+	size_t tl = 0, jl = 0;
+	FILE *f = open_memstream(&text, &tl);
+	ck_assert_int_eq(render_text(f, rep), 0);
+	fclose(f);
+	ck_assert_contains(text, "nested loop waiting for /bin/sh -c sleep 0.03");
+	ck_assert_contains(text, "nested loop waiting for a child not seen starting");
+	f = open_memstream(&json, &jl);
+	ck_assert_int_eq(render_json(f, rep), 0);
+	fclose(f);
+	ck_assert_contains(json, "\"nested_loop\": true");
+	ck_assert_contains(json, "\"command\": \"/bin/sh -c sleep 0.03\"");
+	free(text);
+	free(json);
+	report_free(rep);
+	bpfout_free(out);
+	spec_free(s);
+}
+END_TEST
+
 /* The attribution maps and records of one window: the parts per phase and
  * thread (a thread without a completed call is dropped), the syscalls'
  * calls, time and sleep, sleep outside syscalls as "other"; blockers with
@@ -812,7 +903,11 @@ START_TEST(test_attribution)
 		"{\"type\": \"map\", \"data\": {\"@max_timers\": {\"100\": 40000000}}}",
 		"{\"type\": \"map\", \"data\": {\"@cpu__why\": {\"1,100\": 40000000, \"1,555\": 9}}}",
 		"{\"type\": \"map\", \"data\": {\"@wait__why\": {\"1,100\": 5000000}}}",
-		"{\"type\": \"map\", \"data\": {\"@slp__why\": {\"1,100,0\": 20000000, \"1,100,-1\": "
+		"{\"type\": \"map\", \"data\": {\"@blk__why\": {\"1,100\": 23000000}}}",
+		"{\"type\": \"map\", \"data\": {\"@oth__why\": {\"1,100\": 2000000, \"1,555\": 0}}}",
+		/* time asleep per syscall, a call in progress included: not the
+		 * parts (nor is a key -1 there) */
+		"{\"type\": \"map\", \"data\": {\"@slp__why\": {\"1,100,0\": 21000000, \"1,100,-1\": "
 		"2000000, \"1,100,202\": 3000000}}}",
 		"{\"type\": \"stats\", \"data\": {\"@sys__why\": {"
 		"\"1,100,0\": {\"count\": 4, \"average\": 5250000, \"total\": 21000000}, "
@@ -857,7 +952,7 @@ START_TEST(test_attribution)
 	ck_assert_str_eq(g->syscalls[0].name, "read");	/* most blocked first */
 	ck_assert_uint_eq(g->syscalls[0].calls, 4);
 	ck_assert_uint_eq(g->syscalls[0].time_ns, 21000000);
-	ck_assert_uint_eq(g->syscalls[0].blocked_ns, 20000000);
+	ck_assert_uint_eq(g->syscalls[0].blocked_ns, 21000000);
 	ck_assert_str_eq(g->syscalls[1].name, "futex");
 	ck_assert_str_eq(g->syscalls[2].name, "openat");	/* never asleep */
 	ck_assert_uint_eq(g->syscalls[2].blocked_ns, 0);
@@ -1191,6 +1286,7 @@ static Suite *report_suite(void)
 	tc = tcase_create("point_events");
 	tcase_add_test(tc, test_point_events);
 	tcase_add_test(tc, test_attribution);
+	tcase_add_test(tc, test_attribution_nested_loop);
 	tcase_add_test(tc, test_point_events_bytes);
 	suite_add_tcase(s, tc);
 	return s;
