@@ -5,7 +5,8 @@
 # -i 1 and text: one JSON object for a window (never a second, empty
 # one), one a second with -i 1, one text report; each valid JSON, its
 # window within 5% of what was asked (or marked partial, with exit status
-# 7); exit status 0; no bpftrace of a run left once it exits (bpfspec does
+# 7), every attributed phase's parts adding up to its total (0.1% or 50
+# us); exit status 0; no bpftrace of a run left once it exits (bpfspec does
 # not wait for bpftrace's detach, and the kernel ends it with bpfspec); the
 # next run, started at once, attaches and reports.  How long after its
 # last report bpfspec exits is logged (the bench has the figure).
@@ -31,6 +32,12 @@ check_run() {
 	if [ "$format" = json ]; then
 		n=$(jq -c . "$out" | wc -l) || fail "$name: not valid JSON"
 		[ "$n" -eq "$want" ] || fail "$name: $n JSON reports, expected $want"
+		# every attributed phase's parts add up to its total (0.1% or 50 us)
+		jq -r '.probes[] | .groups[]? | select(.attribution) |
+			"\(.sum_ns) \(.attribution.unaccounted_ns)"' "$out" | while read -r sum un; do
+			awk -v s="$sum" -v u="$un" 'BEGIN { u = u < 0 ? -u : u; exit !(u <= 0.001 * s || u <= 50000) }' ||
+				fail "$name: parts leave $un ns of $sum ns unaccounted"
+		done
 		jq -r '[.duration_ns, .partial] | @tsv' "$out" | while IFS=$'\t' read -r d partial; do
 			[ "$partial" = false ] || fail "$name: a report is partial with exit status 0"
 			awk -v d="$d" -v w="$window" 'BEGIN { exit (d >= w * 0.95e9 && d <= w * 1.05e9) ? 0 : 1 }' ||
