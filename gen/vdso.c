@@ -209,8 +209,9 @@ int vdso_name(vdso_names *v, long pid, uint64_t addr, char *out, size_t len)
 		if (off >= s->start && off < s->end && (!best || (s->global && !best->global)))
 			best = s;
 	}
-	if (!best)
-		return 0;
-	snprintf(out, len, "[vdso] %s", best->name);
+	if (best)
+		snprintf(out, len, "[vdso] %s", best->name);
+	else
+		snprintf(out, len, "[vdso]");	/* a helper it does not export */
 	return 1;
 }

@@ -29,9 +29,11 @@ void vdso_names_free(vdso_names *v);
 /* Writes "[vdso] NAME" into OUT (size LEN) when ADDR lies in process
  * PID's vDSO inside the function NAME (a global symbol preferred to a
  * weak alias at the same address: __vdso_clock_gettime, not
- * clock_gettime).  Returns 1 when named; 0 when ADDR is not in PID's
- * vDSO, no symbol covers it, or PID's maps cannot be read (a process
- * that has exited): OUT is then untouched. */
+ * clock_gettime), or "[vdso]" when no symbol covers it (the vDSO exports
+ * its entry points only: a helper such as the paravirtual clock's read
+ * has no name there).  Returns 1 when named; 0 when ADDR is not in PID's
+ * vDSO or PID's maps cannot be read (a process that has exited): OUT is
+ * then untouched. */
 int vdso_name(vdso_names *v, long pid, uint64_t addr, char *out, size_t len);
 
 #endif

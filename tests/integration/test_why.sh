@@ -13,7 +13,8 @@
 #     docs/spec.md).  Node runs with
 #     --perf-basic-prof: the stacks sampled in the timers phase (spec
 #     'stacks') name the busy-wait's function, spinHot, in at least half
-#     of their samples, in the JSON and in -o folded.
+#     of their samples, in the JSON and in -o folded; the frames of its
+#     clock reads in the vDSO are named [vdso], not left as addresses.
 #  2. The same workload in a cgroup with a CPU quota of 10 ms per 100 ms
 #     (made here, removed after; cgroup v2's cpu.max, or the v1 cpu
 #     controller's cfs quota where the cpu controller is bound to v1, as
@@ -151,6 +152,13 @@ judge_fifo() {
 	awk '$NF ~ /^[0-9]+$/ && split($0, f, ";") >= 3 { n++ } END { exit !(n == NR && n > 0) }' \
 		"$TMP/folded" || fail "-o folded wrote lines that are not PHASE;THREAD;FRAMES COUNT: $(head -3 "$TMP/folded")"
 	grep -q '^timers;[^;]*_(tid_[0-9]*);.*spinHot' "$TMP/folded" || fail "-o folded has no timers stack with spinHot"
+	# spinHot's performance.now() runs clock_gettime in the vDSO: what it
+	# calls there is named [vdso], never a bare address
+	local vdso bare
+	vdso=$(jq '[.probes[].stacks[]? | select(.stack | test("__clock_gettime;\\[vdso\\]")) | .samples] | add // 0' "$rep")
+	bare=$(jq '[.probes[].stacks[]? | select(.stack | test("__clock_gettime;0x")) | .samples] | add // 0' "$rep")
+	echo "measured: stack samples in the vDSO under __clock_gettime: $vdso named, $bare as a bare address"
+	[ "$bare" -eq 0 ] && [ "$vdso" -gt 0 ] || fail "vDSO frames: $vdso named, $bare bare addresses"
 	cp "$rep" "$TMP/fifo-kept.json"
 }
 up_to 3 judge_fifo
