@@ -4,7 +4,8 @@
 # execSync('sleep 0.03'), whose nested libuv loop waits in epoll_pwait
 # (on an epoll fd of its own) inside the outer loop's poll phase, where
 # the loop's own idle waits are.  Under wrk's load, loop-why's report
-# must list, for every call the handler logged wholly inside the window,
+# must list, for every call the handler logged inside the window (from
+# 100 ms in: a blocker counts for a phase call that began in the window),
 # one blocker in the poll phase of the main thread, marked nested_loop,
 # naming the child's command line, and lasting within 15% of the call's
 # time as the handler measured it (the rest is the fork and exec before
@@ -38,8 +39,12 @@ judge() {
 		| [.t_ns, .duration_ns, .phase, (.tid == $pid), (.command // "")] | @tsv' \
 		"$TMP/report.json" >"$TMP/nested"
 	echo "measured: $(wc -l <"$TMP/calls") calls logged in all, $(wc -l <"$TMP/nested") nested-loop blockers in the window"
-	# Each logged call wholly inside the window (5 ms from its edges) must have
-	# its blocker: one that began within the call, within 15% of its length.
+	# Each logged call wholly inside the window must have its blocker: one
+	# that began within the call, within 15% of its length.  A blocker
+	# counts for a phase call that began in the window (docs/spec.md), and
+	# the poll phase running as the window begins can hold the first two
+	# requests' calls (80 ms): calls from 100 ms in are judged, to 5 ms
+	# from the end.
 	awk -v s="$start" -v d="$dur" -F'\t' '
 		FNR == NR { bt[NR] = $1 + s; bd[NR] = $2; bp[NR] = $3; bm[NR] = $4; bc[NR] = $5; nb = NR; next }
 		{
@@ -47,7 +52,7 @@ judge() {
 			# any logged call accounts for a blocker that began within it
 			for (i = 1; i <= nb; i++)
 				if (bt[i] >= cs && bt[i] <= cs + cd) logged[i] = 1
-			if (cs < s + 5e6 || cs + cd > s + d - 5e6) next
+			if (cs < s + 100e6 || cs + cd > s + d - 5e6) next
 			inside++
 			found = 0
 			for (i = 1; i <= nb; i++)
