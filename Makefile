@@ -10,20 +10,20 @@ PKGS := yaml-0.1 libelf jansson zlib libmicrohttpd
 
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wswitch-enum
-# -iquote: project headers by "name.h" only, so gen/check.h never hides
-# the Check framework's <check.h>.
+# -iquote: project headers by "layer/name.h", never by <name.h>, so they
+# never hide a system header such as Check's <check.h>.
 BASE_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -iquote gen -iquote $(BUILD)/gen
 DEP_CFLAGS := -MMD -MP
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # zlib: CRC32 of debug files; libm: the HTML report's log colour scale.
 # libmicrohttpd (serve's HTTP), libcrypt (bcrypt for its basic auth) and
 # libstdc++ (__cxa_demangle for C++ names) are loaded with dlopen on first
-# use (gen/lazylib.c), so `bpfspec run` maps none of them: only their
+# use (gen/util/lazylib.c), so `bpfspec run` maps none of them: only their
 # headers are used at build time.
 LINK_PKGS := yaml-0.1 libelf jansson zlib
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null || \
 	echo -lyaml -lelf -ljansson -lz) -lm
-# libbcc (USDT notes) is loaded with dlopen when needed (gen/usdt.c): it
+# libbcc (USDT notes) is loaded with dlopen when needed (gen/target/usdt.c): it
 # brings LLVM, too heavy to map into every run.  Only its header is used
 # at build time (not its --cflags: they add bcc/compat, whose linux/*.h
 # would shadow the system's).
@@ -38,16 +38,16 @@ else
 Q := @
 endif
 
-SRCS := $(wildcard gen/*.c gen/kinds/*.c)
+SRCS := $(wildcard gen/*/*.c)
 OBJS := $(patsubst gen/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/embedded.o \
 	$(BUILD)/obj/systab_data.o
-LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
+LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(OBJS))
 TEMPLATES := $(sort $(wildcard templates/*.bt.in templates/*.css templates/*.js))
 SPECS := $(sort $(wildcard specs/*.yaml))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: print-libs all deps deps-demo check matrix check-unit check-golden check-integration check-asan asan-build \
+.PHONY: print-libs print-lib-objs all deps deps-demo check matrix check-unit check-golden check-integration check-asan asan-build \
 	check-valgrind demo screenshot install uninstall clean fuzz bench
 
 all: $(BUILD)/bpfspec
@@ -106,9 +106,12 @@ $(BUILD)/obj $(BUILD)/gen $(BUILD)/tests $(BUILD)/bench:
 	$(Q)mkdir -p $@
 
 # The libraries a program linking $(LIB_OBJS) needs: the one list that the
-# fuzz harnesses and test_bench_tools link with too.
+# fuzz harnesses and test_bench_tools link with too; and those objects.
 print-libs:
 	@echo $(PKG_LIBS) -ldl
+
+print-lib-objs:
+	@echo $(LIB_OBJS)
 
 # Installs missing Debian packages and mounts tracefs (needs root):
 # deps for the tests and the bench, deps-demo only what the demo uses.
@@ -190,4 +193,4 @@ fuzz: all
 clean:
 	rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/kinds/*.d $(BUILD)/tests/*.d)
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/*/*.d $(BUILD)/tests/*.d)

@@ -16,11 +16,11 @@ esac
 # python3-jsonschema, python3-yaml: scripts/validate-json-schema.py (run with
 # /usr/bin/python3) checks specs and reports against docs/*.schema.json.
 # clang, libclang-rt-14-dev: libFuzzer for tests/fuzz/run.sh.
-# libbpfcc-dev: libbcc reads USDT notes (gen/usdt.c); systemtap-sdt-dev:
+# libbpfcc-dev: libbcc reads USDT notes (gen/target/usdt.c); systemtap-sdt-dev:
 # <sys/sdt.h> for the USDT test fixture (tests/targets/usdt_prog.c).
-# zlib1g-dev: CRC32 of separate debug files (gen/debuginfo.c), and gzip of
+# zlib1g-dev: CRC32 of separate debug files (gen/target/debuginfo.c), and gzip of
 # serve's /metrics.
-# libmicrohttpd-dev: the HTTP server of `bpfspec serve` (gen/serve_http.c;
+# libmicrohttpd-dev: the HTTP server of `bpfspec serve` (gen/serve/serve_http.c;
 # TLS through its own GnuTLS); libcrypt-dev: crypt_r for bcrypt-hashed basic
 # auth passwords.  openssl, curl: tests/unit/test_serve_http.c makes a
 # self-signed certificate and requests through TLS with them.

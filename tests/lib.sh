@@ -15,7 +15,7 @@ _cleanup() {
 	rm -rf "$TMP"
 }
 trap _cleanup EXIT
-# bpfspec remembers bpftrace versions under $XDG_CACHE_HOME (gen/btversion.h):
+# bpfspec remembers bpftrace versions under $XDG_CACHE_HOME (gen/run/btversion.h):
 # each test starts with none, and leaves the user's own alone.
 export XDG_CACHE_HOME=$TMP/cache
 

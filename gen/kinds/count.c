@@ -2,16 +2,16 @@
  * counts them, keyed by tid (per_thread) or 0.  Interval points tick on
  * one CPU whatever runs there: they are counted in all, with no pid
  * filter. */
-#include "kind_ops.h"
+#include "model/kind_ops.h"
 
 #include <stdlib.h>
 
-#include "gen_internal.h"
-#include "render_internal.h"
-#include "report_internal.h"
-#include "safe.h"
-#include "spec_internal.h"
-#include "wire.h"
+#include "model/wire.h"
+#include "program/gen_internal.h"
+#include "render/render_internal.h"
+#include "run/report_internal.h"
+#include "spec/spec_internal.h"
+#include "util/safe.h"
 
 static int count_emit(gen_parts *pt, const resolved *r, size_t i)
 {

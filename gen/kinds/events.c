@@ -7,7 +7,7 @@
  * At most `limit` records a window; the rest are counted (@evdrop_NAME).
  * The thread's name goes to a map (@evcomm_NAME[tid]), not the record, so
  * only a record's last field holds text the traced program chose. */
-#include "kind_ops.h"
+#include "model/kind_ops.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,13 +15,13 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "gen_internal.h"
-#include "render_internal.h"
-#include "report_internal.h"
-#include "safe.h"
-#include "spec_internal.h"
-#include "systab.h"
-#include "wire.h"
+#include "model/wire.h"
+#include "program/gen_internal.h"
+#include "render/render_internal.h"
+#include "run/report_internal.h"
+#include "spec/spec_internal.h"
+#include "util/safe.h"
+#include "util/systab.h"
 
 /* ---- gen: syscall events ------------------------------------------- */
 

@@ -5,20 +5,20 @@
  * gap between the phases around it.  Maps: wire.h's timed set, shared by
  * the program's latency probes: keyed by the probe's number
  * (gen_probe_number), then by tid (per_thread) or 0. */
-#include "kind_ops.h"
+#include "model/kind_ops.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen_internal.h"
-#include "libuv.h"
-#include "render_internal.h"
-#include "render_why.h"
-#include "report_internal.h"
-#include "safe.h"
-#include "spec_internal.h"
-#include "why.h"
-#include "wire.h"
+#include "attribution/render_why.h"
+#include "attribution/why.h"
+#include "model/wire.h"
+#include "program/gen_internal.h"
+#include "render/render_internal.h"
+#include "run/report_internal.h"
+#include "spec/spec_internal.h"
+#include "target/libuv.h"
+#include "util/safe.h"
 
 /* ---- gen ----------------------------------------------------------- */
 
@@ -381,7 +381,7 @@ static int latency_emit(gen_parts *pt, const resolved *r, size_t i)
  * derived phase's gaps (read at the next phase's entry) and for
  * entry-only phases' @phase_t (read in the first phase's probe), and
  * for the libuv pairs' @pair_start and @pair_nest; and for attribution's
- * @ph__why (gen/why.h: read in every phase's probe before it is set; tid
+ * @ph__why (gen/attribution/why.h: read in every phase's probe before it is set; tid
  * 0, the idle task, is never in a phase), its call's pending parts and the
  * time of its last change of state (signed, in the kernel's address
  * space: the phases' uprobes and the scheduler's tracepoints add to them). */

@@ -2,18 +2,18 @@
  * errors, from raw_syscalls enter and exit (templates/syscalls.bt.in).
  * Maps: wire.h's syscalls set; histograms per syscall only, totals per
  * thread and syscall, so the maps stay small whatever the threads. */
-#include "kind_ops.h"
+#include "model/kind_ops.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen_internal.h"
-#include "render_internal.h"
-#include "report_internal.h"
-#include "safe.h"
-#include "spec_internal.h"
-#include "systab.h"
-#include "wire.h"
+#include "model/wire.h"
+#include "program/gen_internal.h"
+#include "render/render_internal.h"
+#include "run/report_internal.h"
+#include "spec/spec_internal.h"
+#include "util/safe.h"
+#include "util/systab.h"
 
 /* ---- gen ----------------------------------------------------------- */
 

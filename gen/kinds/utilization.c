@@ -4,17 +4,17 @@
  * and the rest of the window.  Maps: wire.h's timed set keyed by tid,
  * plus @uin_NAME[tid], the start of a wait in progress, kept across
  * windows. */
-#include "kind_ops.h"
+#include "model/kind_ops.h"
 
 #include <stdlib.h>
 
-#include "gen_internal.h"
-#include "render_internal.h"
-#include "report_internal.h"
-#include "safe.h"
-#include "spec_internal.h"
-#include "spec.h"
-#include "wire.h"
+#include "model/wire.h"
+#include "program/gen_internal.h"
+#include "render/render_internal.h"
+#include "run/report_internal.h"
+#include "spec/spec.h"
+#include "spec/spec_internal.h"
+#include "util/safe.h"
 
 /* ---- gen ----------------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* parse_bench — throughput of bpfspec's output parser (gen/bpfout.h), for
+/* parse_bench — throughput of bpfspec's output parser (gen/run/bpfout.h), for
  * scripts/bench.sh.  Linked against the project's objects, like the unit
  * tests.
  *
@@ -24,7 +24,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "bpfout.h"
+#include "run/bpfout.h"
 
 typedef struct text {
 	char *data;

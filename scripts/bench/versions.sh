@@ -152,7 +152,7 @@ version_rows() {
 		"start to the last report line; by hand: $(fix2 "$bt_whole") s to its last map line$why2"
 	row versions "$label:   floor: bpftrace alone" "$floor" s - - - - \
 		"start to BEGIN's line, the same attach points with empty bodies: what bpftrace itself takes"
-	# bpftrace's version: remembered from an earlier run (gen/btversion.c),
+	# bpftrace's version: remembered from an earlier run (gen/run/btversion.c),
 	# or asked: on every run when BT is a wrapper script (the matrix's),
 	# a launcher, or where no cache can be written.
 	local asked

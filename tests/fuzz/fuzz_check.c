@@ -6,8 +6,8 @@
  *
  * Build and run (from the top of the tree, after `make`):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE \
- *     -iquote gen -iquote build/gen tests/fuzz/fuzz_check.c gen/check.c gen/diag.c \
- *     gen/systab.c build/gen/systab_data.c -o build/fuzz_check
+ *     -iquote gen -iquote build/gen tests/fuzz/fuzz_check.c gen/model/check.c gen/util/diag.c \
+ *     gen/util/systab.c build/gen/systab_data.c -o build/fuzz_check
  *   build/fuzz_check -max_total_time=60 -max_len=512 -dict=tests/fuzz/check.dict \
  *     -artifact_prefix=build/ build/fuzz_check_corpus tests/fuzz/corpus/check
  * (mkdir build/fuzz_check_corpus first: new inputs go there, not into the seeds). */
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "report.h"
+#include "model/check.h"
+#include "model/report.h"
 
 static report_errno errnos[] = {
 	{ (char *)"ENOENT", 2, 3 },

@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "diag.h"
-#include "diff.h"
-#include "report_load.h"
-#include "render.h"
-#include "report.h"
+#include "model/report.h"
+#include "render/diff.h"
+#include "render/render.h"
+#include "render/report_load.h"
+#include "util/diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

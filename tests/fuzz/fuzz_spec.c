@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "spec.h"
+#include "spec/spec.h"
+#include "util/diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -72,8 +72,8 @@ stale() { # stale OBJ — true when OBJ must be rebuilt
 }
 objs=()
 build_failed=0
-for src in gen/*.c gen/kinds/*.c "$BUILD/gen/systab_data.c" "$BUILD/gen/embedded.c"; do
-	[ "$src" = gen/main.c ] && continue
+for src in gen/*/*.c "$BUILD/gen/systab_data.c" "$BUILD/gen/embedded.c"; do
+	[ "$src" = gen/cmd/main.c ] && continue
 	obj=$out/obj/$(basename "$src" .c).o
 	objs+=("$obj")
 	if stale "$obj"; then

@@ -111,8 +111,8 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 san=()
 [ "${SANITIZED:-0}" = 1 ] && san=(-fsanitize=address,undefined -fno-omit-frame-pointer)
-objs=()
-for o in "$BUILD"/obj/*.o "$BUILD"/obj/kinds/*.o; do [ "${o##*/}" = main.o ] || objs+=("$o"); done
+# shellcheck disable=SC2207
+objs=($(make -s --no-print-directory -C "$TOP" BUILD="$BUILD" print-lib-objs))
 # shellcheck disable=SC2046
 cc "${cflags[@]}" "${san[@]}" -iquote "$TOP/gen" -o "$TMP/parse_bench" "$TOP/scripts/bench/parse_bench.c" \
 	"${objs[@]}" $(make -s --no-print-directory -C "$TOP" print-libs) || fail "cannot link parse_bench"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bpfspec asks each bpftrace executable its version once (gen/btversion.c):
+# bpfspec asks each bpftrace executable its version once (gen/run/btversion.c):
 # with the real bpftrace, the first run asks, the next ones read the
 # answer from $XDG_CACHE_HOME/bpfspec/bpftrace-versions and write the same
 # program; a bpftrace replaced or touched is asked again; a wrapper script

@@ -312,7 +312,7 @@ while read -r so pkg; do
 	grep -qx "$pkg" "$TMP/runtime.pkgs" ||
 		fail "bpfspec opens $so (package $pkg), which deploy/Containerfile's runtime stage does not install"
 	m=$((m + 1))
-done < <(grep -ho '"lib[^"]*[.]so[.][0-9]*", "[^"]*"' "$TOP"/gen/*.c | tr -d '",')
+done < <(grep -ho '"lib[^"]*[.]so[.][0-9]*", "[^"]*"' "$TOP"/gen/*/*.c | tr -d '",')
 [ "$m" -ge 4 ] || fail "found $m libraries opened on first use in gen/, expected libmicrohttpd, libcrypt, libstdc++ and libbcc"
 echo "measured: runtime stage installs the packages of $n libraries bpfspec links (libc aside), $m it opens on first use, and bpftrace"
 n=0

@@ -33,7 +33,7 @@ bad() { echo "FAIL: $*" >&2; problems=$((problems + 1)); }
 # same from /proc/PID/schedstat, in ns) and a "leftover PID COMM STATE"
 # line per process still there 10 s after CMD ended (then killed; those
 # that end before are reaped, as init would: bpfspec leaves bpftrace to
-# the kernel once its report is out, gen/runner.h).
+# the kernel once its report is out, gen/run/runner.h).
 cat >"$TMP/reaper.py" <<'PY'
 import ctypes, os, signal, sys, time
 libc = ctypes.CDLL(None, use_errno=True)

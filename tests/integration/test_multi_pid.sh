@@ -9,7 +9,7 @@
 # two would show 40 ms for B or 20 ms for A.
 # A spec that samples stacks (loop-why) is refused for several processes
 # on bpftrace before 0.20, whose symbol cache names every process's frames
-# with the first one's symbols (gen/runner.h, runner_stacks_per_process).
+# with the first one's symbols (gen/run/runner.h, runner_stacks_per_process).
 # Then B, the second pid, is killed 1 s into a 20 s window: the run ends
 # at once with a report, partial because target pid B exited (exit 7),
 # that still holds A's phases.

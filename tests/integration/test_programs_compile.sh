@@ -21,7 +21,7 @@ version=$("$bpftrace" --version 2>/dev/null | sed -n 's/.* v\([0-9]*\)\.\([0-9]*
 [ -n "$version" ] || fail "cannot read the version of $bpftrace"
 read -r major minor <<<"$version"
 node_bin=$(readlink -f "$(command -v node)") || fail "no node on PATH"
-# The settings bpfspec's runner gives this version (gen/runner.c).
+# The settings bpfspec's runner gives this version (gen/run/runner.c).
 if [ "$major" -gt 0 ] || [ "$minor" -ge 20 ]; then
 	export BPFTRACE_MAX_MAP_KEYS=16384 BPFTRACE_MAX_STRLEN=200
 else

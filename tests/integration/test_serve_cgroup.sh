@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bpfspec serve's Kubernetes labels, from a real cgroup: the test lays out
-# kubelet's systemd cgroup tree (gen/discover_labels.c)
+# kubelet's systemd cgroup tree (gen/target/discover_labels.c)
 #   kubepods.slice/kubepods-burstable.slice/
 #     kubepods-burstable-pod<UID, '_' for '-'>.slice/cri-containerd-<ID>.scope
 # with a random pod UID and a random 64-hex container ID, moves a node

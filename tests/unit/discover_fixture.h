@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "discover.h"
+#include "target/discover.h"
 
 #define P(n) ((pid_t)(4190000 + (n)))
 #define BIG_CMDLINE (1024 * 1024)

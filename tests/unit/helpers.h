@@ -12,7 +12,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "util/diag.h"
 
 #define ck_assert_contains(hay, needle)                                    \
 	ck_assert_msg(strstr((hay), (needle)) != NULL,                     \

@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "promstore.h"
-#include "report.h"
-#include "safe.h"
+#include "model/report.h"
+#include "serve/promstore.h"
+#include "util/safe.h"
 
 #define S(x) ((char *)(x))
 

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "serve_http.h"
+#include "serve/serve_http.h"
 
 #define FX_METRICS "# HELP bpfspec_up The spec's bpftrace runs.\n# TYPE bpfspec_up gauge\n" \
 		   "bpfspec_up{spec=\"libuv-phases\"} 1\n"

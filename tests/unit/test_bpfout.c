@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpfout.h"
+#include "run/bpfout.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "btversion.h"
 #include "helpers.h"
+#include "run/btversion.h"
 
 #define FAKE_VERSION "bpftrace v0.42.3-dirty"
 

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "report.h"
 #include "helpers.h"
+#include "model/check.h"
+#include "model/report.h"
 
 /* ---- a hand-built report ------------------------------------------- */
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "diag.h"
+#include "cmd/cli.h"
 #include "helpers.h"
+#include "util/diag.h"
 
 /* Parses ARGS (NULL-terminated, the command first) for MODE into *CFG;
  * returns cli_parse's status, and what it printed in *OUT (owned). */

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "debuginfo.h"
-#include "symtab.h"
+#include "target/debuginfo.h"
+#include "target/symtab.h"
 
 static char tmpdir[] = "/tmp/test_debuginfo.XXXXXX";
 

@@ -14,14 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "diff.h"
-#include "report_load.h"
-#include "render.h"
-#include "report.h"
-#include "systab.h"
-#include "version.h"
 #include "helpers.h"
+#include "model/report.h"
+#include "render/diff.h"
+#include "render/render.h"
+#include "render/report_load.h"
+#include "util/diag.h"
+#include "util/systab.h"
+#include "util/version.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

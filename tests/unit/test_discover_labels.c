@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "discover.h"
 #include "helpers.h"
+#include "target/discover.h"
 
 #define UID "0f6c6a4e-7d0b-4b8e-9a3f-2c1d5e6f7a8b"
 #define UID_ "0f6c6a4e_7d0b_4b8e_9a3f_2c1d5e6f7a8b"

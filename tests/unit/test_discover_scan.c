@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "discover.h"
 #include "discover_fixture.h"
 #include "helpers.h"
+#include "target/discover.h"
 
 /* ---- scanning ---- */
 

@@ -10,14 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
-#include "diag.h"
-#include "gen.h"
-#include "resolve.h"
-#include "spec.h"
-#include "target.h"
-#include "tmpl.h"
 #include "helpers.h"
+#include "program/gen.h"
+#include "program/resolve.h"
+#include "spec/spec.h"
+#include "target/target.h"
+#include "util/diag.h"
+#include "util/hist.h"
+#include "util/tmpl.h"
 
 /* xorshift64*: the same "random" values on every run. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;

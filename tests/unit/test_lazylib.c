@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "lazylib_mhd.h"
+#include "util/lazylib_mhd.h"
 
 START_TEST(test_open_errors)
 {

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libuv.h"
-#include "symbols.h"
+#include "cmd/symbols.h"
+#include "target/libuv.h"
 
 START_TEST(test_decode_string_fn)
 {

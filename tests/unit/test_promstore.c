@@ -17,13 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
 #include "helpers.h"
-#include "hist.h"
-#include "promstore.h"
-#include "promstore_internal.h"
-#include "render.h"
-#include "safe.h"
+#include "render/render.h"
+#include "serve/promstore.h"
+#include "serve/promstore_internal.h"
+#include "util/buf.h"
+#include "util/hist.h"
+#include "util/safe.h"
 
 #include "promstore_fixture.h"
 

@@ -11,15 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpfout.h"
-#include "diag.h"
-#include "render.h"
-#include "report.h"
-#include "resolve.h"
-#include "spec.h"
-#include "target.h"
-#include "version.h"
 #include "helpers.h"
+#include "model/report.h"
+#include "program/resolve.h"
+#include "render/render.h"
+#include "run/bpfout.h"
+#include "spec/spec.h"
+#include "target/target.h"
+#include "util/diag.h"
+#include "util/version.h"
 
 /* ---- helpers ------------------------------------------------------- */
 

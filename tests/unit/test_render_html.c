@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "embedded.h"
-#include "kind.h"
-#include "render.h"
-#include "report_load.h"
 #include "helpers.h"
+#include "model/kind.h"
+#include "render/render.h"
+#include "render/report_load.h"
 
 #define FIXTURES "tests/fixtures/reports/"
 

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
-#include "gen.h"
-#include "render.h"
-#include "report.h"
+#include "model/report.h"
+#include "program/gen.h"
+#include "render/render.h"
+#include "util/hist.h"
 
 /* ---- helpers ------------------------------------------------------- */
 

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kind.h"
-#include "render.h"
-#include "report_load.h"
 #include "helpers.h"
+#include "model/kind.h"
+#include "render/render.h"
+#include "render/report_load.h"
 
 #define FIXTURES "tests/fixtures/reports/"
 #define BEGIN_NS 5000000000000ull	/* the window's start, bpftrace's clock */

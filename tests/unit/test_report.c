@@ -15,17 +15,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hist.h"
-#include "bpfout.h"
-#include "diag.h"
-#include "gen.h"
-#include "render.h"
-#include "report.h"
-#include "report_load.h"
-#include "resolve.h"
-#include "spec.h"
-#include "target.h"
 #include "helpers.h"
+#include "model/report.h"
+#include "program/gen.h"
+#include "program/resolve.h"
+#include "render/render.h"
+#include "render/report_load.h"
+#include "run/bpfout.h"
+#include "spec/spec.h"
+#include "target/target.h"
+#include "util/diag.h"
+#include "util/hist.h"
 
 /* ---- report_percentile --------------------------------------------- */
 
@@ -769,7 +769,7 @@ START_TEST(test_utilization)
 END_TEST
 
 
-/* ---- attribution (gen/why.h) ------------------------------------------- */
+/* ---- attribution (gen/attribution/why.h) ------------------------------------------- */
 
 /* A nested loop's epoll wait (node's execSync) is a blocker marked
  * nested_loop, named by the command line of the child its thread forked

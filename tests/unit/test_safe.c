@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "render.h"
-#include "report.h"
-#include "safe.h"
+#include "model/report.h"
+#include "render/render.h"
+#include "util/diag.h"
+#include "util/safe.h"
 
 #define ESC "\x1b"
 /* A string literal where the report model wants a char *. */

@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cmd/cli.h"
 #include "helpers.h"
-#include "serve_internal.h"
+#include "serve/serve_internal.h"
 
 #define UID "0f6c6a4e-7d0b-4b8e-9a3f-2c1d5e6f7a8b"
 #define ID "4a5b6c7d8e9f00112233445566778899aabbccddeeff00112233445566778899"

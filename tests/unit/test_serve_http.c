@@ -10,7 +10,7 @@
 #include <zlib.h>
 
 #include "helpers.h"
-#include "serve_http.h"
+#include "serve/serve_http.h"
 #include "serve_http_fixture.h"
 
 START_TEST(test_parse_listen)

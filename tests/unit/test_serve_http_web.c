@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "serve_http.h"
+#include "serve/serve_http.h"
+#include "serve/serve_http_internal.h"
 #include "serve_http_fixture.h"
-#include "serve_http_internal.h"
 
 #define S(x) ((char *)(x))
 

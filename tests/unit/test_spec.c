@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "spec.h"
-#include "spec_internal.h"
-#include "systab.h"
 #include "helpers.h"
+#include "spec/spec.h"
+#include "spec/spec_internal.h"
+#include "util/diag.h"
+#include "util/systab.h"
 
 /* Parses TEXT as "t/test.yaml"; *OUT gets the diagnostics (owned). */
 static spec *parse(const char *text, char **out)

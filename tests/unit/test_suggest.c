@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suggest.h"
 #include "helpers.h"
+#include "util/suggest.h"
 
 START_TEST(test_known_distances)
 {

@@ -12,8 +12,8 @@
 
 #include <gelf.h>
 
-#include "elf_hash.h"
-#include "symtab.h"
+#include "target/elf_hash.h"
+#include "target/symtab.h"
 
 static volatile int probe_sink;
 

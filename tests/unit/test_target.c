@@ -18,9 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "target.h"
 #include "helpers.h"
+#include "target/target.h"
+#include "util/diag.h"
 
 static char tmpdir[PATH_MAX];
 

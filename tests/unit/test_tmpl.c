@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tmpl.h"
+#include "util/tmpl.h"
 
 /* ---- helpers ------------------------------------------------------- */
 

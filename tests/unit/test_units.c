@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "units.h"
 #include "helpers.h"
+#include "util/units.h"
 
 START_TEST(test_names_and_sizes)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lazylib.h"
-#include "usdt.h"
+#include "target/usdt.h"
+#include "util/lazylib.h"
 
 static int find_libstdcxx(struct dl_phdr_info *info, size_t size, void *data)
 {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "vdso.h"
+#include "target/vdso.h"
 
 /* PID's [vdso] mapping into *START, *END.  Returns whether it has one. */
 static bool find_vdso(long pid, uint64_t *start, uint64_t *end)

@@ -9,17 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "bpfout.h"
-#include "gen.h"
-#include "render.h"
-#include "report.h"
-#include "report_load.h"
-#include "resolve.h"
-#include "spec.h"
-#include "target.h"
-#include "wire.h"
 #include "helpers.h"
+#include "model/report.h"
+#include "model/wire.h"
+#include "program/gen.h"
+#include "program/resolve.h"
+#include "render/render.h"
+#include "render/report_load.h"
+#include "run/bpfout.h"
+#include "spec/spec.h"
+#include "target/target.h"
+#include "util/diag.h"
 
 /* One spec per kind, with a probe named "p". */
 static const struct {

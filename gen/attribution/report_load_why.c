@@ -1,0 +1,200 @@
+/* report_load_why — reads attribution (gen/attribution/why.h) back from a JSON report
+ * into the report model (see report_load_internal.h): the inverse of
+ * render_why_json_split and render_why_json (gen/attribution/render_why.c).
+ *
+ * Both objects are optional: a report without attributed probes has
+ * neither, and loads with report.attributed and every
+ * report_probe.attributed false and no group split.  Inside them every
+ * field the writer puts is required with its type; values it derives
+ * (a split's unaccounted_ns, a record's main_thread) are type-checked and
+ * otherwise ignored; a syscall's number is this architecture's for its
+ * name (-1 when it has none).  Thread names and paths that are not UTF-8
+ * are read from their *_hex twins, as everywhere in the report. */
+#include "render/report_load_internal.h"
+
+#include <stdlib.h>
+
+#include "util/systab.h"
+
+/* One entry of a split's "syscalls" (OBJ at BASE) into SC. */
+static int load_why_syscall(loader *l, const json_t *obj, const char *base,
+			    report_why_syscall *sc)
+{
+	if (rl_get_str(l, obj, base, "syscall", &sc->name, false, false) < 0 ||
+	    rl_get_u64(l, obj, base, "calls", &sc->calls) < 0 ||
+	    rl_get_u64(l, obj, base, "time_ns", &sc->time_ns) < 0 ||
+	    rl_get_u64(l, obj, base, "blocked_ns", &sc->blocked_ns) < 0)
+		return -1;
+	sc->nr = systab_syscall_nr(sc->name);
+	return 0;
+}
+
+/* An "attribution" object (OBJ at BASE) into S, whose syscalls it
+ * allocates (report_split_free frees what was filled, on error too). */
+static int load_split(loader *l, const json_t *obj, const char *base, report_split *s)
+{
+	char spath[JPATH_LEN], path[JPATH_LEN];
+
+	if (rl_get_u64(l, obj, base, "on_cpu_ns", &s->cpu_ns) < 0 ||
+	    rl_get_u64(l, obj, base, "waiting_for_cpu_ns", &s->wait_ns) < 0 ||
+	    rl_get_u64(l, obj, base, "blocked_ns", &s->blocked_ns) < 0 ||
+	    rl_get_u64(l, obj, base, "other_off_cpu_ns", &s->other_ns) < 0 ||
+	    !rl_get(l, obj, base, "unaccounted_ns", T_INT, false, false))
+		return -1;
+	json_t *arr = rl_get_arr(l, obj, base, "syscalls");
+	if (!arr)
+		return -1;
+	rl_path_key(spath, base, "syscalls");
+	size_t n = json_array_size(arr);
+	if (rl_alloc_array(l, (void **)&s->syscalls, n, sizeof *s->syscalls) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		json_t *sc = rl_elem_obj(l, arr, spath, i, path);
+		/* Counted before filling: report_split_free frees what was copied. */
+		s->n_syscalls = i + 1;
+		if (!sc || load_why_syscall(l, sc, path, &s->syscalls[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The optional "attribution" of group G (OBJ at BASE) into an owned
+ * G->split; G->split stays NULL without one. */
+static int load_group_split(loader *l, const json_t *obj, const char *base, report_group *g)
+{
+	char path[JPATH_LEN];
+	json_t *a = rl_get(l, obj, base, "attribution", T_OBJ, false, true);
+
+	if (!a)
+		return l->failed ? -1 : 0;
+	if (!(g->split = calloc(1, sizeof *g->split)))
+		return rl_oom(l);
+	rl_path_key(path, base, "attribution");
+	return load_split(l, a, path, g->split);
+}
+
+/* Array ARR ("stacks" of the probe at BASE) into P's stacks. */
+static int load_stacks(loader *l, const json_t *arr, const char *base, report_probe *p)
+{
+	char spath[JPATH_LEN], path[JPATH_LEN];
+	size_t n = json_array_size(arr);
+	rl_path_key(spath, base, "stacks");
+	if (rl_alloc_array(l, (void **)&p->stacks, n, sizeof *p->stacks) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = rl_elem_obj(l, arr, spath, i, path);
+		/* Counted before filling: report_free frees what was copied. */
+		p->n_stacks = i + 1;
+		if (!e || rl_get_long(l, e, path, "tid", &p->stacks[i].tid) < 0 ||
+		    rl_get_bytes(l, e, path, "stack", &p->stacks[i].frames, false, false) < 0 ||
+		    rl_get_u64(l, e, path, "samples", &p->stacks[i].samples) < 0)
+			return -1;
+		p->stack_samples += p->stacks[i].samples;
+	}
+	return 0;
+}
+
+int rl_load_attribution(loader *l, const json_t *obj, const char *base, report_probe *p)
+{
+	char gpath[JPATH_LEN], path[JPATH_LEN];
+	json_t *a = rl_get(l, obj, base, "attribution", T_OBJ, false, true);
+
+	if (l->failed)
+		return -1;
+	if (a) {
+		p->attributed = true;
+		rl_path_key(path, base, "attribution");
+		if (load_split(l, a, path, &p->split) < 0)
+			return -1;
+	}
+	json_t *stacks = rl_get(l, obj, base, "stacks", T_ARR, false, true);
+	if (l->failed)
+		return -1;
+	if (stacks && load_stacks(l, stacks, base, p) < 0)
+		return -1;
+	/* P's groups were loaded from "groups": an array of n_groups objects. */
+	json_t *groups = json_object_get(obj, "groups");
+	rl_path_key(gpath, base, "groups");
+	for (size_t g = 0; g < p->n_groups; g++) {
+		rl_path_idx(path, gpath, g);
+		if (load_group_split(l, json_array_get(groups, g), path, &p->groups[g]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* One record of "blockers" (OBJ at BASE) into EV: a syscall at least
+ * the threshold long made inside attributed phase EV->phase. */
+static int load_blocker(loader *l, const json_t *obj, const char *base, report_event *ev)
+{
+	bool main_thread;
+	json_t *v;
+
+	if (rl_get_u64(l, obj, base, "t_ns", &ev->t_ns) < 0 ||
+	    rl_get_str(l, obj, base, "phase", &ev->phase, false, false) < 0 ||
+	    rl_get_long(l, obj, base, "tid", &ev->tid) < 0 ||
+	    rl_get_bytes(l, obj, base, "thread", &ev->thread, true, false) < 0 ||
+	    rl_get_bool(l, obj, base, "main_thread", &main_thread) < 0 ||
+	    rl_get_str(l, obj, base, "syscall", &ev->syscall, false, false) < 0 ||
+	    rl_get_u64(l, obj, base, "duration_ns", &ev->latency_ns) < 0)
+		return -1;
+	if (!(v = rl_get(l, obj, base, "ret", T_INT, false, false)))
+		return -1;
+	ev->ret = (long long)json_integer_value(v);
+	if (rl_get_str(l, obj, base, "error", &ev->error, false, true) < 0)
+		return -1;
+	if ((v = rl_get(l, obj, base, "fd", T_INT, false, true))) {
+		ev->has_fd = true;
+		ev->fd = (long)json_integer_value(v);
+	}
+	if (l->failed || rl_get_bytes(l, obj, base, "path", &ev->path, false, true) < 0)
+		return -1;
+	if ((v = rl_get(l, obj, base, "path_truncated", T_BOOL, false, true)))
+		ev->path_truncated = json_is_true(v);
+	if ((v = rl_get(l, obj, base, "nested_loop", T_BOOL, false, true)))
+		ev->nested_loop = json_is_true(v);
+	if (l->failed || rl_get_bytes(l, obj, base, "command", &ev->command, true, true) < 0)
+		return -1;
+	return l->failed ? -1 : 0;
+}
+
+int rl_load_blockers(loader *l, const json_t *root, report *rep)
+{
+	char rpath[JPATH_LEN], path[JPATH_LEN];
+	json_t *b = rl_get(l, root, "", "blockers", T_OBJ, false, true);
+
+	json_t *s = rl_get(l, root, "", "stack_sampling", T_OBJ, false, true), *v;
+	if (l->failed)
+		return -1;
+	rep->js_symbols = -1;
+	if (s) {
+		if (rl_get_u64(l, s, "stack_sampling", "min_phase_ns", &rep->stack_ns) < 0 ||
+		    !rl_get(l, s, "stack_sampling", "hz", T_INT, false, false))
+			return -1;
+		if ((v = rl_get(l, s, "stack_sampling", "js_symbols", T_BOOL, false, true)))
+			rep->js_symbols = json_is_true(v);
+		if (l->failed)
+			return -1;
+	}
+	if (!b)
+		return l->failed ? -1 : 0;
+	rep->attributed = true;
+	if (rl_get_u64(l, b, "blockers", "threshold_ns", &rep->blocker_ns) < 0 ||
+	    rl_get_u64(l, b, "blockers", "not_recorded", &rep->blockers_dropped) < 0)
+		return -1;
+	json_t *arr = rl_get_arr(l, b, "blockers", "records");
+	if (!arr)
+		return -1;
+	rl_path_key(rpath, "blockers", "records");
+	size_t n = json_array_size(arr);
+	if (rl_alloc_array(l, (void **)&rep->blockers, n, sizeof *rep->blockers) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = rl_elem_obj(l, arr, rpath, i, path);
+		/* Counted before filling: report_free frees what was copied. */
+		rep->n_blockers = i + 1;
+		if (!e || load_blocker(l, e, path, &rep->blockers[i]) < 0)
+			return -1;
+	}
+	return 0;
+}

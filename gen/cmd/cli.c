@@ -1,0 +1,592 @@
+/* cli — see cli.h. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "spec/spec.h"
+#include "target/debuginfo.h"
+#include "util/diag.h"
+
+const char cli_usage_text[] =
+	"usage: bpfspec COMMAND [OPTIONS]\n"
+	"\n"
+	"Commands:\n"
+	"  run SPEC TARGET [--set NAME=VALUE]... [-d D] [-i S [-n N]] [-o F]\n"
+	"        [--output FILE] [--fail-if C]...\n"
+	"        trace a process with SPEC and print a report\n"
+	"  latency TARGET FUNC...        one-liner: entry-to-return latency of functions\n"
+	"  syscalls TARGET [NAME,...]    one-liner: syscall latency and errors (all by default)\n"
+	"  count TARGET PROBE...         one-liner: how often probe points fire, per thread;\n"
+	"        PROBE: tracepoint:CAT:NAME, uprobe:main:FUNC (or an absolute path for main),\n"
+	"        uretprobe:..., usdt:OBJ:PROVIDER:NAME, kprobe:FUNC, software:EVENT:PERIOD,\n"
+	"        profile:hz:N\n"
+	"  gen SPEC (-p PID [-p PID]... | --binary PATH) [--set NAME=VALUE]... [-d D]\n"
+	"      [--bpftrace-version V]\n"
+	"        print the bpftrace program SPEC becomes, without running it\n"
+	"  check SPEC... [--set NAME=VALUE]...\n"
+	"        validate specs (errors name file, line, column)\n"
+	"  diff BEFORE.json AFTER.json [-o text|json] [--fail-if C]...\n"
+	"        compare two JSON reports probe by probe\n"
+	"  report FILE [-o text|json|prom|html|folded] [--output FILE]\n"
+	"        render a saved JSON report or -i stream (NDJSON) again, e.g. as HTML\n"
+	"  list                          the bundled specs\n"
+	"  symbols (-p PID | --binary PATH) [-o text|json] [GLOB]\n"
+	"        functions (mangled and demangled) and USDT probes that can be traced\n"
+	"  serve SPEC... --target NAME=SELECTOR... [--listen ADDR:PORT] [--interval D]\n"
+	"        trace every process the targets select, all the time, as Prometheus\n"
+	"        metrics on http://127.0.0.1:9477/metrics (`bpfspec serve --help`)\n"
+	"\n"
+	"TARGET is -p PID (a running process and all its threads; -p may be\n"
+	"repeated, up to 64 processes of one executable in one program), -c 'CMD\n"
+	"ARGS' (split on spaces, no shell) or -- CMD ARG... (exact); a command is\n"
+	"held until the probes are attached.  The run ends when the command, or any\n"
+	"-p process, exits.  SPEC is a YAML file or the name of a bundled spec\n"
+	"(`bpfspec list`).\n"
+	"\n"
+	"Options:\n"
+	"  -d, --duration D       window: 10 (seconds), 500ms, 10s, 2m; 0 = until Ctrl-C\n"
+	"                         or the target exits; default: the spec's duration\n"
+	"  -i, --interval S       a report every S (same syntax as -d), per interval\n"
+	"  -n, --count N          stop after N intervals\n"
+	"      --cumulative       with -i: each report covers the run so far\n"
+	"  -o, --output-format F  text (default), json (one object; one line per\n"
+	"                         interval with -i), prom (Prometheus text format),\n"
+	"                         html (one self-contained page; with -i, written at\n"
+	"                         the end with a heatmap column per interval) or trace\n"
+	"                         (Chrome Trace Event JSON for Perfetto: a slice per\n"
+	"                         phase call, records of events probes nested in them)\n"
+	"                         or folded (the stacks a spec with 'stacks' sampled,\n"
+	"                         one 'phase;thread;frames COUNT' line each, for flame\n"
+	"                         graph tools)\n"
+	"      --trace-threshold D  with -o trace: the shortest call that becomes a\n"
+	"                         slice (default 1ms); shorter ones are counted\n"
+	"      --output FILE      write the report to FILE, replaced atomically\n"
+	"      --fail-if COND     exit with status 1 when COND holds, e.g.\n"
+	"                         'poll.p99 > 100ms', 'syscalls.openat.errors.ENOENT > 0',\n"
+	"                         with diff: 'poll.p99 > +20%'  (repeatable)\n"
+	"      --emit-spec        (latency, syscalls, count) print the spec as YAML and stop\n"
+	"      --emit-program     (latency, syscalls, count) print the bpftrace program\n"
+	"                         and stop\n"
+	"      --set NAME=VALUE   (run, gen, check) override a parameter of the spec;\n"
+	"                         a list parameter takes VALUE,VALUE... (repeatable)\n"
+	"      --binary PATH      (gen) resolve symbols in PATH; the program then traces\n"
+	"                         every process running it\n"
+	"      --bpftrace-version V  (gen, --emit-program) write the program for\n"
+	"                         bpftrace V (e.g. 0.27); default: the one run starts\n"
+	"      --debug-dir DIR    look for separate debug files of stripped objects in\n"
+	"                         DIR first (.build-id/ tree or debuglink name; repeatable)\n"
+	"  -v, --verbose          say what happens at each stage\n"
+	"  -h, --help             this help (`bpfspec CMD --help`: one command's page);\n"
+	"  -V, --version          the version\n"
+	"\n"
+	"Exit status: 0 ok; 1 a check failed; 2 usage; 3 invalid spec; 4 target\n"
+	"problem (pid, binary, symbol, tracefs); 5 bpftrace failed; 6 output could not\n"
+	"be written; 7 partial report (the target exited before the window ended);\n"
+	"130 interrupted before a report (or twice).\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec run libuv-phases -p $(pgrep -n node) -d 10s\n"
+	"  bpfspec run libuv-phases -d 5s -o json -- node app.js\n"
+	"  bpfspec latency -p $(pgrep -n node) uv__io_poll uv__run_timers -d 5\n"
+	"  bpfspec syscalls -p $(pgrep -n node) openat,read -i 1 -n 10 -o json\n"
+	"  bpfspec count -p $(pgrep -n node) tracepoint:sched:sched_switch -d 5\n"
+	"  bpfspec run file-io -p 1234 --fail-if 'file.openat.errors.ENOENT > 0'\n"
+	"  bpfspec run libuv-phases -p 1234 -o prom --output /var/lib/node_exporter/bpfspec.prom\n"
+	"  bpfspec diff before.json after.json --fail-if 'poll.p99 > +20%'\n"
+	"  bpfspec run libuv-phases -p 1234 -i 1 -n 60 -o html --output phases.html\n"
+	"  bpfspec report stream.ndjson -o html --output stream.html\n"
+	"  bpfspec run libuv-phases -p 1234 -d 10s -o trace --output loop.json\n"
+	"  bpfspec gen specs/libuv-phases.yaml --binary /usr/bin/node\n"
+	"  bpfspec symbols -p $(pgrep -n node) 'uv__run_*'\n";
+
+/* One page per command, for `bpfspec CMD --help` and `bpfspec help CMD`. */
+static const char help_target[] =
+	"TARGET is -p PID (a running process and all its threads; -p may be\n"
+	"repeated, up to 64 processes of one executable in one program), -c 'CMD\n"
+	"ARGS' (split on spaces, no shell) or -- CMD ARG... (exact); a command is\n"
+	"held until the probes are attached.  The run ends when the command, or any\n"
+	"-p process, exits.\n";
+static const char help_window[] =
+	"  -d, --duration D       window: 10 (seconds), 500ms, 10s, 2m; 0 = until Ctrl-C\n"
+	"                         or the target exits; default: the spec's, else 10s\n"
+	"  -i, --interval S       a report every S, per interval (not cumulative)\n"
+	"  -n, --count N          stop after N intervals\n"
+	"      --cumulative       with -i: each report covers the run so far\n"
+	"  -o, --output-format F  text (default), json (NDJSON with -i), prom, html,\n"
+	"                         trace (Perfetto; --trace-threshold D, default 1ms) or\n"
+	"                         folded (sampled stacks, for flame graphs)\n"
+	"      --output FILE      write the report to FILE, replaced atomically\n"
+	"      --fail-if COND     exit 1 when COND holds, e.g. 'poll.p99 > 100ms' (repeatable)\n"
+	"  -v, --verbose          say what happens at each stage\n";
+
+static const char help_run[] =
+	"usage: bpfspec run SPEC TARGET [--set NAME=VALUE]... [OPTIONS]\n"
+	"\n"
+	"Traces TARGET with the probes of SPEC for one window (or every -i) and\n"
+	"prints a report.  SPEC is a YAML file or a bundled spec's name (`bpfspec\n"
+	"list`).  Checks in the spec and --fail-if conditions are evaluated after\n"
+	"the window: exit 1 when one holds.\n";
+static const char help_run_opts[] =
+	"      --set NAME=VALUE   override a parameter the spec declares (repeatable;\n"
+	"                         a list parameter takes VALUE,VALUE...)\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec run libuv-phases -p $(pgrep -n node) -d 10s\n"
+	"  bpfspec run file-io -p 1234 --set threshold=5ms --fail-if 'file.openat.errors.ENOENT > 0'\n"
+	"  bpfspec run syscall-latency -p 1234 -i 1 -n 30 -o json\n"
+	"  bpfspec run libuv-phases -d 5s -o json -- node app.js\n"
+	"  bpfspec run libuv-phases -p 1234 -p 1240 -d 0 -i 10s -o json\n"
+	"  bpfspec run libuv-phases -p 1234 -o prom --output /var/lib/node_exporter/bpfspec.prom\n"
+	"  bpfspec run libuv-phases -p 1234 -i 1 -n 10 -o trace --output loop.json\n";
+static const char help_gen[] =
+	"usage: bpfspec gen SPEC (-p PID [-p PID]... | --binary PATH) [--set NAME=VALUE]...\n"
+	"       [-d D] [--bpftrace-version V]\n"
+	"\n"
+	"Prints the bpftrace program SPEC becomes, without running it.  Symbols are\n"
+	"resolved in the process PID (the first, when -p is repeated: every one must\n"
+	"run the same executable) or in the file PATH; with --binary the program\n"
+	"traces every process running PATH, and ends on Ctrl-C or after -d.\n"
+	"\n"
+	"The program is written for the bpftrace run would start (BPFSPEC_BPFTRACE,\n"
+	"else bpftrace on PATH; 0.17 when there is none): versions differ in what\n"
+	"compiles without warnings.  --bpftrace-version V (e.g. 0.27) writes it\n"
+	"for another one, such as the one on the host that will run it.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec gen libuv-phases --binary /usr/bin/node > phases.bt && bpftrace phases.bt\n"
+	"  bpfspec gen file-io -p 1234 --set threshold=10ms\n"
+	"  bpfspec gen libuv-phases -p 1234 -p 1240\n"
+	"  bpfspec gen libuv-phases --binary /usr/bin/node --bpftrace-version 0.27\n";
+static const char help_latency[] =
+	"usage: bpfspec latency TARGET FUNC... [OPTIONS]\n"
+	"\n"
+	"One-liner: entry-to-return latency of each FUNC, per thread.  Each FUNC is\n"
+	"looked up in the executable first, then in every object mapped into the\n"
+	"target.  --emit-spec prints the equivalent spec (a start for a spec file),\n"
+	"--emit-program the bpftrace program.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec latency -p $(pgrep -n node) uv__io_poll uv__run_timers -d 5\n"
+	"  bpfspec latency -p 1234 uv__io_poll --emit-spec > poll.yaml\n";
+static const char help_syscalls[] =
+	"usage: bpfspec syscalls TARGET [NAME,...] [OPTIONS]\n"
+	"\n"
+	"One-liner: latency, count and errors (by errno) of the named syscalls, or\n"
+	"of every syscall, per thread; only TARGET's calls are counted.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec syscalls -p $(pgrep -n node) -d 10\n"
+	"  bpfspec syscalls -p 1234 openat,read -i 1 -n 10 -o json\n"
+	"  bpfspec syscalls -p 1234 openat --fail-if 'syscalls.openat.errors.ENOENT > 0'\n";
+static const char help_count[] =
+	"usage: bpfspec count TARGET PROBE... [OPTIONS]\n"
+	"\n"
+	"One-liner: how often each probe point fires in TARGET, per thread.\n"
+	"PROBE: tracepoint:CAT:NAME, uprobe:main:FUNC (or an absolute path for main),\n"
+	"uretprobe:..., usdt:OBJ:PROVIDER:NAME, kprobe:FUNC, software:EVENT:PERIOD,\n"
+	"profile:hz:N.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec count -p $(pgrep -n node) tracepoint:sched:sched_switch -d 5\n"
+	"  bpfspec count -p 1234 uprobe:main:uv__io_poll profile:hz:99 -d 10\n";
+static const char help_diff[] =
+	"usage: bpfspec diff BEFORE.json AFTER.json [-o text|json] [--fail-if COND]...\n"
+	"\n"
+	"Compares two JSON reports probe by probe (count, p50, p99, max, total) and\n"
+	"says how much each changed.  Conditions may be relative: exit 1 when one holds.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec diff before.json after.json\n"
+	"  bpfspec diff before.json after.json --fail-if 'poll.p99 > +20%' --fail-if 'timers.max > 50ms'\n";
+static const char help_report[] =
+	"usage: bpfspec report FILE [-o text|json|prom|html|folded] [--output FILE]\n"
+	"\n"
+	"Renders a report saved with -o json again, or a stream of them (one per\n"
+	"line, from -i): text, JSON, Prometheus (one report only) or one HTML page\n"
+	"(- reads standard input).  The HTML page is self-contained and fetches\n"
+	"nothing: a latency heatmap per probe and thread across the intervals (a\n"
+	"histogram for a single report), the summary, syscalls and events tables.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec run libuv-phases -p 1234 -i 1 -n 60 -o json > phases.ndjson\n"
+	"  bpfspec report phases.ndjson -o html --output phases.html\n"
+	"  bpfspec report before.json\n";
+static const char help_check[] =
+	"usage: bpfspec check SPEC... [--set NAME=VALUE]...\n"
+	"\n"
+	"Validates specs without tracing: every error names the file, line and\n"
+	"column.  Prints each spec's probes and parameters.  Exit 3 when one is invalid.\n"
+	"\n"
+	"Examples:\n"
+	"  bpfspec check my-spec.yaml\n"
+	"  bpfspec check file-io --set threshold=5ms\n";
+static const char help_list[] =
+	"usage: bpfspec list\n"
+	"\n"
+	"Lists the bundled specs with their descriptions and parameters.  Run one\n"
+	"with `bpfspec run NAME TARGET`; see its text with `bpfspec gen NAME --binary PATH`.\n";
+
+const char *cli_help(run_mode mode)
+{
+	static char page[4096];
+	const char *head = NULL, *tail = "";
+
+	switch (mode) {
+	case MODE_RUN: head = help_run; tail = help_run_opts; break;
+	case MODE_GEN: return help_gen;
+	case MODE_LATENCY: head = help_latency; break;
+	case MODE_SYSCALLS: head = help_syscalls; break;
+	case MODE_COUNT: head = help_count; break;
+	case MODE_DIFF: return help_diff;
+	case MODE_REPORT: return help_report;
+	case MODE_CHECK: return help_check;
+	case MODE_LIST: return help_list;
+	}
+	if (!head)
+		return cli_usage_text;
+	/* The shared parts: what TARGET is and the options of a traced run. */
+	snprintf(page, sizeof page, "%s\n%s\nOptions:\n%s%s", head, help_target, help_window,
+		 tail);
+	return page;
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_verror("see `bpfspec --help`", fmt, ap);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+static char **split_command(const char *s)
+{
+	size_t cap = 8, n = 0;
+	char **argv = calloc(cap, sizeof *argv);
+	char *copy = strdup(s), *save = NULL;
+	if (!argv || !copy) {
+		free(argv);
+		free(copy);
+		return NULL;
+	}
+	for (char *tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (n + 2 > cap) {
+			char **na = realloc(argv, (cap *= 2) * sizeof *na);
+			if (!na)
+				break;
+			argv = na;
+		}
+		argv[n++] = strdup(tok);
+	}
+	argv[n] = NULL;
+	free(copy);
+	return argv;
+}
+
+void cli_free_argv(char **argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+static int parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v <= 0 || v > INT_MAX)
+		return -1;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+/* Adds -p's ARG to CFG's pids.  Returns EXIT_OK, or EXIT_USAGE after
+ * saying why (not a pid, given twice, too many). */
+static int add_pid(settings *cfg, const char *arg)
+{
+	pid_t pid;
+	if (parse_pid(arg, &pid) < 0)
+		return cli_usage_error("invalid pid '%s': expected a positive number", arg);
+	for (size_t i = 0; i < cfg->n_pids; i++)
+		if (cfg->pids[i] == pid)
+			return cli_usage_error("pid %d is given twice (-p)", (int)pid);
+	if (cfg->n_pids == TARGET_MAX_PIDS)
+		return cli_usage_error("more than %d pids (-p %s): one run traces at most %d "
+				       "processes; run one bpfspec per group of them",
+				       TARGET_MAX_PIDS, arg, TARGET_MAX_PIDS);
+	cfg->pids[cfg->n_pids++] = pid;
+	return EXIT_OK;
+}
+
+int cli_parse_duration(const char *s, uint64_t *ns)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	if (n && n < 32 && strspn(s, "0123456789.") == n) {
+		snprintf(buf, sizeof buf, "%ss", s);
+		s = buf;
+	}
+	return spec_parse_duration(s, ns);
+}
+
+enum {
+	OPT_BINARY = 256, OPT_CUMULATIVE, OPT_OUTPUT, OPT_FAIL_IF, OPT_EMIT_SPEC, OPT_EMIT_PROGRAM,
+	OPT_SET, OPT_DEBUG_DIR, OPT_BPFTRACE_VERSION, OPT_TRACE_THRESHOLD,
+};
+
+int cli_parse(int argc, char **argv, settings *cfg)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "command", required_argument, NULL, 'c' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "cumulative", no_argument, NULL, OPT_CUMULATIVE },
+		{ "output-format", required_argument, NULL, 'o' },
+		{ "output", required_argument, NULL, OPT_OUTPUT },
+		{ "fail-if", required_argument, NULL, OPT_FAIL_IF },
+		{ "emit-spec", no_argument, NULL, OPT_EMIT_SPEC },
+		{ "emit-program", no_argument, NULL, OPT_EMIT_PROGRAM },
+		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "bpftrace-version", required_argument, NULL, OPT_BPFTRACE_VERSION },
+		{ "trace-threshold", required_argument, NULL, OPT_TRACE_THRESHOLD },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	/* Options may follow positional arguments; after "--" comes the command. */
+	int n_opts = argc;
+	for (int k = 1; k < argc; k++)
+		if (strcmp(argv[k], "--") == 0) {
+			n_opts = k;
+			break;
+		}
+	optind = 1;
+	while ((c = getopt_long(n_opts, argv, "p:c:d:i:n:o:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (add_pid(cfg, optarg) != EXIT_OK)
+				return EXIT_USAGE;
+			break;
+		case 'c':
+			cli_free_argv(cfg->cmd);
+			cfg->cmd = split_command(optarg);
+			if (!cfg->cmd || !cfg->cmd[0])
+				return cli_usage_error("empty command '%s'", optarg);
+			break;
+		case 'd':
+			if (cli_parse_duration(optarg, &cfg->duration_ns) < 0)
+				return cli_usage_error("invalid duration '%s': use e.g. 10, 500ms, 10s, 2m "
+						   "(at most 1 day)", optarg);
+			cfg->duration_set = true;
+			break;
+		case 'i':
+			if (cli_parse_duration(optarg, &cfg->interval_ns) < 0 ||
+			    cfg->interval_ns < 10000000ull)
+				return cli_usage_error("invalid interval '%s': use e.g. 1, 500ms, 10s "
+						   "(10ms to 1 day)", optarg);
+			break;
+		case 'n': {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || v == 0 || v > 1000000 || optarg[0] == '-')
+				return cli_usage_error("invalid count '%s': expected 1 to 1000000", optarg);
+			cfg->interval_count = (unsigned)v;
+			break;
+		}
+		case OPT_CUMULATIVE:
+			cfg->cumulative = true;
+			break;
+		case 'o':
+			if (strcmp(optarg, "text") == 0)
+				cfg->format = OUT_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				cfg->format = OUT_JSON;
+			else if (strcmp(optarg, "prom") == 0)
+				cfg->format = OUT_PROM;
+			else if (strcmp(optarg, "html") == 0)
+				cfg->format = OUT_HTML;
+			else if (strcmp(optarg, "trace") == 0)
+				cfg->format = OUT_TRACE;
+			else if (strcmp(optarg, "folded") == 0)
+				cfg->format = OUT_FOLDED;
+			else
+				return cli_usage_error("unknown output format '%s': use text, json, prom, "
+						   "html, trace or folded", optarg);
+			break;
+		case OPT_OUTPUT:
+			cfg->output_path = optarg;
+			break;
+		case OPT_TRACE_THRESHOLD:
+			if (cli_parse_duration(optarg, &cfg->trace_threshold_ns) < 0 ||
+			    cfg->trace_threshold_ns < 1000)
+				return cli_usage_error("invalid threshold '%s': use e.g. 1ms, 200us, 0.5ms "
+						   "(1us or more)", optarg);
+			cfg->trace_threshold_set = true;
+			break;
+		case OPT_FAIL_IF:
+			if (cfg->n_fail_if == MAX_CHECKS)
+				return cli_usage_error("at most %d --fail-if conditions", MAX_CHECKS);
+			cfg->fail_if[cfg->n_fail_if++] = optarg;
+			break;
+		case OPT_EMIT_SPEC:
+			cfg->emit_spec = true;
+			break;
+		case OPT_EMIT_PROGRAM:
+			cfg->emit_program = true;
+			break;
+		case OPT_BINARY:
+			cfg->binary = optarg;
+			break;
+		case OPT_BPFTRACE_VERSION: {
+			int major, minor, used = 0;
+			if (sscanf(optarg, "%d.%d%n", &major, &minor, &used) != 2 ||
+			    (optarg[used] != '\0' && optarg[used] != '.') || major < 0 || minor < 0 ||
+			    (major == 0 && minor < 17) || major > 99 || minor > 999)
+				return cli_usage_error("invalid bpftrace version '%s': expected e.g. 0.23 "
+						   "or 0.27.1 (0.17 or later)", optarg);
+			cfg->bpftrace_major = major;
+			cfg->bpftrace_minor = minor;
+			break;
+		}
+		case OPT_SET:
+			if (cfg->n_sets == MAX_SETS)
+				return cli_usage_error("at most %d --set options", MAX_SETS);
+			cfg->sets[cfg->n_sets++] = optarg;
+			break;
+		case OPT_DEBUG_DIR:
+			if (debuginfo_add_dir(optarg) < 0)
+				return cli_usage_error("too many --debug-dir (at most 32): '%s'", optarg);
+			break;
+		case 'v':
+			cfg->verbose = true;
+			diag_set_verbose(1);
+			break;
+		case 'h':
+			fputs(cli_help(cfg->mode), stdout);
+			exit(EXIT_OK);
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	cfg->args = argv + optind;
+	cfg->n_args = (size_t)(n_opts - optind);
+	if (n_opts < argc) {
+		int i = n_opts + 1;
+		if (i >= argc)
+			return cli_usage_error("%s: nothing after '--'", "command");
+		cli_free_argv(cfg->cmd);
+		cfg->cmd = calloc((size_t)(argc - i + 1), sizeof *cfg->cmd);
+		if (!cfg->cmd)
+			return EXIT_USAGE;
+		for (int k = 0; i < argc; k++, i++)
+			if (!(cfg->cmd[k] = strdup(argv[i])))
+				return EXIT_USAGE;
+	}
+
+	/* What each command takes. */
+	switch (cfg->mode) {
+	case MODE_RUN:
+	case MODE_GEN:
+		if (cfg->n_args == 0)
+			return cli_usage_error("%s: no SPEC given", "missing argument");
+		if (cfg->n_args > 1)
+			return cli_usage_error("unexpected argument '%s'", cfg->args[1]);
+		cfg->spec_arg = cfg->args[0];
+		break;
+	case MODE_LATENCY:
+		if (cfg->n_args == 0)
+			return cli_usage_error("%s: name at least one FUNC", "missing argument");
+		break;
+	case MODE_COUNT:
+		if (cfg->n_args == 0)
+			return cli_usage_error("%s: name at least one PROBE, e.g. "
+					   "tracepoint:sched:sched_switch", "missing argument");
+		break;
+	case MODE_SYSCALLS:
+		if (cfg->n_args > 1)
+			return cli_usage_error("unexpected argument '%s': give syscalls as one "
+					   "comma-separated list", cfg->args[1]);
+		break;
+	case MODE_CHECK:
+	case MODE_LIST:
+		break;
+	case MODE_DIFF:
+		if (cfg->n_args != 2)
+			return cli_usage_error("%s: diff takes BEFORE.json AFTER.json", "arguments");
+		if (cfg->format != OUT_TEXT && cfg->format != OUT_JSON)
+			return cli_usage_error("%s", "diff writes text or json (-o text|json)");
+		return EXIT_OK;
+	case MODE_REPORT:
+		if (cfg->n_args != 1)
+			return cli_usage_error("%s: report takes one FILE (a JSON report or an NDJSON "
+					       "stream; - for standard input)", "arguments");
+		if (cfg->n_pids || cfg->cmd || cfg->binary || cfg->n_fail_if || cfg->n_sets ||
+		    cfg->duration_set || cfg->interval_ns || cfg->interval_count || cfg->cumulative ||
+		    cfg->trace_threshold_set)
+			return cli_usage_error("%s", "report takes FILE, -o and --output only: it "
+					       "renders a saved report, it traces nothing");
+		if (cfg->format == OUT_TRACE)
+			return cli_usage_error("%s", "a saved report has no slices: -o trace is for run "
+					       "and the one-liners, which record them as they trace");
+		return EXIT_OK;
+	}
+	if (cfg->n_sets && cfg->mode != MODE_RUN && cfg->mode != MODE_GEN)
+		return cli_usage_error("%s", "--set overrides a spec's parameters: it is for run and gen; "
+				   "one-liners take their values as arguments");
+	if (cfg->binary && cfg->mode != MODE_GEN)
+		return cli_usage_error("%s", "--binary is only for `bpfspec gen`");
+	bool printing = cfg->mode == MODE_GEN || cfg->emit_spec;
+	int targets = (cfg->n_pids > 0) + (cfg->cmd != NULL) + (cfg->binary != NULL);
+	if (cfg->n_pids > 0 && cfg->cmd)
+		return cli_usage_error("%s", "-p and a command (-c, --) cannot be combined: a "
+				       "command is traced alone; give -p PID (repeatable) or one "
+				       "command");
+	if (cfg->mode == MODE_GEN && cfg->cmd)
+		return cli_usage_error("%s", "gen takes -p PID or --binary PATH");
+	if (!printing && targets != 1)
+		return cli_usage_error("%s", "give exactly one of -p PID, -c CMD or -- CMD");
+	if (printing && targets > 1)
+		return cli_usage_error("%s", "give one of -p PID or --binary PATH");
+	if (cfg->mode == MODE_GEN && targets == 0)
+		return cli_usage_error("%s", "gen needs -p PID or --binary PATH to resolve symbols");
+	if (cfg->interval_count && !cfg->interval_ns)
+		return cli_usage_error("%s", "-n counts intervals: give -i too");
+	if (cfg->format == OUT_PROM && cfg->interval_ns && !cfg->output_path)
+		return cli_usage_error("%s", "-o prom with -i needs --output FILE (rewritten every "
+				   "interval): one stream cannot hold several scrapes");
+	if (cfg->cumulative && !cfg->interval_ns)
+		return cli_usage_error("%s", "--cumulative applies to -i intervals");
+	if (cfg->cumulative && cfg->format == OUT_HTML)
+		return cli_usage_error("%s", "-o html draws each interval as a heatmap column: it "
+				       "takes -i without --cumulative (the page sums the intervals "
+				       "itself)");
+	if (cfg->cumulative && cfg->format == OUT_TRACE)
+		return cli_usage_error("%s", "-o trace puts every interval's slices on one timeline: "
+				       "it takes -i without --cumulative");
+	if (cfg->trace_threshold_set && cfg->format != OUT_TRACE)
+		return cli_usage_error("%s", "--trace-threshold is the shortest phase -o trace "
+				       "records: give -o trace too");
+	if (!cfg->trace_threshold_set)
+		cfg->trace_threshold_ns = 1000000;
+	if ((cfg->bpftrace_major || cfg->bpftrace_minor) && cfg->mode != MODE_GEN &&
+	    !cfg->emit_program)
+		return cli_usage_error("%s", "--bpftrace-version is for gen and --emit-program; run "
+				   "writes for the bpftrace it starts (BPFSPEC_BPFTRACE)");
+	if ((cfg->emit_spec || cfg->emit_program) &&
+	    cfg->mode != MODE_LATENCY && cfg->mode != MODE_SYSCALLS && cfg->mode != MODE_COUNT)
+		return cli_usage_error("%s", "--emit-spec and --emit-program are for latency, syscalls "
+				   "and count");
+	return EXIT_OK;
+}

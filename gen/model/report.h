@@ -1,0 +1,292 @@
+/* report — the normalized result of a run, whatever the spec.
+ *
+ * report_build reads one window of parsed bpftrace output through the
+ * map naming contract of gen.h and computes, per probe and per thread
+ * group (and per syscall for syscalls probes): count, sum, min, max
+ * (exact, from the kernel) and p50/p90/p99
+ * (estimates: linear interpolation inside the log-linear bucket that
+ * holds the rank, clamped to [min, max]; buckets are at most 1/16 of
+ * their lower bound wide, so the estimate is within 6.25%).
+ *
+ * Ownership: report_build returns an owned report or NULL (out of
+ * memory, reported); report_free(NULL) is a no-op.  A report copies every
+ * string it holds, so it outlives the spec, target and parser. */
+#ifndef BPFSPEC_REPORT_H
+#define BPFSPEC_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "model/kind.h"
+#include "program/resolve.h"
+#include "run/bpfout.h"
+
+#define REPORT_PERCENTILE_METHOD \
+	"linear interpolation within log-linear buckets (16 per power of two), clamped to [min, max]"
+
+/* Longest path an event record carries: the program runs with
+ * BPFTRACE_STRLEN=200, and a string that fills it was probably cut. */
+#define REPORT_PATH_MAX 199
+
+typedef struct report_bucket {
+	uint64_t lo_ns;		/* inclusive */
+	uint64_t hi_ns;		/* exclusive */
+	uint64_t count;
+} report_bucket;
+
+typedef struct report_stats {
+	uint64_t count, sum_ns, min_ns, max_ns;
+	uint64_t p50_ns, p90_ns, p99_ns;
+	report_bucket *buckets;	/* ascending, only non-empty buckets */
+	size_t n_buckets;
+} report_stats;
+
+/* A syscall made inside an attributed phase (report_split). */
+typedef struct report_why_syscall {
+	char *name;		/* "read", or "syscall_N" when unknown */
+	long nr;
+	uint64_t calls;
+	uint64_t time_ns;	/* from enter to exit, all calls */
+	uint64_t blocked_ns;	/* of which asleep (off-CPU, not runnable) */
+} report_why_syscall;
+
+/* Where an attributed phase's time went (gen/attribution/why.h): running, runnable
+ * but waiting for a CPU, asleep inside syscalls (blocked), asleep outside
+ * any (other: page faults, ...).  Their sum is the phase's time but for
+ * the calls in progress as the window ended (docs/report.md). */
+typedef struct report_split {
+	uint64_t cpu_ns, wait_ns, blocked_ns, other_ns;
+	report_why_syscall *syscalls;	/* largest blocked_ns first, then time */
+	size_t n_syscalls;
+} report_split;
+
+/* User stacks sampled inside an attributed phase (spec 'stacks'). */
+typedef struct report_stack {
+	long tid;
+	char *frames;		/* outermost first, joined by ';' (the folded
+				 * form flame graph tools read; a ';' inside a
+				 * name is written ':') */
+	uint64_t samples;
+} report_stack;
+
+typedef struct report_group {
+	long tid;		/* thread id; 0 when the probe is not per thread */
+	char *thread;		/* thread name, or NULL when the thread is gone */
+	report_stats st;
+	/* utilization probes: st times the thread's waits in epoll; idle_ns
+	 * is their time inside the window (waits in progress at either end
+	 * included), busy_ns the rest of the window, utilization = busy /
+	 * window (0..1). */
+	uint64_t idle_ns, busy_ns;
+	double utilization;
+	report_split *split;	/* attributed latency probes: owned; else NULL */
+} report_group;
+
+typedef struct report_errno {
+	char *name;		/* "ENOENT", or "E123" when unknown */
+	long number;
+	uint64_t count;
+} report_errno;
+
+/* One syscall of a syscalls probe.  Per-thread entries carry count, sum,
+ * min and max but no buckets (the kernel keeps histograms per syscall
+ * only, so that the map stays small whatever the number of threads). */
+typedef struct report_syscall {
+	char *name;		/* "openat", or "syscall_N" when unknown */
+	long nr;
+	report_stats st;
+	report_errno *errors;	/* by count, largest first */
+	size_t n_errors;
+	uint64_t error_count;	/* calls that returned an error */
+	report_group *threads;	/* main thread first, then by tid */
+	size_t n_threads;
+} report_syscall;
+
+/* One argument of an event on a probe point. */
+typedef struct report_value {
+	char *name;		/* from the spec */
+	enum { REPORT_VALUE_INT, REPORT_VALUE_UINT, REPORT_VALUE_STRING } type;
+	long long i;		/* INT */
+	unsigned long long u;	/* UINT */
+	char *s;		/* STRING: bytes as the program had them (NUL-free) */
+	bool truncated;		/* STRING: as long as bpftrace copies (REPORT_PATH_MAX) */
+} report_value;
+
+/* One record of an events probe: a slow syscall (syscall != NULL), or a
+ * hit of a probe point (syscall == NULL; args holds the spec's values). */
+typedef struct report_event {
+	uint64_t t_ns;		/* since the window began */
+	long tid;
+	char *thread;		/* NULL when unknown */
+	report_value *args;	/* probe point events, in the spec's order */
+	size_t n_args;
+	char *syscall;
+	uint64_t latency_ns;
+	long long ret;
+	char *error;		/* errno name when ret < 0, else NULL */
+	char *path;		/* path argument, or NULL */
+	bool path_truncated;	/* longer than bpftrace could copy (REPORT_PATH_MAX) */
+	char *address;		/* "127.0.0.1:80", "[::1]:80", or NULL */
+	bool has_length;
+	uint64_t length;	/* size/length argument when has_length */
+	bool has_fd;
+	long fd;		/* blockers: the fd argument when has_fd (path:
+				 * what it was opened with, when seen) */
+	char *phase;		/* blockers: the attributed phase; else NULL */
+	bool nested_loop;	/* blockers: the wait of a loop of its own that the
+				 * phase ran (node's spawnSync, execSync) */
+	char *command;		/* blockers: with nested_loop, the command line of
+				 * the child it waited for, when seen; else NULL */
+} report_event;
+
+typedef struct report_probe {
+	char *name;
+	probe_kind kind;	/* kind.h */
+	char *probe;		/* count, events on a point: the probe point; else NULL */
+	char *function;
+	char *object;		/* NULL when not attached */
+	char *debug_file;	/* separate debug file that gave the addresses */
+	size_t matched_symbols;	/* C++ names: symbols matched; else 0 */
+	char *unit;		/* display unit: "ns", "us", "ms", "s" */
+	uint64_t unit_ns;
+	bool attached;
+	char *reason;		/* why not attached, or NULL */
+	char *derived;		/* a derived phase: how it is timed; else NULL */
+	report_stats st;	/* all groups together (count probes: only count) */
+	double utilization;	/* utilization probes: the busiest thread's */
+	report_group *groups;	/* main thread (tid == pid) first, then by tid */
+	size_t n_groups;
+	/* syscalls probes: per syscall, slowest total first */
+	report_syscall *syscalls;
+	size_t n_syscalls;
+	/* events probes; and latency probes of -o trace (slices: each call
+	 * at least threshold_ns long, t_ns at its return; not in JSON) */
+	uint64_t threshold_ns;
+	report_event *events;	/* in time order */
+	size_t n_events;
+	uint64_t events_dropped;	/* slow calls not recorded (over the limit) */
+	/* latency probes with 'attribute: true': the split of every group
+	 * together (and each group's in its split) */
+	bool attributed;
+	report_split split;
+	report_stack *stacks;	/* most samples first */
+	size_t n_stacks;
+	uint64_t stack_samples;	/* all of them */
+} report_probe;
+
+typedef struct report {
+	char *spec_name;
+	char *spec_path;
+	/* The spec's parameters with the values in force (spec_param). */
+	char **param_names;
+	char **param_values;
+	bool *param_set;	/* true: the value came from --set */
+	size_t n_params;
+	bool entry_only;	/* spec timing: entry-only (latency probes) */
+	long pid;		/* the (first) traced process; 0: no single process */
+	/* Every traced process, pid first (owned).  n_pids 0 with pid > 0
+	 * (a report made before schema 1 said pids): pid alone;
+	 * report_pids_of reads either. */
+	long *pids;
+	size_t n_pids;
+	char *binary;
+	char *bpftrace_version;	/* "0.17.0", or NULL when unknown */
+	char *libuv_version;	/* the target's libuv, or NULL */
+	uint64_t duration_ns;
+	uint64_t start_unix_ns;	/* wall clock (Unix ns) the window began, 0: unknown */
+	uint64_t begin_clock_ns;	/* bpftrace's clock (CLOCK_MONOTONIC) as the
+					 * window began, 0: unknown; not in JSON */
+	bool cumulative;	/* -i --cumulative: the run so far, not one interval */
+	bool partial;
+	char *partial_reason;	/* NULL unless partial */
+	uint64_t lost_events;
+	long attached_probes;	/* -1: bpftrace never said */
+	long expected_probes;
+	report_probe *probes;
+	size_t n_probes;
+	/* Attribution (gen/attribution/why.h): the loop blockers, syscalls at least
+	 * blocker_ns long made inside attributed phases, in time order. */
+	bool attributed;
+	uint64_t blocker_ns;
+	report_event *blockers;
+	size_t n_blockers;
+	uint64_t blockers_dropped;	/* over the limit, not recorded */
+	/* Stacks sampled inside attributed phases lasting at least stack_ns
+	 * (0: not sampled); js_symbols: the target wrote a perf map (node
+	 * --perf-basic-prof), so JavaScript frames have names: 1 yes, 0 no,
+	 * -1 unknown. */
+	uint64_t stack_ns;
+	int js_symbols;
+	char **warnings;
+	size_t n_warnings;
+} report;
+
+/* Facts about the run that the output does not carry. */
+typedef struct report_run {
+	long pid;		/* the traced process; with several, the first */
+	const long *pids;	/* with several: all of them, PIDS[0] == pid; NULL:
+				 * pid alone (N_PIDS 0) */
+	size_t n_pids;
+	const char *bpftrace_version;	/* NULL when unknown */
+	uint64_t duration_ns;	/* used when the window has no markers */
+	uint64_t begin_ns;	/* bpftrace clock (nsecs) when every probe was
+				 * attached: overrides the BEGIN marker, which
+				 * bpftrace 0.17 prints before attaching; 0 = none */
+	int64_t realtime_offset_ns;	/* CLOCK_REALTIME minus CLOCK_MONOTONIC (the
+				 * bpftrace clock), to date the window; 0: undated */
+	uint64_t stop_ns;	/* bpftrace clock (nsecs) when the run was told to
+				 * stop or the target exited: ends the window
+				 * there, not after bpftrace's detach; 0 = none */
+	bool cumulative;	/* -i --cumulative */
+	uint64_t slice_min_ns;	/* -o trace: latency probes recorded each call
+				 * at least this long (gen_options'); 0: not */
+	bool partial;
+	const char *partial_reason;
+	long attached_probes;
+	long expected_probes;
+	uint64_t lost_events;
+	/* Threads of the pids that were waiting in epoll when the window began
+	 * (utilization: one with no wait seen since waited all along). */
+	const long *waiting_tids;
+	size_t n_waiting;
+} report_run;
+
+/* A set of traced processes: V[0..N), borrowed (N 0: none). */
+typedef struct report_pids {
+	const long *v;
+	size_t n;
+} report_pids;
+
+/* REP's traced processes (its pids, or its pid alone); borrowed from REP. */
+report_pids report_pids_of(const report *rep);
+
+/* RUN's traced processes; borrowed from RUN. */
+report_pids report_run_pids(const report_run *run);
+
+/* Whether TID is the main thread of one of the processes P (its id is
+ * the process id). */
+bool report_pids_has(report_pids p, long tid);
+
+/* Writes P for people to OUT: "pid 12" or "pids 12, 40" (nothing when
+ * P is empty). */
+void report_fput_pids(FILE *out, report_pids p);
+
+/* Builds the report of window W (may be NULL: no data) for R. */
+report *report_build(const resolved *r, const bpfout_window *w, const report_run *run);
+
+/* Adds a warning (copied).  Returns 0, or -1 when out of memory. */
+int report_add_warning(report *rep, const char *text);
+
+void report_free(report *rep);
+
+/* Writes UNIX_NS as UTC: "2026-11-22T18:18:34.123456Z" (RFC 3339, for
+ * programs) when RFC3339, else "2026-11-22 18:18:34 UTC" (for people). */
+void report_utc_stamp(char *out, size_t len, uint64_t unix_ns, bool rfc3339);
+
+/* Percentile Q (0..1) of the buckets, clamped to [min, max]. Exposed for tests. */
+uint64_t report_percentile(const report_stats *st, double q);
+
+#endif

@@ -1,0 +1,58 @@
+/* render_html — what the two files of the HTML report share: the page
+ * (render_html.c) and its pictures (render_html_charts.c).  Not for other
+ * modules: render.h has render_html.
+ *
+ * A stream is the reports of consecutive intervals (REPS[0..N)), one
+ * heatmap column each; a single report is a stream of one.  Probes and
+ * threads are found by name and tid in each report, so an interval that
+ * lacks one (no calls, thread not yet started) leaves its column empty. */
+#ifndef BPFSPEC_RENDER_HTML_H
+#define BPFSPEC_RENDER_HTML_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/report.h"
+
+#define HTML_HEAT_LEVELS 9	/* classes h0..h8 of report.css */
+
+/* Probe NAME of REP, or NULL. */
+const report_probe *html_probe_named(const report *rep, const char *name);
+
+/* P's group of thread TID (0: not per thread), or NULL (P may be NULL). */
+const report_group *html_group_of(const report_probe *p, long tid);
+
+/* Adds ST to ACC (counts, sum, extremes, buckets by bound) and computes
+ * ACC's percentiles again.  ACC's buckets are owned (free them).
+ * Returns 0, or -1 when out of memory (ACC unchanged). */
+int html_merge_stats(report_stats *acc, const report_stats *st);
+
+/* What one figure draws: thread TID's durations of probe PROBE, or
+ * (SYSCALL not NULL) one syscall's of a syscalls probe. */
+typedef struct html_series {
+	const char *probe;
+	long tid;
+	const char *syscall;
+} html_series;
+
+/* S's statistics in REP, or NULL when REP does not have it. */
+const report_stats *html_series_stats(const report *rep, const html_series *s);
+
+/* The latency heatmap of S over the stream: x is the interval
+ * (INTERVAL_NS long), y the bucket (log scale), a cell's heat its count.
+ * A <figure class="heatmap"> whose data-cells hold every non-empty bucket
+ * of every interval, and whose canvas the page's script draws with one
+ * pixel per cell (render_html_charts.c says how they are packed).
+ * Nothing when S has no bucket in any interval. */
+void html_heatmap(FILE *out, const report *const *reps, size_t n, const html_series *s,
+		  uint64_t interval_ns);
+
+/* S's buckets in REP as bars (one rect.bar each) over a log latency axis. */
+void html_histogram(FILE *out, const report *rep, const html_series *s, uint64_t window_ns);
+
+/* The busy share of thread S->tid of utilization probe S->probe per
+ * interval: a <figure class="util"> (data-busy) the script draws. */
+void html_utilization_strip(FILE *out, const report *const *reps, size_t n, const html_series *s,
+			    uint64_t interval_ns);
+
+#endif

@@ -1,0 +1,98 @@
+/* report_load_internal — what the files of the report loader share
+ * (report_load.c and report_load_why.c; see report_load.h for the
+ * module's contract).  Not for other modules.
+ *
+ *   report_load.c      diagnostics and JSON paths, the typed field readers
+ *                      (rl_get and its kin); the report, its probes,
+ *                      groups, syscalls and events; the entry points
+ *   report_load_why.c  attribution (gen/attribution/why.h): the "attribution" of a
+ *                      latency probe and of its groups, the report's
+ *                      "blockers"
+ *
+ * Every function that fails prints the first problem only (naming the
+ * file and the JSON path) and returns -1 or NULL; what it filled before
+ * failing stays in the report, which report_free frees. */
+#ifndef BPFSPEC_REPORT_LOAD_INTERNAL_H
+#define BPFSPEC_REPORT_LOAD_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/report.h"
+
+/* Room for a JSON path: "probes[2].groups[10].attribution.syscalls[3]". */
+#define JPATH_LEN 160
+
+typedef struct loader {
+	const char *file;	/* as the user named it */
+	bool failed;		/* a diagnostic was printed */
+} loader;
+
+typedef enum { T_INT, T_UINT, T_NUM, T_STR, T_BOOL, T_ARR, T_OBJ } want_type;
+
+/* ---- shared functions (defined in report_load.c; rl_: the report
+ * loader's, so that no name clashes with another module) ---- */
+
+/* Prints "FILE: PATH: MESSAGE" (the first problem only). Returns -1. */
+int rl_fail(loader *l, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Prints "FILE: out of memory" (unless a problem was). Returns -1. */
+int rl_oom(loader *l);
+
+/* BASE.KEY (KEY alone at the top) and BASE[I] into OUT (JPATH_LEN). */
+void rl_path_key(char *out, const char *base, const char *key);
+void rl_path_idx(char *out, const char *base, size_t i);
+
+/* The value of KEY in OBJ (at BASE), checked against T.  Returns NULL
+ * when it is absent and OPTIONAL (no diagnostic), or after a diagnostic
+ * when it is absent, of another type, or negative for T_UINT.  With
+ * NULLABLE a JSON null is accepted and returned as is. */
+json_t *rl_get(loader *l, const json_t *obj, const char *base, const char *key,
+	       want_type t, bool nullable, bool optional);
+
+/* Required fields of one type into *OUT.  Return 0, or -1 after a
+ * diagnostic. */
+int rl_get_u64(loader *l, const json_t *obj, const char *base, const char *key,
+	       uint64_t *out);
+int rl_get_long(loader *l, const json_t *obj, const char *base, const char *key, long *out);
+int rl_get_bool(loader *l, const json_t *obj, const char *base, const char *key, bool *out);
+
+/* Copies string KEY into *OUT (owned; NULL for a JSON null when NULLABLE,
+ * or when absent and OPTIONAL).  Returns 0, or -1 after a diagnostic. */
+int rl_get_str(loader *l, const json_t *obj, const char *base, const char *key, char **out,
+	       bool nullable, bool optional);
+
+/* As rl_get_str, for bytes the traced process controls (a thread name, a
+ * path): the exact bytes of KEY_hex when the writer added it (they are
+ * not UTF-8, and KEY holds a lossy text). */
+int rl_get_bytes(loader *l, const json_t *obj, const char *base, const char *key, char **out,
+		 bool nullable, bool optional);
+
+/* Required array KEY of OBJ (borrowed), or NULL after a diagnostic. */
+json_t *rl_get_arr(loader *l, const json_t *obj, const char *base, const char *key);
+
+/* Array element I of ARR (at BASE) as an object (borrowed), its path in
+ * PATH (JPATH_LEN); NULL after a diagnostic. */
+json_t *rl_elem_obj(loader *l, const json_t *arr, const char *base, size_t i, char *path);
+
+/* Allocates N zeroed elements of SIZE into *OUT (NULL for N = 0).
+ * Returns 0, or -1 after a diagnostic. */
+int rl_alloc_array(loader *l, void **out, size_t n, size_t size);
+
+/* ---- attribution (defined in report_load_why.c) ---- */
+
+/* The optional "attribution" of latency probe P (OBJ at BASE: sets
+ * P->attributed and P->split) and of each of its groups (P->groups,
+ * loaded from OBJ's "groups": each one's split).  Returns 0, or -1
+ * after a diagnostic. */
+int rl_load_attribution(loader *l, const json_t *obj, const char *base, report_probe *p);
+
+/* The optional "blockers" of report ROOT: sets REP->attributed,
+ * blocker_ns, blockers_dropped and the blockers.  Returns 0, or -1 after
+ * a diagnostic. */
+int rl_load_blockers(loader *l, const json_t *root, report *rep);
+
+#endif

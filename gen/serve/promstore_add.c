@@ -1,0 +1,430 @@
+/* promstore_add — adding one interval's report to the store (promstore.h).
+ *
+ * Two steps, so that a failure adds nothing: the plan finds or creates
+ * every series the report touches (allocations happen here, and a
+ * failure removes the series this call created), then the plan's values
+ * are added (no allocation, cannot fail). */
+#include "serve/promstore.h"
+#include "serve/promstore_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/discover.h"
+#include "target/libuv.h"
+
+/* Names, types and labels: docs/serve-metrics.md. */
+const ps_family_def ps_builtins[PSF_N] = {
+	[PSF_LATENCY] = { "bpfspec_latency_seconds",
+			  "Duration of the calls of a latency probe's function (libuv phase specs: of "
+			  "the phase), by target and thread role.", PS_HISTOGRAM, true },
+	[PSF_PHASE_CAUSE] = { "bpfspec_phase_cause_seconds_total",
+			      "Time of an attributed probe's calls by cause: on_cpu, waiting_for_cpu, "
+			      "blocked_syscall, off_cpu_other.", PS_COUNTER, true },
+	[PSF_PHASE_BLOCKED] = { "bpfspec_phase_syscall_blocked_seconds_total",
+				"Time an attributed probe's calls slept inside the syscall.",
+				PS_COUNTER, true },
+	[PSF_SYSCALL_LATENCY] = { "bpfspec_syscall_latency_seconds",
+				  "Duration of the calls of the syscall, all threads of the target "
+				  "together.", PS_HISTOGRAM, true },
+	[PSF_SYSCALL_ERRORS] = { "bpfspec_syscall_errors_total",
+				 "Calls of the syscall that failed with this errno.", PS_COUNTER,
+				 false },
+	[PSF_SYSCALL_THREAD_SECONDS] = { "bpfspec_syscall_seconds_total",
+					 "Time the threads of this role spent in the syscall.",
+					 PS_COUNTER, true },
+	[PSF_SYSCALL_THREAD_CALLS] = { "bpfspec_syscall_calls_total",
+				       "Calls of the syscall the threads of this role completed.",
+				       PS_COUNTER, false },
+	[PSF_HITS] = { "bpfspec_probe_hits_total", "Hits of a count probe's probe point.",
+		       PS_COUNTER, false },
+	[PSF_EVENTS] = { "bpfspec_events_total",
+			 "Records of an events probe: calls at least its threshold long, or hits "
+			 "of its probe point, recorded or not.", PS_COUNTER, false },
+	[PSF_BLOCKERS] = { "bpfspec_loop_blockers_total",
+			   "Loop blockers: syscalls at least the spec's blockers threshold long made "
+			   "inside attributed probes' calls.", PS_COUNTER, false },
+	[PSF_LOOP_TIME] = { "nodejs_eventloop_time_seconds_total",
+			    "Time the event loop thread was active (outside epoll waits) or idle "
+			    "(waiting in epoll).", PS_COUNTER, true },
+	[PSF_WINDOW] = { "bpfspec_window_seconds_total",
+			 "Time measured: the intervals' windows added up.", PS_COUNTER, true },
+	[PSF_LOST] = { "bpfspec_lost_events_total",
+		       "Events bpftrace reported lost (the other figures are then too low).",
+		       PS_COUNTER, false },
+};
+
+static const char *const role_names[PROMSTORE_N_ROLES] = {
+	[PROMSTORE_ROLE_OTHER] = "other",
+	[PROMSTORE_ROLE_MAIN] = "main",
+	[PROMSTORE_ROLE_WORKER] = "worker",
+	[PROMSTORE_ROLE_POOL] = "pool",
+};
+
+const char *promstore_role_name(promstore_role role)
+{
+	return (unsigned)role < PROMSTORE_N_ROLES ? role_names[role] : NULL;
+}
+
+/* Whether thread TID is a group of probe P. */
+static bool in_groups(const report_probe *p, long tid)
+{
+	for (size_t g = 0; g < p->n_groups; g++)
+		if (p->groups[g].tid == tid)
+			return true;
+	return false;
+}
+
+promstore_role promstore_node_role(const report *rep, long tid, const char *thread)
+{
+	/* A traced process's main thread (with several -p, each one's). */
+	if (rep && report_pids_has(report_pids_of(rep), tid))
+		return PROMSTORE_ROLE_MAIN;
+	/* The names node gives its threads: discover_thread_role's. */
+	const char *by_name = discover_thread_role(0, (pid_t)tid, thread);
+	if (strcmp(by_name, "main") == 0)
+		return PROMSTORE_ROLE_MAIN;
+	if (strcmp(by_name, "pool") == 0)
+		return PROMSTORE_ROLE_POOL;
+	if (strcmp(by_name, "worker") == 0)
+		return PROMSTORE_ROLE_WORKER;
+	for (size_t i = 0; rep && tid > 0 && i < rep->n_probes; i++) {
+		const report_probe *p = &rep->probes[i];
+		bool loop = p->kind == PROBE_UTILIZATION ||
+			    (p->kind == PROBE_LATENCY && p->function &&
+			     libuv_is_phase_function(p->function));
+		if (p->attached && loop && in_groups(p, tid))
+			return PROMSTORE_ROLE_WORKER;
+	}
+	return PROMSTORE_ROLE_OTHER;
+}
+
+/* The labeler when the caller gives none. */
+static int default_labels(const report *rep, long tid, const char *thread, promstore_labelset *out)
+{
+	const char *slash = rep->binary ? strrchr(rep->binary, '/') : NULL;
+	out->target = slash ? slash + 1 : rep->binary;
+	out->role = promstore_node_role(rep, tid, thread);
+	return 0;
+}
+
+/* ---- the plan -------------------------------------------------------------- */
+
+typedef struct ps_add {
+	promstore *ps;
+	const report *rep;
+	const promstore_labeler *lab;
+	const char *probe;	/* the probe label's value; NULL: no probe label */
+} ps_add;
+
+/* Index of thread TID in ps->threads, or where it would go. */
+static size_t thread_at(const promstore *ps, long tid, bool *found)
+{
+	size_t lo = 0, hi = ps->n_threads;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ps->threads[mid].tid == tid) {
+			*found = true;
+			return mid;
+		}
+		if (ps->threads[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+/* The label pairs of thread TID (named NAME) into *LABELS (borrowed until
+ * the add ends; NULL: the labeler left the thread out), asking the
+ * labeler the first time.  Returns 0, or -1 (errno set). */
+static int thread_labels(ps_add *a, long tid, const char *name, const char **labels)
+{
+	promstore *ps = a->ps;
+	promstore_labelset ls;
+	ps_text t = { 0 };
+	bool found;
+	size_t at = thread_at(ps, tid, &found);
+
+	if (found) {
+		*labels = ps->threads[at].skip ? NULL : ps->threads[at].labels;
+		return 0;
+	}
+	ps_thread *arr = ps_grow(ps, ps->threads, &ps->cap_threads, ps->n_threads + 1, sizeof *arr);
+	if (!arr)
+		return -1;
+	ps->threads = arr;
+	memset(&ls, 0, sizeof ls);
+	int rc = a->lab ? a->lab->labels(a->lab->ctx, a->rep, tid, name, &ls)
+			: default_labels(a->rep, tid, name, &ls);
+	if (rc < 0 || rc > 1 || (tid != 0 && (unsigned)ls.role >= PROMSTORE_N_ROLES)) {
+		errno = rc < 0 ? ECANCELED : EINVAL;
+		return -1;
+	}
+	if (rc == 0) {
+		char pid[24];
+		snprintf(pid, sizeof pid, "%ld", ls.pid);
+		const struct {
+			const char *name, *value;
+		} pairs[] = {
+			{ "target", ls.target ? ls.target : "" },
+			{ "namespace", ls.k8s_namespace },
+			{ "pod", ls.pod },
+			{ "container", ls.container },
+			{ "pod_uid", ls.pod_uid },
+			{ "container_id", ls.container_id },
+			{ "pid", ls.pid > 0 ? pid : NULL },
+			{ "thread_role", tid != 0 ? role_names[ls.role] : NULL },
+		};
+		for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+			if (pairs[i].value && (i == 0 || *pairs[i].value) &&
+			    ps_text_label(ps, &t, pairs[i].name, pairs[i].value) < 0) {
+				free(t.data);
+				return -1;
+			}
+	}
+	memmove(&ps->threads[at + 1], &ps->threads[at], (ps->n_threads - at) * sizeof *ps->threads);
+	ps->threads[at] = (ps_thread){ .tid = tid, .skip = rc == 1, .labels = t.data };
+	ps->n_threads++;
+	*labels = t.data;
+	return 0;
+}
+
+/* Plans adding V (counters: a count or nanoseconds) or ST (histograms) to
+ * the series of family F with labels spec, probe (a->probe), LABELS (a
+ * thread's) and up to two more pairs (N1 = V1, N2 = V2; NULL names: none).
+ * Returns 0, or -1 (errno set). */
+static int plan(ps_add *a, ps_builtin f, const char *labels, const char *n1, const char *v1,
+		const char *n2, const char *v2, uint64_t v, const report_stats *st)
+{
+	promstore *ps = a->ps;
+	const ps_family_def *def = &ps_builtins[f];
+	ps_text *k = &ps->key;
+	ps_family *fam;
+	ps_series *s;
+
+	k->len = 0;
+	if (ps_text_label(ps, k, "spec", a->rep->spec_name) < 0 ||
+	    (a->probe && ps_text_label(ps, k, "probe", a->probe) < 0) ||
+	    ps_text_put(ps, k, ",", 1) < 0 || ps_text_put(ps, k, labels, strlen(labels)) < 0 ||
+	    (n1 && ps_text_label(ps, k, n1, v1) < 0) || (n2 && ps_text_label(ps, k, n2, v2) < 0))
+		return -1;
+	if (!(fam = ps_family_get(ps, def->name, def->type, def->seconds, def->help)) ||
+	    !(s = ps_series_get(ps, fam, k->data)))
+		return -1;
+	ps_plan *arr = ps_grow(ps, ps->plan, &ps->cap_plan, ps->n_plan + 1, sizeof *arr);
+	if (!arr)
+		return -1;
+	ps->plan = arr;
+	ps->plan[ps->n_plan++] = (ps_plan){ s, def->type, def->seconds, v, st };
+	return 0;
+}
+
+/* An attributed group's split: four causes, and the syscalls it slept in. */
+static int plan_split(ps_add *a, const char *labels, const report_split *sp)
+{
+	static const char *const causes[] = { "on_cpu", "waiting_for_cpu", "blocked_syscall",
+					      "off_cpu_other" };
+	const uint64_t ns[] = { sp->cpu_ns, sp->wait_ns, sp->blocked_ns, sp->other_ns };
+
+	for (size_t c = 0; c < 4; c++)
+		if (plan(a, PSF_PHASE_CAUSE, labels, "cause", causes[c], NULL, NULL, ns[c], NULL) < 0)
+			return -1;
+	for (size_t i = 0; i < sp->n_syscalls; i++) {
+		const report_why_syscall *w = &sp->syscalls[i];
+		if (w->blocked_ns && plan(a, PSF_PHASE_BLOCKED, labels, "syscall", w->name, NULL, NULL,
+					  w->blocked_ns, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A syscalls probe: histograms and errors for the target as a whole
+ * (WHOLE: its labels, NULL when left out), calls and time per role. */
+static int plan_syscalls(ps_add *a, const report_probe *p, const char *whole)
+{
+	for (size_t i = 0; i < p->n_syscalls; i++) {
+		const report_syscall *sc = &p->syscalls[i];
+		if (whole && plan(a, PSF_SYSCALL_LATENCY, whole, "syscall", sc->name, NULL, NULL, 0,
+				   &sc->st) < 0)
+			return -1;
+		for (size_t e = 0; whole && e < sc->n_errors; e++)
+			if (plan(a, PSF_SYSCALL_ERRORS, whole, "syscall", sc->name, "errno",
+				 sc->errors[e].name, sc->errors[e].count, NULL) < 0)
+				return -1;
+		for (size_t t = 0; t < sc->n_threads; t++) {
+			const report_group *th = &sc->threads[t];
+			const char *labels;
+			if (thread_labels(a, th->tid, th->thread, &labels) < 0)
+				return -1;
+			if (labels && (plan(a, PSF_SYSCALL_THREAD_SECONDS, labels, "syscall", sc->name,
+					    NULL, NULL, th->st.sum_ns, NULL) < 0 ||
+				       plan(a, PSF_SYSCALL_THREAD_CALLS, labels, "syscall", sc->name, NULL,
+					    NULL, th->st.count, NULL) < 0))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Attached probe P's series. */
+static int plan_probe(ps_add *a, const report_probe *p)
+{
+	const char *labels, *whole;
+
+	a->probe = p->name;
+	if (thread_labels(a, 0, NULL, &whole) < 0)
+		return -1;
+	switch (p->kind) {
+	case PROBE_SYSCALLS:
+		return plan_syscalls(a, p, whole);
+	case PROBE_EVENTS:
+		return whole ? plan(a, PSF_EVENTS, whole, NULL, NULL, NULL, NULL, p->st.count, NULL)
+			      : 0;
+	case PROBE_LATENCY:
+	case PROBE_COUNT:
+	case PROBE_UTILIZATION:
+		break;
+	}
+	for (size_t i = 0; i < p->n_groups; i++) {
+		const report_group *g = &p->groups[i];
+		int rc = 0;
+		if (thread_labels(a, g->tid, g->thread, &labels) < 0)
+			return -1;
+		if (!labels)
+			continue;
+		switch (p->kind) {
+		case PROBE_LATENCY:
+			rc = plan(a, PSF_LATENCY, labels, NULL, NULL, NULL, NULL, 0, &g->st);
+			if (rc == 0 && p->attributed && g->split)
+				rc = plan_split(a, labels, g->split);
+			break;
+		case PROBE_COUNT:
+			rc = plan(a, PSF_HITS, labels, NULL, NULL, NULL, NULL, g->st.count, NULL);
+			break;
+		case PROBE_UTILIZATION:
+			rc = plan(a, PSF_LOOP_TIME, labels, "nodejs_eventloop_state", "active", NULL,
+				  NULL, g->busy_ns, NULL);
+			if (rc == 0)
+				rc = plan(a, PSF_LOOP_TIME, labels, "nodejs_eventloop_state", "idle",
+					  NULL, NULL, g->idle_ns, NULL);
+			break;
+		case PROBE_SYSCALLS:
+		case PROBE_EVENTS:
+			break;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int plan_report(ps_add *a)
+{
+	const report *rep = a->rep;
+	const char *whole;
+
+	for (size_t i = 0; i < rep->n_probes; i++)
+		if (rep->probes[i].attached && plan_probe(a, &rep->probes[i]) < 0)
+			return -1;
+	a->probe = NULL;
+	if (thread_labels(a, 0, NULL, &whole) < 0)
+		return -1;
+	if (!whole)
+		return 0;
+	if (plan(a, PSF_WINDOW, whole, NULL, NULL, NULL, NULL, rep->duration_ns, NULL) < 0 ||
+	    plan(a, PSF_LOST, whole, NULL, NULL, NULL, NULL, rep->lost_events, NULL) < 0)
+		return -1;
+	if (rep->attributed && plan(a, PSF_BLOCKERS, whole, NULL, NULL, NULL, NULL,
+				    ps_add_u64(rep->n_blockers, rep->blockers_dropped), NULL) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- applying it ------------------------------------------------------------- */
+
+uint64_t promstore_le_ns(size_t i)
+{
+	unsigned k = PROMSTORE_LE_FIRST + (unsigned)(i / PROMSTORE_LE_STEPS);
+	uint64_t octave = (uint64_t)1 << k;
+	return octave + (i % PROMSTORE_LE_STEPS) * (octave / PROMSTORE_LE_STEPS);
+}
+
+/* The le bound (index into ps_series.le) of a bucket ending at HI: the
+ * first bound at or above HI, so that every value the bucket holds is
+ * below it; -1 past the last (+Inf only).  Log-linear buckets never
+ * straddle a bound; a bucket that does (a report read from a file)
+ * counts at the next bound, never at one some of its values exceed. */
+static int le_index(uint64_t hi)
+{
+	if (hi <= (uint64_t)1 << PROMSTORE_LE_FIRST)
+		return 0;
+	int k = 63 - __builtin_clzll(hi - 1);	/* 2^k < hi <= 2^(k+1) */
+	uint64_t step = ((uint64_t)1 << k) / PROMSTORE_LE_STEPS;
+	uint64_t j = (hi - ((uint64_t)1 << k) + step - 1) / step;	/* 1 .. STEPS */
+	size_t i = (size_t)(k - PROMSTORE_LE_FIRST) * PROMSTORE_LE_STEPS + (size_t)j;
+	return i >= PROMSTORE_LE_N ? -1 : (int)i;
+}
+
+static void add_histogram(ps_series *s, const report_stats *st)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < st->n_buckets; i++) {
+		const report_bucket *b = &st->buckets[i];
+		int k = le_index(b->hi_ns);
+		total = ps_add_u64(total, b->count);
+		if (k >= 0)
+			s->le[k] = ps_add_u64(s->le[k], b->count);
+	}
+	/* The report derives count from the buckets; should they disagree,
+	 * the larger keeps +Inf at or above every bound. */
+	if (st->count > total)
+		total = st->count;
+	s->count = ps_add_u64(s->count, total);
+	ps_time_add(&s->time, st->sum_ns);
+}
+
+static void apply(const ps_plan *pl)
+{
+	switch (pl->type) {
+	case PS_COUNTER:
+		if (pl->seconds)
+			ps_time_add(&pl->s->time, pl->v);
+		else
+			pl->s->count = ps_add_u64(pl->s->count, pl->v);
+		break;
+	case PS_HISTOGRAM:
+		add_histogram(pl->s, pl->st);
+		break;
+	case PS_GAUGE:
+		break;
+	}
+}
+
+int promstore_add(promstore *ps, const report *interval, const promstore_labeler *lab)
+{
+	if (!ps || !interval || interval->cumulative || (lab && !lab->labels)) {
+		errno = EINVAL;
+		return -1;
+	}
+	ps_add a = { ps, interval, lab, NULL };
+	ps->gen++;
+	ps->n_plan = 0;
+	int rc = plan_report(&a);
+	if (rc == 0) {
+		for (size_t i = 0; i < ps->n_plan; i++)
+			apply(&ps->plan[i]);
+	} else {
+		int err = errno;
+		ps_rollback(ps);
+		errno = err;
+	}
+	for (size_t i = 0; i < ps->n_threads; i++)
+		free(ps->threads[i].labels);
+	ps->n_threads = 0;
+	ps->n_plan = 0;
+	return rc;
+}

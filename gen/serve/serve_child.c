@@ -1,0 +1,303 @@
+/* serve_child — the children of `bpfspec serve` (serve_internal.h): one
+ * `bpfspec run SPEC -p PID... -d 0 -i INTERVAL -o json` per slot, started
+ * without a shell, its stdout read as one JSON report per line and its
+ * stderr passed on, each line prefixed with the slot's spec and target.
+ *
+ * Restarts: a child ended by serve (a new set of processes, a reload)
+ * starts again at once; one that ended by itself after a traced process
+ * exited (status 0, or 7 for a partial last interval, or 4 when it exited
+ * before the probes attached) starts again after a new scan; any other
+ * end is a failure, and the next start waits 1 s, doubling with each
+ * failure in a row up to SERVE_BACKOFF_MAX_S. */
+#include "serve/serve_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd/cli.h"
+#include "render/report_load.h"
+#include "util/diag.h"
+#include "util/safe.h"
+
+#define ARGV_MAX (16 + 2 * SERVE_MAX_PIDS + 2 * SERVE_MAX_SETS)
+
+/* "bpfspec serve: SPEC/TARGET: " then TEXT made safe, on stderr. */
+static void say(const serve *sv, const serve_slot *s, const char *text)
+{
+	fprintf(stderr, "bpfspec serve: %s/%s: ", sv->cfg.spec_names[s->spec],
+		sv->cfg.targets[s->target].name);
+	safe_fputs(text, stderr);
+	fputc('\n', stderr);
+}
+
+/* The child's side of the fork (PARENT: serve's pid): never returns.
+ * SPEC_FD (or -1) becomes fd 3, which argv names. */
+static void exec_child(pid_t parent, int out_fd, int err_fd, int spec_fd, char **argv)
+{
+	static const char failed[] = "bpfspec: error: cannot run bpfspec itself (/proc/self/exe)\n";
+	sigset_t none;
+	sigemptyset(&none);
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(127);	/* serve ended before the line above */
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
+	    dup2(err_fd, STDERR_FILENO) < 0 || (spec_fd >= 0 && dup2(spec_fd, 3) < 0))
+		_exit(127);
+	/* This binary, even once its file was replaced (an upgrade). */
+	execv("/proc/self/exe", argv);
+	if (write(STDERR_FILENO, failed, sizeof failed - 1) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int serve_child_start(serve *sv, serve_slot *s)
+{
+	char *argv[ARGV_MAX], pids[SERVE_MAX_PIDS][16], interval[32];
+	size_t n = 0;
+	argv[n++] = (char *)"bpfspec";
+	argv[n++] = (char *)"run";
+	int spec_fd = sv->cfg.spec_fds[s->spec];
+	argv[n++] = spec_fd >= 0 ? (char *)"/dev/fd/3" : (char *)sv->cfg.specs[s->spec];
+	for (size_t i = 0; i < sv->cfg.n_sets; i++) {
+		argv[n++] = (char *)"--set";
+		argv[n++] = sv->cfg.sets[i];
+	}
+	for (size_t i = 0; i < s->n_pids; i++) {
+		snprintf(pids[i], sizeof pids[i], "%d", (int)s->pids[i]);
+		argv[n++] = (char *)"-p";
+		argv[n++] = pids[i];
+	}
+	snprintf(interval, sizeof interval, "%llums",
+		 (unsigned long long)(sv->cfg.interval_ns / 1000000ull));
+	const char *tail[] = { "-d", "0", "-i", interval, "-o", "json" };
+	for (size_t i = 0; i < sizeof tail / sizeof *tail; i++)
+		argv[n++] = (char *)tail[i];
+	argv[n] = NULL;
+
+	int out[2], err[2];
+	if (pipe2(out, O_CLOEXEC) < 0)
+		goto fail;
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		close(out[0]);
+		close(out[1]);
+		goto fail;
+	}
+	pid_t parent = getpid(), child = fork();
+	if (child == 0)
+		exec_child(parent, out[1], err[1], spec_fd, argv);
+	close(out[1]);
+	close(err[1]);
+	if (child < 0) {
+		close(out[0]);
+		close(err[0]);
+		goto fail;
+	}
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	fcntl(err[0], F_SETFL, O_NONBLOCK);
+	pthread_mutex_lock(&sv->lock);
+	s->out_fd = out[0];
+	s->err_fd = err[0];
+	s->child = child;
+	s->stopping = false;
+	s->last_start_ns = serve_now_ns();
+	memcpy(s->run_pids, s->pids, s->n_pids * sizeof *s->pids);
+	s->n_run = s->n_pids;
+	serve_read_pods(sv, s);
+	s->starts++;
+	if (s->starts > 1) {
+		promstore_label l[] = { { "spec", sv->cfg.spec_names[s->spec] },
+					{ "target", sv->cfg.targets[s->target].name } };
+		promstore_counter_add(sv->store, "bpfspec_restarts_total",
+				      "Times serve started a spec's bpftrace again on a target.", l,
+				      2, 1);
+	}
+	pthread_mutex_unlock(&sv->lock);
+	if (sv->cfg.verbose) {
+		char what[128];
+		snprintf(what, sizeof what, "started (pid %d) on %zu process%s", (int)child,
+			 s->n_pids, s->n_pids == 1 ? "" : "es");
+		say(sv, s, what);
+	}
+	return 0;
+fail:;
+	char why[160];
+	snprintf(why, sizeof why, "cannot start bpfspec run: %s", strerror(errno));
+	say(sv, s, why);
+	pthread_mutex_lock(&sv->lock);
+	s->failures++;
+	s->not_before_ns = serve_now_ns() + 1000000000ull;
+	pthread_mutex_unlock(&sv->lock);
+	return -1;
+}
+
+void serve_child_stop(serve *sv, serve_slot *s)
+{
+	if (!s->child)
+		return;
+	uint64_t now = serve_now_ns();
+	pthread_mutex_lock(&sv->lock);
+	if (!s->stopping) {
+		/* Asked to stop, the child is no longer up: its last report
+		 * may still come, with figures, but the next data is a new
+		 * child's. */
+		s->stopping = true;
+		s->up = false;
+		s->stop_sent_ns = now;
+		kill(s->child, SIGTERM);
+		serve_update_gauges(sv);
+	} else if (now - s->stop_sent_ns > SERVE_STOP_GRACE_NS) {
+		kill(s->child, SIGKILL);
+	}
+	pthread_mutex_unlock(&sv->lock);
+}
+
+/* One report line from the child: added to the store. */
+static void take_report(serve *sv, serve_slot *s, const char *line, size_t len)
+{
+	char name[160];
+	snprintf(name, sizeof name, "bpfspec run %s", sv->cfg.spec_names[s->spec]);
+	report *rep = report_parse_json(line, len, name);
+	if (!rep) {
+		say(sv, s, "a report could not be read (the line above says why): its figures "
+			   "are left out");
+		return;
+	}
+	promstore_labeler lab = serve_labeler(sv, s);
+	pthread_mutex_lock(&sv->lock);
+	int rc = promstore_add(sv->store, rep, &lab);
+	int saved = errno;
+	s->up = !s->stopping;	/* a stopping child's last report: not up */
+	s->failures = 0;
+	s->attached = rep->attached_probes > 0 ? (unsigned)rep->attached_probes : 0;
+	s->expected = rep->expected_probes > 0 ? (unsigned)rep->expected_probes : 0;
+	serve_update_gauges(sv);
+	pthread_mutex_unlock(&sv->lock);
+	if (rc < 0) {
+		char why[160];
+		snprintf(why, sizeof why, "an interval's figures could not be added: %s",
+			 strerror(saved));
+		say(sv, s, why);
+	}
+	report_free(rep);
+}
+
+/* One stderr line of the child: passed on, the last error kept. */
+static void take_error(serve *sv, serve_slot *s, const char *line)
+{
+	say(sv, s, line);
+	if (strstr(line, "error")) {
+		pthread_mutex_lock(&sv->lock);
+		snprintf(s->last_error, sizeof s->last_error, "%s", line);
+		pthread_mutex_unlock(&sv->lock);
+	}
+}
+
+bool serve_child_read(serve *sv, serve_slot *s, int fd)
+{
+	bool is_out = fd == s->out_fd;
+	buf *b = is_out ? &s->out_line : &s->err_line;
+	char chunk[65536];
+	for (;;) {
+		ssize_t got = read(fd, chunk, sizeof chunk);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return errno == EAGAIN;
+		if (got == 0)
+			return false;
+		buf_put(b, chunk, (size_t)got);
+		char *line;
+		size_t used = 0;
+		while (b->data && (line = memchr(b->data + used, '\n', b->len - used))) {
+			*line = '\0';
+			const char *start = b->data + used;
+			size_t len = (size_t)(line - start);
+			if (is_out && len)
+				take_report(sv, s, start, len);
+			else if (!is_out)
+				take_error(sv, s, start);
+			used += len + 1;
+		}
+		if (used) {
+			memmove(b->data, b->data + used, b->len - used);
+			b->len -= used;
+		}
+	}
+}
+
+/* Whether every process S's child traced still runs. */
+static bool all_alive(const serve_slot *s)
+{
+	for (size_t i = 0; i < s->n_run; i++)
+		if (kill(s->run_pids[i], 0) < 0 && errno == ESRCH)
+			return false;
+	return true;
+}
+
+void serve_child_ended(serve *sv, serve_slot *s, int status)
+{
+	if (s->out_fd >= 0) {
+		serve_child_read(sv, s, s->out_fd);
+		close(s->out_fd);
+		s->out_fd = -1;
+	}
+	if (s->err_fd >= 0) {
+		serve_child_read(sv, s, s->err_fd);
+		close(s->err_fd);
+		s->err_fd = -1;
+	}
+	if (s->err_line.len) {	/* a last line without its newline */
+		buf_putc(&s->err_line, '\0');
+		take_error(sv, s, s->err_line.data);
+	}
+	buf_free(&s->out_line);
+	buf_free(&s->err_line);
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	uint64_t now = serve_now_ns(), wait_s = 0;
+	pthread_mutex_lock(&sv->lock);
+	bool asked = s->stopping;
+	/* 0, 7 and 4 say a traced process exited, but 4 also says the
+	 * target could not be traced at all: a failure, unless one of the
+	 * processes is gone indeed. */
+	bool target_exit = (code == EXIT_OK || code == EXIT_PARTIAL || code == EXIT_TARGET) &&
+			   !all_alive(s);
+	s->child = 0;
+	s->up = false;
+	s->stopping = false;
+	if (!asked && !s->gone && target_exit) {
+		/* A traced process exited: scan again, then start anew. */
+		sv->rescan = true;
+		s->not_before_ns = now + 1000000000ull;
+	} else if (!asked && !s->gone) {
+		unsigned shift = s->failures < 6 ? s->failures : 6;
+		wait_s = 1ull << shift;
+		if (wait_s > SERVE_BACKOFF_MAX_S)
+			wait_s = SERVE_BACKOFF_MAX_S;
+		s->failures++;
+		s->not_before_ns = now + wait_s * 1000000000ull;
+	}
+	serve_update_gauges(sv);
+	pthread_mutex_unlock(&sv->lock);
+	if (!wait_s)
+		return;
+	char why[160];
+	if (WIFSIGNALED(status))
+		snprintf(why, sizeof why, "bpfspec run was killed by signal %d (%s); next start "
+			 "in %llu s", WTERMSIG(status), strsignal(WTERMSIG(status)),
+			 (unsigned long long)wait_s);
+	else
+		snprintf(why, sizeof why, "bpfspec run exited with status %d; next start in %llu s",
+			 code, (unsigned long long)wait_s);
+	say(sv, s, why);
+}

@@ -1,0 +1,156 @@
+/* serve_internal — the state `bpfspec serve` shares between its modules
+ * (serve.c: the loop; serve_cli.c: the options; serve_child.c: the
+ * children; serve_labels.c: labels, self-metrics and the status page).
+ * Not for other modules.
+ *
+ * Locking: the HTTP thread reads the store and the slots' state under
+ * sv->lock; the loop's thread takes it to change either.  Everything
+ * else (pipes, buffers) is the loop's alone. */
+#ifndef BPFSPEC_SERVE_INTERNAL_H
+#define BPFSPEC_SERVE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "model/report.h"
+#include "serve/promstore.h"
+#include "serve/serve_http.h"
+#include "target/discover.h"
+#include "util/buf.h"
+
+#define SERVE_MAX_SPECS 32
+#define SERVE_MAX_TARGETS 64
+#define SERVE_MAX_PIDS 64	/* per child: `bpfspec run` takes at most 64 -p */
+#define SERVE_MAX_SETS 64
+#define SERVE_DEFAULT_INTERVAL_NS 10000000000ull
+#define SERVE_MIN_INTERVAL_NS 1000000000ull
+#define SERVE_BACKOFF_MAX_S 60
+#define SERVE_STOP_GRACE_NS 10000000000ull	/* SIGTERM, then SIGKILL */
+
+typedef struct serve_config {
+	const char *specs[SERVE_MAX_SPECS];	/* as given: files or bundled names */
+	size_t n_specs;
+	/* Each spec's name (its `name:`, the reports' and the labels'),
+	 * read at start and at each reload that loads; owned. */
+	char spec_names[SERVE_MAX_SPECS][64];
+	/* A copy of each spec file's text as it last loaded (a sealed
+	 * memfd), which the children read; -1 for a bundled spec; owned. */
+	int spec_fds[SERVE_MAX_SPECS];
+	discover_target targets[SERVE_MAX_TARGETS];	/* owned */
+	size_t n_targets;
+	char *sets[SERVE_MAX_SETS];	/* --set NAME=VALUE, for every spec */
+	size_t n_sets;
+	const char *listen;	/* NULL: SERVE_HTTP_DEFAULT_LISTEN */
+	const char *web_config;	/* NULL: plain HTTP, no auth */
+	const char *bpftrace;	/* NULL: $BPFSPEC_BPFTRACE or "bpftrace" */
+	const char *proc_root;	/* "/proc" */
+	uint64_t interval_ns;
+	bool pid_label;		/* --pid-label */
+	bool verbose;
+} serve_config;
+
+/* A process's pod labels, read when its child starts. */
+typedef struct serve_pod {
+	pid_t pid;
+	bool in_pod;
+	discover_pod pod;
+} serve_pod;
+
+/* One spec on one target's processes that run one executable. */
+typedef struct serve_slot {
+	size_t spec, target;	/* indices into the config */
+	dev_t dev;
+	ino_t ino;
+	char exe[256];		/* the executable, raw, for messages */
+	pid_t pids[SERVE_MAX_PIDS];	/* wanted (the last scan), ascending */
+	size_t n_pids;
+	size_t n_over;		/* matched beyond SERVE_MAX_PIDS: not traced */
+	size_t said_over;	/* n_over when it was last said */
+	pid_t run_pids[SERVE_MAX_PIDS];	/* what the running child traces */
+	size_t n_run;
+	serve_pod pods[SERVE_MAX_PIDS];	/* of run_pids */
+	pid_t child;		/* 0: none running */
+	int out_fd, err_fd;	/* -1: closed */
+	buf out_line, err_line;	/* a line read in part */
+	bool up;		/* the child delivered a report since it started */
+	bool stopping;		/* SIGTERM sent (restart, reload or removal) */
+	uint64_t stop_sent_ns;
+	bool gone;		/* no process left: removed once the child ends */
+	unsigned failures;	/* in a row; a report resets them */
+	uint64_t not_before_ns;	/* no start before (backoff) */
+	uint64_t last_start_ns;
+	uint64_t starts;
+	unsigned attached, expected;	/* probes, from the last report */
+	char last_error[256];	/* the child's last error line, raw */
+} serve_slot;
+
+typedef struct serve {
+	serve_config cfg;
+	dev_t self_dev;		/* this binary's file: never a target */
+	ino_t self_ino;
+	char bpftrace_version[32];
+	pthread_mutex_t lock;
+	promstore *store;
+	serve_slot *slots;
+	size_t n_slots, cap_slots;
+	size_t matched[SERVE_MAX_TARGETS];	/* processes per target, last scan */
+	size_t unreadable[SERVE_MAX_TARGETS];
+	bool warned_empty[SERVE_MAX_TARGETS];
+	uint64_t next_scan_ns;
+	bool rescan;		/* scan at the next turn of the loop */
+	uint64_t last_scrape_ns;	/* the previous scrape's duration */
+	bool pod_labels;	/* cgroup paths are seen from the host's namespace */
+} serve;
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t serve_now_ns(void);
+
+/* serve_cli.c: parses ARGV[1..ARGC) into CFG (targets owned: free with
+ * serve_config_free).  Returns EXIT_OK, EXIT_DONE after --help, or
+ * EXIT_USAGE after a message. */
+int serve_cli_parse(int argc, char **argv, serve_config *cfg);
+void serve_config_free(serve_config *cfg);
+extern const char serve_help_text[];
+
+/* serve_child.c.  Starts SLOT's child on its wanted pids.  Returns 0, or
+ * -1 after a message (the slot is then backed off). */
+int serve_child_start(serve *sv, serve_slot *slot);
+/* Asks the child to end (SIGTERM) once; SIGKILL after the grace. */
+void serve_child_stop(serve *sv, serve_slot *slot);
+/* Reads what the child wrote; adds each complete report.  Returns false
+ * at the end of its output. */
+bool serve_child_read(serve *sv, serve_slot *slot, int fd);
+/* Handles the end of SLOT's child with wait STATUS: reads what is left,
+ * marks the slot down and plans its restart. */
+void serve_child_ended(serve *sv, serve_slot *slot, int status);
+
+/* serve_labels.c.  The labeler of SLOT's reports (one at a time: its
+ * context is static). */
+promstore_labeler serve_labeler(serve *sv, serve_slot *slot);
+/* The labeler's function, on a serve_label_ctx (promstore.h's contract):
+ * target always; thread_role main for a traced pid's main thread; pod_uid
+ * and container_id of the thread's process (tid 0: of every process of
+ * the slot, when they share one container); pid with --pid-label (tid 0:
+ * when the slot traces one process). */
+typedef struct serve_label_ctx {
+	serve *sv;
+	serve_slot *slot;
+} serve_label_ctx;
+int serve_label_thread(void *ctx, const report *rep, long tid, const char *thread,
+		       promstore_labelset *out);
+/* Reads the pod labels of SLOT's run_pids. */
+void serve_read_pods(serve *sv, serve_slot *slot);
+/* Sets bpfspec_up, bpfspec_probes_attached and bpfspec_targets from the
+ * slots (caller holds the lock). */
+void serve_update_gauges(serve *sv);
+/* The HTTP callbacks. */
+int serve_write_metrics(void *ctx, FILE *out);
+int serve_write_index(void *ctx, FILE *out);
+/* Enters the host's cgroup namespace when serve runs in another one and
+ * may leave it; says once when pod labels cannot be read.  Sets
+ * sv->pod_labels. */
+void serve_host_cgroupns(serve *sv);
+
+#endif
