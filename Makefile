@@ -10,8 +10,8 @@ PKGS := yaml-0.1 libelf jansson zlib libmicrohttpd
 
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wswitch-enum
-# -iquote: project headers by "layer/name.h", never by <name.h>, so they
-# never hide a system header such as Check's <check.h>.
+# -iquote: project headers by "layer/name.h" (gen/LAYERS), never by
+# <name.h>, so they never hide a system header such as Check's <check.h>.
 BASE_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -iquote gen -iquote $(BUILD)/gen
 DEP_CFLAGS := -MMD -MP
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
@@ -41,7 +41,7 @@ endif
 SRCS := $(wildcard gen/*/*.c)
 OBJS := $(patsubst gen/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/embedded.o \
 	$(BUILD)/obj/systab_data.o
-LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(OBJS))
+LIB_OBJS := $(filter-out $(BUILD)/obj/main/main.o,$(OBJS))
 TEMPLATES := $(sort $(wildcard templates/*.bt.in templates/*.css templates/*.js))
 SPECS := $(sort $(wildcard specs/*.yaml))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

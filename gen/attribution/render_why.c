@@ -311,31 +311,19 @@ json_t *render_why_json_stacks(const report_probe *p)
 	return arr;
 }
 
-int render_why_folded(FILE *out, const report *rep)
+void render_why_json_probe(json_t *jp, const report_probe *p, const report *rep)
 {
-	for (size_t i = 0; i < rep->n_probes; i++) {
-		const report_probe *p = &rep->probes[i];
-		for (size_t k = 0; k < p->n_stacks; k++) {
-			const char *thread = NULL;
-			for (size_t g = 0; g < p->n_groups && !thread; g++)
-				if (p->groups[g].tid == p->stacks[k].tid)
-					thread = p->groups[g].thread;
-			/* phase;thread (tid N);frames N: the text the traced
-			 * program chose is escaped, and never holds ';' */
-			safe_fputs(p->name, out);
-			fputc(';', out);
-			char *t = safe_text(thread ? thread : "?");
-			for (char *c = t; c && *c; c++)
-				if (*c == ';' || *c == ' ')
-					*c = '_';
-			fprintf(out, "%s_(tid_%ld);", t ? t : "?", p->stacks[k].tid);
-			free(t);
-			safe_fputs(p->stacks[k].frames, out);
-			fprintf(out, " %llu\n", (unsigned long long)p->stacks[k].samples);
-		}
-	}
-	fflush(out);
-	return ferror(out) ? -1 : 0;
+	if (p->attributed)
+		json_object_set_new(jp, "attribution", render_why_json_split(&p->split, p->st.sum_ns));
+	if (p->attributed && rep->stack_ns)
+		json_object_set_new(jp, "stacks", render_why_json_stacks(p));
+}
+
+void render_why_json_group(json_t *jg, const report_probe *p, const report_group *g)
+{
+	(void)p;
+	if (g->split)
+		json_object_set_new(jg, "attribution", render_why_json_split(g->split, g->st.sum_ns));
 }
 
 void render_why_json(json_t *root, const report *rep)
@@ -431,4 +419,11 @@ void render_why_prom(FILE *out, const report *rep)
 	prom_label ls[] = { { "spec", rep->spec_name } };
 	prom_u64(v, sizeof v, rep->n_blockers + rep->blockers_dropped);
 	prom_sample(out, &blockers, "", ls, 1, v);
+}
+
+const report_event *render_why_timeline(const report *rep, size_t *n, const char **cat)
+{
+	*n = rep->attributed ? rep->n_blockers : 0;
+	*cat = "blocker";
+	return *n ? rep->blockers : NULL;
 }

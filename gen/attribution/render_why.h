@@ -1,6 +1,5 @@
-/* render_why — attribution (gen/attribution/why.h) in the text, JSON and Prometheus
- * outputs: render_text, render_json, render_prom and the latency kind's
- * JSON fields call these.  Every function does nothing for a report
+/* render_why — attribution (attribution/why.h) in the text, JSON and
+ * Prometheus outputs, through the feature's hooks (attribution.c).  Every function does nothing for a report
  * without attributed probes (report.attributed false). */
 #ifndef BPFSPEC_RENDER_WHY_H
 #define BPFSPEC_RENDER_WHY_H
@@ -25,10 +24,12 @@ json_t *render_why_json_split(const report_split *s, uint64_t total_ns);
  * (folded), samples. */
 json_t *render_why_json_stacks(const report_probe *p);
 
-/* Every sampled stack of REP, one line each in the folded form flame
- * graph tools read: "PHASE;THREAD_(tid_N);OUTER;...;INNER SAMPLES".
- * Returns 0, or -1 when writing failed. */
-int render_why_folded(FILE *out, const report *rep);
+/* An attributed probe P's "attribution" and, with stack sampling, its
+ * "stacks" (new members of JP). */
+void render_why_json_probe(json_t *jp, const report_probe *p, const report *rep);
+
+/* Group G's "attribution" when it has a split (a new member of JG). */
+void render_why_json_group(json_t *jg, const report_probe *p, const report_group *g);
 
 /* The report's "blockers" object into ROOT. */
 void render_why_json(json_t *root, const report *rep);
@@ -36,5 +37,13 @@ void render_why_json(json_t *root, const report *rep);
 /* bpfspec_phase_cause_seconds, bpfspec_phase_syscall_blocked_seconds,
  * bpfspec_loop_blockers. */
 void render_why_prom(FILE *out, const report *rep);
+
+/* The HTML page's sections (render_why_html.c): where each attributed
+ * phase's time went per thread over the stream REPS[0..N), and the
+ * slowest loop blockers.  Returns 0, or -1 out of memory. */
+int render_why_html(FILE *out, const report *const *reps, size_t n);
+
+/* The loop blockers, as slices of category "blocker" on the timeline. */
+const report_event *render_why_timeline(const report *rep, size_t *n, const char **cat);
 
 #endif

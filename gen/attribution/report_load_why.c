@@ -1,6 +1,7 @@
-/* report_load_why — reads attribution (gen/attribution/why.h) back from a JSON report
- * into the report model (see report_load_internal.h): the inverse of
- * render_why_json_split and render_why_json (gen/attribution/render_why.c).
+/* report_load_why — reads attribution (why.h) back from a JSON report into
+ * the report model (see report_load_why.h): the inverse of
+ * render_why_json_probe, render_why_json_group and render_why_json
+ * (render_why.c).
  *
  * Both objects are optional: a report without attributed probes has
  * neither, and loads with report.attributed and every
@@ -10,7 +11,7 @@
  * otherwise ignored; a syscall's number is this architecture's for its
  * name (-1 when it has none).  Thread names and paths that are not UTF-8
  * are read from their *_hex twins, as everywhere in the report. */
-#include "render/report_load_internal.h"
+#include "attribution/report_load_why.h"
 
 #include <stdlib.h>
 
@@ -97,6 +98,8 @@ static int load_stacks(loader *l, const json_t *arr, const char *base, report_pr
 int rl_load_attribution(loader *l, const json_t *obj, const char *base, report_probe *p)
 {
 	char gpath[JPATH_LEN], path[JPATH_LEN];
+	if (p->kind != PROBE_LATENCY)
+		return 0;
 	json_t *a = rl_get(l, obj, base, "attribution", T_OBJ, false, true);
 
 	if (l->failed)

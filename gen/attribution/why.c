@@ -237,6 +237,23 @@ static size_t poll_phase(const resolved *r)
 	return 0;
 }
 
+/* The maps read in a phase's probe before they are set need a type in
+ * BEGIN (bpftrace 0.23 would type the variable read from one before the
+ * map has one): @ph__why (tid 0, the idle task, is never in a phase), the
+ * call's pending parts and the time of the thread's last change of state
+ * (signed, in the kernel's address space: the phases' uprobes and the
+ * scheduler's tracepoints add to them). */
+void why_begin(gen_parts *pt, const resolved *r)
+{
+	if (why_wanted(r))
+		buf_puts(&pt->types, "\t@ph__why[(int64)0] = kptr((int64)0);\n"
+				     "\t@pcpu__why[(int64)0] = kptr((int64)0);\n"
+				     "\t@pwait__why[(int64)0] = kptr((int64)0);\n"
+				     "\t@pblk__why[(int64)0] = kptr((int64)0);\n"
+				     "\t@poth__why[(int64)0] = kptr((int64)0);\n"
+				     "\t@ts__why[(int64)0] = kptr((int64)0);\n");
+}
+
 int why_emit(gen_parts *pt, const resolved *r)
 {
 	static const char *const printed[] = { "cpu", "wait", "blk", "oth", "slp", "sys",
@@ -245,6 +262,8 @@ int why_emit(gen_parts *pt, const resolved *r)
 	static const char *const in_flight[] = { "ph", "pht", "ts", "st", "sc", "arg",
 						 "lnest", "kid", "kidt", "pcpu", "pwait", "pblk", "poth",
 						 NULL };
+	if (!why_wanted(r))
+		return 0;
 	buf store = BUF_INIT, waits = BUF_INIT, open_test = BUF_INIT, paths = BUF_INIT,
 	    ones = BUF_INIT;
 	char threshold[32], limit[32], close_nr[16];

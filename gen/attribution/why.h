@@ -73,8 +73,11 @@ char *why_hooks(const struct gen_parts *pt, const resolved *r, size_t i, bool en
  * when R has no attribution. */
 const char *why_nested_entry(const resolved *r);
 
+/* BEGIN's typings of the maps the phases' probes read, when why_wanted. */
+void why_begin(struct gen_parts *pt, const resolved *r);
+
 /* Appends the attribution's tracepoints and registers its maps, once per
- * program when why_wanted.  Returns 0, or -1 after a diagnostic. */
+ * program, when why_wanted.  Returns 0, or -1 after a diagnostic. */
 int why_emit(struct gen_parts *pt, const resolved *r);
 
 /* Fills the splits of REP's attributed probes and REP's blockers from W

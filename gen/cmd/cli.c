@@ -255,15 +255,6 @@ const char *cli_help(run_mode mode)
 	return page;
 }
 
-int cli_usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	diag_verror("see `bpfspec --help`", fmt, ap);
-	va_end(ap);
-	return EXIT_USAGE;
-}
-
 static char **split_command(const char *s)
 {
 	size_t cap = 8, n = 0;
@@ -312,27 +303,16 @@ static int add_pid(settings *cfg, const char *arg)
 {
 	pid_t pid;
 	if (parse_pid(arg, &pid) < 0)
-		return cli_usage_error("invalid pid '%s': expected a positive number", arg);
+		return usage_error("invalid pid '%s': expected a positive number", arg);
 	for (size_t i = 0; i < cfg->n_pids; i++)
 		if (cfg->pids[i] == pid)
-			return cli_usage_error("pid %d is given twice (-p)", (int)pid);
+			return usage_error("pid %d is given twice (-p)", (int)pid);
 	if (cfg->n_pids == TARGET_MAX_PIDS)
-		return cli_usage_error("more than %d pids (-p %s): one run traces at most %d "
-				       "processes; run one bpfspec per group of them",
-				       TARGET_MAX_PIDS, arg, TARGET_MAX_PIDS);
+		return usage_error("more than %d pids (-p %s): one run traces at most %d "
+				   "processes; run one bpfspec per group of them",
+				   TARGET_MAX_PIDS, arg, TARGET_MAX_PIDS);
 	cfg->pids[cfg->n_pids++] = pid;
 	return EXIT_OK;
-}
-
-int cli_parse_duration(const char *s, uint64_t *ns)
-{
-	char buf[64];
-	size_t n = strlen(s);
-	if (n && n < 32 && strspn(s, "0123456789.") == n) {
-		snprintf(buf, sizeof buf, "%ss", s);
-		s = buf;
-	}
-	return spec_parse_duration(s, ns);
 }
 
 enum {
@@ -382,18 +362,18 @@ int cli_parse(int argc, char **argv, settings *cfg)
 			cli_free_argv(cfg->cmd);
 			cfg->cmd = split_command(optarg);
 			if (!cfg->cmd || !cfg->cmd[0])
-				return cli_usage_error("empty command '%s'", optarg);
+				return usage_error("empty command '%s'", optarg);
 			break;
 		case 'd':
-			if (cli_parse_duration(optarg, &cfg->duration_ns) < 0)
-				return cli_usage_error("invalid duration '%s': use e.g. 10, 500ms, 10s, 2m "
+			if (spec_parse_option_duration(optarg, &cfg->duration_ns) < 0)
+				return usage_error("invalid duration '%s': use e.g. 10, 500ms, 10s, 2m "
 						   "(at most 1 day)", optarg);
 			cfg->duration_set = true;
 			break;
 		case 'i':
-			if (cli_parse_duration(optarg, &cfg->interval_ns) < 0 ||
+			if (spec_parse_option_duration(optarg, &cfg->interval_ns) < 0 ||
 			    cfg->interval_ns < 10000000ull)
-				return cli_usage_error("invalid interval '%s': use e.g. 1, 500ms, 10s "
+				return usage_error("invalid interval '%s': use e.g. 1, 500ms, 10s "
 						   "(10ms to 1 day)", optarg);
 			break;
 		case 'n': {
@@ -401,7 +381,7 @@ int cli_parse(int argc, char **argv, settings *cfg)
 			errno = 0;
 			unsigned long v = strtoul(optarg, &end, 10);
 			if (errno || *end || end == optarg || v == 0 || v > 1000000 || optarg[0] == '-')
-				return cli_usage_error("invalid count '%s': expected 1 to 1000000", optarg);
+				return usage_error("invalid count '%s': expected 1 to 1000000", optarg);
 			cfg->interval_count = (unsigned)v;
 			break;
 		}
@@ -422,22 +402,22 @@ int cli_parse(int argc, char **argv, settings *cfg)
 			else if (strcmp(optarg, "folded") == 0)
 				cfg->format = OUT_FOLDED;
 			else
-				return cli_usage_error("unknown output format '%s': use text, json, prom, "
+				return usage_error("unknown output format '%s': use text, json, prom, "
 						   "html, trace or folded", optarg);
 			break;
 		case OPT_OUTPUT:
 			cfg->output_path = optarg;
 			break;
 		case OPT_TRACE_THRESHOLD:
-			if (cli_parse_duration(optarg, &cfg->trace_threshold_ns) < 0 ||
+			if (spec_parse_option_duration(optarg, &cfg->trace_threshold_ns) < 0 ||
 			    cfg->trace_threshold_ns < 1000)
-				return cli_usage_error("invalid threshold '%s': use e.g. 1ms, 200us, 0.5ms "
+				return usage_error("invalid threshold '%s': use e.g. 1ms, 200us, 0.5ms "
 						   "(1us or more)", optarg);
 			cfg->trace_threshold_set = true;
 			break;
 		case OPT_FAIL_IF:
 			if (cfg->n_fail_if == MAX_CHECKS)
-				return cli_usage_error("at most %d --fail-if conditions", MAX_CHECKS);
+				return usage_error("at most %d --fail-if conditions", MAX_CHECKS);
 			cfg->fail_if[cfg->n_fail_if++] = optarg;
 			break;
 		case OPT_EMIT_SPEC:
@@ -454,7 +434,7 @@ int cli_parse(int argc, char **argv, settings *cfg)
 			if (sscanf(optarg, "%d.%d%n", &major, &minor, &used) != 2 ||
 			    (optarg[used] != '\0' && optarg[used] != '.') || major < 0 || minor < 0 ||
 			    (major == 0 && minor < 17) || major > 99 || minor > 999)
-				return cli_usage_error("invalid bpftrace version '%s': expected e.g. 0.23 "
+				return usage_error("invalid bpftrace version '%s': expected e.g. 0.23 "
 						   "or 0.27.1 (0.17 or later)", optarg);
 			cfg->bpftrace_major = major;
 			cfg->bpftrace_minor = minor;
@@ -462,12 +442,12 @@ int cli_parse(int argc, char **argv, settings *cfg)
 		}
 		case OPT_SET:
 			if (cfg->n_sets == MAX_SETS)
-				return cli_usage_error("at most %d --set options", MAX_SETS);
+				return usage_error("at most %d --set options", MAX_SETS);
 			cfg->sets[cfg->n_sets++] = optarg;
 			break;
 		case OPT_DEBUG_DIR:
 			if (debuginfo_add_dir(optarg) < 0)
-				return cli_usage_error("too many --debug-dir (at most 32): '%s'", optarg);
+				return usage_error("too many --debug-dir (at most 32): '%s'", optarg);
 			break;
 		case 'v':
 			cfg->verbose = true;
@@ -485,7 +465,7 @@ int cli_parse(int argc, char **argv, settings *cfg)
 	if (n_opts < argc) {
 		int i = n_opts + 1;
 		if (i >= argc)
-			return cli_usage_error("%s: nothing after '--'", "command");
+			return usage_error("%s: nothing after '--'", "command");
 		cli_free_argv(cfg->cmd);
 		cfg->cmd = calloc((size_t)(argc - i + 1), sizeof *cfg->cmd);
 		if (!cfg->cmd)
@@ -500,23 +480,23 @@ int cli_parse(int argc, char **argv, settings *cfg)
 	case MODE_RUN:
 	case MODE_GEN:
 		if (cfg->n_args == 0)
-			return cli_usage_error("%s: no SPEC given", "missing argument");
+			return usage_error("%s: no SPEC given", "missing argument");
 		if (cfg->n_args > 1)
-			return cli_usage_error("unexpected argument '%s'", cfg->args[1]);
+			return usage_error("unexpected argument '%s'", cfg->args[1]);
 		cfg->spec_arg = cfg->args[0];
 		break;
 	case MODE_LATENCY:
 		if (cfg->n_args == 0)
-			return cli_usage_error("%s: name at least one FUNC", "missing argument");
+			return usage_error("%s: name at least one FUNC", "missing argument");
 		break;
 	case MODE_COUNT:
 		if (cfg->n_args == 0)
-			return cli_usage_error("%s: name at least one PROBE, e.g. "
+			return usage_error("%s: name at least one PROBE, e.g. "
 					   "tracepoint:sched:sched_switch", "missing argument");
 		break;
 	case MODE_SYSCALLS:
 		if (cfg->n_args > 1)
-			return cli_usage_error("unexpected argument '%s': give syscalls as one "
+			return usage_error("unexpected argument '%s': give syscalls as one "
 					   "comma-separated list", cfg->args[1]);
 		break;
 	case MODE_CHECK:
@@ -524,69 +504,69 @@ int cli_parse(int argc, char **argv, settings *cfg)
 		break;
 	case MODE_DIFF:
 		if (cfg->n_args != 2)
-			return cli_usage_error("%s: diff takes BEFORE.json AFTER.json", "arguments");
+			return usage_error("%s: diff takes BEFORE.json AFTER.json", "arguments");
 		if (cfg->format != OUT_TEXT && cfg->format != OUT_JSON)
-			return cli_usage_error("%s", "diff writes text or json (-o text|json)");
+			return usage_error("%s", "diff writes text or json (-o text|json)");
 		return EXIT_OK;
 	case MODE_REPORT:
 		if (cfg->n_args != 1)
-			return cli_usage_error("%s: report takes one FILE (a JSON report or an NDJSON "
-					       "stream; - for standard input)", "arguments");
+			return usage_error("%s: report takes one FILE (a JSON report or an NDJSON "
+					   "stream; - for standard input)", "arguments");
 		if (cfg->n_pids || cfg->cmd || cfg->binary || cfg->n_fail_if || cfg->n_sets ||
 		    cfg->duration_set || cfg->interval_ns || cfg->interval_count || cfg->cumulative ||
 		    cfg->trace_threshold_set)
-			return cli_usage_error("%s", "report takes FILE, -o and --output only: it "
-					       "renders a saved report, it traces nothing");
+			return usage_error("%s", "report takes FILE, -o and --output only: it "
+					   "renders a saved report, it traces nothing");
 		if (cfg->format == OUT_TRACE)
-			return cli_usage_error("%s", "a saved report has no slices: -o trace is for run "
-					       "and the one-liners, which record them as they trace");
+			return usage_error("%s", "a saved report has no slices: -o trace is for run "
+					   "and the one-liners, which record them as they trace");
 		return EXIT_OK;
 	}
 	if (cfg->n_sets && cfg->mode != MODE_RUN && cfg->mode != MODE_GEN)
-		return cli_usage_error("%s", "--set overrides a spec's parameters: it is for run and gen; "
+		return usage_error("%s", "--set overrides a spec's parameters: it is for run and gen; "
 				   "one-liners take their values as arguments");
 	if (cfg->binary && cfg->mode != MODE_GEN)
-		return cli_usage_error("%s", "--binary is only for `bpfspec gen`");
+		return usage_error("%s", "--binary is only for `bpfspec gen`");
 	bool printing = cfg->mode == MODE_GEN || cfg->emit_spec;
 	int targets = (cfg->n_pids > 0) + (cfg->cmd != NULL) + (cfg->binary != NULL);
 	if (cfg->n_pids > 0 && cfg->cmd)
-		return cli_usage_error("%s", "-p and a command (-c, --) cannot be combined: a "
-				       "command is traced alone; give -p PID (repeatable) or one "
-				       "command");
+		return usage_error("%s", "-p and a command (-c, --) cannot be combined: a "
+				   "command is traced alone; give -p PID (repeatable) or one "
+				   "command");
 	if (cfg->mode == MODE_GEN && cfg->cmd)
-		return cli_usage_error("%s", "gen takes -p PID or --binary PATH");
+		return usage_error("%s", "gen takes -p PID or --binary PATH");
 	if (!printing && targets != 1)
-		return cli_usage_error("%s", "give exactly one of -p PID, -c CMD or -- CMD");
+		return usage_error("%s", "give exactly one of -p PID, -c CMD or -- CMD");
 	if (printing && targets > 1)
-		return cli_usage_error("%s", "give one of -p PID or --binary PATH");
+		return usage_error("%s", "give one of -p PID or --binary PATH");
 	if (cfg->mode == MODE_GEN && targets == 0)
-		return cli_usage_error("%s", "gen needs -p PID or --binary PATH to resolve symbols");
+		return usage_error("%s", "gen needs -p PID or --binary PATH to resolve symbols");
 	if (cfg->interval_count && !cfg->interval_ns)
-		return cli_usage_error("%s", "-n counts intervals: give -i too");
+		return usage_error("%s", "-n counts intervals: give -i too");
 	if (cfg->format == OUT_PROM && cfg->interval_ns && !cfg->output_path)
-		return cli_usage_error("%s", "-o prom with -i needs --output FILE (rewritten every "
+		return usage_error("%s", "-o prom with -i needs --output FILE (rewritten every "
 				   "interval): one stream cannot hold several scrapes");
 	if (cfg->cumulative && !cfg->interval_ns)
-		return cli_usage_error("%s", "--cumulative applies to -i intervals");
+		return usage_error("%s", "--cumulative applies to -i intervals");
 	if (cfg->cumulative && cfg->format == OUT_HTML)
-		return cli_usage_error("%s", "-o html draws each interval as a heatmap column: it "
-				       "takes -i without --cumulative (the page sums the intervals "
-				       "itself)");
+		return usage_error("%s", "-o html draws each interval as a heatmap column: it "
+				   "takes -i without --cumulative (the page sums the intervals "
+				   "itself)");
 	if (cfg->cumulative && cfg->format == OUT_TRACE)
-		return cli_usage_error("%s", "-o trace puts every interval's slices on one timeline: "
-				       "it takes -i without --cumulative");
+		return usage_error("%s", "-o trace puts every interval's slices on one timeline: "
+				   "it takes -i without --cumulative");
 	if (cfg->trace_threshold_set && cfg->format != OUT_TRACE)
-		return cli_usage_error("%s", "--trace-threshold is the shortest phase -o trace "
-				       "records: give -o trace too");
+		return usage_error("%s", "--trace-threshold is the shortest phase -o trace "
+				   "records: give -o trace too");
 	if (!cfg->trace_threshold_set)
 		cfg->trace_threshold_ns = 1000000;
 	if ((cfg->bpftrace_major || cfg->bpftrace_minor) && cfg->mode != MODE_GEN &&
 	    !cfg->emit_program)
-		return cli_usage_error("%s", "--bpftrace-version is for gen and --emit-program; run "
+		return usage_error("%s", "--bpftrace-version is for gen and --emit-program; run "
 				   "writes for the bpftrace it starts (BPFSPEC_BPFTRACE)");
 	if ((cfg->emit_spec || cfg->emit_program) &&
 	    cfg->mode != MODE_LATENCY && cfg->mode != MODE_SYSCALLS && cfg->mode != MODE_COUNT)
-		return cli_usage_error("%s", "--emit-spec and --emit-program are for latency, syscalls "
+		return usage_error("%s", "--emit-spec and --emit-program are for latency, syscalls "
 				   "and count");
 	return EXIT_OK;
 }

@@ -12,23 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "run/runner.h"
-
-/* Exit statuses (documented in README.md, bpfspec(1) and --help). */
-enum {
-	EXIT_OK = 0,
-	EXIT_CHECK_FAILED = 1,	/* a --fail-if or spec check held */
-	EXIT_USAGE = 2,
-	EXIT_SPEC = 3,
-	EXIT_TARGET = 4,
-	EXIT_TRACER = 5,
-	EXIT_OUTPUT = 6,
-	EXIT_PARTIAL = 7,
-	EXIT_FORCED = RUNNER_FORCED_EXIT,
-	/* Not an exit status: a stage finished the command early and well
-	 * (gen printed its program); the command exits 0. */
-	EXIT_DONE = -1,
-};
+#include "target/target.h"
+#include "util/usage.h"
 
 typedef enum { OUT_TEXT, OUT_JSON, OUT_PROM, OUT_HTML, OUT_TRACE, OUT_FOLDED } out_format;
 typedef enum {
@@ -74,17 +59,10 @@ typedef struct settings {
 extern const char cli_usage_text[];
 const char *cli_help(run_mode mode);
 
-/* Says "error: FMT" with a hint to --help on stderr; returns EXIT_USAGE. */
-int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* Parses ARGV[1..ARGC) (ARGV[0] is the command) into CFG, whose mode is
  * set.  Returns EXIT_OK or, after a usage error, EXIT_USAGE. */
 int cli_parse(int argc, char **argv, settings *cfg);
 
 void cli_free_argv(char **argv);
-
-/* A duration option's value: bare seconds ("10", "0.5": bcc's habit) or
- * a spec duration ("500ms", "2m").  Returns 0, or -1 when it is neither. */
-int cli_parse_duration(const char *s, uint64_t *ns);
 
 #endif

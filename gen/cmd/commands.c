@@ -1,6 +1,8 @@
-/* main — runs bpfspec's commands.  The command line is cli.c; this drives the
+/* commands — see commands.h.  The command line is cli.c; this drives the
  * pipeline: spec → target → resolve → gen → runner/bpfout → report →
  * render.  No stage logic lives here. */
+#include "cmd/commands.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,12 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attribution/render_why.h"
 #include "cmd/cli.h"
-#include "cmd/symbols.h"
 #include "embedded.h"
 #include "model/check.h"
 #include "model/report.h"
+#include "run/report_build.h"
 #include "program/gen.h"
 #include "program/resolve.h"
 #include "render/diff.h"
@@ -26,7 +27,6 @@
 #include "run/bpfout.h"
 #include "run/btversion.h"
 #include "run/runner.h"
-#include "serve/serve.h"
 #include "spec/oneliner.h"
 #include "spec/spec.h"
 #include "spec/spec_source.h"
@@ -38,7 +38,7 @@
 #include "util/systab.h"
 #include "util/version.h"
 
-static uint64_t start_ns;	/* CLOCK_MONOTONIC at start, for -v timings */
+uint64_t cmd_start_ns;
 
 /* ---- checks ------------------------------------------------------------ */
 
@@ -62,10 +62,10 @@ static int parse_cli_checks(const settings *cfg, check_set *cs, bool allow_relat
 	for (size_t i = 0; i < cfg->n_fail_if; i++) {
 		check *c = check_parse(cfg->fail_if[i], err, sizeof err);
 		if (!c)
-			return cli_usage_error("--fail-if '%s': %s", cfg->fail_if[i], err);
+			return usage_error("--fail-if '%s': %s", cfg->fail_if[i], err);
 		if (check_is_relative(c) && !allow_relative) {
 			check_free(c);
-			return cli_usage_error("--fail-if '%s': a relative change (+N%%) needs two "
+			return usage_error("--fail-if '%s': a relative change (+N%%) needs two "
 					   "reports: use it with `bpfspec diff`", cfg->fail_if[i]);
 		}
 		cs->items[cs->n++] = c;
@@ -191,7 +191,7 @@ static int render_one(const settings *cfg, const report *rep, bool line, FILE *f
 	case OUT_TRACE:
 		return render_trace(f, &rep, 1);
 	case OUT_FOLDED:
-		return render_why_folded(f, rep);
+		return render_folded(f, rep);
 	case OUT_TEXT:
 		break;
 	}
@@ -654,7 +654,7 @@ static int run_windows(trace *tr, run_ctx *ctx, runner_result *rr)
 		.on_window = on_window,
 		.on_begin = on_begin,
 		.ctx = ctx,
-		.t0_ns = start_ns,
+		.t0_ns = cmd_start_ns,
 		/* Not with intervals: their reports go to the terminal as well. */
 		.progress = isatty(STDERR_FILENO) && !cfg->verbose && !cfg->interval_ns &&
 			    (tr->window_ns == 0 || tr->window_ns >= 2000000000ull),
@@ -733,7 +733,7 @@ static void trace_free(trace *tr)
 
 /* run, gen and the one-liners: spec, target, symbols, program, bpftrace,
  * reports; each stage only when the ones before it went through. */
-static int cmd_trace(settings *cfg)
+int cmd_trace(settings *cfg)
 {
 	trace tr = { .cfg = cfg, .gen_only = cfg->mode == MODE_GEN || cfg->emit_program,
 		     .held = { .release_fd = -1 } };
@@ -747,7 +747,7 @@ static int cmd_trace(settings *cfg)
 	return rc == EXIT_DONE ? EXIT_OK : rc;
 }
 
-static int cmd_diff(settings *cfg)
+int cmd_diff(settings *cfg)
 {
 	check_set checks = { .n = 0 };
 	int rc = parse_cli_checks(cfg, &checks, true);
@@ -781,7 +781,7 @@ done:
 }
 
 /* `bpfspec report FILE`: a saved report or -i stream, rendered again. */
-static int cmd_report(settings *cfg)
+int cmd_report(settings *cfg)
 {
 	size_t n;
 	report **reps = report_load_stream(cfg->args[0], &n);
@@ -812,7 +812,7 @@ static int cmd_report(settings *cfg)
 	return rc;
 }
 
-static int cmd_check(int argc, char **argv)
+int cmd_check(int argc, char **argv)
 {
 	char *sets[MAX_SETS];
 	size_t n_sets = 0;
@@ -826,13 +826,13 @@ static int cmd_check(int argc, char **argv)
 		const char *v = strncmp(argv[i], "--set=", 6) == 0 ? argv[i] + 6 : NULL;
 		if (!v && strcmp(argv[i], "--set") == 0) {
 			if (i + 1 == argc)
-				return cli_usage_error("%s", "--set needs NAME=VALUE");
+				return usage_error("%s", "--set needs NAME=VALUE");
 			v = argv[++i];
 		}
 		if (!v)
 			continue;
 		if (n_sets == MAX_SETS)
-			return cli_usage_error("at most %d --set options", MAX_SETS);
+			return usage_error("at most %d --set options", MAX_SETS);
 		sets[n_sets++] = (char *)v;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -860,18 +860,18 @@ static int cmd_check(int argc, char **argv)
 		spec_free(s);
 	}
 	if (n_specs == 0)
-		return cli_usage_error("%s: check needs at least one SPEC", "missing argument");
+		return usage_error("%s: check needs at least one SPEC", "missing argument");
 	return rc;
 }
 
-static int cmd_list(int argc, char **argv)
+int cmd_list(int argc, char **argv)
 {
 	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
 		fputs(cli_help(MODE_LIST), stdout);
 		return EXIT_OK;
 	}
 	if (argc > 1)
-		return cli_usage_error("unexpected argument '%s'", argv[1]);
+		return usage_error("unexpected argument '%s'", argv[1]);
 	for (size_t i = 0; i < embedded_count; i++) {
 		const char *p = embedded_files[i].path;
 		if (strncmp(p, "specs/", 6) != 0)
@@ -887,86 +887,4 @@ static int cmd_list(int argc, char **argv)
 		spec_free(s);
 	}
 	return EXIT_OK;
-}
-
-/* Every command: those of settings (cli.c parses their options) run
- * RUN; the others parse their own arguments in MAIN. */
-typedef struct command {
-	const char *name;
-	run_mode mode;
-	int (*run)(settings *cfg);
-	int (*main)(int argc, char **argv);
-} command;
-
-static const command commands[] = {
-	{ "run", MODE_RUN, cmd_trace, NULL },
-	{ "gen", MODE_GEN, cmd_trace, NULL },
-	{ "latency", MODE_LATENCY, cmd_trace, NULL },
-	{ "syscalls", MODE_SYSCALLS, cmd_trace, NULL },
-	{ "count", MODE_COUNT, cmd_trace, NULL },
-	{ "diff", MODE_DIFF, cmd_diff, NULL },
-	{ "report", MODE_REPORT, cmd_report, NULL },
-	{ "check", MODE_CHECK, NULL, cmd_check },
-	{ "list", MODE_LIST, NULL, cmd_list },
-	{ "symbols", MODE_RUN, NULL, symbols_main },
-	{ "serve", MODE_RUN, NULL, serve_main },
-};
-
-static const command *find_command(const char *name)
-{
-	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-		if (strcmp(name, commands[i].name) == 0)
-			return &commands[i];
-	return NULL;
-}
-
-/* `bpfspec help [CMD]`, `-h`, `--help`. */
-static int cmd_help(int argc, char **argv)
-{
-	if (argc < 2) {
-		fputs(cli_usage_text, stdout);
-		return EXIT_OK;
-	}
-	const command *c = find_command(argv[1]);
-	if (!c)
-		return cli_usage_error("no help on '%s': it is not a command", argv[1]);
-	if (c->main) {
-		char *help_argv[] = { (char *)c->name, (char *)"--help", NULL };
-		return c->main(2, help_argv);
-	}
-	fputs(cli_help(c->mode), stdout);
-	return EXIT_OK;
-}
-
-int main(int argc, char **argv)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	signal(SIGPIPE, SIG_IGN);
-	/* Standard streams must exist, or a file opened later would take
-	 * their place (a memfd read as stdout, for instance). */
-	for (int fd = 0; fd < 3; fd++)
-		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
-			return EXIT_OUTPUT;
-	if (argc < 2)
-		return cli_usage_error("%s: no command given", "missing argument");
-	const char *name = argv[1];
-	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0)
-		return cmd_help(argc - 1, argv + 1);
-	if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0) {
-		printf("bpfspec %s (report schema %d)\n", BPFSPEC_VERSION, BPFSPEC_REPORT_SCHEMA);
-		return EXIT_OK;
-	}
-	const command *c = find_command(name);
-	if (!c)
-		return cli_usage_error("unknown command '%s'", name);
-	if (c->main)
-		return c->main(argc - 1, argv + 1);
-	settings cfg = { .mode = c->mode, .format = OUT_TEXT };
-	int rc = cli_parse(argc - 1, argv + 1, &cfg);
-	if (rc == EXIT_OK)
-		rc = c->run(&cfg);
-	cli_free_argv(cfg.cmd);
-	return rc;
 }

@@ -2,7 +2,7 @@
  * counts them, keyed by tid (per_thread) or 0.  Interval points tick on
  * one CPU whatever runs there: they are counted in all, with no pid
  * filter. */
-#include "model/kind_ops.h"
+#include "model/kind.h"
 
 #include <stdlib.h>
 
@@ -152,7 +152,7 @@ static const char *const count_instead[N_PROBE] = {
 		       "'probe: \"tracepoint:syscalls:sys_enter_openat\"'",
 };
 
-const spec_kind_rules count_spec_rules = {
+static const spec_kind_rules count_spec_rules = {
 	.kind = PROBE_COUNT,
 	.keys = KEYS_EVERY | KEY(P_PROBE) | KEY(P_PER_THREAD),
 	.purpose = "counts the hits of its 'probe'",
@@ -163,8 +163,14 @@ const spec_kind_rules count_spec_rules = {
 			 "'probe: \"tracepoint:sched:sched_switch\"'; " POINT_FORMS,
 };
 
+static const char *const count_maps[] = { WIRE_HITS, NULL };
+static const wire_kind count_wire = { .cleared = count_maps, .kept = wire_no_maps };
+
 const kind_ops kind_count_ops = {
 	.kind = PROBE_COUNT,
+	.shape = { .article = "a", .counts = "hits" },
+	.wire = &count_wire,
+	.spec = &count_spec_rules,
 	.emit = count_emit,
 	.describe = count_describe,
 	.fill = count_fill,

@@ -7,7 +7,7 @@
  * At most `limit` records a window; the rest are counted (@evdrop_NAME).
  * The thread's name goes to a map (@evcomm_NAME[tid]), not the record, so
  * only a record's last field holds text the traced program chose. */
-#include "model/kind_ops.h"
+#include "model/kind.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -711,7 +711,7 @@ static void events_check(loader *ld, spec_probe *p, const node *map, const node 
 
 /* Events on syscalls read the raw_syscalls tracepoints (events on a
  * probe point need them too: resolve checks tracefs for both). */
-const spec_kind_rules events_spec_rules = {
+static const spec_kind_rules events_spec_rules = {
 	.kind = PROBE_EVENTS,
 	.needs = { .syscall_tracepoints = true },
 	.keys = KEYS_EVERY | KEY(P_SYSCALLS) | KEY(P_PROBE) | KEY(P_THRESHOLD) | KEY(P_LIMIT) |
@@ -725,8 +725,14 @@ const spec_kind_rules events_spec_rules = {
 	.check = events_check,
 };
 
+static const char *const events_maps[] = { WIRE_THREAD, WIRE_DROPPED, NULL };
+static const wire_kind events_wire = { .cleared = events_maps, .kept = wire_no_maps };
+
 const kind_ops kind_events_ops = {
 	.kind = PROBE_EVENTS,
+	.shape = { .events = true, .timeline = true, .article = "an", .counts = "events" },
+	.wire = &events_wire,
+	.spec = &events_spec_rules,
 	.emit = events_emit,
 	.describe = events_describe,
 	.fill = events_fill,

@@ -5,13 +5,11 @@
  * gap between the phases around it.  Maps: wire.h's timed set, shared by
  * the program's latency probes: keyed by the probe's number
  * (gen_probe_number), then by tid (per_thread) or 0. */
-#include "model/kind_ops.h"
+#include "model/kind.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "attribution/render_why.h"
-#include "attribution/why.h"
 #include "model/wire.h"
 #include "program/gen_internal.h"
 #include "render/render_internal.h"
@@ -190,8 +188,8 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	gen_put_address_points(&entry, "uprobe", rp->object, rp->addrs, rp->n_addrs);
 	gen_put_address_points(&ret, "uretprobe", rp->object, rp->addrs, rp->n_addrs);
 	char *e = buf_take(&entry), *rt = buf_take(&ret);
-	char *on_entry = joined(derived_hooks(pt, r, i, true), why_hooks(pt, r, i, true)),
-	     *on_return = joined(why_hooks(pt, r, i, false), derived_hooks(pt, r, i, false));
+	char *on_entry = joined(derived_hooks(pt, r, i, true), gen_feature_hooks(pt, r, i, true)),
+	     *on_return = joined(gen_feature_hooks(pt, r, i, false), derived_hooks(pt, r, i, false));
 	buf slice = BUF_INIT;
 	put_slice(&slice, pt, rp->sp->name, "$t0", 1);
 	char *on_slice = gen_chop(buf_take(&slice));
@@ -334,14 +332,16 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 	gen_vars_set(&v, "index", idx);
 	gen_vars_set(&v, "bucket", pt->bucket_nested);
 	gen_vars_set(&v, "record", rec_text);
-	char *on_entry = why_hooks(pt, r, i, true);
+	char *on_entry = gen_feature_hooks(pt, r, i, true);
 	gen_vars_set(&v, "on_entry", on_entry);
-	char *loop_test = NULL;
+	char *loop_test = NULL, *nested = NULL;
 	if (libuv_is_phase_function(rp->sp->function) &&
-	    asprintf(&loop_test, "\tif (@phase_loop[tid] == 0) { @phase_loop[tid] = arg0; }\n"
-				 "\tif (arg0 != @phase_loop[tid]) { %sreturn; }",
-		     why_nested_entry(r)) < 0)
+	    (!(nested = gen_feature_nested_loop_entry(r)) ||
+	     asprintf(&loop_test, "\tif (@phase_loop[tid] == 0) { @phase_loop[tid] = arg0; }\n"
+				  "\tif (arg0 != @phase_loop[tid]) { %sreturn; }",
+		      nested) < 0))
 		loop_test = NULL;
+	free(nested);
 	gen_vars_set(&v, "loop_test", loop_test);
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "phase.bt.in", &v);
@@ -380,11 +380,8 @@ static int latency_emit(gen_parts *pt, const resolved *r, size_t i)
  * types it; it is never a gap ($g != 0) and END clears it.  So for a
  * derived phase's gaps (read at the next phase's entry) and for
  * entry-only phases' @phase_t (read in the first phase's probe), and
- * for the libuv pairs' @pair_start and @pair_nest; and for attribution's
- * @ph__why (gen/attribution/why.h: read in every phase's probe before it is set; tid
- * 0, the idle task, is never in a phase), its call's pending parts and the
- * time of its last change of state (signed, in the kernel's address
- * space: the phases' uprobes and the scheduler's tracepoints add to them). */
+ * for the libuv pairs' @pair_start and @pair_nest (a feature types the
+ * maps its hooks read in its own begin, model/feature.h). */
 static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
 {
 	const resolved_probe *rp = &r->probes[i];
@@ -395,17 +392,6 @@ static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
 		buf_puts(&pt->types, "\t@phase_t[0] = (int64)0;\n\t@phase_loop[0] = (uint64)0;\n");
 	if (first_loop_pair(r, i))
 		buf_puts(&pt->types, "\t@pair_start[0] = (int64)0;\n\t@pair_nest[0] = (int64)0;\n");
-	size_t first = 0;	/* the first probe with a probe of its own */
-	while (first < r->n_probes && !(r->probes[first].active && !r->probes[first].derived &&
-					 r->probes[first].sp->kind == PROBE_LATENCY))
-		first++;
-	if (i == first && why_wanted(r))
-		buf_puts(&pt->types, "\t@ph__why[(int64)0] = kptr((int64)0);\n"
-				     "\t@pcpu__why[(int64)0] = kptr((int64)0);\n"
-				     "\t@pwait__why[(int64)0] = kptr((int64)0);\n"
-				     "\t@pblk__why[(int64)0] = kptr((int64)0);\n"
-				     "\t@poth__why[(int64)0] = kptr((int64)0);\n"
-				     "\t@ts__why[(int64)0] = kptr((int64)0);\n");
 }
 
 static void latency_describe(buf *b, const resolved_probe *rp)
@@ -526,17 +512,11 @@ static void latency_json(json_t *jp, const report_probe *p, const report *rep)
 {
 	json_t *groups = json_array();
 	rjson_put_stats(jp, &p->st);
-	if (p->attributed)
-		json_object_set_new(jp, "attribution", render_why_json_split(&p->split, p->st.sum_ns));
-	if (p->attributed && rep->stack_ns)
-		json_object_set_new(jp, "stacks", render_why_json_stacks(p));
+	rjson_put_features(jp, p, rep);
 	for (size_t g = 0; g < p->n_groups; g++) {
 		json_t *jg = rjson_group(&p->groups[g], report_pids_of(rep));
 		rjson_put_stats(jg, &p->groups[g].st);
-		if (p->groups[g].split)
-			json_object_set_new(jg, "attribution",
-					    render_why_json_split(p->groups[g].split,
-								  p->groups[g].st.sum_ns));
+		rjson_put_group_features(jg, p, &p->groups[g]);
 		json_array_append_new(groups, jg);
 	}
 	json_object_set_new(jp, "groups", groups);
@@ -558,7 +538,7 @@ static void latency_prom(FILE *out, const report *rep)
 
 /* ---- spec ---- */
 
-const spec_kind_rules latency_spec_rules = {
+static const spec_kind_rules latency_spec_rules = {
 	.kind = PROBE_LATENCY,
 	.needs = { .function = true },
 	.keys = KEYS_EVERY | KEY(P_FUNCTION) | KEY(P_OBJECT) | KEY(P_OPTIONAL) |
@@ -570,8 +550,14 @@ const spec_kind_rules latency_spec_rules = {
 	.required_hint = "add the function to time, e.g. 'function: uv__run_timers'",
 };
 
+static const wire_kind latency_wire = { .cleared = wire_timed_maps, .kept = wire_no_maps,
+					.shared = true };
+
 const kind_ops kind_latency_ops = {
 	.kind = PROBE_LATENCY,
+	.shape = { .durations = true, .timeline = true, .article = "a", .counts = "calls" },
+	.wire = &latency_wire,
+	.spec = &latency_spec_rules,
 	.begin = latency_begin,
 	.emit = latency_emit,
 	.describe = latency_describe,

@@ -2,7 +2,7 @@
  * errors, from raw_syscalls enter and exit (templates/syscalls.bt.in).
  * Maps: wire.h's syscalls set; histograms per syscall only, totals per
  * thread and syscall, so the maps stay small whatever the threads. */
-#include "model/kind_ops.h"
+#include "model/kind.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -332,7 +332,7 @@ static void syscalls_prom(FILE *out, const report *rep)
 
 /* ---- spec ---- */
 
-const spec_kind_rules syscalls_spec_rules = {
+static const spec_kind_rules syscalls_spec_rules = {
 	.kind = PROBE_SYSCALLS,
 	.needs = { .syscall_tracepoints = true },
 	.keys = KEYS_EVERY | KEY(P_SYSCALLS) | KEY(P_UNIT) | KEY(P_PER_THREAD),
@@ -347,8 +347,15 @@ const spec_kind_rules syscalls_spec_rules = {
 			 "'syscalls: all'",
 };
 
+static const char *const syscalls_maps[] = { WIRE_BUCKETS, WIRE_STATS, WIRE_MIN, WIRE_MAX,
+					     WIRE_ERRORS, NULL };
+static const wire_kind syscalls_wire = { .cleared = syscalls_maps, .kept = wire_no_maps };
+
 const kind_ops kind_syscalls_ops = {
 	.kind = PROBE_SYSCALLS,
+	.shape = { .durations = true, .per_syscall = true, .article = "a", .counts = "calls" },
+	.wire = &syscalls_wire,
+	.spec = &syscalls_spec_rules,
 	.emit = syscalls_emit,
 	.describe = syscalls_describe,
 	.fill = syscalls_fill,

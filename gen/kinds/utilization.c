@@ -4,7 +4,7 @@
  * and the rest of the window.  Maps: wire.h's timed set keyed by tid,
  * plus @uin_NAME[tid], the start of a wait in progress, kept across
  * windows. */
-#include "model/kind_ops.h"
+#include "model/kind.h"
 
 #include <stdlib.h>
 
@@ -199,7 +199,7 @@ static void utilization_prom(FILE *out, const report *rep)
 
 /* ---- spec ---- */
 
-const spec_kind_rules utilization_spec_rules = {
+static const spec_kind_rules utilization_spec_rules = {
 	.kind = PROBE_UTILIZATION,
 	.needs = { .loop_waits = true },
 	.keys = KEYS_EVERY | KEY(P_UNIT),
@@ -207,8 +207,15 @@ const spec_kind_rules utilization_spec_rules = {
 	.offer = "'kind: utilization' (busy and idle time of the loop threads)",
 };
 
+static const char *const utilization_kept[] = { WIRE_WAITING, NULL };
+static const wire_kind utilization_wire = { .cleared = wire_timed_maps,
+					    .kept = utilization_kept };
+
 const kind_ops kind_utilization_ops = {
 	.kind = PROBE_UTILIZATION,
+	.shape = { .durations = true, .busy = true, .article = "a", .counts = "waits" },
+	.wire = &utilization_wire,
+	.spec = &utilization_spec_rules,
 	.begin = utilization_begin,
 	.emit = utilization_emit,
 	.describe = utilization_describe,

@@ -1,11 +1,20 @@
-/* kind — see kind.h. */
+/* kind — the table of kinds (kind.h). */
 #include "model/kind.h"
 
 #include <string.h>
 
-const char *const kind_names[N_PROBE_KINDS + 1] = {
-	"latency", "syscalls", "events", "count", "utilization", NULL,
-};
+#define KIND_ROW(value, name) [value] = &kind_##name##_ops,
+static const kind_ops *const rows[N_PROBE_KINDS] = { PROBE_KINDS(KIND_ROW) };
+#undef KIND_ROW
+
+#define KIND_NAME(value, name) #name,
+const char *const kind_names[N_PROBE_KINDS + 1] = { PROBE_KINDS(KIND_NAME) NULL };
+#undef KIND_NAME
+
+const kind_ops *kind_ops_of(probe_kind kind)
+{
+	return (unsigned)kind < N_PROBE_KINDS ? rows[kind] : NULL;
+}
 
 const char *kind_name(probe_kind kind)
 {
@@ -22,19 +31,9 @@ int kind_from_name(const char *name, probe_kind *kind)
 	return -1;
 }
 
-static const kind_shape shapes[N_PROBE_KINDS] = {
-	[PROBE_LATENCY] = { .durations = true, .timeline = true, .article = "a", .counts = "calls" },
-	[PROBE_SYSCALLS] = { .durations = true, .per_syscall = true, .article = "a",
-			     .counts = "calls" },
-	[PROBE_EVENTS] = { .events = true, .timeline = true, .article = "an", .counts = "events" },
-	[PROBE_COUNT] = { .article = "a", .counts = "hits" },
-	[PROBE_UTILIZATION] = { .durations = true, .busy = true, .article = "a",
-				.counts = "waits" },
-};
-
 const kind_shape *kind_shape_of(probe_kind kind)
 {
 	static const kind_shape unknown = { .article = "a", .counts = "hits" };
 
-	return (unsigned)kind < N_PROBE_KINDS ? &shapes[kind] : &unknown;
+	return (unsigned)kind < N_PROBE_KINDS ? &rows[kind]->shape : &unknown;
 }

@@ -1,16 +1,15 @@
-/* report — the normalized result of a run, whatever the spec.
+/* report — the normalized result of a run, whatever the spec: the model
+ * every output reads (run/report_build.h fills it from bpftrace's output,
+ * render/report_load.h from a JSON report).
  *
- * report_build reads one window of parsed bpftrace output through the
- * map naming contract of gen.h and computes, per probe and per thread
- * group (and per syscall for syscalls probes): count, sum, min, max
- * (exact, from the kernel) and p50/p90/p99
+ * Per probe and per thread group (and per syscall for syscalls probes):
+ * count, sum, min, max (exact, from the kernel) and p50/p90/p99
  * (estimates: linear interpolation inside the log-linear bucket that
  * holds the rank, clamped to [min, max]; buckets are at most 1/16 of
  * their lower bound wide, so the estimate is within 6.25%).
  *
- * Ownership: report_build returns an owned report or NULL (out of
- * memory, reported); report_free(NULL) is a no-op.  A report copies every
- * string it holds, so it outlives the spec, target and parser. */
+ * Ownership: report_free(NULL) is a no-op.  A report copies every string
+ * it holds, so it outlives the spec, target and parser. */
 #ifndef BPFSPEC_REPORT_H
 #define BPFSPEC_REPORT_H
 
@@ -21,8 +20,6 @@
 #include <sys/types.h>
 
 #include "model/kind.h"
-#include "program/resolve.h"
-#include "run/bpfout.h"
 
 #define REPORT_PERCENTILE_METHOD \
 	"linear interpolation within log-linear buckets (16 per power of two), clamped to [min, max]"
@@ -274,9 +271,6 @@ bool report_pids_has(report_pids p, long tid);
  * P is empty). */
 void report_fput_pids(FILE *out, report_pids p);
 
-/* Builds the report of window W (may be NULL: no data) for R. */
-report *report_build(const resolved *r, const bpfout_window *w, const report_run *run);
-
 /* Adds a warning (copied).  Returns 0, or -1 when out of memory. */
 int report_add_warning(report *rep, const char *text);
 
@@ -288,5 +282,29 @@ void report_utc_stamp(char *out, size_t len, uint64_t unix_ns, bool rfc3339);
 
 /* Percentile Q (0..1) of the buckets, clamped to [min, max]. Exposed for tests. */
 uint64_t report_percentile(const report_stats *st, double q);
+
+/* The entry for thread TID in *ARR (of *N), added (min_ns UINT64_MAX)
+ * when missing. */
+report_group *report_find_thread(report_group **arr, size_t *n, long tid);
+
+/* Adds COUNT to bucket INDEX (util/hist.h's log-linear index) of ST,
+ * keeping the buckets sorted.  Returns 0, or -1 out of memory. */
+int report_add_bucket(report_stats *st, uint64_t index, uint64_t count);
+
+/* Sets ST's count from its buckets and its percentiles. */
+void report_finish_stats(report_stats *st);
+
+/* Sorts groups G[0..N): the main threads (tid in PIDS) first, in PIDS'
+ * order, then by tid. */
+void report_sort_groups(report_group *g, size_t n, report_pids pids);
+
+/* Frees what S holds (not S); NULL is a no-op. */
+void report_split_free(report_split *s);
+
+/* Frees the N events EV and the array. */
+void report_free_events(report_event *ev, size_t n);
+
+/* Frees the N values of a point event. */
+void report_free_values(report_value *v, size_t n);
 
 #endif

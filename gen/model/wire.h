@@ -41,7 +41,12 @@ typedef struct wire_kind {
 	bool shared;
 } wire_kind;
 
-/* The maps a probe of KIND prints (NULL-terminated lists). */
+/* No map; the maps of durations (buckets, sum, min, max), latency's and
+ * utilization's.  NULL-terminated. */
+extern const char *const wire_no_maps[];
+extern const char *const wire_timed_maps[];
+
+/* The maps a probe of KIND prints (its row's, model/kind.h). */
 const wire_kind *wire_of(probe_kind kind);
 
 #endif

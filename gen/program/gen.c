@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attribution/why.h"
-#include "model/kind_ops.h"
+#include "model/feature.h"
+#include "model/kind.h"
 #include "model/wire.h"
 #include "program/gen_internal.h"
 #include "spec/spec.h"
@@ -402,6 +402,9 @@ static int put_begin(gen_parts *pt, const resolved *r, char **start_text, char *
 		if (r->probes[i].active && ops->begin)
 			ops->begin(pt, r, i);
 	}
+	for (const feature_ops *const *f = features; *f; f++)
+		if ((*f)->begin)
+			(*f)->begin(pt, r);
 	char *types = buf_take(&pt->types);
 	*start_text = gen_chop(buf_take(&pt->starts));
 	if (!*start_text || !types ||
@@ -538,8 +541,9 @@ program *gen_program(const resolved *r, const gen_options *o)
 	for (size_t i = 0; i < r->n_probes && !failed; i++)
 		if (r->probes[i].active)
 			failed |= kind_ops_of(r->probes[i].sp->kind)->emit(&pt, r, i);
-	if (!failed && why_wanted(r))
-		failed |= why_emit(&pt, r);
+	for (const feature_ops *const *f = features; *f && !failed; f++)
+		if ((*f)->emit)
+			failed |= (*f)->emit(&pt, r);
 	char *print_text = gen_chop(buf_take(&pt.prints)), *clear_text = gen_chop(buf_take(&pt.clears)),
 	     *helper_text = gen_chop(buf_take(&pt.helpers));
 	if (!failed)

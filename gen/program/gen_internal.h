@@ -2,7 +2,7 @@
  * program being assembled and the helpers that write attach points,
  * comments and templates.  Not for any other module.
  *
- * A kind's emit (kind_ops.h) appends its probes to `out`, registers its
+ * A kind's emit (model/kind.h) appends its probes to `out`, registers its
  * maps with gen_add_maps (so the window and END print and clear them),
  * and counts its attach points in `attach`. */
 #ifndef BPFSPEC_GEN_INTERNAL_H
@@ -115,5 +115,14 @@ void gen_put_syscalls(buf *b, const spec_probe *sp);
 
 /* Drops the last character of owned string S (a trailing '\n'). */
 char *gen_chop(char *s);
+
+/* Every feature's statements for probe I's entry (ENTRY) or return
+ * (model/feature.h), one per line: owned text without a final '\n', ""
+ * when none, NULL out of memory. */
+char *gen_feature_hooks(const gen_parts *pt, const resolved *r, size_t i, bool entry);
+
+/* Every feature's statement for an entry-only libuv phase's call of a
+ * nested loop (model/feature.h): owned, "" when none, NULL out of memory. */
+char *gen_feature_nested_loop_entry(const resolved *r);
 
 #endif

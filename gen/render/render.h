@@ -51,4 +51,10 @@ int render_html(FILE *out, const report *const *reps, size_t n);
  * Returns 0, or -1 when writing to OUT failed or out of memory. */
 int render_trace(FILE *out, const report *const *reps, size_t n);
 
+/* Every sampled stack of REP (attribution's 'stacks'), one line each in
+ * the folded form flame graph tools read:
+ * "PHASE;THREAD_(tid_N);OUTER;...;INNER SAMPLES".  Returns 0, or -1 when
+ * writing failed. */
+int render_folded(FILE *out, const report *rep);
+
 #endif

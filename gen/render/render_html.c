@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "embedded.h"
+#include "model/feature.h"
 #include "model/kind.h"
 #include "render/render_html.h"
 #include "render/render_internal.h"
@@ -31,32 +32,30 @@ typedef struct page {
 	size_t n_probes;
 } page;
 
-static void put_dur(FILE *out, uint64_t ns)
+void html_put_dur(FILE *out, uint64_t ns)
 {
 	char t[32];
 	text_fmt_auto(t, sizeof t, ns);
 	fputs(t, out);
 }
 
-/* A cell of a duration, sortable by its nanoseconds. */
-static void td_dur(FILE *out, uint64_t ns, bool have)
+void html_td_dur(FILE *out, uint64_t ns, bool have)
 {
 	if (!have) {
 		fputs("<td data-sort=\"-1\">-</td>", out);
 		return;
 	}
 	fprintf(out, "<td data-sort=\"%llu\">", (unsigned long long)ns);
-	put_dur(out, ns);
+	html_put_dur(out, ns);
 	fputs("</td>", out);
 }
 
-static void td_count(FILE *out, uint64_t v)
+void html_td_count(FILE *out, uint64_t v)
 {
 	fprintf(out, "<td data-sort=\"%llu\">%llu</td>", (unsigned long long)v, (unsigned long long)v);
 }
 
-/* "name (tid N, main)" of thread TID whose name is NAME (NULL: gone). */
-static void put_thread(FILE *out, const char *name, long tid, report_pids pids)
+void html_put_thread(FILE *out, const char *name, long tid, report_pids pids)
 {
 	if (tid == 0) {
 		fputs("all threads", out);
@@ -139,10 +138,10 @@ static void put_facts(FILE *out, const page *pg)
 		fprintf(out, "<dt>started</dt><dd>%s</dd>\n", stamp);
 	}
 	fputs("<dt>window</dt><dd>", out);
-	put_dur(out, pg->window_ns);
+	html_put_dur(out, pg->window_ns);
 	if (pg->n > 1) {
 		fprintf(out, " in %zu intervals of ", pg->n);
-		put_dur(out, pg->interval_ns);
+		html_put_dur(out, pg->interval_ns);
 	}
 	fputs("</dd>\n", out);
 	if (r->spec_path) {
@@ -252,10 +251,10 @@ static int put_summary(FILE *out, const page *pg)
 			free(st.buckets);
 			continue;
 		}
-		td_count(out, st.count);
-		td_dur(out, st.p50_ns, sh->durations && st.count);
-		td_dur(out, st.p99_ns, sh->durations && st.count);
-		td_dur(out, st.max_ns, sh->durations && st.count);
+		html_td_count(out, st.count);
+		html_td_dur(out, st.p50_ns, sh->durations && st.count);
+		html_td_dur(out, st.p99_ns, sh->durations && st.count);
+		html_td_dur(out, st.max_ns, sh->durations && st.count);
 		if (sh->busy)
 			fprintf(out, "<td data-sort=\"%.4f\">%.1f%%</td>", busiest, busiest * 100);
 		else
@@ -352,12 +351,12 @@ static void put_syscalls(FILE *out, const syscall_total *t, size_t n)
 		fputs("<tr><td>", out);
 		safe_fputs_html(t[s].name, out);
 		fputs("</td>", out);
-		td_count(out, st->count);
-		td_count(out, t[s].errors);
-		td_dur(out, st->p50_ns, st->count);
-		td_dur(out, st->p99_ns, st->count);
-		td_dur(out, st->max_ns, st->count);
-		td_dur(out, st->sum_ns, true);
+		html_td_count(out, st->count);
+		html_td_count(out, t[s].errors);
+		html_td_dur(out, st->p50_ns, st->count);
+		html_td_dur(out, st->p99_ns, st->count);
+		html_td_dur(out, st->max_ns, st->count);
+		html_td_dur(out, st->sum_ns, true);
 		fputs("</tr>\n", out);
 	}
 	fputs("</tbody>\n</table>\n", out);
@@ -421,7 +420,7 @@ static int put_errnos(FILE *out, const page *pg, const char *name)
 			fputs("</td><td class=\"text\">", out);
 			safe_fputs_html(t[j].error, out);
 			fputs("</td>", out);
-			td_count(out, t[j].count);
+			html_td_count(out, t[j].count);
 			fputs("</tr>\n", out);
 		}
 		fputs("</tbody>\n</table>\n", out);
@@ -470,11 +469,11 @@ static void put_events(FILE *out, const page *pg, const char *name)
 			uint64_t t = offset + e->t_ns;
 			fprintf(out, "<tr><td data-sort=\"%llu\">+%.6f s</td><td class=\"text\">",
 				(unsigned long long)t, (double)t / 1e9);
-			put_thread(out, e->thread, e->tid, report_pids_of(pg->first));
+			html_put_thread(out, e->thread, e->tid, report_pids_of(pg->first));
 			fputs("</td><td class=\"text\">", out);
 			put_event_what(out, e);
 			fputs("</td>", out);
-			td_dur(out, e->latency_ns, e->syscall != NULL);
+			html_td_dur(out, e->latency_ns, e->syscall != NULL);
 			if (e->syscall) {
 				fprintf(out, "<td data-sort=\"%lld\">%lld", e->ret, e->ret);
 				if (e->error) {
@@ -514,9 +513,9 @@ static void put_counts(FILE *out, const page *pg, const char *name, const long *
 			hits += g ? g->st.count : 0;
 		}
 		fputs("<tr><td class=\"text\">", out);
-		put_thread(out, names[t], tids[t], report_pids_of(pg->first));
+		html_put_thread(out, names[t], tids[t], report_pids_of(pg->first));
 		fputs("</td>", out);
-		td_count(out, hits);
+		html_td_count(out, hits);
 		fputs("</tr>\n", out);
 	}
 	fputs("</tbody>\n</table>\n", out);
@@ -582,7 +581,7 @@ static int put_probe(FILE *out, const page *pg, const report_probe *p)
 	if (sh->durations && !sh->per_syscall) {
 		for (size_t t = 0; t < nt; t++) {
 			fputs("<h3>", out);
-			put_thread(out, names[t], tids[t], report_pids_of(pg->first));
+			html_put_thread(out, names[t], tids[t], report_pids_of(pg->first));
 			fputs("</h3>\n", out);
 			html_series s = { .probe = p->name, .tid = tids[t] };
 			/* The thread's busy share above its heatmap: its own for a
@@ -655,6 +654,9 @@ int render_html(FILE *out, const report *const *reps, size_t n)
 		return -1;
 	for (size_t i = 0; i < pg.n_probes; i++)
 		if (put_probe(out, &pg, pg.probes[i]) < 0)
+			return -1;
+	for (const feature_ops *const *f = features; *f; f++)
+		if ((*f)->html && (*f)->html(out, reps, n) < 0)
 			return -1;
 	const embedded_file *js = embedded_find("templates/report.js");
 	fputs("<div id=\"tip\" role=\"tooltip\" hidden></div>\n<script>", out);

@@ -1,6 +1,7 @@
-/* render_html — what the two files of the HTML report share: the page
- * (render_html.c) and its pictures (render_html_charts.c).  Not for other
- * modules: render.h has render_html.
+/* render_html — what the files of the HTML report share: the page
+ * (render_html.c), its pictures (render_html_charts.c) and the sections
+ * features add (model/feature.h's html).  Not for other modules: render.h
+ * has render_html.
  *
  * A stream is the reports of consecutive intervals (REPS[0..N)), one
  * heatmap column each; a single report is a stream of one.  Probes and
@@ -9,12 +10,25 @@
 #ifndef BPFSPEC_RENDER_HTML_H
 #define BPFSPEC_RENDER_HTML_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "model/report.h"
 
 #define HTML_HEAT_LEVELS 9	/* classes h0..h8 of report.css */
+
+/* NS as the text view writes a duration ("412.3ms"). */
+void html_put_dur(FILE *out, uint64_t ns);
+
+/* A table cell of a duration, sortable by its nanoseconds ("-" when not
+ * HAVE); of a count. */
+void html_td_dur(FILE *out, uint64_t ns, bool have);
+void html_td_count(FILE *out, uint64_t v);
+
+/* "name (tid N, main)" of thread TID whose name is NAME (NULL: gone),
+ * escaped for HTML; "all threads" for tid 0. */
+void html_put_thread(FILE *out, const char *name, long tid, report_pids pids);
 
 /* Probe NAME of REP, or NULL. */
 const report_probe *html_probe_named(const report *rep, const char *name);

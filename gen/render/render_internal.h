@@ -66,6 +66,11 @@ void rjson_put_stats(json_t *obj, const report_stats *st);
 /* A group's object with what says whose it is: tid, thread, main_thread. */
 json_t *rjson_group(const report_group *g, report_pids pids);
 
+/* Every feature's members of probe P's object JP (after its statistics),
+ * and of its group G's object JG (model/feature.h). */
+void rjson_put_features(json_t *jp, const report_probe *p, const report *rep);
+void rjson_put_group_features(json_t *jg, const report_probe *p, const report_group *g);
+
 /* Groups G[0..N) as thread totals: whose, count, sum, min, max, mean. */
 json_t *rjson_thread_totals(const report_group *g, size_t n, report_pids pids);
 

@@ -1,5 +1,5 @@
 /* render_json — the versioned JSON report (see render.h). */
-#include "attribution/render_why.h"
+#include "model/feature.h"
 #include "render/render.h"
 #include "render/render_internal.h"
 
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/kind_ops.h"
+#include "model/kind.h"
 #include "util/safe.h"
 #include "util/version.h"
 
@@ -84,6 +84,20 @@ json_t *rjson_group(const report_group *g, report_pids pids)
 	rjson_put_bytes(jg, "thread", g->thread);
 	json_object_set_new(jg, "main_thread", json_boolean(report_pids_has(pids, g->tid)));
 	return jg;
+}
+
+void rjson_put_features(json_t *jp, const report_probe *p, const report *rep)
+{
+	for (const feature_ops *const *f = features; *f; f++)
+		if ((*f)->json_probe)
+			(*f)->json_probe(jp, p, rep);
+}
+
+void rjson_put_group_features(json_t *jg, const report_probe *p, const report_group *g)
+{
+	for (const feature_ops *const *f = features; *f; f++)
+		if ((*f)->json_group)
+			(*f)->json_group(jg, p, g);
 }
 
 json_t *rjson_thread_totals(const report_group *g, size_t n, report_pids pids)
@@ -181,7 +195,9 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 		json_array_append_new(probes, jp);
 	}
 	json_object_set_new(root, "probes", probes);
-	render_why_json(root, rep);
+	for (const feature_ops *const *f = features; *f; f++)
+		if ((*f)->json)
+			(*f)->json(root, rep);
 	json_t *warnings = json_array();
 	for (size_t i = 0; i < rep->n_warnings; i++)
 		json_array_append_new(warnings, rjson_text(rep->warnings[i]));

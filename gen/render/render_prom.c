@@ -8,11 +8,11 @@
  * 2^35 ns, so that series can be summed by `le` across threads, probes,
  * runs and hosts.  Durations are printed as exact decimal seconds from
  * the integer nanoseconds.  No sample carries a timestamp. */
-#include "attribution/render_why.h"
+#include "model/feature.h"
 #include "render/render.h"
 #include "render/render_internal.h"
 
-#include "model/kind_ops.h"
+#include "model/kind.h"
 
 #include "util/safe.h"
 
@@ -195,7 +195,9 @@ int render_prom(FILE *out, const report *rep)
 	for (int k = 0; k < N_PROBE_KINDS; k++)
 		kind_ops_of((probe_kind)k)->prom(out, rep);
 	put_thread_totals(out, &thread_time, &thread_calls, rep);
-	render_why_prom(out, rep);
+	for (const feature_ops *const *f = features; *f; f++)
+		if ((*f)->prom)
+			(*f)->prom(out, rep);
 
 	/* A full disk shows only when the buffer is written out. */
 	if (fflush(out) == EOF || ferror(out))

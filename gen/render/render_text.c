@@ -4,11 +4,11 @@
  * bars in the style of bcc's tools (log2 rows folded from the finer
  * buckets, empty rows at both ends trimmed) and, when the probe ran on
  * more than one thread, a per-thread table. */
-#include "attribution/render_why.h"
+#include "model/feature.h"
 #include "render/render.h"
 #include "render/render_internal.h"
 
-#include "model/kind_ops.h"
+#include "model/kind.h"
 
 #include "util/safe.h"
 #include "util/units.h"
@@ -190,7 +190,9 @@ int render_text(FILE *out, const report *rep)
 		}
 		kind_ops_of(p->kind)->text_row(out, p, rep);
 	}
-	render_why_text(out, rep);
+	for (const feature_ops *const *f = features; *f; f++)
+		if ((*f)->text)
+			(*f)->text(out, rep);
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
 		if (p->attached)

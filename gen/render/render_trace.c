@@ -10,7 +10,11 @@
  *   - an instant event ("i", cat "event") per record of an events probe
  *     on a probe point;
  *   - a counter ("C") per utilization probe and thread: its busy share
- *     in each interval.
+ *     in each interval;
+ *   - a complete event per record a feature puts on the timeline
+ *     (model/feature.h), in the feature's category: attribution's loop
+ *     blockers ("blocker", named by the syscall, with the phase that made
+ *     it; they nest in that phase's slice when it was recorded).
  * Timestamps are microseconds of CLOCK_MONOTONIC (bpftrace's nsecs), the
  * clock of node's own --trace-events, so the two files line up.  Events
  * of one thread are written in time order, the longer first at the same
@@ -25,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/feature.h"
 #include "model/kind.h"
 #include "util/safe.h"
 #include "util/version.h"
@@ -32,9 +37,10 @@
 typedef struct slice {
 	uint64_t start_ns, dur_ns;	/* CLOCK_MONOTONIC */
 	long tid;
-	const report_probe *p;
+	const report_probe *p;	/* NULL for a feature's record */
 	const report_event *ev;
-	char cat;		/* 'p' phase, 's' syscall, 'i' instant */
+	char cat;		/* 'p' phase, 's' syscall, 'i' instant, 'f' a feature's */
+	const char *feature_cat;	/* 'f': the feature's category */
 	bool unnested;		/* written as an async pair */
 } slice;
 
@@ -93,45 +99,82 @@ static int by_thread_then_time(const void *a, const void *b)
 	return x->cat == y->cat ? 0 : x->cat == 'p' ? -1 : 1;
 }
 
+typedef struct slice_list {
+	slice *v;
+	size_t n, cap;
+	bool failed;	/* out of memory */
+} slice_list;
+
+static void add_slice(slice_list *all, slice s)
+{
+	if (all->failed)
+		return;
+	if (all->n == all->cap) {
+		size_t cap = all->cap ? all->cap * 2 : 256;
+		slice *v = realloc(all->v, cap * sizeof *v);
+		if (!v) {
+			all->failed = true;
+			return;
+		}
+		all->v = v;
+		all->cap = cap;
+	}
+	all->v[all->n++] = s;
+}
+
+/* The slices of REP's probes: an event's t_ns is when it ended (a point:
+ * when it was hit). */
+static void collect_probes(slice_list *all, const report *rep)
+{
+	for (size_t i = 0; i < rep->n_probes; i++) {
+		const report_probe *p = &rep->probes[i];
+		const kind_shape *sh = kind_shape_of(p->kind);
+		for (size_t k = 0; sh->timeline && k < p->n_events; k++) {
+			const report_event *ev = &p->events[k];
+			uint64_t end = rep->begin_clock_ns + ev->t_ns;
+			char cat = !sh->events ? 'p' : ev->syscall ? 's' : 'i';
+			uint64_t dur = cat == 'i' ? 0 : ev->latency_ns;
+			add_slice(all, (slice){ .start_ns = end >= dur ? end - dur : 0, .dur_ns = dur,
+						.tid = ev->tid, .p = p, .ev = ev, .cat = cat });
+		}
+	}
+}
+
+/* The slices the features put on REP's timeline: t_ns is when each
+ * began. */
+static void collect_features(slice_list *all, const report *rep)
+{
+	for (const feature_ops *const *f = features; *f; f++) {
+		size_t n = 0;
+		const char *cat = NULL;
+		const report_event *ev = (*f)->timeline ? (*f)->timeline(rep, &n, &cat) : NULL;
+		for (size_t k = 0; ev && k < n; k++)
+			add_slice(all, (slice){ .start_ns = rep->begin_clock_ns + ev[k].t_ns,
+						.dur_ns = ev[k].latency_ns, .tid = ev[k].tid,
+						.ev = &ev[k], .cat = 'f', .feature_cat = cat });
+	}
+}
+
 /* Every slice of the stream, in *OUT; returns how many, -1 when out of
  * memory. */
 static long collect(const report *const *reps, size_t n, slice **out)
 {
-	size_t count = 0, cap = 0;
-	*out = NULL;
+	slice_list all = { NULL, 0, 0, false };
 	for (size_t r = 0; r < n; r++) {
-		const report *rep = reps[r];
-		for (size_t i = 0; rep->begin_clock_ns && i < rep->n_probes; i++) {
-			const report_probe *p = &rep->probes[i];
-			const kind_shape *sh = kind_shape_of(p->kind);
-			if (!sh->timeline)
-				continue;
-			for (size_t k = 0; k < p->n_events; k++) {
-				const report_event *ev = &p->events[k];
-				if (count == cap) {
-					cap = cap ? cap * 2 : 256;
-					slice *s = realloc(*out, cap * sizeof *s);
-					if (!s) {
-						free(*out);
-						*out = NULL;
-						return -1;
-					}
-					*out = s;
-				}
-				/* An event's t_ns is when it ended (a point: when
-				 * it was hit). */
-				uint64_t end = rep->begin_clock_ns + ev->t_ns;
-				char cat = !sh->events ? 'p' : ev->syscall ? 's' : 'i';
-				uint64_t dur = cat == 'i' ? 0 : ev->latency_ns;
-				(*out)[count++] = (slice){ .start_ns = end >= dur ? end - dur : 0,
-							   .dur_ns = dur, .tid = ev->tid, .p = p,
-							   .ev = ev, .cat = cat };
-			}
-		}
+		if (!reps[r]->begin_clock_ns)
+			continue;
+		collect_probes(&all, reps[r]);
+		collect_features(&all, reps[r]);
 	}
-	if (count)
-		qsort(*out, count, sizeof **out, by_thread_then_time);
-	return (long)count;
+	if (all.failed) {
+		free(all.v);
+		*out = NULL;
+		return -1;
+	}
+	if (all.n)
+		qsort(all.v, all.n, sizeof *all.v, by_thread_then_time);
+	*out = all.v;
+	return (long)all.n;
 }
 
 /* Marks the slices of S[0..N) (sorted) that do not nest in the one
@@ -172,12 +215,40 @@ static json_t *json_u64(uint64_t v)
 	return json_string(text);
 }
 
+/* A feature's record: the phase it was made in, the call, and what the
+ * report knows of its argument (the traced process's text in its text
+ * form). */
+static void put_feature_args(json_t *a, const report_event *ev)
+{
+	char *text;
+	if (ev->phase)
+		json_object_set_new(a, "phase", json_string(ev->phase));
+	if (ev->syscall)
+		json_object_set_new(a, "ret", json_integer(ev->ret));
+	if (ev->error)
+		json_object_set_new(a, "error", json_string(ev->error));
+	if (ev->has_fd)
+		json_object_set_new(a, "fd", json_integer(ev->fd));
+	if (ev->path && (text = safe_text(ev->path))) {
+		json_object_set_new(a, "path", json_string(text));
+		free(text);
+	}
+	if (ev->nested_loop)
+		json_object_set_new(a, "nested_loop", json_true());
+	if (ev->command && (text = safe_text(ev->command))) {
+		json_object_set_new(a, "command", json_string(text));
+		free(text);
+	}
+}
+
 /* The args of slice S: what the report says of its call. */
 static void put_args(FILE *out, const slice *s)
 {
 	const report_event *ev = s->ev;
 	json_t *a = json_object();
-	if (s->cat == 'p') {
+	if (s->cat == 'f') {
+		put_feature_args(a, ev);
+	} else if (s->cat == 'p') {
 		json_object_set_new(a, "probe", json_string(s->p->name));
 		if (s->p->function)
 			json_object_set_new(a, "function", json_string(s->p->function));
@@ -223,12 +294,15 @@ static void put_args(FILE *out, const slice *s)
 
 static const char *slice_name(const slice *s)
 {
+	if (s->cat == 'f')
+		return s->ev->syscall ? s->ev->syscall : s->feature_cat;
 	return s->cat == 'p' || !s->ev->syscall ? s->p->name : s->ev->syscall;
 }
 
 static const char *slice_cat(const slice *s)
 {
-	return s->cat == 'p' ? "phase" : s->cat == 's' ? "syscall" : "event";
+	return s->cat == 'f' ? s->feature_cat : s->cat == 'p' ? "phase" : s->cat == 's' ? "syscall"
+										 : "event";
 }
 
 /* The begin ("b") or end ("e") of unnested slice S, async id ID. */
@@ -405,6 +479,20 @@ static void put_other_data(FILE *out, const report *const *reps, size_t n, size_
 			snprintf(v, sizeof v, "%llu records, %llu dropped (over the limit a window)", slices,
 				 dropped);
 		json_object_set_new(o, key, json_string(v));
+	}
+	for (const feature_ops *const *f = features; *f; f++) {
+		size_t total = 0, k = 0;
+		const char *cat = NULL;
+		for (size_t r = 0; (*f)->timeline && r < n; r++) {
+			(*f)->timeline(reps[r], &k, &cat);
+			total += k;
+		}
+		if (cat && total) {
+			char key[160];
+			snprintf(key, sizeof key, "%s slices", cat);
+			snprintf(v, sizeof v, "%zu", total);
+			json_object_set_new(o, key, json_string(v));
+		}
 	}
 	fputs(",\n\"otherData\":", out);
 	if (json_dumpf(o, out, JSON_COMPACT) < 0)

@@ -5,10 +5,11 @@
  * writes is required with its documented type (docs/report.md), values
  * render_json derives (mean_ns, main_thread) are type-checked and
  * otherwise ignored, and the first problem found is reported with the
- * file name and the JSON path of the field.  Attribution ("attribution",
- * "blockers": written only when a probe is attributed) is read by
- * report_load_why.c (report_load_internal.h). */
+ * file name and the JSON path of the field.  What a feature writes (such
+ * as attribution's "attribution" and "blockers") its own load hooks read
+ * (model/feature.h). */
 #include "render/report_load.h"
+#include "model/feature.h"
 #include "render/report_load_internal.h"
 
 #include <ctype.h>
@@ -560,9 +561,9 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 		return -1;
 	if (load_groups(l, obj, base, "groups", &p->groups, &p->n_groups, holds) < 0)
 		return -1;
-	/* A latency probe with 'attribute: true' (gen/attribution/why.h). */
-	if (p->kind == PROBE_LATENCY && rl_load_attribution(l, obj, base, p) < 0)
-		return -1;
+	for (const feature_ops *const *f = features; *f; f++)
+		if ((*f)->load_probe && (*f)->load_probe(l, obj, base, p) < 0)
+			return -1;
 	if (sh->per_syscall) {
 		json_t *arr = rl_get_arr(l, obj, base, "syscalls");
 		if (!arr)
@@ -727,8 +728,9 @@ static int load_report(loader *l, const json_t *root, report *rep)
 		if (!p || load_probe(l, p, path, &rep->probes[i]) < 0)
 			return -1;
 	}
-	if (rl_load_blockers(l, root, rep) < 0)
-		return -1;
+	for (const feature_ops *const *f = features; *f; f++)
+		if ((*f)->load && (*f)->load(l, root, rep) < 0)
+			return -1;
 
 	json_t *warnings = rl_get_arr(l, root, "", "warnings");
 	if (!warnings)

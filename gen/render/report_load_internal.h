@@ -82,17 +82,5 @@ json_t *rl_elem_obj(loader *l, const json_t *arr, const char *base, size_t i, ch
  * Returns 0, or -1 after a diagnostic. */
 int rl_alloc_array(loader *l, void **out, size_t n, size_t size);
 
-/* ---- attribution (defined in report_load_why.c) ---- */
-
-/* The optional "attribution" of latency probe P (OBJ at BASE: sets
- * P->attributed and P->split) and of each of its groups (P->groups,
- * loaded from OBJ's "groups": each one's split).  Returns 0, or -1
- * after a diagnostic. */
-int rl_load_attribution(loader *l, const json_t *obj, const char *base, report_probe *p);
-
-/* The optional "blockers" of report ROOT: sets REP->attributed,
- * blocker_ns, blockers_dropped and the blockers.  Returns 0, or -1 after
- * a diagnostic. */
-int rl_load_blockers(loader *l, const json_t *root, report *rep);
 
 #endif

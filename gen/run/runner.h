@@ -169,7 +169,4 @@ int runner_run(const runner_opts *o, runner_result *res);
  * bpftrace clock (its nsecs is CLOCK_MONOTONIC) on the wall clock. */
 int64_t runner_clock_offset_ns(void);
 
-/* Exit status meaning "interrupted twice". */
-#define RUNNER_FORCED_EXIT 130
-
 #endif

@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/cli.h"
 #include "run/btversion.h"
 #include "run/runner.h"
 #include "spec/spec_source.h"
 #include "util/diag.h"
 #include "util/safe.h"
+#include "util/usage.h"
 #include "util/version.h"
 
 uint64_t serve_now_ns(void)

@@ -21,10 +21,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmd/cli.h"
 #include "render/report_load.h"
 #include "util/diag.h"
 #include "util/safe.h"
+#include "util/usage.h"
 
 #define ARGV_MAX (16 + 2 * SERVE_MAX_PIDS + 2 * SERVE_MAX_SETS)
 

@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cli.h"
+#include "spec/spec.h"
 #include "util/diag.h"
 #include "util/safe.h"
+#include "util/usage.h"
 
 const char serve_help_text[] =
 	"usage: bpfspec serve SPEC... --target NAME=SELECTOR... [--listen ADDR:PORT]\n"
@@ -60,19 +61,19 @@ static int add_target(serve_config *cfg, const char *arg)
 {
 	char err[512];
 	if (cfg->n_targets == SERVE_MAX_TARGETS)
-		return cli_usage_error("more than %d targets", SERVE_MAX_TARGETS);
+		return usage_error("more than %d targets", SERVE_MAX_TARGETS);
 	discover_target *t = &cfg->targets[cfg->n_targets];
 	if (discover_target_parse(arg, t, err, sizeof err) < 0) {
 		char *clean = safe_text(err);
-		int rc = cli_usage_error("%s", clean ? clean : "bad --target");
+		int rc = usage_error("%s", clean ? clean : "bad --target");
 		free(clean);
 		return rc;
 	}
 	for (size_t i = 0; i < cfg->n_targets; i++)
 		if (strcmp(cfg->targets[i].name, t->name) == 0) {
 			discover_target_free(t);
-			return cli_usage_error("target '%s' is given twice: give each target its "
-					       "own name", cfg->targets[i].name);
+			return usage_error("target '%s' is given twice: give each target its "
+					   "own name", cfg->targets[i].name);
 		}
 	cfg->n_targets++;
 	return EXIT_OK;
@@ -110,12 +111,12 @@ int serve_cli_parse(int argc, char **argv, serve_config *cfg)
 			cfg->listen = optarg;
 			break;
 		case 'i':
-			if (cli_parse_duration(optarg, &cfg->interval_ns) < 0)
-				return cli_usage_error("invalid interval '%s': use e.g. 10, 30s, 1m",
-						       optarg);
+			if (spec_parse_option_duration(optarg, &cfg->interval_ns) < 0)
+				return usage_error("invalid interval '%s': use e.g. 10, 30s, 1m",
+						   optarg);
 			if (cfg->interval_ns < SERVE_MIN_INTERVAL_NS)
-				return cli_usage_error("interval '%s' is under 1 s: bpftrace's "
-						       "figures come once an interval", optarg);
+				return usage_error("interval '%s' is under 1 s: bpftrace's "
+						   "figures come once an interval", optarg);
 			break;
 		case OPT_WEB_CONFIG:
 			cfg->web_config = optarg;
@@ -125,7 +126,7 @@ int serve_cli_parse(int argc, char **argv, serve_config *cfg)
 			break;
 		case OPT_SET:
 			if (cfg->n_sets == SERVE_MAX_SETS)
-				return cli_usage_error("more than %d --set", SERVE_MAX_SETS);
+				return usage_error("more than %d --set", SERVE_MAX_SETS);
 			cfg->sets[cfg->n_sets++] = optarg;
 			break;
 		case OPT_BPFTRACE:
@@ -138,22 +139,22 @@ int serve_cli_parse(int argc, char **argv, serve_config *cfg)
 			fputs(serve_help_text, stdout);
 			return EXIT_DONE;
 		case ':':
-			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	for (int i = optind; i < argc; i++) {
 		if (cfg->n_specs == SERVE_MAX_SPECS)
-			return cli_usage_error("more than %d specs", SERVE_MAX_SPECS);
+			return usage_error("more than %d specs", SERVE_MAX_SPECS);
 		cfg->specs[cfg->n_specs++] = argv[i];
 	}
 	if (cfg->n_specs == 0)
-		return cli_usage_error("%s", "serve needs at least one SPEC (`bpfspec list` "
-					     "names the bundled ones)");
+		return usage_error("%s", "serve needs at least one SPEC (`bpfspec list` "
+				   "names the bundled ones)");
 	if (cfg->n_targets == 0)
-		return cli_usage_error("%s", "serve needs at least one --target NAME=SELECTOR, "
-					     "e.g. --target api=cmdline='server\\.js'");
+		return usage_error("%s", "serve needs at least one --target NAME=SELECTOR, "
+				   "e.g. --target api=cmdline='server\\.js'");
 	return EXIT_OK;
 }
 

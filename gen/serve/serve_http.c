@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "serve/serve_http_internal.h"
+#include "util/lazylib.h"
 #include "util/lazylib_mhd.h"
 
 #define METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"

@@ -194,6 +194,11 @@ void spec_free(spec *s);
  * (above 1 day). */
 int spec_parse_duration(const char *text, uint64_t *ns);
 
+/* A duration as an option gives it: bare seconds ("10", "0.5": bcc's
+ * habit) or a spec duration ("500ms", "2m").  Returns 0, or -1 when it is
+ * neither. */
+int spec_parse_option_duration(const char *s, uint64_t *ns);
+
 /* The syscalls an event loop blocks in when it has nothing to do: what a
  * utilization probe times (NULL-terminated).  The one list gen, resolve
  * and the run's thread snapshot all use. */

@@ -98,6 +98,17 @@ int spec_parse_duration(const char *text, uint64_t *ns)
 	return 0;
 }
 
+int spec_parse_option_duration(const char *s, uint64_t *ns)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	if (n && n < 32 && strspn(s, "0123456789.") == n) {
+		snprintf(buf, sizeof buf, "%ss", s);
+		s = buf;
+	}
+	return spec_parse_duration(s, ns);
+}
+
 /* ---- grammars ---- */
 
 

@@ -46,7 +46,6 @@
 #define DAY_NS (86400ULL * 1000000000ULL)
 #define SHOW_BUF 64		/* user text quoted in messages is cut to fit */
 
-
 typedef struct loader {
 	const diag_src *src;
 	unsigned errors;	/* shown */
@@ -132,9 +131,6 @@ typedef struct spec_kind_rules {
 
 /* KIND's rules (never NULL for a kind of the enum). */
 const spec_kind_rules *sl_kind_rules(probe_kind kind);
-
-extern const spec_kind_rules latency_spec_rules, syscalls_spec_rules, events_spec_rules,
-	count_spec_rules, utilization_spec_rules;
 
 #define POINT_FORMS "a probe point is one of tracepoint:CATEGORY:NAME, uprobe:OBJECT:SYMBOL, " \
 	"uretprobe:OBJECT:SYMBOL, usdt:OBJECT:PROVIDER:NAME, kprobe:SYMBOL, kretprobe:SYMBOL, " \

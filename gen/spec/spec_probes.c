@@ -61,19 +61,8 @@ const char *const sl_probe_key_roles[] = {
 
 const spec_kind_rules *sl_kind_rules(probe_kind kind)
 {
-	switch (kind) {
-	case PROBE_LATENCY:
-		return &latency_spec_rules;
-	case PROBE_SYSCALLS:
-		return &syscalls_spec_rules;
-	case PROBE_EVENTS:
-		return &events_spec_rules;
-	case PROBE_COUNT:
-		return &count_spec_rules;
-	case PROBE_UTILIZATION:
-		return &utilization_spec_rules;
-	}
-	return NULL;
+	const kind_ops *ops = kind_ops_of(kind);
+	return ops ? ops->spec : NULL;
 }
 
 const spec_kind_needs *spec_kind_needs_of(probe_kind kind)

@@ -1,4 +1,6 @@
 /* lazylib — libraries loaded on first use (lazylib.h). */
+#include "util/lazylib.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>

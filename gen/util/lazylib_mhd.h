@@ -5,7 +5,6 @@
 
 #include <microhttpd.h>
 
-#include "util/lazylib.h"
 
 /* The libmicrohttpd functions serve_http calls. */
 struct lazylib_mhd {

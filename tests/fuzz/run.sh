@@ -73,7 +73,7 @@ stale() { # stale OBJ — true when OBJ must be rebuilt
 objs=()
 build_failed=0
 for src in gen/*/*.c "$BUILD/gen/systab_data.c" "$BUILD/gen/embedded.c"; do
-	[ "$src" = gen/cmd/main.c ] && continue
+	[ "$src" = gen/main/main.c ] && continue
 	obj=$out/obj/$(basename "$src" .c).o
 	objs+=("$obj")
 	if stale "$obj"; then

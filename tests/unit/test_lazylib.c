@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "util/lazylib.h"
 #include "util/lazylib_mhd.h"
 
 START_TEST(test_open_errors)

@@ -13,6 +13,7 @@
 
 #include "helpers.h"
 #include "model/report.h"
+#include "run/report_build.h"
 #include "program/resolve.h"
 #include "render/render.h"
 #include "run/bpfout.h"

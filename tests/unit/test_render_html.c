@@ -287,6 +287,59 @@ START_TEST(test_strings_of_the_traced_process_add_no_markup)
 }
 END_TEST
 
+/* Attribution's section (a feature's html, model/feature.h): each
+ * attributed phase and thread over the stream, its parts added up over
+ * the intervals, a bar of four rects, and the loop blockers, the slowest
+ * first, with what the traced process chose escaped. */
+START_TEST(test_attribution_adds_its_section)
+{
+	report *reps[2];
+	for (int i = 0; i < 2; i++) {
+		reps[i] = report_load_json(FIXTURES "phases-before.json");
+		ck_assert_ptr_nonnull(reps[i]);
+		report *rep = reps[i];
+		report_probe *p = &rep->probes[0];
+		ck_assert_uint_ge(p->n_groups, 1);
+		p->attributed = rep->attributed = true;
+		p->groups[0].st.sum_ns = 100000000;
+		p->groups[0].split = calloc(1, sizeof *p->groups[0].split);
+		ck_assert_ptr_nonnull(p->groups[0].split);
+		*p->groups[0].split = (report_split){ .cpu_ns = 50000000, .wait_ns = 10000000,
+						      .blocked_ns = 40000000 };
+		p->groups[0].split->syscalls = calloc(1, sizeof *p->groups[0].split->syscalls);
+		ck_assert_ptr_nonnull(p->groups[0].split->syscalls);
+		p->groups[0].split->syscalls[0] = (report_why_syscall){ .name = strdup("read"),
+									 .calls = 2, .blocked_ns = 40000000 };
+		p->groups[0].split->n_syscalls = 1;
+		rep->begin_clock_ns = 1000000000ull * (uint64_t)(i + 1);
+		rep->n_blockers = 1;
+		rep->blockers = calloc(1, sizeof *rep->blockers);
+		ck_assert_ptr_nonnull(rep->blockers);
+		rep->blockers[0] = (report_event){
+			.t_ns = 5000000, .latency_ns = 20000000u + 10000000u * (uint64_t)i,
+			.tid = p->groups[0].tid, .syscall = strdup("read"), .phase = strdup(p->name),
+			.path = strdup(i ? "/tmp/<b>fifo" : "/tmp/plain") };
+	}
+	char *page = render_page(reps, 2);
+	ck_assert_uint_eq(count_of(page, "<section class=\"why\">"), 1);
+	/* The two intervals' parts, added: 200 ms in all, 100 ms on-CPU. */
+	ck_assert_ptr_nonnull(strstr(page, "<td data-sort=\"200000000\">200.0ms</td>"));
+	ck_assert_ptr_nonnull(strstr(page, "<td data-sort=\"100000000\">100.0ms <small>50%</small>"));
+	ck_assert_ptr_nonnull(strstr(page, "read 80.00ms (4)"));
+	ck_assert_uint_eq(count_of(page, "<rect class=\""), 4);
+	/* The slowest blocker first: the second interval's, 1 s later. */
+	const char *slow = strstr(page, "/tmp/&lt;b&gt;fifo"), *fast = strstr(page, "/tmp/plain");
+	ck_assert_ptr_nonnull(slow);
+	ck_assert_ptr_nonnull(fast);
+	ck_assert(slow < fast);
+	ck_assert_ptr_nonnull(strstr(page, "<td data-sort=\"1005000000\">1.005000</td>"));
+	ck_assert_ptr_null(strstr(page, "<b>"));
+	free(page);
+	report_free(reps[0]);
+	report_free(reps[1]);
+}
+END_TEST
+
 START_TEST(test_a_stream_reads_back_line_by_line)
 {
 	char path[] = "/tmp/bpfspec-html-XXXXXX";
@@ -346,6 +399,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_stream_draws_each_bucket_of_each_interval_as_a_cell);
 	tcase_add_test(tc, test_cumulative_stream_is_its_last_report);
 	tcase_add_test(tc, test_strings_of_the_traced_process_add_no_markup);
+	tcase_add_test(tc, test_attribution_adds_its_section);
 	tcase_add_test(tc, test_a_stream_reads_back_line_by_line);
 	tcase_add_test(tc, test_write_error);
 	suite_add_tcase(s, tc);

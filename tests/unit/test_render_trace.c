@@ -167,6 +167,50 @@ START_TEST(test_names_of_the_traced_process_in_text_form)
 }
 END_TEST
 
+/* Attribution's loop blockers (a feature's timeline, model/feature.h):
+ * a slice each from when the call began, in category "blocker", named by
+ * its syscall and nested in the phase slice that made it; the path the
+ * traced process chose is in its text form. */
+START_TEST(test_blockers_are_slices_inside_their_phase)
+{
+	report *rep = phases_report();
+	const uint64_t start[] = { 10000000 }, dur[] = { 30000000 };
+	add_slices(&rep->probes[0], rep->pid, "node", start, dur, 1);
+	rep->attributed = true;
+	rep->n_blockers = 2;
+	rep->blockers = calloc(2, sizeof *rep->blockers);
+	ck_assert_ptr_nonnull(rep->blockers);
+	report_event *b = rep->blockers;
+	b[0] = (report_event){ .t_ns = 15000000, .latency_ns = 20000000, .tid = rep->pid,
+			       .syscall = strdup("read"), .phase = strdup(rep->probes[0].name),
+			       .path = strdup("/tmp/\x1b[31mfifo"), .has_fd = true, .fd = 9 };
+	b[1] = (report_event){ .t_ns = 90000000, .latency_ns = 4000000, .tid = rep->pid,
+			       .syscall = strdup("wait4"), .phase = strdup("poll"),
+			       .nested_loop = true, .command = strdup("sleep 0.03") };
+	json_t *doc = render(rep);
+	ck_assert_uint_eq(count_events(doc, "X", "read"), 1);
+	ck_assert_uint_eq(count_events(doc, "X", "wait4"), 1);
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(doc, "traceEvents"), i, e) {
+		if (strcmp(json_string_value(json_object_get(e, "name")), "read") != 0)
+			continue;
+		json_t *args = json_object_get(e, "args");
+		ck_assert_str_eq(json_string_value(json_object_get(e, "cat")), "blocker");
+		ck_assert_double_eq_tol(json_number_value(json_object_get(e, "ts")), 5000015000.0, 1e-6);
+		ck_assert_double_eq_tol(json_number_value(json_object_get(e, "dur")), 20000.0, 1e-6);
+		ck_assert_str_eq(json_string_value(json_object_get(args, "path")), "/tmp/\\x1b[31mfifo");
+		ck_assert_int_eq(json_integer_value(json_object_get(args, "fd")), 9);
+		ck_assert_str_eq(json_string_value(json_object_get(args, "phase")), rep->probes[0].name);
+	}
+	json_t *other = json_object_get(doc, "otherData");
+	ck_assert_str_eq(json_string_value(json_object_get(other, "unnested_slices")), "0");
+	ck_assert_str_eq(json_string_value(json_object_get(other, "blocker slices")), "2");
+	json_decref(doc);
+	report_free(rep);
+}
+END_TEST
+
 START_TEST(test_write_error)
 {
 	report *rep = phases_report();
@@ -186,6 +230,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_slices_at_their_exact_times);
 	tcase_add_test(tc, test_a_slice_that_cannot_nest_is_an_async_pair);
 	tcase_add_test(tc, test_names_of_the_traced_process_in_text_form);
+	tcase_add_test(tc, test_blockers_are_slices_inside_their_phase);
 	tcase_add_test(tc, test_write_error);
 	suite_add_tcase(s, tc);
 	return s;

@@ -17,6 +17,7 @@
 
 #include "helpers.h"
 #include "model/report.h"
+#include "run/report_build.h"
 #include "program/gen.h"
 #include "program/resolve.h"
 #include "render/render.h"

@@ -11,6 +11,7 @@
 
 #include "helpers.h"
 #include "model/report.h"
+#include "run/report_build.h"
 #include "model/wire.h"
 #include "program/gen.h"
 #include "program/resolve.h"
@@ -288,6 +289,29 @@ START_TEST(test_every_kind_has_a_shape)
 }
 END_TEST
 
+/* A kind is its row (model/kind.h): every kind of the enum has one, of
+ * its own kind, with every operation the stages call unconditionally,
+ * and its name reads back as the kind. */
+START_TEST(test_every_kind_has_a_row)
+{
+	for (int k = 0; k < N_PROBE_KINDS; k++) {
+		const kind_ops *ops = kind_ops_of((probe_kind)k);
+		probe_kind back;
+		ck_assert_ptr_nonnull(ops);
+		ck_assert_int_eq(ops->kind, k);
+		ck_assert_ptr_nonnull(ops->wire);
+		ck_assert_ptr_nonnull(ops->spec);
+		ck_assert(ops->emit && ops->describe && ops->fill && ops->text_row &&
+			  ops->text_details && ops->json_fields && ops->prom);
+		ck_assert_int_eq(kind_from_name(kind_name((probe_kind)k), &back), 0);
+		ck_assert_int_eq(back, k);
+		ck_assert_ptr_eq(kind_shape_of((probe_kind)k), &ops->shape);
+	}
+	ck_assert_ptr_null(kind_ops_of((probe_kind)N_PROBE_KINDS));
+	ck_assert_str_eq(kind_name((probe_kind)N_PROBE_KINDS), "?");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("wire");
@@ -297,6 +321,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_every_printed_map_is_read, 0, sizeof specs / sizeof specs[0]);
 	tcase_add_loop_test(tc, test_json_report_loads_back, 0, sizeof specs / sizeof specs[0]);
 	tcase_add_test(tc, test_every_kind_has_a_shape);
+	tcase_add_test(tc, test_every_kind_has_a_row);
 	suite_add_tcase(s, tc);
 	return s;
 }
