@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh [unit] [golden] [integration] [modern] [asan] [valgrind] [fuzz] [all] — runs test groups and
+# run.sh [layers] [unit] [golden] [integration] [modern] [asan] [valgrind] [fuzz] [all] — runs test groups and
 # ends with one summary line "N passed, N failed".  BUILD names the build
 # dir; "asan" runs the unit, golden and integration tests again with the
 # sanitizer build in $BUILD/asan (make asan-build).
@@ -89,6 +89,15 @@ run_unit() {
 	done
 }
 
+# The layering of gen/ (gen/LAYERS), before any test of the code.
+run_layers() {
+	local out rc
+	out=$(sh "$top/scripts/check-layers.sh" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | sed 's/^/    /'
+	record "layers/check-layers" "$rc"
+}
+
 run_golden() {
 	local t rc
 	for t in "$here"/golden/*.sh; do
@@ -150,11 +159,12 @@ run_modern() {
 [ $# -gt 0 ] || set -- all
 for group in "$@"; do
 	case $group in
+	layers) run_layers ;;
 	unit) run_unit ;;
 	golden) run_golden ;;
 	integration) run_integration ;;
 	modern) run_modern ;;
-	all) run_unit; run_golden; run_integration ;;
+	all) run_layers; run_unit; run_golden; run_integration ;;
 	fuzz)
 		# A short pass of every libFuzzer harness (make fuzz runs longer).
 		while IFS= read -r line; do
