@@ -320,6 +320,20 @@ enum {
 	OPT_SET, OPT_DEBUG_DIR, OPT_BPFTRACE_VERSION, OPT_TRACE_THRESHOLD,
 };
 
+/* Says -o's NAME is no format, listing those there are ("use text,
+ * json, ... or folded"); returns EXIT_USAGE. */
+static int unknown_format(const char *name)
+{
+	char list[256] = "";
+	size_t n = 0;
+	while (output_format_names[n])
+		n++;
+	for (size_t i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+			 i == 0 ? "" : i + 1 == n ? " or " : ", ", output_format_names[i]);
+	return usage_error("unknown output format '%s': use %s", name, list);
+}
+
 int cli_parse(int argc, char **argv, settings *cfg)
 {
 	static const struct option longopts[] = {
@@ -344,6 +358,8 @@ int cli_parse(int argc, char **argv, settings *cfg)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
+	if (!cfg->format)
+		cfg->format = output_format_text;
 	/* Options may follow positional arguments; after "--" comes the command. */
 	int n_opts = argc;
 	for (int k = 1; k < argc; k++)
@@ -389,21 +405,8 @@ int cli_parse(int argc, char **argv, settings *cfg)
 			cfg->cumulative = true;
 			break;
 		case 'o':
-			if (strcmp(optarg, "text") == 0)
-				cfg->format = OUT_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				cfg->format = OUT_JSON;
-			else if (strcmp(optarg, "prom") == 0)
-				cfg->format = OUT_PROM;
-			else if (strcmp(optarg, "html") == 0)
-				cfg->format = OUT_HTML;
-			else if (strcmp(optarg, "trace") == 0)
-				cfg->format = OUT_TRACE;
-			else if (strcmp(optarg, "folded") == 0)
-				cfg->format = OUT_FOLDED;
-			else
-				return usage_error("unknown output format '%s': use text, json, prom, "
-						   "html, trace or folded", optarg);
+			if (!(cfg->format = output_format_named(optarg)))
+				return unknown_format(optarg);
 			break;
 		case OPT_OUTPUT:
 			cfg->output_path = optarg;
@@ -505,7 +508,7 @@ int cli_parse(int argc, char **argv, settings *cfg)
 	case MODE_DIFF:
 		if (cfg->n_args != 2)
 			return usage_error("%s: diff takes BEFORE.json AFTER.json", "arguments");
-		if (cfg->format != OUT_TEXT && cfg->format != OUT_JSON)
+		if (!cfg->format->diff)
 			return usage_error("%s", "diff writes text or json (-o text|json)");
 		return EXIT_OK;
 	case MODE_REPORT:
@@ -517,9 +520,8 @@ int cli_parse(int argc, char **argv, settings *cfg)
 		    cfg->trace_threshold_set)
 			return usage_error("%s", "report takes FILE, -o and --output only: it "
 					   "renders a saved report, it traces nothing");
-		if (cfg->format == OUT_TRACE)
-			return usage_error("%s", "a saved report has no slices: -o trace is for run "
-					   "and the one-liners, which record them as they trace");
+		if (cfg->format->not_from_saved)
+			return usage_error("%s", cfg->format->not_from_saved);
 		return EXIT_OK;
 	}
 	if (cfg->n_sets && cfg->mode != MODE_RUN && cfg->mode != MODE_GEN)
@@ -543,19 +545,14 @@ int cli_parse(int argc, char **argv, settings *cfg)
 		return usage_error("%s", "gen needs -p PID or --binary PATH to resolve symbols");
 	if (cfg->interval_count && !cfg->interval_ns)
 		return usage_error("%s", "-n counts intervals: give -i too");
-	if (cfg->format == OUT_PROM && cfg->interval_ns && !cfg->output_path)
-		return usage_error("%s", "-o prom with -i needs --output FILE (rewritten every "
-				   "interval): one stream cannot hold several scrapes");
+	if (cfg->format->one_report && cfg->interval_ns && !cfg->output_path)
+		return usage_error("-o %s with -i needs --output FILE (rewritten every interval): "
+				   "one stream cannot hold several scrapes", cfg->format->name);
 	if (cfg->cumulative && !cfg->interval_ns)
 		return usage_error("%s", "--cumulative applies to -i intervals");
-	if (cfg->cumulative && cfg->format == OUT_HTML)
-		return usage_error("%s", "-o html draws each interval as a heatmap column: it "
-				   "takes -i without --cumulative (the page sums the intervals "
-				   "itself)");
-	if (cfg->cumulative && cfg->format == OUT_TRACE)
-		return usage_error("%s", "-o trace puts every interval's slices on one timeline: "
-				   "it takes -i without --cumulative");
-	if (cfg->trace_threshold_set && cfg->format != OUT_TRACE)
+	if (cfg->cumulative && cfg->format->no_cumulative)
+		return usage_error("%s", cfg->format->no_cumulative);
+	if (cfg->trace_threshold_set && !cfg->format->slices)
 		return usage_error("%s", "--trace-threshold is the shortest phase -o trace "
 				   "records: give -o trace too");
 	if (!cfg->trace_threshold_set)

@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "render/format.h"
 #include "target/target.h"
 #include "util/usage.h"
 
-typedef enum { OUT_TEXT, OUT_JSON, OUT_PROM, OUT_HTML, OUT_TRACE, OUT_FOLDED } out_format;
 typedef enum {
 	MODE_RUN, MODE_GEN, MODE_LATENCY, MODE_SYSCALLS, MODE_COUNT, MODE_DIFF,
 	MODE_CHECK, MODE_LIST, MODE_REPORT,
@@ -39,7 +39,7 @@ typedef struct settings {
 	uint64_t interval_ns;
 	unsigned interval_count;
 	bool cumulative;
-	out_format format;
+	const output_format *format;	/* -o (never NULL once parsed) */
 	uint64_t trace_threshold_ns;	/* -o trace: a phase's slice, at least (1 ms) */
 	bool trace_threshold_set;
 	const char *output_path;	/* --output FILE */

@@ -170,34 +170,6 @@ static bool run_is_partial(const run_ctx *ctx, bool final, char *why, size_t len
 	return false;
 }
 
-/* Whether FORMAT is one file of the whole run (every interval kept and
- * written at the end), not one report per interval. */
-static bool whole_run(out_format format)
-{
-	return format == OUT_HTML || format == OUT_TRACE;
-}
-
-/* Writes REP in CFG's format (HTML and trace take every report): as one
- * JSON line when LINE (a stream of them). */
-static int render_one(const settings *cfg, const report *rep, bool line, FILE *f)
-{
-	switch (cfg->format) {
-	case OUT_JSON:
-		return line ? render_json_line(f, rep) : render_json(f, rep);
-	case OUT_PROM:
-		return render_prom(f, rep);
-	case OUT_HTML:
-		return render_html(f, &rep, 1);
-	case OUT_TRACE:
-		return render_trace(f, &rep, 1);
-	case OUT_FOLDED:
-		return render_folded(f, rep);
-	case OUT_TEXT:
-		break;
-	}
-	return render_text(f, rep);
-}
-
 /* Keeps REP (taking it) for the HTML page written at the end.  Returns 0,
  * or -1 when out of memory (REP is then still the caller's). */
 static int keep_report(run_ctx *ctx, report *rep)
@@ -215,7 +187,7 @@ static int keep_report(run_ctx *ctx, report *rep)
 }
 
 /* Writes REPS[0..N) to CFG's output, replaced whole or nothing (output.h):
- * with -o html one page of them all, else each in turn, the first being
+ * in a whole-run format (HTML, trace) one file of them all, else each in turn, the first being
  * interval INDEX of a stream when STREAM (text sections, JSON lines).
  * Returns 0, or -1 after saying why. */
 static int write_reports(const settings *cfg, const report *const *reps, size_t n, bool stream,
@@ -226,12 +198,10 @@ static int write_reports(const settings *cfg, const report *const *reps, size_t 
 		return -1;
 	FILE *f = output_stream(o);
 	int rc = 0;
-	if (cfg->format == OUT_HTML)
-		rc = render_html(f, reps, n);
-	else if (cfg->format == OUT_TRACE)
-		rc = render_trace(f, reps, n);
-	for (size_t i = 0; !whole_run(cfg->format) && i < n && rc == 0; i++) {
-		if (stream && cfg->format == OUT_TEXT && !cfg->output_path) {
+	if (cfg->format->whole)
+		rc = cfg->format->whole(f, reps, n);
+	for (size_t i = 0; !cfg->format->whole && i < n && rc == 0; i++) {
+		if (stream && cfg->format->interval_headers && !cfg->output_path) {
 			/* Live: when it is printed; read back: when it began. */
 			time_t when = cfg->mode == MODE_REPORT && reps[i]->start_unix_ns
 					      ? (time_t)(reps[i]->start_unix_ns / 1000000000ull)
@@ -242,7 +212,7 @@ static int write_reports(const settings *cfg, const report *const *reps, size_t 
 			fprintf(f, "%s--- %s interval %zu%s ---\n", index + i ? "\n" : "", stamp,
 				index + i + 1, final && i + 1 == n ? " (last)" : "");
 		}
-		rc = render_one(cfg, reps[i], stream, f);
+		rc = cfg->format->one(f, reps[i], stream);
 	}
 	if (rc == 0)
 		return output_commit(o);
@@ -296,7 +266,7 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 		.n_pids = ctx->n_pids,
 		.bpftrace_version = ctx->bpftrace_version,
 		.cumulative = ctx->cfg->cumulative,
-		.slice_min_ns = ctx->cfg->format == OUT_TRACE ? ctx->cfg->trace_threshold_ns : 0,
+		.slice_min_ns = ctx->cfg->format->slices ? ctx->cfg->trace_threshold_ns : 0,
 		.partial = partial,
 		.partial_reason = partial ? why : NULL,
 		.attached_probes = bpfout_attached(ctx->out),
@@ -334,13 +304,13 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 	int rc = 0;
 	const report *const *page = (const report *const *)&rep;
 	size_t n_page = 1;
-	bool kept = whole_run(ctx->cfg->format) && ctx->cfg->interval_ns;
+	bool kept = ctx->cfg->format->whole && ctx->cfg->interval_ns;
 	if (kept) {
 		/* One file at the end: a heatmap column, or the slices, of each
 		 * interval. */
 		if (keep_report(ctx, rep) < 0) {
 			diag_error(NULL, "out of memory keeping interval %zu for the %s", index + 1,
-				   ctx->cfg->format == OUT_HTML ? "HTML report" : "trace");
+				   ctx->cfg->format->what);
 			kept = false;
 			rc = -1;
 		} else {
@@ -471,7 +441,7 @@ static int stage_spec(trace *tr)
 		return ferror(stdout) ? EXIT_OUTPUT : EXIT_DONE;
 	if (add_spec_checks(tr->s, &tr->checks) < 0)
 		return EXIT_SPEC;
-	if (tr->cfg->format == OUT_TRACE && !has_timeline(tr->s)) {
+	if (tr->cfg->format->needs_timeline && !has_timeline(tr->s)) {
 		diag_error("-o trace draws the calls of latency probes and the records of events "
 			   "probes; add one (a syscalls probe's slow calls: an events probe on the "
 			   "same syscalls with a threshold), or use -o html for histograms over time",
@@ -479,7 +449,7 @@ static int stage_spec(trace *tr)
 			   tr->s->name ? tr->s->name : "?");
 		return EXIT_USAGE;
 	}
-	if (tr->cfg->format == OUT_FOLDED && !tr->s->stack_ns) {
+	if (tr->cfg->format->needs_stacks && !tr->s->stack_ns) {
 		diag_error("-o folded writes the stacks a spec samples inside slow attributed phases; "
 			   "use a spec with 'stacks' (the bundled loop-why has it)",
 			   "spec '%s' samples no stacks", tr->s->name ? tr->s->name : "?");
@@ -589,7 +559,7 @@ static int stage_program(trace *tr)
 		.cumulative = cfg->cumulative,
 		.bpftrace_major = tr->bt_major,
 		.bpftrace_minor = tr->bt_minor,
-		.slice_min_ns = cfg->format == OUT_TRACE ? cfg->trace_threshold_ns : 0,
+		.slice_min_ns = cfg->format->slices ? cfg->trace_threshold_ns : 0,
 	};
 	if (!(tr->prog = gen_program(tr->res, &go)))
 		return EXIT_SPEC;
@@ -760,7 +730,7 @@ int cmd_diff(settings *cfg)
 	rc = EXIT_OK;
 	output *o = output_open(cfg->output_path);
 	if (!o || diff_render(output_stream(o), before, after,
-			      cfg->format == OUT_JSON ? DIFF_JSON : DIFF_TEXT) < 0) {
+			      strcmp(cfg->format->name, "json") == 0 ? DIFF_JSON : DIFF_TEXT) < 0) {
 		if (o)
 			output_abort(o);
 		diag_error(NULL, "cannot write the comparison: %s", strerror(errno));
@@ -788,7 +758,7 @@ int cmd_report(settings *cfg)
 	if (!reps)
 		return EXIT_SPEC;
 	int rc = EXIT_OK;
-	if (n > 1 && cfg->format == OUT_PROM) {
+	if (n > 1 && cfg->format->one_report) {
 		diag_error("pick one report: `tail -n 1 FILE | bpfspec report - -o prom` (the "
 			   "last interval)",
 			   "%s holds %zu reports: Prometheus output holds one scrape",
@@ -796,7 +766,7 @@ int cmd_report(settings *cfg)
 		report_stream_free(reps, n);
 		return EXIT_USAGE;
 	}
-	if (cfg->format == OUT_FOLDED && n && !reps[0]->stack_ns) {
+	if (cfg->format->needs_stacks && n && !reps[0]->stack_ns) {
 		diag_error("-o folded writes the stacks of a run whose spec has 'stacks' (the "
 			   "bundled loop-why has it); run one with -o json --output FILE",
 			   "%s has no sampled stacks: its spec '%s' did not sample any",

@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 		return usage_error("unknown command '%s'", name);
 	if (c->main)
 		return c->main(argc - 1, argv + 1);
-	settings cfg = { .mode = c->mode, .format = OUT_TEXT };
+	settings cfg = { .mode = c->mode };
 	int rc = cli_parse(argc - 1, argv + 1, &cfg);
 	if (rc == EXIT_OK)
 		rc = c->run(&cfg);

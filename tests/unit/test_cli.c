@@ -119,6 +119,50 @@ START_TEST(test_bad_pid)
 END_TEST
 
 /* The help says -p may be repeated, and when the run ends. */
+/* -o takes every format of the table (render/format.h) by name, text by
+ * default; an unknown one is refused with the list; and what a row says
+ * of a format is enforced: no --cumulative for html, --output for prom
+ * with -i, --trace-threshold only with trace. */
+START_TEST(test_formats)
+{
+	settings cfg;
+	char *out;
+	for (size_t i = 0; output_format_names[i]; i++) {
+		const output_format *f = output_format_named(output_format_names[i]);
+		ck_assert_ptr_nonnull(f);
+		ck_assert_str_eq(f->name, output_format_names[i]);
+		ck_assert_msg(!f->one != !f->whole, "%s: one of one and whole", f->name);
+		const char *args[] = { "run", "s.yaml", "-p", "4", "-o", f->name, NULL };
+		ck_assert_int_eq(parse(MODE_RUN, args, &cfg, &out), EXIT_OK);
+		ck_assert_ptr_eq(cfg.format, f);
+		free(out);
+	}
+	static const char *const plain[] = { "run", "s.yaml", "-p", "4", NULL };
+	ck_assert_int_eq(parse(MODE_RUN, plain, &cfg, &out), EXIT_OK);
+	ck_assert_ptr_eq(cfg.format, output_format_text);
+	free(out);
+	static const char *const bad[] = { "run", "s.yaml", "-p", "4", "-o", "xml", NULL };
+	ck_assert_int_eq(parse(MODE_RUN, bad, &cfg, &out), EXIT_USAGE);
+	ck_assert_ptr_nonnull(strstr(out, "unknown output format 'xml': use text, json, prom, html, "
+					  "trace or folded"));
+	free(out);
+	static const char *const cumulative[] = { "run", "s.yaml", "-p", "4", "-i", "1",
+						  "--cumulative", "-o", "html", NULL };
+	ck_assert_int_eq(parse(MODE_RUN, cumulative, &cfg, &out), EXIT_USAGE);
+	ck_assert_ptr_nonnull(strstr(out, "heatmap column"));
+	free(out);
+	static const char *const prom[] = { "run", "s.yaml", "-p", "4", "-i", "1", "-o", "prom",
+					    NULL };
+	ck_assert_int_eq(parse(MODE_RUN, prom, &cfg, &out), EXIT_USAGE);
+	ck_assert_ptr_nonnull(strstr(out, "-o prom with -i needs --output FILE"));
+	free(out);
+	static const char *const threshold[] = { "run", "s.yaml", "-p", "4", "-o", "json",
+						 "--trace-threshold", "2ms", NULL };
+	ck_assert_int_eq(parse(MODE_RUN, threshold, &cfg, &out), EXIT_USAGE);
+	free(out);
+}
+END_TEST
+
 START_TEST(test_help_repeated_pid)
 {
 	ck_assert_contains(cli_help(MODE_RUN), "-p may be\nrepeated");
@@ -138,6 +182,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, test_pids_and_command);
 	tcase_add_test(tc, test_bad_pid);
 	tcase_add_test(tc, test_help_repeated_pid);
+	tcase_add_test(tc, test_formats);
 	suite_add_tcase(s, tc);
 	return s;
 }
