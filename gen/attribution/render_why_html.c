@@ -110,7 +110,8 @@ static void put_row(FILE *out, why_row *row, report_pids pids)
 		put_part(out, row->part[k], row->total);
 	put_bar(out, row);
 	fputs("<td class=\"text\">", out);
-	qsort(row->sys, row->n_sys, sizeof *row->sys, by_blocked);
+	if (row->n_sys)
+		qsort(row->sys, row->n_sys, sizeof *row->sys, by_blocked);
 	size_t shown = 0;
 	for (size_t k = 0; k < row->n_sys && shown < WHY_HTML_SYSCALLS; k++) {
 		if (!row->sys[k].blocked_ns)
@@ -231,7 +232,8 @@ static int put_blockers(FILE *out, const report *const *reps, size_t n)
 			uint64_t since = reps[r]->begin_clock_ns - reps[0]->begin_clock_ns;
 			all[k++] = (stream_blocker){ &reps[r]->blockers[i], since + reps[r]->blockers[i].t_ns };
 		}
-	qsort(all, total, sizeof *all, by_duration);
+	if (total)
+		qsort(all, total, sizeof *all, by_duration);
 	fputs("<h2>Loop blockers</h2>\n<p class=\"note\">Syscalls of ", out);
 	html_put_dur(out, threshold);
 	fprintf(out, " or more inside attributed phases, the loop's own epoll waits aside: %zu", total);
