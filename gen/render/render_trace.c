@@ -395,28 +395,11 @@ static void put_names(trace_out *t, const report *const *reps, size_t n, const s
 	}
 }
 
-/* otherData: what the file is, and per probe what it holds. */
-static void put_other_data(FILE *out, const report *const *reps, size_t n, size_t unnested)
+/* otherData's "warnings" (what the reports warn of: partial, lost
+ * events, probes missing, each once, joined by "; ") and "partial". */
+static void put_warnings(json_t *o, const report *const *reps, size_t n)
 {
-	const report *first = reps[0], *last = reps[n - 1];
-	json_t *o = json_object();
-	char v[160];
-	json_object_set_new(o, "generator", json_string("bpfspec " BPFSPEC_VERSION));
-	json_object_set_new(o, "spec", json_string(first->spec_name ? first->spec_name : ""));
-	snprintf(v, sizeof v, "%ld", first->pid);
-	json_object_set_new(o, "pid", json_string(v));
-	json_object_set_new(o, "clock", json_string("CLOCK_MONOTONIC, microseconds (as node "
-						    "--trace-events)"));
-	snprintf(v, sizeof v, "%llu", (unsigned long long)first->start_unix_ns);
-	json_object_set_new(o, "window_start_unix_ns", json_string(v));
-	snprintf(v, sizeof v, "%llu", (unsigned long long)first->begin_clock_ns);
-	json_object_set_new(o, "window_start_clock_ns", json_string(v));
-	snprintf(v, sizeof v, "%zu", n);
-	json_object_set_new(o, "intervals", json_string(v));
-	snprintf(v, sizeof v, "%zu", unnested);
-	json_object_set_new(o, "unnested_slices", json_string(v));
-	/* What the reports warn of (partial, lost events, probes missing),
-	 * each once. */
+	const report *last = reps[n - 1];
 	json_t *warnings = json_array();
 	for (size_t r = 0; r < n; r++)
 		for (size_t w = 0; w < reps[r]->n_warnings; w++) {
@@ -436,23 +419,29 @@ static void put_other_data(FILE *out, const report *const *reps, size_t n, size_
 			json_object_set_new(o, "partial", json_string(text));
 		free(text);
 	}
-	if (json_array_size(warnings)) {
-		char *joined = NULL;
-		size_t k;
-		json_t *x;
-		json_array_foreach(warnings, k, x) {
-			char *more = NULL;
-			if (asprintf(&more, "%s%s%s", joined ? joined : "", joined ? "; " : "",
-				     json_string_value(x)) < 0)
-				break;
-			free(joined);
-			joined = more;
-		}
-		if (joined)
-			json_object_set_new(o, "warnings", json_string(joined));
+	char *joined = NULL;
+	size_t k;
+	json_t *x;
+	json_array_foreach(warnings, k, x) {
+		char *more = NULL;
+		if (asprintf(&more, "%s%s%s", joined ? joined : "", joined ? "; " : "",
+			     json_string_value(x)) < 0)
+			break;
 		free(joined);
+		joined = more;
 	}
+	if (joined)
+		json_object_set_new(o, "warnings", json_string(joined));
+	free(joined);
 	json_decref(warnings);
+}
+
+/* otherData's "probe NAME" per timeline probe of the last report: its
+ * calls, slices, drops and calls under the threshold over the stream. */
+static void put_probe_counts(json_t *o, const report *const *reps, size_t n)
+{
+	const report *last = reps[n - 1];
+	char v[160], key[160];
 	for (size_t i = 0; i < last->n_probes; i++) {
 		const report_probe *lp = &last->probes[i];
 		if (!kind_shape_of(lp->kind)->timeline)
@@ -467,7 +456,6 @@ static void put_other_data(FILE *out, const report *const *reps, size_t n, size_
 				slices += p->n_events;
 				dropped += p->events_dropped;
 			}
-		char key[160];
 		snprintf(key, sizeof key, "probe %s", lp->name);
 		if (!lp->attached)
 			snprintf(v, sizeof v, "not attached");
@@ -480,6 +468,11 @@ static void put_other_data(FILE *out, const report *const *reps, size_t n, size_
 				 dropped);
 		json_object_set_new(o, key, json_string(v));
 	}
+}
+
+/* otherData's "CATEGORY slices" per feature with records on the timeline. */
+static void put_feature_counts(json_t *o, const report *const *reps, size_t n)
+{
 	for (const feature_ops *const *f = features; *f; f++) {
 		size_t total = 0, k = 0;
 		const char *cat = NULL;
@@ -488,12 +481,37 @@ static void put_other_data(FILE *out, const report *const *reps, size_t n, size_
 			total += k;
 		}
 		if (cat && total) {
-			char key[160];
+			char key[160], v[32];
 			snprintf(key, sizeof key, "%s slices", cat);
 			snprintf(v, sizeof v, "%zu", total);
 			json_object_set_new(o, key, json_string(v));
 		}
 	}
+}
+
+/* otherData: what the file is, and per probe what it holds. */
+static void put_other_data(FILE *out, const report *const *reps, size_t n, size_t unnested)
+{
+	const report *first = reps[0];
+	json_t *o = json_object();
+	char v[160];
+	json_object_set_new(o, "generator", json_string("bpfspec " BPFSPEC_VERSION));
+	json_object_set_new(o, "spec", json_string(first->spec_name ? first->spec_name : ""));
+	snprintf(v, sizeof v, "%ld", first->pid);
+	json_object_set_new(o, "pid", json_string(v));
+	json_object_set_new(o, "clock", json_string("CLOCK_MONOTONIC, microseconds (as node "
+						    "--trace-events)"));
+	snprintf(v, sizeof v, "%llu", (unsigned long long)first->start_unix_ns);
+	json_object_set_new(o, "window_start_unix_ns", json_string(v));
+	snprintf(v, sizeof v, "%llu", (unsigned long long)first->begin_clock_ns);
+	json_object_set_new(o, "window_start_clock_ns", json_string(v));
+	snprintf(v, sizeof v, "%zu", n);
+	json_object_set_new(o, "intervals", json_string(v));
+	snprintf(v, sizeof v, "%zu", unnested);
+	json_object_set_new(o, "unnested_slices", json_string(v));
+	put_warnings(o, reps, n);
+	put_probe_counts(o, reps, n);
+	put_feature_counts(o, reps, n);
 	fputs(",\n\"otherData\":", out);
 	if (json_dumpf(o, out, JSON_COMPACT) < 0)
 		fputs("{}", out);
