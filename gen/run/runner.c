@@ -16,12 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run/runner_internal.h"
+#include "util/child.h"
 #include "util/diag.h"
 #include "util/safe.h"
 
-#define SCRIPT_FD 3
-#define SCRIPT_NAME "/dev/fd/3"
-#define LINE_MAX_BYTES (16u << 20)
 
 int64_t runner_clock_offset_ns(void)
 {
@@ -102,108 +101,6 @@ static void watch_close(target_watch *tw)
 	tw->n = 0;
 }
 
-/* Restores what a child must not inherit from bpfspec: the blocked
- * signals and the ignored SIGPIPE. */
-static void child_reset_signals(void)
-{
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-}
-
-int runner_hold_command(const char *path, char *const argv[], held_command *h)
-{
-	int fds[2];
-
-	memset(h, 0, sizeof *h);
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		diag_error(NULL, "cannot create a pipe: %s", strerror(errno));
-		return -1;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		diag_error(NULL, "cannot fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		char c;
-		ssize_t n;
-		child_reset_signals();
-		close(fds[1]);
-		do
-			n = read(fds[0], &c, 1);
-		while (n < 0 && errno == EINTR);
-		if (n != 1)
-			_exit(127);
-		execv(path, argv);
-		fputs("bpfspec: error: cannot run '", stderr);
-		safe_fputs(path, stderr);
-		fprintf(stderr, "': %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(fds[0]);
-	h->pid = pid;
-	h->release_fd = fds[1];
-	return 0;
-}
-
-int runner_release(held_command *h)
-{
-	if (h->release_fd < 0)
-		return 0;
-	ssize_t n;
-	do
-		n = write(h->release_fd, "g", 1);
-	while (n < 0 && errno == EINTR);
-	close(h->release_fd);
-	h->release_fd = -1;
-	return n == 1 ? 0 : -1;
-}
-
-/* Waits up to MS milliseconds for PID to end; reaps it.  Returns 0 when
- * it was reaped. */
-static int reap_within(pid_t pid, int *status, int ms)
-{
-	for (int waited = 0;; waited += 20) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-		if (r == pid || (r < 0 && errno == ECHILD))
-			return 0;
-		if (waited >= ms)
-			return -1;
-		struct timespec ts = { 0, 20 * 1000000L };
-		nanosleep(&ts, NULL);
-	}
-}
-
-void runner_abandon(held_command *h)
-{
-	if (h->pid <= 0 || h->reaped)
-		return;
-	if (h->release_fd >= 0) {
-		/* Never released: it exits without running the command. */
-		close(h->release_fd);
-		h->release_fd = -1;
-		if (reap_within(h->pid, &h->status, 3000) == 0) {
-			h->reaped = true;
-			return;
-		}
-	}
-	kill(h->pid, SIGTERM);
-	kill(h->pid, SIGCONT);
-	if (reap_within(h->pid, &h->status, 3000) < 0) {
-		diag_warn("command (pid %d) ignored SIGTERM for 3 s: killing it", (int)h->pid);
-		kill(h->pid, SIGKILL);
-		while (waitpid(h->pid, &h->status, 0) < 0 && errno == EINTR)
-			;
-	}
-	h->reaped = true;
-}
-
 /* noinline and with a side effect the compiler must keep, so that the
  * function exists at its own address for the program's uprobe. */
 __attribute__((noinline)) void runner_window_end(int final)
@@ -211,41 +108,22 @@ __attribute__((noinline)) void runner_window_end(int final)
 	__asm__ volatile("" : : "r"(final) : "memory");
 }
 
-/* Writes the program into a sealed memfd. Returns the fd or -1. */
-static int program_memfd(const program *p)
-{
-	int fd = memfd_create("bpfspec-program", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0) {
-		diag_error(NULL, "memfd_create failed: %s", strerror(errno));
-		return -1;
-	}
-	size_t off = 0;
-	while (off < p->len) {
-		ssize_t n = write(fd, p->text + off, p->len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			diag_error(NULL, "cannot write the program to a memfd: %s", strerror(errno));
-			close(fd);
-			return -1;
-		}
-		off += (size_t)n;
-	}
-	fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
-	return fd;
-}
-
-/* A line-splitting reader over one pipe. */
-typedef struct line_reader {
-	int fd;			/* -1 once EOF was seen */
-	char *data;
-	size_t len, cap;
-} line_reader;
+/* One of bpftrace's output pipes, read by lines. */
+typedef struct pipe_in {
+	int fd;			/* -1 once its end was read */
+	line_buffer lines;
+} pipe_in;
 
 typedef struct run_state {
 	const runner_opts *o;
 	runner_result *res;
 	pid_t bpf_pid;
+	int bpf_pidfd;		/* polls readable once bpftrace ended; -1: none */
+	int sig_fd;		/* the stop signals (signalfd) */
+	sigset_t old_mask;	/* the caller's, put back unless a signal came */
+	pipe_in out, err;	/* bpftrace's stdout and stderr */
+	target_watch tw;
+	uint64_t kill_deadline;	/* SIGKILL after this, once SIGINT was sent */
 	uint64_t t_start;
 	uint64_t trigger_deadline;	/* fall back to SIGINT after this, unless
 					 * bpftrace is still at work */
@@ -458,8 +336,8 @@ static void handle_stderr_line(run_state *st, const char *line, size_t len)
 		return;
 	/* Point at the generated program instead of the memfd path. */
 	char shown[1200];
-	if (strncmp(text, SCRIPT_NAME ":", strlen(SCRIPT_NAME) + 1) == 0)
-		snprintf(shown, sizeof shown, "<generated program>:%s", text + strlen(SCRIPT_NAME) + 1);
+	if (strncmp(text, RUNNER_SCRIPT_NAME ":", strlen(RUNNER_SCRIPT_NAME) + 1) == 0)
+		snprintf(shown, sizeof shown, "<generated program>:%s", text + strlen(RUNNER_SCRIPT_NAME) + 1);
 	else
 		snprintf(shown, sizeof shown, "%s", text);
 	if (strstr(text, "ERROR")) {
@@ -472,133 +350,23 @@ static void handle_stderr_line(run_state *st, const char *line, size_t len)
 	fputc('\n', stderr);
 }
 
-/* Reads what is available; calls the handler per complete line.
- * Returns 0, or -1 at EOF (remaining bytes handled as a last line). */
-static int pump(run_state *st, line_reader *r, bool is_stdout)
+static void on_stdout_line(void *st, const char *line, size_t len)
 {
-	char chunk[65536];
-	ssize_t n = read(r->fd, chunk, sizeof chunk);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return 0;
-	if (n <= 0) {
-		if (r->len) {
-			if (is_stdout)
-				handle_stdout_line(st, r->data, r->len);
-			else
-				handle_stderr_line(st, r->data, r->len);
-		}
-		r->len = 0;
-		close(r->fd);
-		r->fd = -1;
-		return -1;
-	}
-	if (r->len + (size_t)n > r->cap) {
-		size_t cap = r->cap ? r->cap : 65536;
-		while (cap < r->len + (size_t)n)
-			cap *= 2;
-		char *d = realloc(r->data, cap);
-		if (!d) {
-			diag_error(NULL, "out of memory reading bpftrace's output");
-			return 0;
-		}
-		r->data = d;
-		r->cap = cap;
-	}
-	memcpy(r->data + r->len, chunk, (size_t)n);
-	r->len += (size_t)n;
-	size_t start = 0;
-	for (size_t i = 0; i < r->len; i++) {
-		if (r->data[i] != '\n')
-			continue;
-		if (is_stdout)
-			handle_stdout_line(st, r->data + start, i - start);
-		else
-			handle_stderr_line(st, r->data + start, i - start);
-		start = i + 1;
-	}
-	if (start == 0 && r->len > LINE_MAX_BYTES) {
-		/* A line this long is not bpftrace's: hand it over in pieces. */
-		if (is_stdout)
-			handle_stdout_line(st, r->data, r->len);
-		start = r->len;
-	}
-	memmove(r->data, r->data + start, r->len - start);
-	r->len -= start;
-	return 0;
+	handle_stdout_line(st, line, len);
 }
 
-static int exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err_w,
-			 int report_w, pid_t parent)
+static void on_stderr_line(void *st, const char *line, size_t len)
 {
-	char *argv[] = { (char *)o->bpftrace, "-f", "json", SCRIPT_NAME, NULL };
-	int devnull;
-
-	child_reset_signals();
-	setpgid(0, 0);
-	/* Die with bpfspec: an orphaned bpftrace would keep its probes. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127);
-	devnull = open("/dev/null", O_RDONLY);
-	if (devnull >= 0) {
-		dup2(devnull, STDIN_FILENO);
-		if (devnull > STDERR_FILENO)
-			close(devnull);
-	}
-	dup2(out_w, STDOUT_FILENO);
-	dup2(err_w, STDERR_FILENO);
-	if (script_fd != SCRIPT_FD) {
-		dup2(script_fd, SCRIPT_FD);
-	} else {
-		int fl = fcntl(SCRIPT_FD, F_GETFD);
-		fcntl(SCRIPT_FD, F_SETFD, fl & ~FD_CLOEXEC);
-	}
-	/* Map keys: room for every thread's buckets, 16384 keys a probe:
-	 * probes that share their maps (gen.h) share the room too, up to 4
-	 * probes' (65536 keys; bpftrace gives every map that size, and the
-	 * kernel allocates it whole: libuv-phases' maps take 14 MiB at
-	 * 16384, 56 MiB at 65536, 101 MiB at 7 times 16384, where a map per
-	 * probe took 50 MiB); paths in event records: 200 bytes,
-	 * 0.17's largest string.  0.20 renamed both settings and 0.24 dropped
-	 * the old names: use the ones this bpftrace reads (both when its
-	 * version is unknown). */
-	unsigned share = o->shared_probes < 1 ? 1 : o->shared_probes > 4 ? 4 : o->shared_probes;
-	char keys[16];
-	snprintf(keys, sizeof keys, "%u", 16384 * share);
-	bool renamed = o->version_major > 0 || o->version_minor >= 20;
-	bool unknown = o->version_major == 0 && o->version_minor == 0;
-	/* 0.24's str() keeps one byte more of the same setting: 199 bytes
-	 * on every version (REPORT_PATH_MAX). */
-	bool longer_str = o->version_major > 0 || o->version_minor >= 24;
-	if (!renamed || unknown) {
-		setenv("BPFTRACE_MAP_KEYS_MAX", keys, 0);
-		setenv("BPFTRACE_STRLEN", "200", 0);
-		/* Before 0.20, user symbols (ustack: attribution's stacks) are
-		 * cached only where ASLR is off: else each frame reloads the
-		 * object's symbol table, and a flush of a few hundred node
-		 * stacks took minutes.  The cache is kept per executable:
-		 * exact for one process, wrong for the stacks of a second
-		 * one (runner_stacks_per_process; main.c refuses that). */
-		setenv("BPFTRACE_CACHE_USER_SYMBOLS", "1", 0);
-	}
-	if (renamed || unknown) {
-		setenv("BPFTRACE_MAX_MAP_KEYS", keys, 0);
-		setenv("BPFTRACE_MAX_STRLEN", longer_str ? "199" : "200", 0);
-	}
-	/* From 0.18 a cut string ends in "..", which could be the string's
-	 * own bytes: none, so strings are the target's bytes on every
-	 * version; a cut one is known by its length (report.h). */
-	setenv("BPFTRACE_STR_TRUNC_TRAILER", "", 1);
-	execvp(o->bpftrace, argv);
-	int e = errno;
-	ssize_t w = write(report_w, &e, sizeof e);
-	(void)w;
-	_exit(127);
+	handle_stderr_line(st, line, len);
 }
 
-bool runner_stacks_per_process(int major, int minor)
+/* Reads what pipe P has; at its end, closes it. */
+static void pump(run_state *st, pipe_in *p, line_fn on_line)
 {
-	return major > 0 || minor >= 20;
+	if (line_buffer_read(&p->lines, p->fd, on_line, st, "bpftrace") < 0) {
+		close(p->fd);
+		p->fd = -1;
+	}
 }
 
 /* Adds SIG to MASK.  SIGHUP is left alone when the caller ignores it
@@ -619,58 +387,6 @@ static void reap_bpftrace(run_state *st, int status)
 	st->bpf_pid = 0;
 }
 
-int runner_bpftrace_version(const char *bpftrace, char *version, size_t len, int *major,
-			    int *minor)
-{
-	int fds[2];
-	char out[256];
-	size_t n = 0;
-
-	version[0] = '\0';
-	*major = *minor = 0;
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		char *argv[] = { (char *)bpftrace, "--version", NULL };
-		child_reset_signals();
-		dup2(fds[1], STDOUT_FILENO);
-		int devnull = open("/dev/null", O_WRONLY);
-		if (devnull >= 0)
-			dup2(devnull, STDERR_FILENO);
-		execvp(bpftrace, argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	for (;;) {
-		ssize_t r = read(fds[0], out + n, sizeof out - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-		if (n == sizeof out - 1)
-			break;
-	}
-	out[n] = '\0';
-	close(fds[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	/* "bpftrace v0.17.0" (some builds add a suffix: "v0.20.1-dirty"). */
-	const char *v = strstr(out, " v");
-	int patch = 0;
-	if (!v || sscanf(v + 2, "%d.%d.%d", major, minor, &patch) < 2)
-		return -1;
-	snprintf(version, len, "%d.%d.%d", *major, *minor, patch);
-	return 0;
-}
-
 /* Redraws the countdown line: "bpfspec: 3 s of 10 s, Ctrl-C ends it". */
 static void show_progress(const runner_opts *o, const runner_result *res, uint64_t now)
 {
@@ -686,192 +402,299 @@ static void show_progress(const runner_opts *o, const runner_result *res, uint64
  * few hundred tracepoints take tens of seconds, this is far beyond. */
 #define ATTACH_TIMEOUT_NS (600ull * 1000000000ull)
 
-int runner_run(const runner_opts *o, runner_result *res)
+/* Whether bpftrace's exec failed: its child writes the errno to
+ * EXEC_FD, which closes without a word when the exec succeeds.  Said
+ * and reaped when it failed. */
+static bool exec_failed(run_state *st, int exec_fd)
 {
-	run_state st = { .o = o, .res = res,
-			  .kernel_functions = has_kernel_function_probes(o->prog->text) };
-	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 }, exec_pipe[2] = { -1, -1 };
-	int script_fd = -1, sfd = -1, bpf_pidfd = -1;
-	target_watch tw = { .n = 0 };
-	line_reader rout = { .fd = -1 }, rerr = { .fd = -1 };
-	sigset_t mask, old;
-	int rc = -1;
-	bool left_detaching = false;	/* the last report is out, bpftrace still runs */
+	int e = 0;
+	ssize_t n;
+	do
+		n = read(exec_fd, &e, sizeof e);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof e)
+		return false;
+	int status;
+	waitpid(st->bpf_pid, &status, 0);
+	st->bpf_pid = 0;
+	if (e == ENOENT)
+		diag_error("install it (apt-get install bpftrace) or point BPFSPEC_BPFTRACE at it",
+			   "bpftrace not found: '%s' is not in PATH", st->o->bpftrace);
+	else
+		diag_error("check that the bpftrace binary is executable", "cannot run '%s': %s",
+			   st->o->bpftrace, strerror(e));
+	return true;
+}
 
-	memset(res, 0, sizeof *res);
-	res->exit_code = -1;
+/* An interval ends at NOW (-i): the program's trigger flushes it, or the
+ * last one (-n) ends the run. */
+static void check_interval(run_state *st, uint64_t now)
+{
+	const runner_opts *o = st->o;
+	if (!st->next_tick)
+		st->next_tick = st->res->begin_mono_ns + o->interval_ns;
+	if (now < st->next_tick)
+		return;
+	st->ticks++;
+	st->next_tick += o->interval_ns;
+	if (o->interval_count && st->ticks >= o->interval_count) {
+		request_stop(st, RUNNER_STOP_DURATION);
+	} else {
+		st->flushes++;
+		runner_window_end(0);
+	}
+}
+
+/* Starts bpftrace on O's program: the stop signals blocked and read
+ * through a signalfd, its output through pipes, its exit through a
+ * pidfd.  Returns 0, or -1 after saying why (bpftrace then is not
+ * running). */
+static int start_bpftrace(run_state *st)
+{
+	const runner_opts *o = st->o;
+	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 }, exec_pipe[2] = { -1, -1 };
+	sigset_t mask;
+	int rc = -1, script_fd;
+
 	sigemptyset(&mask);
 	add_stop_signal(&mask, SIGINT);
 	add_stop_signal(&mask, SIGTERM);
 	add_stop_signal(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if ((script_fd = program_memfd(o->prog)) < 0)
-		goto out;
+	sigprocmask(SIG_BLOCK, &mask, &st->old_mask);
+	st->sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if ((script_fd = runner_program_memfd(o->prog)) < 0)
+		return -1;
 	if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0 ||
-	    pipe2(exec_pipe, O_CLOEXEC) < 0 || sfd < 0) {
+	    pipe2(exec_pipe, O_CLOEXEC) < 0 || st->sig_fd < 0) {
 		diag_error(NULL, "cannot set up pipes for bpftrace: %s", strerror(errno));
 		goto out;
 	}
-	st.t_start = now_ns();
+	st->t_start = now_ns();
 	pid_t parent = getpid();
-	st.bpf_pid = fork();
-	if (st.bpf_pid < 0) {
-		st.bpf_pid = 0;
+	st->bpf_pid = fork();
+	if (st->bpf_pid < 0) {
+		st->bpf_pid = 0;
 		diag_error(NULL, "cannot fork: %s", strerror(errno));
 		goto out;
 	}
-	if (st.bpf_pid == 0)
-		exec_bpftrace(o, script_fd, out_pipe[1], err_pipe[1], exec_pipe[1], parent);
-	setpgid(st.bpf_pid, st.bpf_pid);
-	close(out_pipe[1]);
-	close(err_pipe[1]);
+	if (st->bpf_pid == 0)
+		runner_exec_bpftrace(o, script_fd, out_pipe[1], err_pipe[1], exec_pipe[1], parent);
+	setpgid(st->bpf_pid, st->bpf_pid);
 	close(exec_pipe[1]);
-	out_pipe[1] = err_pipe[1] = exec_pipe[1] = -1;
-	{
-		int e = 0;
-		ssize_t n;
-		do
-			n = read(exec_pipe[0], &e, sizeof e);
-		while (n < 0 && errno == EINTR);
-		if (n == (ssize_t)sizeof e) {
-			int status;
-			waitpid(st.bpf_pid, &status, 0);
-			st.bpf_pid = 0;
-			if (e == ENOENT)
-				diag_error("install it (apt-get install bpftrace) or point BPFSPEC_BPFTRACE "
-					   "at it", "bpftrace not found: '%s' is not in PATH", o->bpftrace);
-			else
-				diag_error("check that the bpftrace binary is executable",
-					   "cannot run '%s': %s", o->bpftrace, strerror(e));
-			goto out;
+	exec_pipe[1] = -1;
+	if (exec_failed(st, exec_pipe[0]))
+		goto out;
+	st->res->started = true;
+	st->out.fd = out_pipe[0];
+	st->err.fd = err_pipe[0];
+	out_pipe[0] = err_pipe[0] = -1;
+	st->bpf_pidfd = pidfd_open_compat(st->bpf_pid);
+	watch_open(&st->tw, o->pids, o->n_pids);
+	rc = 0;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (out_pipe[i] >= 0) close(out_pipe[i]);
+		if (err_pipe[i] >= 0) close(err_pipe[i]);
+		if (exec_pipe[i] >= 0) close(exec_pipe[i]);
+	}
+	close(script_fd);
+	return rc;
+}
+
+/* The clock's part of the loop at NOW: the window's or the interval's
+ * end, a final trigger left unanswered, an attach that never ends, a
+ * bpftrace that ignores SIGINT, the countdown line. */
+static void check_clocks(run_state *st, uint64_t now)
+{
+	const runner_opts *o = st->o;
+	runner_result *res = st->res;
+	if (o->window_ns && res->begun && res->stop == RUNNER_STOP_NONE &&
+	    now >= res->begin_mono_ns + o->window_ns)
+		request_stop(st, RUNNER_STOP_DURATION);
+	if (o->interval_ns && res->begun && res->stop == RUNNER_STOP_NONE && o->has_trigger)
+		check_interval(st, now);
+	if (st->triggered && !res->window_done && !st->sent_int && now > st->trigger_deadline &&
+	    !bpftrace_progressed(st, now)) {
+		/* The trigger stays the final window's: an answer that comes
+		 * after all is that window, END's flush is not. */
+		diag_warn("bpftrace has not answered its window trigger for %.0f s and does no "
+			  "work; stopping it", (double)TRIGGER_PATIENCE_NS / 1e9);
+		kill(st->bpf_pid, SIGINT);
+		st->sent_int = true;
+	}
+	if (!res->begun && !st->sent_int && now > st->t_start + ATTACH_TIMEOUT_NS) {
+		diag_warn("bpftrace has not attached its probes after %llu s; stopping it",
+			  ATTACH_TIMEOUT_NS / 1000000000ull);
+		request_stop(st, RUNNER_STOP_SIGNAL);
+	}
+	if (st->sent_int && !st->kill_deadline)
+		st->kill_deadline = now + ATTACH_TIMEOUT_NS;
+	if (st->kill_deadline && now > st->kill_deadline && st->bpf_pid > 0) {
+		diag_warn("bpftrace did not stop; killing it");
+		kill(st->bpf_pid, SIGKILL);
+		st->kill_deadline = UINT64_MAX;
+	}
+	if (o->progress && res->begun && res->stop == RUNNER_STOP_NONE && now >= st->next_progress) {
+		show_progress(o, res, now);
+		st->next_progress = now + 1000000000ull;
+	}
+	if (o->progress && st->next_progress && res->stop != RUNNER_STOP_NONE) {
+		fputs("\r\033[K", stderr);	/* the report takes the line */
+		st->next_progress = UINT64_MAX;
+	}
+}
+
+/* How long the loop may sleep at NOW: until the window's or the
+ * interval's end, at most 200 ms (50 ms when bpftrace's end is polled
+ * by waitpid, without a pidfd). */
+static int poll_timeout(run_state *st, uint64_t now)
+{
+	const runner_opts *o = st->o;
+	const runner_result *res = st->res;
+	int timeout_ms = 200;
+	if (st->bpf_pidfd < 0 && st->bpf_pid > 0) {
+		int status;
+		if (waitpid(st->bpf_pid, &status, WNOHANG) == st->bpf_pid)
+			reap_bpftrace(st, status);
+		timeout_ms = 50;
+	}
+	if ((o->window_ns || st->next_tick) && res->begun && res->stop == RUNNER_STOP_NONE) {
+		uint64_t end = o->window_ns ? res->begin_mono_ns + o->window_ns : UINT64_MAX;
+		if (st->next_tick && st->next_tick < end)
+			end = st->next_tick;
+		uint64_t left_ms = end > now ? (end - now + 999999) / 1000000 : 0;
+		if (left_ms < (uint64_t)timeout_ms)
+			timeout_ms = (int)left_ms;
+	}
+	return timeout_ms;
+}
+
+/* The stop signals read from the signalfd: the first ends the window, a
+ * second kills bpftrace outright. */
+static void take_signals(run_state *st)
+{
+	runner_result *res = st->res;
+	struct signalfd_siginfo si;
+	while (read(st->sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {
+		if (!res->interrupted) {
+			res->interrupted = true;
+			diag_verbose("signal %u: ending the window", si.ssi_signo);
+			request_stop(st, RUNNER_STOP_SIGNAL);
+		} else if (!res->forced) {
+			res->forced = true;
+			if (st->bpf_pid > 0)
+				kill(st->bpf_pid, SIGKILL);
 		}
 	}
-	res->started = true;
-	rout.fd = out_pipe[0];
-	rerr.fd = err_pipe[0];
-	out_pipe[0] = err_pipe[0] = -1;
-	bpf_pidfd = pidfd_open_compat(st.bpf_pid);
-	watch_open(&tw, o->pids, o->n_pids);
+}
 
-	uint64_t kill_deadline = 0;
-	while (rout.fd >= 0 || rerr.fd >= 0 || st.bpf_pid > 0) {
-		struct pollfd pf[4 + GEN_MAX_PIDS];
-		int idx_out = -1, idx_err = -1, idx_bpf = -1, idx_tgt[GEN_MAX_PIDS], n = 0;
-		if (rout.fd >= 0) { pf[n] = (struct pollfd){ rout.fd, POLLIN, 0 }; idx_out = n++; }
-		if (rerr.fd >= 0) { pf[n] = (struct pollfd){ rerr.fd, POLLIN, 0 }; idx_err = n++; }
-		int idx_sig = n;
-		pf[n++] = (struct pollfd){ sfd, POLLIN, 0 };
-		if (st.bpf_pid > 0 && bpf_pidfd >= 0) { pf[n] = (struct pollfd){ bpf_pidfd, POLLIN, 0 }; idx_bpf = n++; }
-		watch_polls(&tw, pf, &n, idx_tgt);
+/* Records that traced process GONE exited (the first one ends the run). */
+static void target_gone(run_state *st, pid_t gone, bool stop)
+{
+	const runner_opts *o = st->o;
+	runner_result *res = st->res;
+	res->target_exited = true;
+	if (!res->exited_pid)
+		res->exited_pid = gone;
+	if (!stop)
+		return;
+	if (o->held && o->held->pid == gone && !o->held->reaped) {
+		waitpid(o->held->pid, &o->held->status, 0);
+		o->held->reaped = true;
+	}
+	diag_verbose("target pid %d exited", (int)gone);
+	request_stop(st, RUNNER_STOP_TARGET);
+}
 
-		uint64_t now = now_ns();
-		if (o->window_ns && res->begun && res->stop == RUNNER_STOP_NONE &&
-		    now >= res->begin_mono_ns + o->window_ns)
-			request_stop(&st, RUNNER_STOP_DURATION);
-		if (o->interval_ns && res->begun && res->stop == RUNNER_STOP_NONE && o->has_trigger) {
-			if (!st.next_tick)
-				st.next_tick = res->begin_mono_ns + o->interval_ns;
-			if (now >= st.next_tick) {
-				st.ticks++;
-				st.next_tick += o->interval_ns;
-				if (o->interval_count && st.ticks >= o->interval_count) {
-					request_stop(&st, RUNNER_STOP_DURATION);
-				} else {
-					st.flushes++;
-					runner_window_end(0);
-				}
-			}
-		}
-		if (st.triggered && !res->window_done && !st.sent_int && now > st.trigger_deadline &&
-		    !bpftrace_progressed(&st, now)) {
-			/* The trigger stays the final window's: an answer that
-			 * comes after all is that window, END's flush is not. */
-			diag_warn("bpftrace has not answered its window trigger for %.0f s and does no "
-				  "work; stopping it", (double)TRIGGER_PATIENCE_NS / 1e9);
-			kill(st.bpf_pid, SIGINT);
-			st.sent_int = true;
-		}
-		if (!res->begun && !st.sent_int && now > st.t_start + ATTACH_TIMEOUT_NS) {
-			diag_warn("bpftrace has not attached its probes after %llu s; stopping it",
-				  ATTACH_TIMEOUT_NS / 1000000000ull);
-			request_stop(&st, RUNNER_STOP_SIGNAL);
-		}
-		if (st.sent_int && !kill_deadline)
-			kill_deadline = now + ATTACH_TIMEOUT_NS;
-		if (kill_deadline && now > kill_deadline && st.bpf_pid > 0) {
-			diag_warn("bpftrace did not stop; killing it");
-			kill(st.bpf_pid, SIGKILL);
-			kill_deadline = UINT64_MAX;
-		}
-		if (o->progress && res->begun && res->stop == RUNNER_STOP_NONE &&
-		    now >= st.next_progress) {
-			show_progress(o, res, now);
-			st.next_progress = now + 1000000000ull;
-		}
-		if (o->progress && st.next_progress && res->stop != RUNNER_STOP_NONE) {
-			fputs("\r\033[K", stderr);	/* the report takes the line */
-			st.next_progress = UINT64_MAX;
-		}
-		int timeout_ms = 200;
-		if (bpf_pidfd < 0 && st.bpf_pid > 0) {
-			int status;
-			if (waitpid(st.bpf_pid, &status, WNOHANG) == st.bpf_pid)
-				reap_bpftrace(&st, status);
-			timeout_ms = 50;
-		}
-		if ((o->window_ns || st.next_tick) && res->begun && res->stop == RUNNER_STOP_NONE) {
-			uint64_t end = o->window_ns ? res->begin_mono_ns + o->window_ns : UINT64_MAX;
-			if (st.next_tick && st.next_tick < end)
-				end = st.next_tick;
-			uint64_t left_ms = end > now ? (end - now + 999999) / 1000000 : 0;
-			if (left_ms < (uint64_t)timeout_ms)
-				timeout_ms = (int)left_ms;
-		}
-		int pr = poll(pf, (nfds_t)n, timeout_ms);
-		if (pr < 0 && errno != EINTR) {
-			diag_error(NULL, "poll failed: %s", strerror(errno));
+/* One turn of the loop: waits for output, a signal, a target's or
+ * bpftrace's end, or the clock, and takes what came.  Returns 0, or -1
+ * when poll failed (said). */
+static int turn(run_state *st)
+{
+	struct pollfd pf[4 + GEN_MAX_PIDS];
+	int idx_out = -1, idx_err = -1, idx_bpf = -1, idx_tgt[GEN_MAX_PIDS], n = 0;
+	if (st->out.fd >= 0) { pf[n] = (struct pollfd){ st->out.fd, POLLIN, 0 }; idx_out = n++; }
+	if (st->err.fd >= 0) { pf[n] = (struct pollfd){ st->err.fd, POLLIN, 0 }; idx_err = n++; }
+	int idx_sig = n;
+	pf[n++] = (struct pollfd){ st->sig_fd, POLLIN, 0 };
+	if (st->bpf_pid > 0 && st->bpf_pidfd >= 0) {
+		pf[n] = (struct pollfd){ st->bpf_pidfd, POLLIN, 0 };
+		idx_bpf = n++;
+	}
+	watch_polls(&st->tw, pf, &n, idx_tgt);
+	uint64_t now = now_ns();
+	check_clocks(st, now);
+	int pr = poll(pf, (nfds_t)n, poll_timeout(st, now));
+	if (pr < 0 && errno != EINTR) {
+		diag_error(NULL, "poll failed: %s", strerror(errno));
+		return -1;
+	}
+	if (pr <= 0)
+		return 0;
+	if (idx_out >= 0 && pf[idx_out].revents)
+		pump(st, &st->out, on_stdout_line);
+	if (idx_err >= 0 && pf[idx_err].revents)
+		pump(st, &st->err, on_stderr_line);
+	if (pf[idx_sig].revents)
+		take_signals(st);
+	for (pid_t gone; (gone = watch_exited(&st->tw, pf, idx_tgt)) > 0;)
+		target_gone(st, gone, true);
+	int status;
+	if (idx_bpf >= 0 && pf[idx_bpf].revents &&
+	    waitpid(st->bpf_pid, &status, WNOHANG) == st->bpf_pid) {
+		reap_bpftrace(st, status);
+		close(st->bpf_pidfd);
+		st->bpf_pidfd = -1;
+	}
+	return 0;
+}
+
+/* Closes what the run opened; ends bpftrace unless LEFT_DETACHING (its
+ * last report is out: the kernel ends it with bpfspec); a stop signal
+ * that came stays blocked (and is discarded at exit), so it cannot kill
+ * bpfspec before the report is written. */
+static void finish(run_state *st, bool left_detaching)
+{
+	const runner_opts *o = st->o;
+	if (st->bpf_pid > 0 && !left_detaching) {
+		kill(st->bpf_pid, SIGKILL);
+		waitpid(st->bpf_pid, NULL, 0);
+	}
+	if (o->held && o->held->pid > 0 && o->held->release_fd >= 0)
+		runner_abandon(o->held);
+	if (st->out.fd >= 0) close(st->out.fd);
+	if (st->err.fd >= 0) close(st->err.fd);
+	line_buffer_free(&st->out.lines);
+	line_buffer_free(&st->err.lines);
+	if (st->bpf_pidfd >= 0) close(st->bpf_pidfd);
+	watch_close(&st->tw);
+	if (st->sig_fd >= 0) {
+		struct signalfd_siginfo si;
+		bool any = st->res->interrupted;
+		while (read(st->sig_fd, &si, sizeof si) == (ssize_t)sizeof si)
+			any = true;
+		close(st->sig_fd);
+		if (!any)
+			sigprocmask(SIG_SETMASK, &st->old_mask, NULL);
+	}
+}
+
+int runner_run(const runner_opts *o, runner_result *res)
+{
+	run_state st = { .o = o, .res = res, .bpf_pidfd = -1, .sig_fd = -1,
+			  .out = { .fd = -1 }, .err = { .fd = -1 },
+			  .kernel_functions = has_kernel_function_probes(o->prog->text) };
+	bool left_detaching = false;	/* the last report is out, bpftrace still runs */
+
+	memset(res, 0, sizeof *res);
+	res->exit_code = -1;
+	if (start_bpftrace(&st) < 0) {
+		finish(&st, false);
+		return -1;
+	}
+	while (st.out.fd >= 0 || st.err.fd >= 0 || st.bpf_pid > 0) {
+		if (turn(&st) < 0)
 			break;
-		}
-		if (pr <= 0)
-			continue;
-		if (idx_out >= 0 && pf[idx_out].revents)
-			pump(&st, &rout, true);
-		if (idx_err >= 0 && pf[idx_err].revents)
-			pump(&st, &rerr, false);
-		if (pf[idx_sig].revents) {
-			struct signalfd_siginfo si;
-			while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-				if (!res->interrupted) {
-					res->interrupted = true;
-					diag_verbose("signal %u: ending the window", si.ssi_signo);
-					request_stop(&st, RUNNER_STOP_SIGNAL);
-				} else if (!res->forced) {
-					res->forced = true;
-					if (st.bpf_pid > 0)
-						kill(st.bpf_pid, SIGKILL);
-				}
-			}
-		}
-		for (pid_t gone; (gone = watch_exited(&tw, pf, idx_tgt)) > 0;) {
-			res->target_exited = true;
-			if (!res->exited_pid)
-				res->exited_pid = gone;
-			if (o->held && o->held->pid == gone && !o->held->reaped) {
-				waitpid(o->held->pid, &o->held->status, 0);
-				o->held->reaped = true;
-			}
-			diag_verbose("target pid %d exited", (int)gone);
-			request_stop(&st, RUNNER_STOP_TARGET);
-		}
-		if (idx_bpf >= 0 && pf[idx_bpf].revents) {
-			int status;
-			if (waitpid(st.bpf_pid, &status, WNOHANG) == st.bpf_pid) {
-				reap_bpftrace(&st, status);
-				close(bpf_pidfd);
-				bpf_pidfd = -1;
-			}
-		}
 		/* The last report is out: bpftrace's detach (about 0.1 s a
 		 * probe) is not waited for.  A bpftrace killed on a second
 		 * signal is reaped (the user asked for it gone). */
@@ -882,11 +705,8 @@ int runner_run(const runner_opts *o, runner_result *res)
 		}
 	}
 	/* bpftrace may have ended first: look at the targets again. */
-	for (pid_t gone; (gone = watch_exited(&tw, NULL, NULL)) > 0;) {
-		res->target_exited = true;
-		if (!res->exited_pid)
-			res->exited_pid = gone;
-	}
+	for (pid_t gone; (gone = watch_exited(&st.tw, NULL, NULL)) > 0;)
+		target_gone(&st, gone, false);
 	if (res->stop == RUNNER_STOP_NONE) {
 		res->stop = res->target_exited ? RUNNER_STOP_TARGET : RUNNER_STOP_TRACER;
 		res->stop_mono_ns = now_ns();
@@ -894,36 +714,6 @@ int runner_run(const runner_opts *o, runner_result *res)
 	if (res->begun)
 		res->elapsed_ns = res->stop_mono_ns > res->begin_mono_ns
 				  ? res->stop_mono_ns - res->begin_mono_ns : 0;
-	rc = 0;
-out:
-	if (st.bpf_pid > 0 && !left_detaching) {
-		kill(st.bpf_pid, SIGKILL);
-		waitpid(st.bpf_pid, NULL, 0);
-	}
-	if (o->held && o->held->pid > 0 && o->held->release_fd >= 0)
-		runner_abandon(o->held);
-	for (int i = 0; i < 2; i++) {
-		if (out_pipe[i] >= 0) close(out_pipe[i]);
-		if (err_pipe[i] >= 0) close(err_pipe[i]);
-		if (exec_pipe[i] >= 0) close(exec_pipe[i]);
-	}
-	if (rout.fd >= 0) close(rout.fd);
-	if (rerr.fd >= 0) close(rerr.fd);
-	free(rout.data);
-	free(rerr.data);
-	if (script_fd >= 0) close(script_fd);
-	if (bpf_pidfd >= 0) close(bpf_pidfd);
-	watch_close(&tw);
-	/* A stop signal that arrived stays blocked (and is discarded at exit)
-	 * so it cannot kill bpfspec before the report is written. */
-	if (sfd >= 0) {
-		struct signalfd_siginfo si;
-		bool any = res->interrupted;
-		while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-			any = true;
-		close(sfd);
-		if (!any)
-			sigprocmask(SIG_SETMASK, &old, NULL);
-	}
-	return rc;
+	finish(&st, left_detaching);
+	return 0;
 }

@@ -42,11 +42,7 @@ static void say(const serve *sv, const serve_slot *s, const char *text)
 static void exec_child(pid_t parent, int out_fd, int err_fd, int spec_fd, char **argv)
 {
 	static const char failed[] = "bpfspec: error: cannot run bpfspec itself (/proc/self/exe)\n";
-	sigset_t none;
-	sigemptyset(&none);
-	for (int sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	child_reset_signals();
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
 		_exit(127);	/* serve ended before the line above */
@@ -203,37 +199,35 @@ static void take_error(serve *sv, serve_slot *s, const char *line)
 	}
 }
 
+/* What serve_child_read hands a line to. */
+typedef struct child_reader {
+	serve *sv;
+	serve_slot *s;
+} child_reader;
+
+static void on_report_line(void *ctx, const char *line, size_t len)
+{
+	child_reader *r = ctx;
+	if (len)
+		take_report(r->sv, r->s, line, len);
+}
+
+static void on_error_line(void *ctx, const char *line, size_t len)
+{
+	child_reader *r = ctx;
+	(void)len;
+	take_error(r->sv, r->s, line);
+}
+
 bool serve_child_read(serve *sv, serve_slot *s, int fd)
 {
 	bool is_out = fd == s->out_fd;
-	buf *b = is_out ? &s->out_line : &s->err_line;
-	char chunk[65536];
-	for (;;) {
-		ssize_t got = read(fd, chunk, sizeof chunk);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return errno == EAGAIN;
-		if (got == 0)
-			return false;
-		buf_put(b, chunk, (size_t)got);
-		char *line;
-		size_t used = 0;
-		while (b->data && (line = memchr(b->data + used, '\n', b->len - used))) {
-			*line = '\0';
-			const char *start = b->data + used;
-			size_t len = (size_t)(line - start);
-			if (is_out && len)
-				take_report(sv, s, start, len);
-			else if (!is_out)
-				take_error(sv, s, start);
-			used += len + 1;
-		}
-		if (used) {
-			memmove(b->data, b->data + used, b->len - used);
-			b->len -= used;
-		}
-	}
+	child_reader r = { sv, s };
+	int got;
+	while ((got = line_buffer_read(is_out ? &s->out_line : &s->err_line, fd,
+				       is_out ? on_report_line : on_error_line, &r, "bpfspec run")) > 0)
+		;
+	return got == 0;
 }
 
 /* Whether every process S's child traced still runs. */
@@ -257,12 +251,11 @@ void serve_child_ended(serve *sv, serve_slot *s, int status)
 		close(s->err_fd);
 		s->err_fd = -1;
 	}
-	if (s->err_line.len) {	/* a last line without its newline */
-		buf_putc(&s->err_line, '\0');
-		take_error(sv, s, s->err_line.data);
-	}
-	buf_free(&s->out_line);
-	buf_free(&s->err_line);
+	child_reader r = { sv, s };
+	line_buffer_flush(&s->out_line, on_report_line, &r);
+	line_buffer_flush(&s->err_line, on_error_line, &r);	/* without its newline */
+	line_buffer_free(&s->out_line);
+	line_buffer_free(&s->err_line);
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	uint64_t now = serve_now_ns(), wait_s = 0;
 	pthread_mutex_lock(&sv->lock);

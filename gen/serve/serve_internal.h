@@ -19,6 +19,7 @@
 #include "serve/serve_http.h"
 #include "target/discover.h"
 #include "util/buf.h"
+#include "util/child.h"
 
 #define SERVE_MAX_SPECS 32
 #define SERVE_MAX_TARGETS 64
@@ -73,7 +74,7 @@ typedef struct serve_slot {
 	serve_pod pods[SERVE_MAX_PIDS];	/* of run_pids */
 	pid_t child;		/* 0: none running */
 	int out_fd, err_fd;	/* -1: closed */
-	buf out_line, err_line;	/* a line read in part */
+	line_buffer out_line, err_line;	/* a line read in part */
 	bool up;		/* the child delivered a report since it started */
 	bool stopping;		/* SIGTERM sent (restart, reload or removal) */
 	uint64_t stop_sent_ns;

@@ -329,7 +329,7 @@ static void child_says(fixture *f, const char *line)
 	serve_child_read(&f->sv, &f->slot, p[0]);
 	close(p[0]);
 	f->slot.out_fd = -1;
-	buf_free(&f->slot.out_line);
+	line_buffer_free(&f->slot.out_line);
 }
 
 /* A child serve asked to stop is down at once, and its last report adds
