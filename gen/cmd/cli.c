@@ -334,7 +334,118 @@ static int unknown_format(const char *name)
 	return usage_error("unknown output format '%s': use %s", name, list);
 }
 
-int cli_parse(int argc, char **argv, settings *cfg)
+/* What -p, -c, -d, -i, -n, --cumulative, -o, --output and
+ * --trace-threshold set: option C's value ARG into CFG.  Returns EXIT_OK,
+ * EXIT_USAGE after saying why, or -1 when C is none of them. */
+static int take_run_option(settings *cfg, int c, const char *arg)
+{
+	switch (c) {
+	case 'p':
+		if (add_pid(cfg, arg) != EXIT_OK)
+			return EXIT_USAGE;
+		return EXIT_OK;
+	case 'c':
+		cli_free_argv(cfg->cmd);
+		cfg->cmd = split_command(arg);
+		if (!cfg->cmd || !cfg->cmd[0])
+			return usage_error("empty command '%s'", arg);
+		return EXIT_OK;
+	case 'd':
+		if (spec_parse_option_duration(arg, &cfg->duration_ns) < 0)
+			return usage_error("invalid duration '%s': use e.g. 10, 500ms, 10s, 2m "
+					   "(at most 1 day)", arg);
+		cfg->duration_set = true;
+		return EXIT_OK;
+	case 'i':
+		if (spec_parse_option_duration(arg, &cfg->interval_ns) < 0 ||
+		    cfg->interval_ns < 10000000ull)
+			return usage_error("invalid interval '%s': use e.g. 1, 500ms, 10s "
+					   "(10ms to 1 day)", arg);
+		return EXIT_OK;
+	case 'n': {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(arg, &end, 10);
+		if (errno || *end || end == arg || v == 0 || v > 1000000 || arg[0] == '-')
+			return usage_error("invalid count '%s': expected 1 to 1000000", arg);
+		cfg->interval_count = (unsigned)v;
+		return EXIT_OK;
+	}
+	case OPT_CUMULATIVE:
+		cfg->cumulative = true;
+		return EXIT_OK;
+	case 'o':
+		if (!(cfg->format = output_format_named(arg)))
+			return unknown_format(arg);
+		return EXIT_OK;
+	case OPT_OUTPUT:
+		cfg->output_path = arg;
+		return EXIT_OK;
+	case OPT_TRACE_THRESHOLD:
+		if (spec_parse_option_duration(arg, &cfg->trace_threshold_ns) < 0 ||
+		    cfg->trace_threshold_ns < 1000)
+			return usage_error("invalid threshold '%s': use e.g. 1ms, 200us, 0.5ms "
+					   "(1us or more)", arg);
+		cfg->trace_threshold_set = true;
+		return EXIT_OK;
+	}
+	return -1;
+}
+
+/* The other options (--fail-if, --emit-*, --binary, --bpftrace-version,
+ * --set, --debug-dir, -v, -h), as take_run_option; EXIT_USAGE for an
+ * unknown one (getopt said so). */
+static int take_other_option(settings *cfg, int c, char *arg)
+{
+	switch (c) {
+	case OPT_FAIL_IF:
+		if (cfg->n_fail_if == MAX_CHECKS)
+			return usage_error("at most %d --fail-if conditions", MAX_CHECKS);
+		cfg->fail_if[cfg->n_fail_if++] = arg;
+		return EXIT_OK;
+	case OPT_EMIT_SPEC:
+		cfg->emit_spec = true;
+		return EXIT_OK;
+	case OPT_EMIT_PROGRAM:
+		cfg->emit_program = true;
+		return EXIT_OK;
+	case OPT_BINARY:
+		cfg->binary = arg;
+		return EXIT_OK;
+	case OPT_BPFTRACE_VERSION: {
+		int major, minor, used = 0;
+		if (sscanf(arg, "%d.%d%n", &major, &minor, &used) != 2 ||
+		    (arg[used] != '\0' && arg[used] != '.') || major < 0 || minor < 0 ||
+		    (major == 0 && minor < 17) || major > 99 || minor > 999)
+			return usage_error("invalid bpftrace version '%s': expected e.g. 0.23 "
+					   "or 0.27.1 (0.17 or later)", arg);
+		cfg->bpftrace_major = major;
+		cfg->bpftrace_minor = minor;
+		return EXIT_OK;
+	}
+	case OPT_SET:
+		if (cfg->n_sets == MAX_SETS)
+			return usage_error("at most %d --set options", MAX_SETS);
+		cfg->sets[cfg->n_sets++] = arg;
+		return EXIT_OK;
+	case OPT_DEBUG_DIR:
+		if (debuginfo_add_dir(arg) < 0)
+			return usage_error("too many --debug-dir (at most 32): '%s'", arg);
+		return EXIT_OK;
+	case 'v':
+		cfg->verbose = true;
+		diag_set_verbose(1);
+		return EXIT_OK;
+	case 'h':
+		fputs(cli_help(cfg->mode), stdout);
+		exit(EXIT_OK);
+	}
+	return EXIT_USAGE;
+}
+
+/* Parses the options of ARGV[1..N_OPTS) into CFG.  Returns EXIT_OK, or
+ * EXIT_USAGE after saying why. */
+static int parse_options(int n_opts, char **argv, settings *cfg)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -358,126 +469,22 @@ int cli_parse(int argc, char **argv, settings *cfg)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	if (!cfg->format)
-		cfg->format = output_format_text;
-	/* Options may follow positional arguments; after "--" comes the command. */
-	int n_opts = argc;
-	for (int k = 1; k < argc; k++)
-		if (strcmp(argv[k], "--") == 0) {
-			n_opts = k;
-			break;
-		}
 	optind = 1;
 	while ((c = getopt_long(n_opts, argv, "p:c:d:i:n:o:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (add_pid(cfg, optarg) != EXIT_OK)
-				return EXIT_USAGE;
-			break;
-		case 'c':
-			cli_free_argv(cfg->cmd);
-			cfg->cmd = split_command(optarg);
-			if (!cfg->cmd || !cfg->cmd[0])
-				return usage_error("empty command '%s'", optarg);
-			break;
-		case 'd':
-			if (spec_parse_option_duration(optarg, &cfg->duration_ns) < 0)
-				return usage_error("invalid duration '%s': use e.g. 10, 500ms, 10s, 2m "
-						   "(at most 1 day)", optarg);
-			cfg->duration_set = true;
-			break;
-		case 'i':
-			if (spec_parse_option_duration(optarg, &cfg->interval_ns) < 0 ||
-			    cfg->interval_ns < 10000000ull)
-				return usage_error("invalid interval '%s': use e.g. 1, 500ms, 10s "
-						   "(10ms to 1 day)", optarg);
-			break;
-		case 'n': {
-			char *end;
-			errno = 0;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || v == 0 || v > 1000000 || optarg[0] == '-')
-				return usage_error("invalid count '%s': expected 1 to 1000000", optarg);
-			cfg->interval_count = (unsigned)v;
-			break;
-		}
-		case OPT_CUMULATIVE:
-			cfg->cumulative = true;
-			break;
-		case 'o':
-			if (!(cfg->format = output_format_named(optarg)))
-				return unknown_format(optarg);
-			break;
-		case OPT_OUTPUT:
-			cfg->output_path = optarg;
-			break;
-		case OPT_TRACE_THRESHOLD:
-			if (spec_parse_option_duration(optarg, &cfg->trace_threshold_ns) < 0 ||
-			    cfg->trace_threshold_ns < 1000)
-				return usage_error("invalid threshold '%s': use e.g. 1ms, 200us, 0.5ms "
-						   "(1us or more)", optarg);
-			cfg->trace_threshold_set = true;
-			break;
-		case OPT_FAIL_IF:
-			if (cfg->n_fail_if == MAX_CHECKS)
-				return usage_error("at most %d --fail-if conditions", MAX_CHECKS);
-			cfg->fail_if[cfg->n_fail_if++] = optarg;
-			break;
-		case OPT_EMIT_SPEC:
-			cfg->emit_spec = true;
-			break;
-		case OPT_EMIT_PROGRAM:
-			cfg->emit_program = true;
-			break;
-		case OPT_BINARY:
-			cfg->binary = optarg;
-			break;
-		case OPT_BPFTRACE_VERSION: {
-			int major, minor, used = 0;
-			if (sscanf(optarg, "%d.%d%n", &major, &minor, &used) != 2 ||
-			    (optarg[used] != '\0' && optarg[used] != '.') || major < 0 || minor < 0 ||
-			    (major == 0 && minor < 17) || major > 99 || minor > 999)
-				return usage_error("invalid bpftrace version '%s': expected e.g. 0.23 "
-						   "or 0.27.1 (0.17 or later)", optarg);
-			cfg->bpftrace_major = major;
-			cfg->bpftrace_minor = minor;
-			break;
-		}
-		case OPT_SET:
-			if (cfg->n_sets == MAX_SETS)
-				return usage_error("at most %d --set options", MAX_SETS);
-			cfg->sets[cfg->n_sets++] = optarg;
-			break;
-		case OPT_DEBUG_DIR:
-			if (debuginfo_add_dir(optarg) < 0)
-				return usage_error("too many --debug-dir (at most 32): '%s'", optarg);
-			break;
-		case 'v':
-			cfg->verbose = true;
-			diag_set_verbose(1);
-			break;
-		case 'h':
-			fputs(cli_help(cfg->mode), stdout);
-			exit(EXIT_OK);
-		default:
-			return EXIT_USAGE;
-		}
+		int rc = take_run_option(cfg, c, optarg);
+		if (rc < 0)
+			rc = take_other_option(cfg, c, optarg);
+		if (rc != EXIT_OK)
+			return rc;
 	}
-	cfg->args = argv + optind;
-	cfg->n_args = (size_t)(n_opts - optind);
-	if (n_opts < argc) {
-		int i = n_opts + 1;
-		if (i >= argc)
-			return usage_error("%s: nothing after '--'", "command");
-		cli_free_argv(cfg->cmd);
-		cfg->cmd = calloc((size_t)(argc - i + 1), sizeof *cfg->cmd);
-		if (!cfg->cmd)
-			return EXIT_USAGE;
-		for (int k = 0; i < argc; k++, i++)
-			if (!(cfg->cmd[k] = strdup(argv[i])))
-				return EXIT_USAGE;
-	}
+	return EXIT_OK;
+}
 
+/* What each command takes as arguments (CFG's args).  Returns EXIT_OK,
+ * EXIT_DONE for a command the other options' rules do not concern (diff,
+ * report: they trace nothing), or EXIT_USAGE after saying why. */
+static int check_arguments(settings *cfg)
+{
 	/* What each command takes. */
 	switch (cfg->mode) {
 	case MODE_RUN:
@@ -510,7 +517,7 @@ int cli_parse(int argc, char **argv, settings *cfg)
 			return usage_error("%s: diff takes BEFORE.json AFTER.json", "arguments");
 		if (!cfg->format->diff)
 			return usage_error("%s", "diff writes text or json (-o text|json)");
-		return EXIT_OK;
+		return EXIT_DONE;
 	case MODE_REPORT:
 		if (cfg->n_args != 1)
 			return usage_error("%s: report takes one FILE (a JSON report or an NDJSON "
@@ -522,8 +529,14 @@ int cli_parse(int argc, char **argv, settings *cfg)
 					   "renders a saved report, it traces nothing");
 		if (cfg->format->not_from_saved)
 			return usage_error("%s", cfg->format->not_from_saved);
-		return EXIT_OK;
+		return EXIT_DONE;
 	}
+	return EXIT_OK;
+}
+
+/* The rules between the options and the command. */
+static int check_combinations(settings *cfg)
+{
 	if (cfg->n_sets && cfg->mode != MODE_RUN && cfg->mode != MODE_GEN)
 		return usage_error("%s", "--set overrides a spec's parameters: it is for run and gen; "
 				   "one-liners take their values as arguments");
@@ -566,4 +579,38 @@ int cli_parse(int argc, char **argv, settings *cfg)
 		return usage_error("%s", "--emit-spec and --emit-program are for latency, syscalls "
 				   "and count");
 	return EXIT_OK;
+}
+
+int cli_parse(int argc, char **argv, settings *cfg)
+{
+	if (!cfg->format)
+		cfg->format = output_format_text;
+	/* Options may follow positional arguments; after "--" comes the command. */
+	int n_opts = argc;
+	for (int k = 1; k < argc; k++)
+		if (strcmp(argv[k], "--") == 0) {
+			n_opts = k;
+			break;
+		}
+	int rc = parse_options(n_opts, argv, cfg);
+	if (rc != EXIT_OK)
+		return rc;
+	cfg->args = argv + optind;
+	cfg->n_args = (size_t)(n_opts - optind);
+	if (n_opts < argc) {
+		int i = n_opts + 1;
+		if (i >= argc)
+			return usage_error("%s: nothing after '--'", "command");
+		cli_free_argv(cfg->cmd);
+		cfg->cmd = calloc((size_t)(argc - i + 1), sizeof *cfg->cmd);
+		if (!cfg->cmd)
+			return EXIT_USAGE;
+		for (int k = 0; i < argc; k++, i++)
+			if (!(cfg->cmd[k] = strdup(argv[i])))
+				return EXIT_USAGE;
+	}
+	rc = check_arguments(cfg);
+	if (rc == EXIT_DONE)
+		return EXIT_OK;
+	return rc == EXIT_OK ? check_combinations(cfg) : rc;
 }

@@ -156,6 +156,17 @@ START_TEST(test_formats)
 	ck_assert_int_eq(parse(MODE_RUN, prom, &cfg, &out), EXIT_USAGE);
 	ck_assert_ptr_nonnull(strstr(out, "-o prom with -i needs --output FILE"));
 	free(out);
+	/* diff and report trace nothing: no target is asked of them. */
+	static const char *const diff[] = { "diff", "a.json", "b.json", "-o", "json", NULL };
+	ck_assert_int_eq(parse(MODE_DIFF, diff, &cfg, &out), EXIT_OK);
+	free(out);
+	static const char *const saved[] = { "report", "a.json", "-o", "html", NULL };
+	ck_assert_int_eq(parse(MODE_REPORT, saved, &cfg, &out), EXIT_OK);
+	free(out);
+	static const char *const saved_trace[] = { "report", "a.json", "-o", "trace", NULL };
+	ck_assert_int_eq(parse(MODE_REPORT, saved_trace, &cfg, &out), EXIT_USAGE);
+	ck_assert_ptr_nonnull(strstr(out, "a saved report has no slices"));
+	free(out);
 	static const char *const threshold[] = { "run", "s.yaml", "-p", "4", "-o", "json",
 						 "--trace-threshold", "2ms", NULL };
 	ck_assert_int_eq(parse(MODE_RUN, threshold, &cfg, &out), EXIT_USAGE);
