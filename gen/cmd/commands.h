@@ -1,7 +1,8 @@
-/* commands — bpfspec's commands but serve (main/main.c's table runs them):
- * run, gen, latency, syscalls and count trace (cmd_trace, the pipeline
- * spec → target → resolve → gen → runner/bpfout → report → render); diff,
- * report, check and list read reports and specs.  The CMD_TRACE-like
+/* commands — bpfspec's commands but serve and symbols (main/main.c's
+ * table runs them): run, gen, latency, syscalls and count trace
+ * (cmd_trace, trace.c: the pipeline spec → target → resolve → gen →
+ * runner/bpfout → report → render); diff, report, check and list read
+ * reports and specs (commands.c).  The CMD_TRACE-like
  * commands take the settings cli_parse filled; the others their argv
  * (ARGV[0] is the command's name).  Each returns an exit status
  * (util/usage.h). */
