@@ -137,11 +137,10 @@ char *report_exit_syscall_name(long nr)
 	return asprintf(&out, "syscall_%ld", nr) < 0 ? NULL : out;
 }
 
-report *report_build(const resolved *r, const bpfout_window *w, const report_run *run)
+/* REP's spec, parameters, target and run facts from R and RUN.  Returns
+ * 0, or -1 out of memory. */
+static int put_header(report *rep, const resolved *r, const report_run *run)
 {
-	report *rep = calloc(1, sizeof *rep);
-	if (!rep)
-		return NULL;
 	rep->spec_name = dup_or_null(r->sp->name);
 	rep->spec_path = dup_or_null(r->sp->path);
 	if (r->sp->n_params) {
@@ -149,10 +148,8 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 		rep->param_names = calloc(n, sizeof *rep->param_names);
 		rep->param_values = calloc(n, sizeof *rep->param_values);
 		rep->param_set = calloc(n, sizeof *rep->param_set);
-		if (!rep->param_names || !rep->param_values || !rep->param_set) {
-			report_free(rep);
-			return NULL;
-		}
+		if (!rep->param_names || !rep->param_values || !rep->param_set)
+			return -1;
 		for (; rep->n_params < n; rep->n_params++) {
 			const spec_param *sp = &r->sp->params[rep->n_params];
 			rep->param_names[rep->n_params] = dup_or_null(sp->name);
@@ -163,16 +160,28 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 	rep->entry_only = r->sp->entry_only;
 	report_pids pids = report_run_pids(run);
 	rep->pid = pids.n ? pids.v[0] : 0;
-	if (pids.n && !(rep->pids = malloc(pids.n * sizeof *rep->pids))) {
-		report_free(rep);
-		return NULL;
-	}
+	if (pids.n && !(rep->pids = malloc(pids.n * sizeof *rep->pids)))
+		return -1;
 	if (pids.n)
 		memcpy(rep->pids, pids.v, pids.n * sizeof *rep->pids);
 	rep->n_pids = pids.n;
 	rep->binary = dup_or_null(r->tg->exe);
 	rep->libuv_version = dup_or_null(r->libuv_version);
 	rep->bpftrace_version = dup_or_null(run->bpftrace_version);
+	rep->cumulative = run->cumulative;
+	rep->partial = run->partial;
+	rep->partial_reason = dup_or_null(run->partial_reason);
+	rep->lost_events = run->lost_events;
+	rep->attached_probes = run->attached_probes;
+	rep->expected_probes = run->expected_probes;
+	return 0;
+}
+
+/* REP's window: where it began on bpftrace's clock (returned: the run's
+ * start when W holds what came before it), how long it lasted (to a stop
+ * before W's end) and when, on the wall clock. */
+static uint64_t put_window(report *rep, const bpfout_window *w, const report_run *run)
+{
 	rep->duration_ns = run->duration_ns;
 	uint64_t begin = w ? w->begin_ns : 0;
 	if (run->begin_ns && w && (!w->end_ns || run->begin_ns < w->end_ns))
@@ -188,60 +197,64 @@ report *report_build(const resolved *r, const bpfout_window *w, const report_run
 	if (begin && run->realtime_offset_ns && (int64_t)begin + run->realtime_offset_ns > 0)
 		rep->start_unix_ns = (uint64_t)((int64_t)begin + run->realtime_offset_ns);
 	rep->begin_clock_ns = begin;
-	rep->cumulative = run->cumulative;
-	rep->partial = run->partial;
-	rep->partial_reason = dup_or_null(run->partial_reason);
-	rep->lost_events = run->lost_events;
-	rep->attached_probes = run->attached_probes;
-	rep->expected_probes = run->expected_probes;
-	rep->probes = calloc(r->n_probes, sizeof *rep->probes);
-	if (!rep->probes) {
+	return begin;
+}
+
+/* Probe P of REP from resolved probe RP: what it is, and when attached
+ * its figures from W, filled by its kind.  Returns 0, or -1 out of
+ * memory. */
+static int put_probe(report *rep, report_probe *p, const resolved_probe *rp,
+		     const bpfout_window *w, const report_run *run)
+{
+	p->name = strdup(rp->sp->name);
+	p->kind = rp->sp->kind;
+	p->function = dup_or_null(rp->sp->function);
+	p->probe = dup_or_null(rp->sp->probe);
+	p->object = dup_or_null(rp->active ? rp->object : NULL);
+	p->debug_file = dup_or_null(rp->active ? rp->debug_file : NULL);
+	if (rp->active && rp->sp->function && strstr(rp->sp->function, "::"))
+		p->matched_symbols = rp->n_names;
+	/* unit: auto is decided once the figures are in (below). */
+	p->unit = strdup(unit_name(rp->sp->unit == UNIT_AUTO ? UNIT_US : rp->sp->unit));
+	p->unit_ns = unit_ns(rp->sp->unit == UNIT_AUTO ? UNIT_US : rp->sp->unit);
+	p->attached = rp->active;
+	p->reason = dup_or_null(rp->reason);
+	p->derived = dup_or_null(rp->derived);
+	if (!p->name || !p->unit)
+		return -1;
+	/* Not attached: nothing to fill. */
+	if (rp->active) {
+		kind_fill_ctx ctx = { .run = run, .pids = report_pids_of(rep),
+				      .begin_ns = rep->begin_clock_ns,
+				      .end_ns = rep->begin_clock_ns + rep->duration_ns };
+		if (kind_ops_of(rp->sp->kind)->fill(p, rp, w, &ctx) < 0)
+			return -1;
+	}
+	if (rp->sp->unit == UNIT_AUTO && set_unit(p, unit_for(p->st.p99_ns)) < 0)
+		return -1;
+	return 0;
+}
+
+report *report_build(const resolved *r, const bpfout_window *w, const report_run *run)
+{
+	report *rep = calloc(1, sizeof *rep);
+	if (!rep)
+		return NULL;
+	int rc = put_header(rep, r, run);
+	uint64_t begin = put_window(rep, w, run);
+	if (rc == 0 && !(rep->probes = calloc(r->n_probes, sizeof *rep->probes)))
+		rc = -1;
+	if (rc == 0)
+		rep->n_probes = r->n_probes;
+	for (size_t i = 0; rc == 0 && i < r->n_probes; i++)
+		rc = put_probe(rep, &rep->probes[i], &r->probes[i], w, run);
+	for (const feature_ops *const *f = features; rc == 0 && *f; f++)
+		if ((*f)->fill)
+			rc = (*f)->fill(rep, r, w, begin);
+	if (rc < 0) {
 		report_free(rep);
 		return NULL;
 	}
-	rep->n_probes = r->n_probes;
-	for (size_t i = 0; i < r->n_probes; i++) {
-		const resolved_probe *rp = &r->probes[i];
-		report_probe *p = &rep->probes[i];
-		p->name = strdup(rp->sp->name);
-		p->kind = rp->sp->kind;
-		p->function = dup_or_null(rp->sp->function);
-		p->probe = dup_or_null(rp->sp->probe);
-		p->object = dup_or_null(rp->active ? rp->object : NULL);
-		p->debug_file = dup_or_null(rp->active ? rp->debug_file : NULL);
-		if (rp->active && rp->sp->function && strstr(rp->sp->function, "::"))
-			p->matched_symbols = rp->n_names;
-		/* unit: auto is decided once the figures are in (below). */
-		p->unit = strdup(unit_name(rp->sp->unit == UNIT_AUTO ? UNIT_US : rp->sp->unit));
-		p->unit_ns = unit_ns(rp->sp->unit == UNIT_AUTO ? UNIT_US : rp->sp->unit);
-		p->attached = rp->active;
-		p->reason = dup_or_null(rp->reason);
-		p->derived = dup_or_null(rp->derived);
-		if (!p->name || !p->unit) {
-			report_free(rep);
-			return NULL;
-		}
-		int rc = 0;
-		/* Not attached: nothing to fill. */
-		if (rp->active) {
-			kind_fill_ctx ctx = { .run = run, .pids = report_pids_of(rep), .begin_ns = begin,
-					      .end_ns = begin + rep->duration_ns };
-			rc = kind_ops_of(rp->sp->kind)->fill(p, rp, w, &ctx);
-		}
-		if (rc < 0) {
-			report_free(rep);
-			return NULL;
-		}
-		if (rp->sp->unit == UNIT_AUTO && set_unit(p, unit_for(p->st.p99_ns)) < 0) {
-			report_free(rep);
-			return NULL;
-		}
-	}
-	for (const feature_ops *const *f = features; *f; f++)
-		if ((*f)->fill && (*f)->fill(rep, r, w, begin) < 0) {
-			report_free(rep);
-			return NULL;
-		}
 	return rep;
 }
 
