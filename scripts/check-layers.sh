@@ -36,7 +36,7 @@ FNR == NR {
 	if (to == from) next
 	if (to in plugin) {
 		print file ":" line ": includes \"" h "\": " from " reaches the plugin " to \
-			" by name (use its row: model/kind_ops.h, model/feature.h)"
+			" by name (use its row: model/kind.h, model/feature.h)"
 		bad = 1; next
 	}
 	if (from in plugin) next

@@ -1,6 +1,6 @@
 /* cli — bpfspec's command line: the help pages, the options of every
  * command into a settings struct, and usage errors.  It decides nothing
- * about a run; main.c's pipeline reads the settings.
+ * about a run; the commands (commands.h) read the settings.
  *
  * Ownership: cli_parse fills CFG with pointers into ARGV, except cfg->cmd
  * (owned: cli_free_argv). */

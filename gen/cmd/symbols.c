@@ -18,9 +18,7 @@
 #include "target/usdt.h"
 #include "util/diag.h"
 #include "util/safe.h"
-
-/* Exit statuses, as main.c and README.md number them. */
-enum { SYM_OK = 0, SYM_USAGE = 2, SYM_TARGET = 4, SYM_OUTPUT = 6 };
+#include "util/usage.h"
 
 typedef struct sym_func {
 	char *name;		/* as in the symbol table */
@@ -76,7 +74,7 @@ static int usage(const char *fmt, ...)
 	va_start(ap, fmt);
 	diag_verror("see `bpfspec symbols --help`", fmt, ap);
 	va_end(ap);
-	return SYM_USAGE;
+	return EXIT_USAGE;
 }
 
 bool symbols_name_matches(const char *glob, const char *name, const char *demangled)
@@ -429,7 +427,7 @@ static int parse(int argc, char **argv, sym_options *o)
 			fputs(usage_text, stdout);
 			return -1;
 		default:
-			return SYM_USAGE;
+			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
@@ -451,12 +449,12 @@ int symbols_main(int argc, char **argv)
 	int rc = parse(argc, argv, &opt);
 
 	if (rc != 0)
-		return rc < 0 ? SYM_OK : rc;
+		return rc < 0 ? EXIT_OK : rc;
 	l.glob = opt.glob;
 	t = opt.pid > 0 ? target_from_pid(opt.pid) : target_from_path(opt.binary);
 	if (!t)
-		return SYM_TARGET;
-	rc = SYM_TARGET;
+		return EXIT_TARGET;
+	rc = EXIT_TARGET;
 	l.objects = calloc(t->n_objects, sizeof *l.objects);
 	if (!l.objects) {
 		diag_error(NULL, "out of memory");
@@ -477,12 +475,12 @@ int symbols_main(int argc, char **argv)
 	}
 	if (fflush(stdout) != 0 || ferror(stdout))
 		goto output_failed;
-	rc = SYM_OK;
+	rc = EXIT_OK;
 	goto done;
 output_failed:
 	diag_error("check the disk or the pipe stdout goes to", "cannot write the listing: %s",
 		   strerror(errno));
-	rc = SYM_OUTPUT;
+	rc = EXIT_OUTPUT;
 done:
 	listing_free(&l);
 	target_free(t);

@@ -1,7 +1,7 @@
 /* report_build — a report (model/report.h) from one window of bpftrace's
  * parsed output, through the map naming contract of model/wire.h: the
  * report's header from the spec and the run, each probe filled by its
- * kind (model/kind_ops.h), then every feature's fill (model/feature.h).
+ * kind (model/kind.h), then every feature's fill (model/feature.h).
  *
  * Ownership: returns an owned report or NULL (out of memory, reported). */
 #ifndef BPFSPEC_REPORT_BUILD_H

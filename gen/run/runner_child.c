@@ -184,7 +184,7 @@ void runner_exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int er
 		 * object's symbol table, and a flush of a few hundred node
 		 * stacks took minutes.  The cache is kept per executable:
 		 * exact for one process, wrong for the stacks of a second
-		 * one (runner_stacks_per_process; main.c refuses that). */
+		 * one (runner_stacks_per_process; cmd/trace.c refuses that). */
 		setenv("BPFTRACE_CACHE_USER_SYMBOLS", "1", 0);
 	}
 	if (renamed || unknown) {

@@ -21,7 +21,7 @@
  * restarts every child; SIGTERM and SIGINT stop the children, add their
  * last reports and exit 0.
  *
- * Layering: the top of serve, beside main.c's commands; uses discover,
+ * Layering: the top of serve, beside cmd/'s commands (gen/LAYERS); uses discover,
  * promstore, serve_http, spec_source and runner (bpftrace's version). */
 #ifndef BPFSPEC_SERVE_H
 #define BPFSPEC_SERVE_H
