@@ -682,7 +682,8 @@ static void finish(run_state *st, bool left_detaching)
 int runner_run(const runner_opts *o, runner_result *res)
 {
 	run_state st = { .o = o, .res = res, .bpf_pidfd = -1, .sig_fd = -1,
-			  .out = { .fd = -1 }, .err = { .fd = -1 },
+			  .out = { .fd = -1, .lines = { .max_line = CHILD_LINE_MAX } },
+			  .err = { .fd = -1, .lines = { .max_line = CHILD_LINE_MAX } },
 			  .kernel_functions = has_kernel_function_probes(o->prog->text) };
 	bool left_detaching = false;	/* the last report is out, bpftrace still runs */
 

@@ -12,11 +12,14 @@
 void child_reset_signals(void)
 {
 	sigset_t none;
+	struct sigaction sa;
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGHUP && sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			continue;
+		signal(sig, SIG_DFL);	/* SIGKILL, SIGSTOP and the unused: refused, harmless */
+	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
 }
 
 /* Room for N more bytes and a NUL.  Returns 0, or -1 out of memory. */
@@ -35,19 +38,19 @@ static int reserve(line_buffer *b, size_t n)
 	return 0;
 }
 
-/* Hands over B's complete lines (a '\n' ends each, or CHILD_LINE_MAX
- * bytes), and all of it when LAST; keeps the rest. */
+/* Hands over B's complete lines (a '\n' ends each, or max_line bytes),
+ * and all of it when LAST; keeps the rest. */
 static void hand_over(line_buffer *b, line_fn fn, void *ctx, int last)
 {
 	size_t start = 0;
 	for (size_t i = 0; i < b->len; i++) {
-		if (b->data[i] != '\n' && i - start < CHILD_LINE_MAX)
+		if (b->data[i] != '\n' && (!b->max_line || i - start < b->max_line))
 			continue;
 		if (b->data[i] == '\n') {
 			b->data[i] = '\0';
 			fn(ctx, b->data + start, i - start);
 			start = i + 1;
-		} else {	/* CHILD_LINE_MAX bytes without a '\n': a piece */
+		} else {	/* max_line bytes without a '\n': a piece */
 			char keep = b->data[i];
 			b->data[i] = '\0';
 			fn(ctx, b->data + start, i - start);
@@ -67,8 +70,11 @@ static void hand_over(line_buffer *b, line_fn fn, void *ctx, int last)
 int line_buffer_read(line_buffer *b, int fd, line_fn fn, void *ctx, const char *who)
 {
 	char chunk[65536];
-	ssize_t n = read(fd, chunk, sizeof chunk);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	ssize_t n;
+	do
+		n = read(fd, chunk, sizeof chunk);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN)
 		return 0;
 	if (n <= 0) {
 		if (b->len)

@@ -9,19 +9,22 @@
 
 #include <stddef.h>
 
-/* The longest line handed over whole; a longer one (no program of ours
- * writes one) is handed over in pieces of this size. */
+/* bpftrace's longest line handed over whole (the runner's max_line): a
+ * longer one is not bpftrace's, and goes in pieces of this size. */
 #define CHILD_LINE_MAX (16u << 20)
 
-/* In a fork, before exec: unblocks every signal and puts SIGPIPE, SIGINT
- * and SIGTERM back to their default (bpfspec blocks the stop signals and
- * ignores SIGPIPE).  A SIGHUP the user ignores (nohup) stays ignored. */
+/* In a fork, before exec: unblocks every signal and puts every signal
+ * back to its default (bpfspec blocks the stop signals and ignores
+ * SIGPIPE; an ignored SIGCHLD inherited from further up would keep a
+ * child from reaping its own).  A SIGHUP the user ignores (nohup) stays
+ * ignored. */
 void child_reset_signals(void);
 
 /* The part of a line read so far. */
 typedef struct line_buffer {
 	char *data;
 	size_t len, cap;
+	size_t max_line;	/* a line longer goes in pieces; 0: no limit */
 } line_buffer;
 
 /* Called per line: LINE[0..LEN) without its '\n', NUL-terminated. */
@@ -29,7 +32,7 @@ typedef void (*line_fn)(void *ctx, const char *line, size_t len);
 
 /* Reads what FD has (one read) and calls FN for every line it completes.
  * Returns 1 when it read something, 0 when there was nothing to read yet
- * (EAGAIN, EINTR), -1 at the end of the output or on an error: the last
+ * (EAGAIN), -1 at the end of the output or on an error: the last
  * line, when it has no '\n', is then handed over too (FD is the caller's
  * to close).  Out of memory, the bytes read are dropped and WHO is named
  * in the error ("bpftrace"). */
