@@ -31,16 +31,21 @@ for sig in INT TERM; do
 	if pgrep -P "$run" >/dev/null; then fail "SIG$sig: a child of bpfspec survived"; fi
 done
 
-# Twice: prompt exit, nothing left.  The two signals go together: after
-# one, bpfspec reports and exits within milliseconds, before a second
-# sent later could arrive.  Two of the same signal sent at once would be
-# one pending signal, so the second is SIGTERM (a stop signal as well).
+# Twice: prompt exit, nothing left.  The two signals must arrive
+# together: after one, bpfspec reports and exits within milliseconds,
+# before a second sent later could arrive (on a busy machine even the
+# next `kill` of this script can come too late).  So bpfspec is stopped
+# while both are sent and continued: both are then pending at once.  Two
+# of the same signal would be one pending signal, so the second is
+# SIGTERM (a stop signal as well).
 "$BPFSPEC" run libuv-phases -p "$app" -d 0 -o json -v >"$TMP/report.json" 2>"$TMP/stderr1" &
 run=$!
 for _ in $(seq 100); do grep -q "attached" "$TMP/stderr1" 2>/dev/null && break; sleep 0.1; done
 tracer=$(pgrep -P "$run" -x bpftrace) || fail "no bpftrace child of bpfspec"
+kill -STOP "$run"
 kill -INT "$run"
 kill -TERM "$run"
+kill -CONT "$run"
 set +e
 wait "$run"
 rc=$?
