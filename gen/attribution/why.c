@@ -240,9 +240,12 @@ static size_t poll_phase(const resolved *r)
 /* The maps read in a phase's probe before they are set need a type in
  * BEGIN (bpftrace 0.23 would type the variable read from one before the
  * map has one): @ph__why (tid 0, the idle task, is never in a phase), the
- * call's pending parts and the time of the thread's last change of state
- * (signed, in the kernel's address space: the phases' uprobes and the
- * scheduler's tracepoints add to them). */
+ * call's pending parts, the time of the thread's last change of state and
+ * its syscall word @sc__why, which sched_switch reads above the syscall
+ * probes that set it (0.23 would take it for unsigned, and refuse the
+ * signed syscall number computed from it) (signed, in the kernel's
+ * address space: the phases' uprobes and the scheduler's tracepoints add
+ * to them). */
 void why_begin(gen_parts *pt, const resolved *r)
 {
 	if (why_wanted(r))
@@ -251,7 +254,8 @@ void why_begin(gen_parts *pt, const resolved *r)
 				     "\t@pwait__why[(int64)0] = kptr((int64)0);\n"
 				     "\t@pblk__why[(int64)0] = kptr((int64)0);\n"
 				     "\t@poth__why[(int64)0] = kptr((int64)0);\n"
-				     "\t@ts__why[(int64)0] = kptr((int64)0);\n");
+				     "\t@ts__why[(int64)0] = kptr((int64)0);\n"
+				     "\t@sc__why[(int64)0] = kptr((int64)0);\n");
 }
 
 int why_emit(gen_parts *pt, const resolved *r)
@@ -286,8 +290,11 @@ int why_emit(gen_parts *pt, const resolved *r)
 	put_ids(&paths, "$nr", 's', -1);
 	/* Inside a nested loop: with entry-only timing, since a nested loop's
 	 * phase began (why_nested_entry); with pairs, while one is in flight
-	 * (latency.c's @pair_nest). */
-	const char *nested = r->sp->entry_only ? "@lnest__why[$k] != 0" : "@pair_nest[tid] > 0";
+	 * (latency.c's @pair_nest) around an outer call that began once every
+	 * probe was attached (@pair_since: older counts are stale). */
+	const char *nested = r->sp->entry_only
+			     ? "@lnest__why[$k] != 0"
+			     : "@pair_nest[tid] > 0 && kptr(@pair_start[tid]) >= kptr(@pair_since)";
 	char *not_waits = NULL, *learn = NULL;
 	if (asprintf(&not_waits, waits.len ? " && !($p == %zu && (%s))" : "", poll, waits.data) < 0)
 		not_waits = NULL;

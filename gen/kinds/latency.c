@@ -138,10 +138,28 @@ static void emit_derived(gen_parts *pt, const resolved_probe *rp)
  * outer call goes on around it.  bpfspec started inside a nested loop
  * takes that loop's calls for the thread's until it ends; the outer
  * call's return then finds no start and is dropped, and from there on
- * the thread's own loop is timed. */
-#define PAIR_LOOP_ENTRY                                                      \
-	"\tif (@pair_start[tid] != 0) {\n"                                      \
-	"\t\t@pair_nest[tid] = @pair_nest[tid] + 1;\n\t\treturn;\n\t}"
+ * the thread's own loop is timed.
+ *
+ * A start set before a held window start (@pair_since, set at its step
+ * 1, once every probe is attached) may be a return's that was not
+ * attached yet: it never ends, and would make every later call a nested
+ * one.  Such a start is forgotten at the thread's next entry, its nest
+ * count with it.  The probes delete from both maps, so a clear() there
+ * would race them (bpftrace 0.17 aborts when a key vanishes under its
+ * clear): only END clears them. */
+static char *pair_loop_entry(const gen_parts *pt)
+{
+	char *out = NULL;
+	if (asprintf(&out,
+		     "\t$in_flight = @pair_start[tid];\n"
+		     "\tif ($in_flight != 0) {\n"
+		     "\t\tif ($in_flight >= @pair_since) {\n"
+		     "\t\t\t@pair_nest[tid] = @pair_nest[tid] + 1;\n\t\t\treturn;\n\t\t}\n"
+		     "\t\t%s(@pair_nest[tid]);\n\t}",
+		     pt->delete_call) < 0)
+		out = NULL;
+	return out;
+}
 
 /* The return's side: a nested call's return counts down (the entry at
  * zero deleted, so the map holds only threads inside a nested loop). */
@@ -160,9 +178,8 @@ static char *pair_loop_return(const gen_parts *pt)
 }
 
 /* Whether probe I is R's first pair on a libuv phase (the one whose
- * BEGIN types @pair_start and @pair_nest, and whose window start and END
- * clear them: a return lost while bpftrace attached its probes one by
- * one leaves no start behind). */
+ * BEGIN types @pair_start, @pair_nest and @pair_since, whose held
+ * window start sets @pair_since, and whose END clears them). */
 static bool first_loop_pair(const resolved *r, size_t i)
 {
 	if (r->sp->entry_only)
@@ -210,7 +227,8 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	gen_vars_set(&v, "on_slice", on_slice);
 	gen_vars_set(&v, "delete", pt->delete_call);
 	bool loop = libuv_is_phase_function(rp->sp->function);
-	char *start = NULL, *return_test = NULL, *loop_return = loop ? pair_loop_return(pt) : NULL;
+	char *start = NULL, *return_test = NULL, *loop_entry = loop ? pair_loop_entry(pt) : NULL,
+	     *loop_return = loop ? pair_loop_return(pt) : NULL;
 	if (asprintf(&start, loop ? "@pair_start" : "@start_%s", rp->sp->name) < 0)
 		start = NULL;
 	if (asprintf(&return_test, loop ? "(%s[tid] || @pair_nest[tid])" : "%s[tid]",
@@ -218,15 +236,19 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 		return_test = NULL;
 	gen_vars_set(&v, "start", start);
 	gen_vars_set(&v, "return_test", return_test);
-	gen_vars_set(&v, "loop_entry", loop ? PAIR_LOOP_ENTRY : NULL);
+	gen_vars_set(&v, "loop_entry", loop_entry);
 	gen_vars_set(&v, "loop_return", loop_return);
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "latency.bt.in", &v);
 	free(start);
 	free(return_test);
+	free(loop_entry);
 	free(loop_return);
-	if (first_loop_pair(r, i))
-		buf_puts(&pt->helpers, "\tclear(@pair_start);\n\tclear(@pair_nest);\n");
+	if (first_loop_pair(r, i)) {
+		buf_puts(&pt->restarts, "\t@pair_since = (int64)nsecs;\n");
+		buf_puts(&pt->finals, "\tclear(@pair_start);\n\tclear(@pair_nest);\n"
+				      "\tclear(@pair_since);\n");
+	}
 	free(e);
 	free(rt);
 	free(on_entry);
@@ -379,8 +401,10 @@ static int latency_emit(gen_parts *pt, const resolved *r, size_t i)
  * then refuse the int64 it gets.  An entry for tid 0 (no user thread)
  * types it; it is never a gap ($g != 0) and END clears it.  So for a
  * derived phase's gaps (read at the next phase's entry) and for
- * entry-only phases' @phase_t (read in the first phase's probe), and
- * for the libuv pairs' @pair_start and @pair_nest (a feature types the
+ * entry-only phases' @phase_cur and @phase_t (read in the first phase's
+ * probe: an untyped @phase_cur makes 0.23 take @b for a map without
+ * keys), and
+ * for the libuv pairs' @pair_start, @pair_nest and @pair_since (a feature types the
  * maps its hooks read in its own begin, model/feature.h). */
 static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
 {
@@ -389,9 +413,11 @@ static void latency_begin(gen_parts *pt, const resolved *r, size_t i)
 	for (size_t k = 0; rp->derived && k < rp->n_gaps; k++)
 		buf_printf(&pt->types, "\t@gap%zu_%s[0] = (int64)0;\n", k, rp->sp->name);
 	if (!rp->derived && r->sp->entry_only && phase_index(r, i) == 1)
-		buf_puts(&pt->types, "\t@phase_t[0] = (int64)0;\n\t@phase_loop[0] = (uint64)0;\n");
+		buf_puts(&pt->types, "\t@phase_cur[0] = (int64)0;\n\t@phase_t[0] = (int64)0;\n"
+				     "\t@phase_loop[0] = (uint64)0;\n");
 	if (first_loop_pair(r, i))
-		buf_puts(&pt->types, "\t@pair_start[0] = (int64)0;\n\t@pair_nest[0] = (int64)0;\n");
+		buf_puts(&pt->types, "\t@pair_start[0] = (int64)0;\n\t@pair_nest[0] = (int64)0;\n"
+				     "\t@pair_since = (int64)0;\n");
 }
 
 static void latency_describe(buf *b, const resolved_probe *rp)

@@ -484,6 +484,7 @@ static int put_window(gen_parts *pt, const gen_options *o, const char *print_tex
 	gen_vars_set(&sv, "pid", pid);
 	gen_vars_set(&sv, "clear_maps", clear_text);
 	gen_vars_set(&sv, "clear_helpers", helper_text);
+	gen_vars_set(&sv, "restart_stmts", pt->restarts.data);
 	gen_vars_set(&sv, "start_stmts", begin_text);
 	buf_putc(&pt->out, '\n');
 	rc |= gen_render(&pt->out, "window_start.bt.in", &sv);
@@ -516,7 +517,7 @@ program *gen_program(const resolved *r, const gen_options *o)
 {
 	gen_parts pt = { .out = BUF_INIT, .prints = BUF_INIT, .clears = BUF_INIT,
 			 .helpers = BUF_INIT, .starts = BUF_INIT, .types = BUF_INIT,
-			 .finals = BUF_INIT, .slice_min_ns = o->slice_min_ns,
+			 .finals = BUF_INIT, .restarts = BUF_INIT, .slice_min_ns = o->slice_min_ns,
 			 .delete_call = bpftrace_at_least(o, 0, 24) ? "$deleted = delete" : "delete" };
 	program *prog = calloc(1, sizeof *prog);
 	char *start_text = NULL, *begin_text = NULL;
@@ -556,6 +557,7 @@ program *gen_program(const resolved *r, const gen_options *o)
 	free(start_text);
 	free(begin_text);
 	buf_free(&pt.finals);
+	buf_free(&pt.restarts);
 	buf_free(&pt.starts);
 	buf_free(&pt.types);
 	buf_free(&pt.helpers);

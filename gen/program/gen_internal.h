@@ -30,6 +30,10 @@ typedef struct gen_parts {
 	buf starts;		/* statements that start a window (BEGIN and every window) */
 	buf types;		/* BEGIN only: statements giving maps their type first */
 	buf finals;		/* clear(@map) of maps only END clears */
+	buf restarts;		/* a held start's step 1 only (window_start.bt.in):
+				 * statements that mark what the probes gathered
+				 * while attaching as stale, for maps they delete
+				 * from (which only END may clear) */
 	char *bucket;		/* rendered bucket.bt.in, without its last '\n' */
 	char *bucket_nested;	/* the same one tab deeper (inside an if) */
 	/* The traced processes' test (gen_pid_filter): every probe's. */
