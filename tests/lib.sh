@@ -301,7 +301,7 @@ nested_loop_case() {
 	sleep 1.5
 	_nested_once() {
 		"$BPFSPEC" run "$spec" -p "$pid" -d 5s -o json >"$rep" 2>"$TMP/nested.err" ||
-			{ cat "$TMP/nested.err"; fail "bpfspec run $spec (nested loop) exited $?"; }
+			{ status=$?; cat "$TMP/nested.err"; fail "bpfspec run $spec (nested loop) exited $status"; }
 		echo "measured: $spec with spawnSync in every timer callback:"
 		judge_loop_phases "$rep" "$log" -
 	}

@@ -485,7 +485,9 @@ static int no_window(const runner_result *rr, pid_t pid)
 	diag_error(rr->error_lines ? "the lines above are bpftrace's own; `bpfspec gen` "
 				     "with the same arguments shows the program"
 				   : "run again with -v for details",
-		   "bpftrace failed before attaching its probes (%s)", how);
+		   "bpftrace failed %s (%s)",
+		   rr->attach_ns ? "after attaching its probes, before the window began"
+				 : "before attaching its probes", how);
 	return EXIT_TRACER;
 }
 

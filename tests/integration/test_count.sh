@@ -24,7 +24,7 @@ checks:
   - calls.count != 1234
 YAML
 "$BPFSPEC" run "$TMP/func.yaml" -o json -- "$TMP/count_calls" func 1234 \
-	>"$TMP/func.json" 2>"$TMP/func.err" || { cat "$TMP/func.err"; fail "bpfspec run exited $?"; }
+	>"$TMP/func.json" 2>"$TMP/func.err" || { status=$?; cat "$TMP/func.err"; fail "bpfspec run exited $status"; }
 n=$(jqr "$TMP/func.json" '.probes[0].count')
 echo "measured: counted_function hits         $n (truth 1234)"
 [ "$n" -eq 1234 ] || fail "counted $n calls of counted_function, expected exactly 1234"
@@ -36,7 +36,7 @@ echo "measured: counted_function hits         $n (truth 1234)"
 [ "$(jq -r '.probes[0] | has("p99_ns") or has("sum_ns")' "$TMP/func.json")" = false ] ||
 	fail "a count probe reports latency fields"
 "$BPFSPEC" run "$TMP/func.yaml" -o prom -- "$TMP/count_calls" func 1234 >"$TMP/func.prom" 2>"$TMP/func.err" ||
-	{ cat "$TMP/func.err"; fail "bpfspec run -o prom exited $?"; }
+	{ status=$?; cat "$TMP/func.err"; fail "bpfspec run -o prom exited $status"; }
 grep -qx 'bpfspec_probe_hits{spec="count-func",probe="calls"} 1234' "$TMP/func.prom" ||
 	{ cat "$TMP/func.prom"; fail "no bpfspec_probe_hits 1234 in the prom output"; }
 

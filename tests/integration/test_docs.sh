@@ -156,7 +156,7 @@ phases=$!
 cleanup_pid "$phases"
 
 "$BPFSPEC" run libuv-phases -d 2s -o json -- node "$TOP/scripts/workloads/phases.js" \
-	>"$TMP/libuv.json" 2>"$TMP/stderr" || { cat "$TMP/stderr"; fail "bpfspec run libuv-phases -- node exited $?"; }
+	>"$TMP/libuv.json" 2>"$TMP/stderr" || { status=$?; cat "$TMP/stderr"; fail "bpfspec run libuv-phases -- node exited $status"; }
 
 start_node_syscalls
 target=$TARGET
@@ -164,7 +164,7 @@ for spec in "$TOP/specs/file-io.yaml" "$TOP/specs/net-connect.yaml" \
 	"$TOP/tests/fixtures/reports/file-io-events.yaml"; do
 	out=$TMP/$(basename "$spec" .yaml).json
 	"$BPFSPEC" run "$spec" -p "$target" -d 2s -o json >"$out" 2>"$TMP/stderr" ||
-		{ cat "$TMP/stderr"; fail "bpfspec run $spec exited $?"; }
+		{ status=$?; cat "$TMP/stderr"; fail "bpfspec run $spec exited $status"; }
 done
 # A spec with a function the target lacks: the not-attached shape.
 cat >"$TMP/skip.yaml" <<'YAML'
@@ -180,14 +180,14 @@ probes:
     missing_reason: absent on purpose
 YAML
 "$BPFSPEC" run "$TMP/skip.yaml" -p "$phases" -d 1s -o json >"$TMP/skip.json" 2>"$TMP/stderr" ||
-	{ cat "$TMP/stderr"; fail "bpfspec run skip.yaml exited $?"; }
+	{ status=$?; cat "$TMP/stderr"; fail "bpfspec run skip.yaml exited $status"; }
 # One-second intervals: one report per line.
 "$BPFSPEC" run libuv-phases -p "$phases" -i 1s -n 2 -o json >"$TMP/intervals.json" 2>"$TMP/stderr" ||
-	{ cat "$TMP/stderr"; fail "bpfspec run -i 1s -n 2 -o json exited $?"; }
+	{ status=$?; cat "$TMP/stderr"; fail "bpfspec run -i 1s -n 2 -o json exited $status"; }
 [ "$(wc -l <"$TMP/intervals.json")" -eq 2 ] || fail "-i 1s -n 2 -o json wrote $(wc -l <"$TMP/intervals.json") lines, not 2"
 # Attribution: loop-why's attribution, blockers and stack sampling.
 "$BPFSPEC" run loop-why -p "$phases" -d 2s -o json --output "$TMP/why.json" 2>"$TMP/stderr" ||
-	{ cat "$TMP/stderr"; fail "bpfspec run loop-why exited $?"; }
+	{ status=$?; cat "$TMP/stderr"; fail "bpfspec run loop-why exited $status"; }
 
 for r in libuv skip file-io net-connect file-io-events intervals why; do
 	validate --strict "$REPORT_SCHEMA" "$TMP/$r.json" || fail "the $r report does not match docs/report.schema.json"

@@ -19,7 +19,7 @@ cleanup_pid "$hot"
 sleep 0.5
 for i in 1 2 3 4 5; do
 	"$BPFSPEC" latency -p "$hot" call_loop_work -d 1 -o json >"$TMP/l$i.json" 2>"$TMP/err" ||
-		{ cat "$TMP/err"; fail "window $i on a hot function: bpfspec exited $?"; }
+		{ status=$?; cat "$TMP/err"; fail "window $i on a hot function: bpfspec exited $status"; }
 	n=$(jqr "$TMP/l$i.json" '.probes[0].count')
 	max=$(jqr "$TMP/l$i.json" '.probes[0].max_ns')
 	echo "measured: window $i: $n calls of call_loop_work, max $max ns"
@@ -33,7 +33,7 @@ cleanup_pid "$sys"
 sleep 0.5
 for i in 1 2 3; do
 	"$BPFSPEC" syscalls -p "$sys" getppid -d 1 -o json >"$TMP/s$i.json" 2>"$TMP/err" ||
-		{ cat "$TMP/err"; fail "window $i on a hot syscall: bpfspec exited $?"; }
+		{ status=$?; cat "$TMP/err"; fail "window $i on a hot syscall: bpfspec exited $status"; }
 	n=$(jqr "$TMP/s$i.json" '[.probes[0].syscalls[] | select(.syscall == "getppid") | .count] | add')
 	echo "measured: window $i: $n getppid calls"
 	[ "$n" -ge 10000 ] || fail "window $i: only $n getppid calls"

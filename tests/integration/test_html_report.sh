@@ -57,7 +57,7 @@ check_queued_pages() {
 }
 render() { # render REPORT PAGE.html
 	"$BPFSPEC" report "$1" -o html --output "$2" 2>"$TMP/err" ||
-		{ cat "$TMP/err"; fail "bpfspec report $1 -o html exited $?"; }
+		{ status=$?; cat "$TMP/err"; fail "bpfspec report $1 -o html exited $status"; }
 }
 
 node "$TOP/scripts/workloads/phases.js" --worker &
@@ -67,7 +67,7 @@ sleep 1.5
 
 # A stream of four intervals, rendered later from its NDJSON.
 "$BPFSPEC" run libuv-phases -p "$app" -i 1 -n 4 -o json >"$TMP/stream.ndjson" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "run -i 1 -n 4 -o json exited $?"; }
+	{ status=$?; cat "$TMP/err"; fail "run -i 1 -n 4 -o json exited $status"; }
 [ "$(wc -l <"$TMP/stream.ndjson")" -eq 4 ] || fail "the stream has $(wc -l <"$TMP/stream.ndjson") lines, not 4"
 render "$TMP/stream.ndjson" "$TMP/stream.html"
 check_page "$TMP/stream.html" "$TMP/stream.ndjson" stream
@@ -87,7 +87,7 @@ echo "measured: summary timers count $want = the four intervals' counts added"
 
 # The run writes the page itself: every interval kept, one page at the end.
 "$BPFSPEC" run libuv-phases -p "$app" -i 1 -n 3 -o html --output "$TMP/live.html" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "run -i 1 -n 3 -o html exited $?"; }
+	{ status=$?; cat "$TMP/err"; fail "run -i 1 -n 3 -o html exited $status"; }
 grep -q 'data-intervals="3"' "$TMP/live.html" || fail "the live page does not have 3 intervals"
 check_page "$TMP/live.html" - live
 
@@ -105,7 +105,7 @@ probes:
     kind: utilization
 YAML
 "$BPFSPEC" run "$TMP/busy.yaml" -p "$app" -i 0.5 -n 4 -o json >"$TMP/busy.ndjson" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "run phases-and-busy -i 0.5 -n 4 exited $?"; }
+	{ status=$?; cat "$TMP/err"; fail "run phases-and-busy -i 0.5 -n 4 exited $status"; }
 render "$TMP/busy.ndjson" "$TMP/busy.html"
 check_page "$TMP/busy.html" "$TMP/busy.ndjson" phases-and-busy
 strips=$(grep -c '<figure class="util"' "$TMP/busy.html")
@@ -141,7 +141,7 @@ for spec in $("$BPFSPEC" list | awk '/^[a-z]/ { print $1 }'); do
 		wait "$pty_driver" || fail "the bash driver exited $?" ;;
 	*)
 		"$BPFSPEC" run "$spec" -p "$app" -d 1 -o json >"$TMP/spec-$spec.json" 2>"$TMP/err" ||
-			{ cat "$TMP/err"; fail "run $spec -d 1 -o json exited $?"; } ;;
+			{ status=$?; cat "$TMP/err"; fail "run $spec -d 1 -o json exited $status"; } ;;
 	esac
 	render "$TMP/spec-$spec.json" "$TMP/spec-$spec.html"
 	check_page "$TMP/spec-$spec.html" "$TMP/spec-$spec.json" "spec-$spec"
@@ -169,7 +169,7 @@ sleep 30 &
 sleeper=$!
 cleanup_pid "$sleeper"
 "$BPFSPEC" syscalls -p "$sleeper" openat,read -d 1 -o json >"$TMP/empty.json" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "syscalls on a sleeping process exited $?"; }
+	{ status=$?; cat "$TMP/err"; fail "syscalls on a sleeping process exited $status"; }
 [ "$(jqr "$TMP/empty.json" '.probes[0].count')" -eq 0 ] || fail "the empty window has calls"
 render "$TMP/empty.json" "$TMP/empty.html"
 check_page "$TMP/empty.html" "$TMP/empty.json" empty

@@ -39,7 +39,7 @@ ms() { awk -v v="$1" 'BEGIN { print v / 1e6 }'; }
 measure() {
 	steal_begin
 	"$BPFSPEC" run libuv-entry -p "$app" -d 10s -o json >"$r" 2>"$TMP/stderr" ||
-		{ cat "$TMP/stderr"; fail "bpfspec run exited $?"; }
+		{ status=$?; cat "$TMP/stderr"; fail "bpfspec run exited $status"; }
 	steal_end
 	[ "$(jqr "$r" .timing)" = entry-only ] || fail "the report does not say entry-only"
 	dur=$(jqr "$r" .duration_ns)

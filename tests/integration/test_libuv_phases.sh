@@ -42,7 +42,7 @@ ms() { awk -v v="$1" 'BEGIN { print v / 1e6 }'; }
 measure() {
 	steal_begin
 	"$BPFSPEC" run libuv-phases -p "$app" -d 10s -o json >"$r" 2>"$TMP/stderr" ||
-		{ cat "$TMP/stderr"; fail "bpfspec run exited $?"; }
+		{ status=$?; cat "$TMP/stderr"; fail "bpfspec run exited $status"; }
 	steal_end
 	# Nothing of bpftrace's reaches the user (every version: its
 	# warnings would be bpfspec's noise), and nothing else is said.

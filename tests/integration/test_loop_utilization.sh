@@ -38,7 +38,7 @@ util() { jqr "$1" ".probes[0].groups[] | select(.tid == $2) | .utilization"; }
 r=$TMP/app.json
 measure() {
 	"$BPFSPEC" run loop-utilization -p "$app" -d 5s -o json >"$r" 2>"$TMP/err" ||
-		{ cat "$TMP/err"; fail "run on phases.js exited $?"; }
+		{ status=$?; cat "$TMP/err"; fail "run on phases.js exited $status"; }
 	local t i
 	read -r _ _ _ _ _ t <<<"$(logged_truth "$log" timer "$r")"
 	read -r _ _ _ _ _ i <<<"$(logged_truth "$log" immediate "$r")"
@@ -65,7 +65,7 @@ busy_ns=$(jqr "$r" ".probes[0].groups[] | select(.tid == $app) | .busy_ns")
 [ $((idle_ns + busy_ns)) -eq "$(jqr "$r" .duration_ns)" ] || fail "idle + busy is not the window"
 
 "$BPFSPEC" run loop-utilization -p "$idle" -d 3s -o json >"$TMP/idle.json" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "run on the idle node exited $?"; }
+	{ status=$?; cat "$TMP/err"; fail "run on the idle node exited $status"; }
 iu=$(util "$TMP/idle.json" "$idle")
 echo "measured: idle node utilization       $iu (truth about 0)"
 awk -v u="$iu" 'BEGIN { exit !(u < 0.02) }' || fail "an idle loop is $iu busy"
@@ -73,7 +73,7 @@ awk -v u="$iu" 'BEGIN { exit !(u < 0.02) }' || fail "an idle loop is $iu busy"
 # diff, idle node before, busy app after: the reports' utilizations, read
 # back, and their difference (the loader once dropped them).
 "$BPFSPEC" diff "$TMP/idle.json" "$r" -o json >"$TMP/diff.json" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "diff of two utilization reports exited $?"; }
+	{ status=$?; cat "$TMP/err"; fail "diff of two utilization reports exited $status"; }
 "$BPFSPEC" diff "$TMP/idle.json" "$r" >"$TMP/diff.txt" || fail "diff -o text exited $?"
 ub=$(jqr "$TMP/diff.json" '.probes[0].before.utilization')
 ua=$(jqr "$TMP/diff.json" '.probes[0].after.utilization')
@@ -88,7 +88,7 @@ grep -Eq '^  busy +[0-9.]+% +[0-9.]+% +\+[0-9.]+pt +' "$TMP/diff.txt" ||
 	fail "diff's text has no busy row: $(cat "$TMP/diff.txt")"
 
 "$BPFSPEC" run loop-utilization -p "$blocked" -d 2s -o json >"$TMP/blocked.json" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "run on the blocked node exited $?"; }
+	{ status=$?; cat "$TMP/err"; fail "run on the blocked node exited $status"; }
 bu=$(util "$TMP/blocked.json" "$blocked")
 echo "measured: blocked node utilization    $bu (truth 0)"
 [ "$bu" = 0 ] || [ "$bu" = 0.0 ] || fail "a loop blocked all window is $bu busy"

@@ -57,7 +57,7 @@ judge_timers() {
 measure() {
 	steal_begin
 	"$BPFSPEC" run libuv-phases -p "$a" -p "$b" -d 5s -o json >"$r" 2>"$TMP/stderr" ||
-		{ cat "$TMP/stderr"; fail "bpfspec run exited $?"; }
+		{ status=$?; cat "$TMP/stderr"; fail "bpfspec run exited $status"; }
 	steal_end
 	if [ -s "$TMP/stderr" ]; then
 		sed 's/^/    /' "$TMP/stderr" >&2

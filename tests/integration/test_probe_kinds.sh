@@ -67,7 +67,7 @@ probes:
       - {name: minus_one, value: arg1, type: int}
 YAML
 "$BPFSPEC" run "$TMP/usdt.yaml" -o json -- "$TMP/usdt_prog" 80 0 500 \
-	>"$TMP/usdt.json" 2>"$TMP/usdt.err" || { cat "$TMP/usdt.err"; fail "bpfspec run exited $?"; }
+	>"$TMP/usdt.json" 2>"$TMP/usdt.err" || { status=$?; cat "$TMP/usdt.err"; fail "bpfspec run exited $status"; }
 n=$(jqr "$TMP/usdt.json" '.probes[0].count')
 echo "measured: usdt tick hits                $n (truth 80)"
 [ "$n" -eq 80 ] || fail "counted $n ticks, expected exactly 80"
@@ -87,10 +87,10 @@ got=$(jq -c '[.probes[1].events[].args]' "$TMP/usdt.json")
 	fail "the report fails docs/report.schema.json"
 echo "ok: usdt events carry exactly i = 1..50 and tick-1..tick-50; 30 dropped; done(80, -1)"
 "$BPFSPEC" run "$TMP/usdt.yaml" -o text -- "$TMP/usdt_prog" 3 0 0 >"$TMP/usdt.txt" 2>"$TMP/usdt.err" ||
-	{ cat "$TMP/usdt.err"; fail "bpfspec run -o text exited $?"; }
+	{ status=$?; cat "$TMP/usdt.err"; fail "bpfspec run -o text exited $status"; }
 grep -q 'label="tick-3" i=3$' "$TMP/usdt.txt" || { cat "$TMP/usdt.txt"; fail "no tick-3 line in text"; }
 "$BPFSPEC" run "$TMP/usdt.yaml" -o prom -- "$TMP/usdt_prog" 3 0 0 >"$TMP/usdt.prom" 2>"$TMP/usdt.err" ||
-	{ cat "$TMP/usdt.err"; fail "bpfspec run -o prom exited $?"; }
+	{ status=$?; cat "$TMP/usdt.err"; fail "bpfspec run -o prom exited $status"; }
 grep -qx 'bpfspec_events{spec="usdt-fixture",probe="tick"} 3' "$TMP/usdt.prom" ||
 	{ cat "$TMP/usdt.prom"; fail "no bpfspec_events 3 in prom"; }
 grep -q 'tick-' "$TMP/usdt.prom" && fail "prom output carries event strings"
@@ -163,7 +163,7 @@ probes:
     probe: "interval:ms:100"
 YAML
 "$BPFSPEC" run "$TMP/clock.yaml" -o json -- "$TMP/cpu_spin" 2000 >"$TMP/clock.json" 2>"$TMP/clock.err" ||
-	{ cat "$TMP/clock.err"; fail "bpfspec run exited $?"; }
+	{ status=$?; cat "$TMP/clock.err"; fail "bpfspec run exited $status"; }
 within "software:cpu-clock:1000000" "$(jqr "$TMP/clock.json" '.probes[0].count')" 2000 0.20
 within "profile:hz:99" "$(jqr "$TMP/clock.json" '.probes[1].count')" 198 0.15
 within "interval:ms:100" "$(jqr "$TMP/clock.json" '.probes[2].count')" \

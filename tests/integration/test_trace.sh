@@ -36,7 +36,7 @@ app=$!
 cleanup_pid "$app"
 sleep 1.5
 "$BPFSPEC" run libuv-phases -p "$app" -d 3 -o trace --output "$TMP/phases.json" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "run libuv-phases -o trace exited $?"; }
+	{ status=$?; cat "$TMP/err"; fail "run libuv-phases -o trace exited $status"; }
 sleep 0.3	# the worker writes its last callbacks' lines with its next one
 kill "$app"
 wait "$app" || true	# node writes its trace file as it exits
@@ -68,7 +68,7 @@ short=$(jq '[.traceEvents[] | select(.ph == "X" and .cat == "phase" and .dur < 1
 # Entry-only timing (libuv-entry: a phase runs until the next one's entry)
 # with slices: every phase uprobe prints the slice of the phase it ends.
 "$BPFSPEC" run libuv-entry -p "$app2" -d 2 -o trace --output "$TMP/entry.json" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "run libuv-entry -o trace exited $?"; }
+	{ status=$?; cat "$TMP/err"; fail "run libuv-entry -o trace exited $status"; }
 check "$TMP/entry.json"
 n=$(jq '[.traceEvents[] | select(.ph == "X" and .name == "timers" and .tid == .pid and .dur >= 38000)] | length' \
 	"$TMP/entry.json")
@@ -99,7 +99,7 @@ app=$!
 cleanup_pid "$app"
 sleep 1.5
 "$BPFSPEC" run "$TMP/blocking.yaml" -p "$app" -i 1 -n 3 --trace-threshold 2ms -o trace \
-	--output "$TMP/blocking.json" 2>"$TMP/err" || { cat "$TMP/err"; fail "run -i 1 -n 3 -o trace exited $?"; }
+	--output "$TMP/blocking.json" 2>"$TMP/err" || { status=$?; cat "$TMP/err"; fail "run -i 1 -n 3 -o trace exited $status"; }
 sleep 0.3
 check "$TMP/blocking.json" --blocking-log "$TMP/blocking.log"
 main=$(jq '[.traceEvents[] | select(.ph == "C" and .tid == .pid)] | length' "$TMP/blocking.json")

@@ -13,7 +13,7 @@ need_root
 
 "$BPFSPEC" run v8-gc -o json -d 0 -- node --expose-gc -e \
 	'setTimeout(() => { for (let i = 0; i < 20; i++) gc(); for (let i = 0; i < 7; i++) gc({type: "minor"}); }, 200)' \
-	>"$TMP/gc.json" 2>"$TMP/gc.err" || { cat "$TMP/gc.err"; fail "bpfspec run v8-gc exited $?"; }
+	>"$TMP/gc.json" 2>"$TMP/gc.err" || { status=$?; cat "$TMP/gc.err"; fail "bpfspec run v8-gc exited $status"; }
 for pair in gc:27 collection:27 mark_compact:20 scavenge:7 minor_mark_compact:0; do
 	name=${pair%%:*} truth=${pair#*:}
 	[ "$(jqr "$TMP/gc.json" ".probes[] | select(.name == \"$name\") | .attached")" = true ] ||

@@ -119,7 +119,7 @@ judge_fifo() {
 	start_app "$log" --perf-basic-prof
 	steal_begin
 	"$BPFSPEC" run loop-why -p "$APP" -d 5 -o json --output "$rep" 2>"$TMP/err" ||
-		{ cat "$TMP/err"; fail "run loop-why exited $?"; }
+		{ status=$?; cat "$TMP/err"; fail "run loop-why exited $status"; }
 	steal_end
 	judge_split "$rep" "$log" ""
 	kill "$APP"
@@ -201,7 +201,7 @@ judge_quota() {
 	done) >"$TMP/throttled" &
 	local sampler=$!
 	"$BPFSPEC" run loop-why -p "$APP" -d 6 -o json --output "$rep" 2>"$TMP/err" ||
-		{ cat "$TMP/err"; kill "$sampler"; fail "run loop-why exited $?"; }
+		{ status=$?; cat "$TMP/err"; kill "$sampler"; fail "run loop-why exited $status"; }
 	sleep 0.2
 	kill "$sampler"
 	wait "$sampler" 2>/dev/null || true
@@ -258,7 +258,7 @@ judge_pairs() {
 	: >"$log"
 	start_app "$log"
 	"$BPFSPEC" run "$TMP/pairs.yaml" -p "$APP" -d 3 -o json --output "$rep" 2>"$TMP/err" ||
-		{ cat "$TMP/err"; fail "run pairs exited $?"; }
+		{ status=$?; cat "$TMP/err"; fail "run pairs exited $status"; }
 	kill "$APP"
 	judge_split "$rep" "$log" "pairs: "
 	jq -e '.probes[] | select(.name == "pending" or .name == "closing") | .attribution.on_cpu_ns > 0' \
@@ -279,10 +279,10 @@ mkfifo "$TMP/slowfifo"
 cleanup_pid $!
 FIFO=$TMP/slowfifo start_app "$TMP/slow.log"
 "$BPFSPEC" run loop-why -p "$APP" -d 1 -o json --output "$TMP/edge.json" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "run loop-why -d 1 exited $?"; }
+	{ status=$?; cat "$TMP/err"; fail "run loop-why -d 1 exited $status"; }
 parts_add_up "$TMP/edge.json" any
 "$BPFSPEC" run loop-why -p "$APP" -d 4 -i 1 -o json >"$TMP/edges.ndjson" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "run loop-why -i 1 exited $?"; }
+	{ status=$?; cat "$TMP/err"; fail "run loop-why -i 1 exited $status"; }
 [ "$(jq -c . "$TMP/edges.ndjson" | wc -l)" -eq 4 ] || fail "-d 4 -i 1: not 4 reports"
 blocked=0
 for k in 0 1 2 3; do
