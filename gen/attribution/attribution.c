@@ -1,9 +1,11 @@
 /* attribution — the feature's row (model/feature.h): where each stage
  * calls it.  why.h says what attribution is; why.c writes its part of the
  * program, why_report.c reads it into the report, render_why.c shows it,
- * report_load_why.c reads a JSON report's back. */
+ * report_load_why.c reads a JSON report's back, serve_why.c adds its
+ * series to serve's store. */
 #include "attribution/render_why.h"
 #include "attribution/report_load_why.h"
+#include "attribution/serve_why.h"
 #include "attribution/why.h"
 #include "model/feature.h"
 
@@ -23,4 +25,7 @@ const feature_ops feature_attribution = {
 	.timeline = render_why_timeline,
 	.load_probe = rl_load_attribution,
 	.load = rl_load_blockers,
+	.serve_group = serve_why_group,
+	.serve = serve_why_report,
+	.serve_families = serve_why_families,
 };

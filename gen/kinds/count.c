@@ -10,6 +10,7 @@
 #include "program/gen_internal.h"
 #include "render/render_internal.h"
 #include "run/report_internal.h"
+#include "serve/promstore_plan.h"
 #include "spec/spec_internal.h"
 #include "util/safe.h"
 
@@ -164,6 +165,25 @@ static const spec_kind_rules count_spec_rules = {
 };
 
 static const char *const count_maps[] = { WIRE_HITS, NULL };
+/* ---- serve --------------------------------------------------------- */
+
+static const ps_family_def hits_family = {
+	"bpfspec_probe_hits_total", "Hits of a count probe's probe point.", PS_COUNTER, false
+};
+static const ps_family_def *const count_families[] = { &hits_family, NULL };
+
+static int count_serve_group(ps_add *a, const report_probe *p, const report_group *g,
+			     const char *labels)
+{
+	(void)p;
+	return ps_plan(a, &hits_family, labels, NULL, NULL, NULL, NULL, g->st.count, NULL);
+}
+
+static int count_serve(ps_add *a, const report_probe *p)
+{
+	return ps_plan_groups(a, p, count_serve_group);
+}
+
 static const wire_kind count_wire = { .cleared = count_maps, .kept = wire_no_maps };
 
 const kind_ops kind_count_ops = {
@@ -179,4 +199,6 @@ const kind_ops kind_count_ops = {
 	.json_fields = count_json,
 	.prom = count_prom,
 	.prom_thread_totals = false,
+	.serve = count_serve,
+	.serve_families = count_families,
 };

@@ -19,6 +19,7 @@
 #include "program/gen_internal.h"
 #include "render/render_internal.h"
 #include "run/report_internal.h"
+#include "serve/promstore_plan.h"
 #include "spec/spec_internal.h"
 #include "util/safe.h"
 #include "util/systab.h"
@@ -726,6 +727,25 @@ static const spec_kind_rules events_spec_rules = {
 };
 
 static const char *const events_maps[] = { WIRE_THREAD, WIRE_DROPPED, NULL };
+/* ---- serve --------------------------------------------------------- */
+
+static const ps_family_def events_family = {
+	"bpfspec_events_total",
+	"Records of an events probe: calls at least its threshold long, or hits of its probe "
+	"point, recorded or not.", PS_COUNTER, false
+};
+static const ps_family_def *const events_families[] = { &events_family, NULL };
+
+/* The records of the target as a whole. */
+static int events_serve(ps_add *a, const report_probe *p)
+{
+	const char *whole;
+	if (ps_plan_thread_labels(a, 0, NULL, &whole) < 0)
+		return -1;
+	return whole ? ps_plan(a, &events_family, whole, NULL, NULL, NULL, NULL, p->st.count, NULL)
+		     : 0;
+}
+
 static const wire_kind events_wire = { .cleared = events_maps, .kept = wire_no_maps };
 
 const kind_ops kind_events_ops = {
@@ -741,4 +761,6 @@ const kind_ops kind_events_ops = {
 	.json_fields = events_json,
 	.prom = events_prom,
 	.prom_thread_totals = false,
+	.serve = events_serve,
+	.serve_families = events_families,
 };

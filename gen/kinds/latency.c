@@ -14,6 +14,7 @@
 #include "program/gen_internal.h"
 #include "render/render_internal.h"
 #include "run/report_internal.h"
+#include "serve/promstore_plan.h"
 #include "spec/spec_internal.h"
 #include "target/libuv.h"
 #include "util/safe.h"
@@ -576,6 +577,27 @@ static const spec_kind_rules latency_spec_rules = {
 	.required_hint = "add the function to time, e.g. 'function: uv__run_timers'",
 };
 
+/* ---- serve --------------------------------------------------------- */
+
+static const ps_family_def latency_family = {
+	"bpfspec_latency_seconds",
+	"Duration of the calls of a latency probe's function (libuv phase specs: of the phase), "
+	"by target and thread role.", PS_HISTOGRAM, true
+};
+static const ps_family_def *const latency_families[] = { &latency_family, NULL };
+
+static int latency_serve_group(ps_add *a, const report_probe *p, const report_group *g,
+			       const char *labels)
+{
+	(void)p;
+	return ps_plan(a, &latency_family, labels, NULL, NULL, NULL, NULL, 0, &g->st);
+}
+
+static int latency_serve(ps_add *a, const report_probe *p)
+{
+	return ps_plan_groups(a, p, latency_serve_group);
+}
+
 static const wire_kind latency_wire = { .cleared = wire_timed_maps, .kept = wire_no_maps,
 					.shared = true };
 
@@ -593,4 +615,6 @@ const kind_ops kind_latency_ops = {
 	.json_fields = latency_json,
 	.prom = latency_prom,
 	.prom_thread_totals = true,
+	.serve = latency_serve,
+	.serve_families = latency_families,
 };

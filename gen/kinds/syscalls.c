@@ -11,6 +11,7 @@
 #include "program/gen_internal.h"
 #include "render/render_internal.h"
 #include "run/report_internal.h"
+#include "serve/promstore_plan.h"
 #include "spec/spec_internal.h"
 #include "util/safe.h"
 #include "util/systab.h"
@@ -349,6 +350,69 @@ static const spec_kind_rules syscalls_spec_rules = {
 
 static const char *const syscalls_maps[] = { WIRE_BUCKETS, WIRE_STATS, WIRE_MIN, WIRE_MAX,
 					     WIRE_ERRORS, NULL };
+/* ---- serve --------------------------------------------------------- */
+
+static const ps_family_def syscall_latency_family = {
+	"bpfspec_syscall_latency_seconds",
+	"Duration of the calls of the syscall, all threads of the target together.", PS_HISTOGRAM,
+	true
+};
+static const ps_family_def syscall_errors_family = {
+	"bpfspec_syscall_errors_total", "Calls of the syscall that failed with this errno.",
+	PS_COUNTER, false
+};
+static const ps_family_def syscall_seconds_family = {
+	"bpfspec_syscall_seconds_total", "Time the threads of this role spent in the syscall.",
+	PS_COUNTER, true
+};
+static const ps_family_def syscall_calls_family = {
+	"bpfspec_syscall_calls_total", "Calls of the syscall the threads of this role completed.",
+	PS_COUNTER, false
+};
+static const ps_family_def *const syscalls_families[] = {
+	&syscall_latency_family, &syscall_errors_family, &syscall_seconds_family,
+	&syscall_calls_family, NULL
+};
+
+/* Syscall SC's time and calls per thread (per role, once labelled). */
+static int syscalls_serve_threads(ps_add *a, const report_syscall *sc)
+{
+	for (size_t t = 0; t < sc->n_threads; t++) {
+		const report_group *th = &sc->threads[t];
+		const char *labels;
+		if (ps_plan_thread_labels(a, th->tid, th->thread, &labels) < 0)
+			return -1;
+		if (labels && (ps_plan(a, &syscall_seconds_family, labels, "syscall", sc->name, NULL,
+				       NULL, th->st.sum_ns, NULL) < 0 ||
+			       ps_plan(a, &syscall_calls_family, labels, "syscall", sc->name, NULL,
+				       NULL, th->st.count, NULL) < 0))
+			return -1;
+	}
+	return 0;
+}
+
+/* Histograms and errors for the target as a whole, calls and time per
+ * role. */
+static int syscalls_serve(ps_add *a, const report_probe *p)
+{
+	const char *whole;
+	if (ps_plan_thread_labels(a, 0, NULL, &whole) < 0)
+		return -1;
+	for (size_t i = 0; i < p->n_syscalls; i++) {
+		const report_syscall *sc = &p->syscalls[i];
+		if (whole && ps_plan(a, &syscall_latency_family, whole, "syscall", sc->name, NULL,
+				     NULL, 0, &sc->st) < 0)
+			return -1;
+		for (size_t e = 0; whole && e < sc->n_errors; e++)
+			if (ps_plan(a, &syscall_errors_family, whole, "syscall", sc->name, "errno",
+				    sc->errors[e].name, sc->errors[e].count, NULL) < 0)
+				return -1;
+		if (syscalls_serve_threads(a, sc) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static const wire_kind syscalls_wire = { .cleared = syscalls_maps, .kept = wire_no_maps };
 
 const kind_ops kind_syscalls_ops = {
@@ -364,4 +428,6 @@ const kind_ops kind_syscalls_ops = {
 	.json_fields = syscalls_json,
 	.prom = syscalls_prom,
 	.prom_thread_totals = true,
+	.serve = syscalls_serve,
+	.serve_families = syscalls_families,
 };

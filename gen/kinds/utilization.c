@@ -12,6 +12,7 @@
 #include "program/gen_internal.h"
 #include "render/render_internal.h"
 #include "run/report_internal.h"
+#include "serve/promstore_plan.h"
 #include "spec/spec.h"
 #include "spec/spec_internal.h"
 #include "util/safe.h"
@@ -208,6 +209,31 @@ static const spec_kind_rules utilization_spec_rules = {
 };
 
 static const char *const utilization_kept[] = { WIRE_WAITING, NULL };
+/* ---- serve --------------------------------------------------------- */
+
+static const ps_family_def loop_time_family = {
+	"nodejs_eventloop_time_seconds_total",
+	"Time the event loop thread was active (outside epoll waits) or idle (waiting in epoll).",
+	PS_COUNTER, true
+};
+static const ps_family_def *const utilization_families[] = { &loop_time_family, NULL };
+
+static int utilization_serve_group(ps_add *a, const report_probe *p, const report_group *g,
+				   const char *labels)
+{
+	(void)p;
+	if (ps_plan(a, &loop_time_family, labels, "nodejs_eventloop_state", "active", NULL, NULL,
+		    g->busy_ns, NULL) < 0)
+		return -1;
+	return ps_plan(a, &loop_time_family, labels, "nodejs_eventloop_state", "idle", NULL, NULL,
+		       g->idle_ns, NULL);
+}
+
+static int utilization_serve(ps_add *a, const report_probe *p)
+{
+	return ps_plan_groups(a, p, utilization_serve_group);
+}
+
 static const wire_kind utilization_wire = { .cleared = wire_timed_maps,
 					    .kept = utilization_kept };
 
@@ -225,4 +251,6 @@ const kind_ops kind_utilization_ops = {
 	.json_fields = utilization_json,
 	.prom = utilization_prom,
 	.prom_thread_totals = false,
+	.serve = utilization_serve,
+	.serve_families = utilization_families,
 };

@@ -20,12 +20,15 @@
 #include "model/report.h"
 
 /* Each stage's types, complete in its own layer (program/gen_internal.h,
- * program/resolve.h, run/bpfout.h, render/report_load_internal.h). */
+ * program/resolve.h, run/bpfout.h, render/report_load_internal.h,
+ * serve/promstore_plan.h). */
 struct gen_parts;
 struct resolved;
 struct bpfout_window;
 struct json_t;
 struct loader;
+struct ps_add;
+struct ps_family_def;
 
 typedef struct feature_ops {
 	const char *name;
@@ -79,6 +82,17 @@ typedef struct feature_ops {
 	int (*load_probe)(struct loader *l, const struct json_t *obj, const char *base,
 			  report_probe *p);
 	int (*load)(struct loader *l, const struct json_t *root, report *rep);
+
+	/* ---- serve (serve/promstore_plan.h) ---- */
+	/* Plans the feature's series of group G of probe P (its thread's
+	 * LABELS), after the kind's, and of REP as a whole (the target's
+	 * labels WHOLE), after the report's own.  Return 0, or -1 (errno
+	 * set). */
+	int (*serve_group)(struct ps_add *a, const report_probe *p, const report_group *g,
+			   const char *labels);
+	int (*serve)(struct ps_add *a, const report *rep, const char *whole);
+	/* The families those fill, then NULL. */
+	const struct ps_family_def *const *serve_families;
 } feature_ops;
 
 /* Every feature, NULL-terminated, in the order their output comes. */

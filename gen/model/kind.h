@@ -3,14 +3,14 @@
  * A kind is a file, gen/kinds/NAME.c, which defines its row kind_NAME_ops:
  * its name, its shape (what its report holds), its maps, its spec rules
  * and what it does at every stage (emit its probes, fill its report,
- * render it).  The stages hold what every kind shares (the program's
+ * render it, add it to serve's store).  The stages hold what every kind shares (the program's
  * skeleton, the report's header, the renderers' layout) and call the row
  * for the rest; those that only read reports or checks read its shape.
  * Adding a kind is its file and a line in PROBE_KINDS below (plus its
  * templates).  The row's stage types are named as incomplete structs:
  * each is complete in its own layer (program/gen_internal.h,
  * program/resolve.h, run/bpfout.h, run/report_internal.h,
- * spec/spec_internal.h, model/report.h).
+ * spec/spec_internal.h, model/report.h, serve/promstore_plan.h).
  *
  * Every operation but prom is given a probe of its own kind; prom is
  * given the whole report and writes its kind's families over every probe
@@ -73,6 +73,8 @@ struct report_probe;
 struct wire_kind;
 struct spec_kind_rules;
 struct json_t;
+struct ps_add;
+struct ps_family_def;
 
 typedef struct kind_ops {
 	probe_kind kind;
@@ -115,6 +117,13 @@ typedef struct kind_ops {
 	/* P's groups are thread totals of durations, exported as
 	 * bpfspec_thread_time_seconds and bpfspec_thread_calls. */
 	bool prom_thread_totals;
+
+	/* ---- serve (serve/promstore_plan.h) ---- */
+	/* Plans attached probe P's series in serve's store.  Returns 0, or
+	 * -1 (errno set). */
+	int (*serve)(struct ps_add *a, const struct report_probe *p);
+	/* The families it fills, then NULL. */
+	const struct ps_family_def *const *serve_families;
 } kind_ops;
 
 #define KIND_ROW(value, name) extern const kind_ops kind_##name##_ops;

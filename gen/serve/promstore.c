@@ -337,13 +337,8 @@ static int caller_key(promstore *ps, const char *name, const promstore_label *la
 
 	if (!name_ok(name, true) || n > PS_MAX_LABELS || (n && !labels))
 		goto invalid;
-	for (size_t i = 0; i < PSF_N; i++) {
-		size_t len = strlen(ps_builtins[i].name);
-		if (strcmp(name, ps_builtins[i].name) == 0 ||
-		    (ps_builtins[i].type == PS_HISTOGRAM && strncmp(name, ps_builtins[i].name, len) == 0 &&
-		     name[len] == '_'))
-			goto invalid;
-	}
+	if (ps_builtin_name(name))
+		goto invalid;
 	for (size_t i = 0; i < n; i++) {
 		if (!name_ok(labels[i].name, false) || strncmp(labels[i].name, "__", 2) == 0)
 			goto invalid;

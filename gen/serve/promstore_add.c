@@ -11,49 +11,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/feature.h"
+#include "model/kind.h"
 #include "target/discover.h"
 #include "target/libuv.h"
 
-/* Names, types and labels: docs/serve-metrics.md. */
-const ps_family_def ps_builtins[PSF_N] = {
-	[PSF_LATENCY] = { "bpfspec_latency_seconds",
-			  "Duration of the calls of a latency probe's function (libuv phase specs: of "
-			  "the phase), by target and thread role.", PS_HISTOGRAM, true },
-	[PSF_PHASE_CAUSE] = { "bpfspec_phase_cause_seconds_total",
-			      "Time of an attributed probe's calls by cause: on_cpu, waiting_for_cpu, "
-			      "blocked_syscall, off_cpu_other.", PS_COUNTER, true },
-	[PSF_PHASE_BLOCKED] = { "bpfspec_phase_syscall_blocked_seconds_total",
-				"Time an attributed probe's calls slept inside the syscall.",
-				PS_COUNTER, true },
-	[PSF_SYSCALL_LATENCY] = { "bpfspec_syscall_latency_seconds",
-				  "Duration of the calls of the syscall, all threads of the target "
-				  "together.", PS_HISTOGRAM, true },
-	[PSF_SYSCALL_ERRORS] = { "bpfspec_syscall_errors_total",
-				 "Calls of the syscall that failed with this errno.", PS_COUNTER,
-				 false },
-	[PSF_SYSCALL_THREAD_SECONDS] = { "bpfspec_syscall_seconds_total",
-					 "Time the threads of this role spent in the syscall.",
-					 PS_COUNTER, true },
-	[PSF_SYSCALL_THREAD_CALLS] = { "bpfspec_syscall_calls_total",
-				       "Calls of the syscall the threads of this role completed.",
-				       PS_COUNTER, false },
-	[PSF_HITS] = { "bpfspec_probe_hits_total", "Hits of a count probe's probe point.",
-		       PS_COUNTER, false },
-	[PSF_EVENTS] = { "bpfspec_events_total",
-			 "Records of an events probe: calls at least its threshold long, or hits "
-			 "of its probe point, recorded or not.", PS_COUNTER, false },
-	[PSF_BLOCKERS] = { "bpfspec_loop_blockers_total",
-			   "Loop blockers: syscalls at least the spec's blockers threshold long made "
-			   "inside attributed probes' calls.", PS_COUNTER, false },
-	[PSF_LOOP_TIME] = { "nodejs_eventloop_time_seconds_total",
-			    "Time the event loop thread was active (outside epoll waits) or idle "
-			    "(waiting in epoll).", PS_COUNTER, true },
-	[PSF_WINDOW] = { "bpfspec_window_seconds_total",
-			 "Time measured: the intervals' windows added up.", PS_COUNTER, true },
-	[PSF_LOST] = { "bpfspec_lost_events_total",
-		       "Events bpftrace reported lost (the other figures are then too low).",
-		       PS_COUNTER, false },
+/* Names, types and labels: docs/serve-metrics.md.  The report's own
+ * families; the kinds' and features' are in their rows. */
+static const ps_family_def window_family = {
+	"bpfspec_window_seconds_total", "Time measured: the intervals' windows added up.",
+	PS_COUNTER, true
 };
+static const ps_family_def lost_family = {
+	"bpfspec_lost_events_total",
+	"Events bpftrace reported lost (the other figures are then too low).", PS_COUNTER, false
+};
+static const ps_family_def *const report_families[] = { &window_family, &lost_family, NULL };
+
+/* Whether NAME is family F's, or one of its series' names (a histogram's
+ * NAME_bucket, NAME_sum, NAME_count). */
+static bool names_family(const ps_family_def *f, const char *name)
+{
+	size_t len = strlen(f->name);
+	return strcmp(name, f->name) == 0 ||
+	       (f->type == PS_HISTOGRAM && strncmp(name, f->name, len) == 0 && name[len] == '_');
+}
+
+static bool in_list(const ps_family_def *const *list, const char *name)
+{
+	for (; list && *list; list++)
+		if (names_family(*list, name))
+			return true;
+	return false;
+}
+
+bool ps_builtin_name(const char *name)
+{
+	if (in_list(report_families, name))
+		return true;
+	for (size_t k = 0; k < N_PROBE_KINDS; k++)
+		if (in_list(kind_ops_of((probe_kind)k)->serve_families, name))
+			return true;
+	for (const feature_ops *const *f = features; *f; f++)
+		if (in_list((*f)->serve_families, name))
+			return true;
+	return false;
+}
 
 static const char *const role_names[PROMSTORE_N_ROLES] = {
 	[PROMSTORE_ROLE_OTHER] = "other",
@@ -111,12 +114,12 @@ static int default_labels(const report *rep, long tid, const char *thread, proms
 
 /* ---- the plan -------------------------------------------------------------- */
 
-typedef struct ps_add {
+struct ps_add {
 	promstore *ps;
 	const report *rep;
 	const promstore_labeler *lab;
 	const char *probe;	/* the probe label's value; NULL: no probe label */
-} ps_add;
+};
 
 /* Index of thread TID in ps->threads, or where it would go. */
 static size_t thread_at(const promstore *ps, long tid, bool *found)
@@ -137,10 +140,8 @@ static size_t thread_at(const promstore *ps, long tid, bool *found)
 	return lo;
 }
 
-/* The label pairs of thread TID (named NAME) into *LABELS (borrowed until
- * the add ends; NULL: the labeler left the thread out), asking the
- * labeler the first time.  Returns 0, or -1 (errno set). */
-static int thread_labels(ps_add *a, long tid, const char *name, const char **labels)
+/* ps_plan_thread_labels: the labeler is asked the first time only. */
+int ps_plan_thread_labels(ps_add *a, long tid, const char *name, const char **labels)
 {
 	promstore *ps = a->ps;
 	promstore_labelset ls;
@@ -192,15 +193,10 @@ static int thread_labels(ps_add *a, long tid, const char *name, const char **lab
 	return 0;
 }
 
-/* Plans adding V (counters: a count or nanoseconds) or ST (histograms) to
- * the series of family F with labels spec, probe (a->probe), LABELS (a
- * thread's) and up to two more pairs (N1 = V1, N2 = V2; NULL names: none).
- * Returns 0, or -1 (errno set). */
-static int plan(ps_add *a, ps_builtin f, const char *labels, const char *n1, const char *v1,
-		const char *n2, const char *v2, uint64_t v, const report_stats *st)
+int ps_plan(ps_add *a, const ps_family_def *def, const char *labels, const char *n1, const char *v1,
+	    const char *n2, const char *v2, uint64_t v, const report_stats *st)
 {
 	promstore *ps = a->ps;
-	const ps_family_def *def = &ps_builtins[f];
 	ps_text *k = &ps->key;
 	ps_family *fam;
 	ps_series *s;
@@ -214,132 +210,57 @@ static int plan(ps_add *a, ps_builtin f, const char *labels, const char *n1, con
 	if (!(fam = ps_family_get(ps, def->name, def->type, def->seconds, def->help)) ||
 	    !(s = ps_series_get(ps, fam, k->data)))
 		return -1;
-	ps_plan *arr = ps_grow(ps, ps->plan, &ps->cap_plan, ps->n_plan + 1, sizeof *arr);
+	ps_plan_item *arr = ps_grow(ps, ps->plan, &ps->cap_plan, ps->n_plan + 1, sizeof *arr);
 	if (!arr)
 		return -1;
 	ps->plan = arr;
-	ps->plan[ps->n_plan++] = (ps_plan){ s, def->type, def->seconds, v, st };
+	ps->plan[ps->n_plan++] = (ps_plan_item){ s, def->type, def->seconds, v, st };
 	return 0;
 }
 
-/* An attributed group's split: four causes, and the syscalls it slept in. */
-static int plan_split(ps_add *a, const char *labels, const report_split *sp)
+int ps_plan_groups(ps_add *a, const report_probe *p, ps_group_planner *each)
 {
-	static const char *const causes[] = { "on_cpu", "waiting_for_cpu", "blocked_syscall",
-					      "off_cpu_other" };
-	const uint64_t ns[] = { sp->cpu_ns, sp->wait_ns, sp->blocked_ns, sp->other_ns };
-
-	for (size_t c = 0; c < 4; c++)
-		if (plan(a, PSF_PHASE_CAUSE, labels, "cause", causes[c], NULL, NULL, ns[c], NULL) < 0)
-			return -1;
-	for (size_t i = 0; i < sp->n_syscalls; i++) {
-		const report_why_syscall *w = &sp->syscalls[i];
-		if (w->blocked_ns && plan(a, PSF_PHASE_BLOCKED, labels, "syscall", w->name, NULL, NULL,
-					  w->blocked_ns, NULL) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* A syscalls probe: histograms and errors for the target as a whole
- * (WHOLE: its labels, NULL when left out), calls and time per role. */
-static int plan_syscalls(ps_add *a, const report_probe *p, const char *whole)
-{
-	for (size_t i = 0; i < p->n_syscalls; i++) {
-		const report_syscall *sc = &p->syscalls[i];
-		if (whole && plan(a, PSF_SYSCALL_LATENCY, whole, "syscall", sc->name, NULL, NULL, 0,
-				   &sc->st) < 0)
-			return -1;
-		for (size_t e = 0; whole && e < sc->n_errors; e++)
-			if (plan(a, PSF_SYSCALL_ERRORS, whole, "syscall", sc->name, "errno",
-				 sc->errors[e].name, sc->errors[e].count, NULL) < 0)
-				return -1;
-		for (size_t t = 0; t < sc->n_threads; t++) {
-			const report_group *th = &sc->threads[t];
-			const char *labels;
-			if (thread_labels(a, th->tid, th->thread, &labels) < 0)
-				return -1;
-			if (labels && (plan(a, PSF_SYSCALL_THREAD_SECONDS, labels, "syscall", sc->name,
-					    NULL, NULL, th->st.sum_ns, NULL) < 0 ||
-				       plan(a, PSF_SYSCALL_THREAD_CALLS, labels, "syscall", sc->name, NULL,
-					    NULL, th->st.count, NULL) < 0))
-				return -1;
-		}
-	}
-	return 0;
-}
-
-/* Attached probe P's series. */
-static int plan_probe(ps_add *a, const report_probe *p)
-{
-	const char *labels, *whole;
-
-	a->probe = p->name;
-	if (thread_labels(a, 0, NULL, &whole) < 0)
-		return -1;
-	switch (p->kind) {
-	case PROBE_SYSCALLS:
-		return plan_syscalls(a, p, whole);
-	case PROBE_EVENTS:
-		return whole ? plan(a, PSF_EVENTS, whole, NULL, NULL, NULL, NULL, p->st.count, NULL)
-			      : 0;
-	case PROBE_LATENCY:
-	case PROBE_COUNT:
-	case PROBE_UTILIZATION:
-		break;
-	}
 	for (size_t i = 0; i < p->n_groups; i++) {
 		const report_group *g = &p->groups[i];
-		int rc = 0;
-		if (thread_labels(a, g->tid, g->thread, &labels) < 0)
+		const char *labels;
+		if (ps_plan_thread_labels(a, g->tid, g->thread, &labels) < 0)
 			return -1;
 		if (!labels)
 			continue;
-		switch (p->kind) {
-		case PROBE_LATENCY:
-			rc = plan(a, PSF_LATENCY, labels, NULL, NULL, NULL, NULL, 0, &g->st);
-			if (rc == 0 && p->attributed && g->split)
-				rc = plan_split(a, labels, g->split);
-			break;
-		case PROBE_COUNT:
-			rc = plan(a, PSF_HITS, labels, NULL, NULL, NULL, NULL, g->st.count, NULL);
-			break;
-		case PROBE_UTILIZATION:
-			rc = plan(a, PSF_LOOP_TIME, labels, "nodejs_eventloop_state", "active", NULL,
-				  NULL, g->busy_ns, NULL);
-			if (rc == 0)
-				rc = plan(a, PSF_LOOP_TIME, labels, "nodejs_eventloop_state", "idle",
-					  NULL, NULL, g->idle_ns, NULL);
-			break;
-		case PROBE_SYSCALLS:
-		case PROBE_EVENTS:
-			break;
-		}
-		if (rc < 0)
+		if (each(a, p, g, labels) < 0)
 			return -1;
+		for (const feature_ops *const *f = features; *f; f++)
+			if ((*f)->serve_group && (*f)->serve_group(a, p, g, labels) < 0)
+				return -1;
 	}
 	return 0;
 }
 
+/* The report's series: each attached probe's (its kind's row), then the
+ * report's own and the features'. */
 static int plan_report(ps_add *a)
 {
 	const report *rep = a->rep;
 	const char *whole;
 
-	for (size_t i = 0; i < rep->n_probes; i++)
-		if (rep->probes[i].attached && plan_probe(a, &rep->probes[i]) < 0)
+	for (size_t i = 0; i < rep->n_probes; i++) {
+		const report_probe *p = &rep->probes[i];
+		const kind_ops *k = kind_ops_of(p->kind);
+		a->probe = p->name;
+		if (p->attached && k && k->serve && k->serve(a, p) < 0)
 			return -1;
+	}
 	a->probe = NULL;
-	if (thread_labels(a, 0, NULL, &whole) < 0)
+	if (ps_plan_thread_labels(a, 0, NULL, &whole) < 0)
 		return -1;
 	if (!whole)
 		return 0;
-	if (plan(a, PSF_WINDOW, whole, NULL, NULL, NULL, NULL, rep->duration_ns, NULL) < 0 ||
-	    plan(a, PSF_LOST, whole, NULL, NULL, NULL, NULL, rep->lost_events, NULL) < 0)
+	if (ps_plan(a, &window_family, whole, NULL, NULL, NULL, NULL, rep->duration_ns, NULL) < 0 ||
+	    ps_plan(a, &lost_family, whole, NULL, NULL, NULL, NULL, rep->lost_events, NULL) < 0)
 		return -1;
-	if (rep->attributed && plan(a, PSF_BLOCKERS, whole, NULL, NULL, NULL, NULL,
-				    ps_add_u64(rep->n_blockers, rep->blockers_dropped), NULL) < 0)
-		return -1;
+	for (const feature_ops *const *f = features; *f; f++)
+		if ((*f)->serve && (*f)->serve(a, rep, whole) < 0)
+			return -1;
 	return 0;
 }
 
@@ -387,7 +308,7 @@ static void add_histogram(ps_series *s, const report_stats *st)
 	ps_time_add(&s->time, st->sum_ns);
 }
 
-static void apply(const ps_plan *pl)
+static void apply(const ps_plan_item *pl)
 {
 	switch (pl->type) {
 	case PS_COUNTER:

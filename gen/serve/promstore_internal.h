@@ -15,10 +15,9 @@
 #include <stdint.h>
 
 #include "serve/promstore.h"
+#include "serve/promstore_plan.h"
 
 #define PS_LE_N PROMSTORE_LE_N
-
-typedef enum { PS_COUNTER, PS_GAUGE, PS_HISTOGRAM } ps_type;
 
 /* A duration total: exact, with 2^64 s of room. */
 typedef struct ps_time {
@@ -51,13 +50,13 @@ typedef struct ps_text {
 } ps_text;
 
 /* One value of an add to apply once every series it needs exists. */
-typedef struct ps_plan {
+typedef struct ps_plan_item {
 	ps_series *s;
 	ps_type type;
 	bool seconds;
 	uint64_t v;	/* counters: the count or nanoseconds to add */
 	const report_stats *st;	/* histograms */
-} ps_plan;
+} ps_plan_item;
 
 /* The labels of one thread during an add (promstore_add.c). */
 typedef struct ps_thread {
@@ -73,27 +72,16 @@ struct promstore {
 	long fail_after;	/* tests: the Nth allocation from now fails; 0: none */
 	/* scratch of one call, kept for its room */
 	ps_text key;
-	ps_plan *plan;
+	ps_plan_item *plan;
 	size_t n_plan, cap_plan;
 	ps_thread *threads;	/* sorted by tid */
 	size_t n_threads, cap_threads;
 };
 
-/* The store's families (promstore_add.c adds to them; no caller's family
- * may take their names). */
-typedef enum {
-	PSF_LATENCY, PSF_PHASE_CAUSE, PSF_PHASE_BLOCKED, PSF_SYSCALL_LATENCY, PSF_SYSCALL_ERRORS,
-	PSF_SYSCALL_THREAD_SECONDS, PSF_SYSCALL_THREAD_CALLS, PSF_HITS, PSF_EVENTS, PSF_BLOCKERS,
-	PSF_LOOP_TIME, PSF_WINDOW, PSF_LOST, PSF_N
-} ps_builtin;
-
-typedef struct ps_family_def {
-	const char *name, *help;
-	ps_type type;
-	bool seconds;
-} ps_family_def;
-
-extern const ps_family_def ps_builtins[PSF_N];
+/* Whether NAME is taken by a family the store fills from reports (the
+ * report's own, or a kind's or a feature's row's): no caller's family may
+ * take it (promstore_add.c). */
+bool ps_builtin_name(const char *name);
 
 /* realloc(P, N) unless the test hook says this one fails: NULL, errno
  * ENOMEM, P untouched. */

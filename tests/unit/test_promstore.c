@@ -470,7 +470,8 @@ START_TEST(test_caller_families)
 	ck_assert_int_eq(promstore_counter_add(ps, "bpfspec_restarts_total", "r", ba, 1, 3), 0);
 	const char *bad_names[] = { "bad-name", "9x", "", "bpfspec_latency_seconds",
 				    "bpfspec_latency_seconds_bucket", "bpfspec_syscall_errors_total",
-				    "bpfspec_restarts_total" };
+				    "bpfspec_restarts_total", "bpfspec_window_seconds_total",
+				    "bpfspec_loop_blockers_total", "nodejs_eventloop_time_seconds_total" };
 	for (size_t i = 0; i < sizeof bad_names / sizeof *bad_names; i++) {
 		errno = 0;
 		ck_assert_int_eq(promstore_gauge_set(ps, bad_names[i], "h", NULL, 0, 1), -1);
