@@ -36,6 +36,7 @@ static int utilization_emit(gen_parts *pt, const resolved *r, size_t i)
 		buf_printf(&exit_, "%stracepoint:syscalls:sys_exit_%s", k ? ",\n" : "", spec_loop_waits[k]);
 		pt->attach += 2;
 	}
+	pt->attach++;	/* sched_process_exit */
 	char *e = buf_take(&enter), *x = buf_take(&exit_);
 	gen_vars v = { .n = 0 };
 	gen_vars_set(&v, "name", rp->sp->name);
@@ -73,6 +74,13 @@ static void utilization_describe(buf *b, const resolved_probe *rp)
 
 /* ---- report -------------------------------------------------------- */
 
+/* Whether E, an entry of @uin_NAME, is a thread's wait in progress (0:
+ * the thread waits no more). */
+static bool wait_in_progress(const bpfout_entry *e)
+{
+	return e->n_ikeys == 1 && e->type == BPFOUT_VALUE_INT && e->value != 0;
+}
+
 /* The waits of each thread in epoll, as a latency probe's calls, and the
  * window [begin, end) (bpftrace's clock) split into idle and busy time.
  * Threads waiting when the window began (the run's waiting_tids) or
@@ -86,7 +94,7 @@ static int utilization_fill(report_probe *p, const resolved_probe *rp, const bpf
 	uint64_t begin = ctx->begin_ns, end = ctx->end_ns, win = end > begin ? end - begin : 0;
 
 	for (size_t i = 0; in && i < in->n_entries; i++)
-		if (in->entries[i].n_ikeys == 1 &&
+		if (wait_in_progress(&in->entries[i]) &&
 		    !report_find_thread(&p->groups, &p->n_groups, (long)in->entries[i].ikeys[0]))
 			return -1;
 	for (size_t i = 0; i < ctx->run->n_waiting; i++)
@@ -101,7 +109,7 @@ static int utilization_fill(report_probe *p, const resolved_probe *rp, const bpf
 		g->idle_ns = g->st.sum_ns;
 		for (size_t k = 0; in && k < in->n_entries; k++) {
 			const bpfout_entry *e = &in->entries[k];
-			if (e->n_ikeys != 1 || e->ikeys[0] != g->tid || e->type != BPFOUT_VALUE_INT)
+			if (!wait_in_progress(e) || e->ikeys[0] != g->tid)
 				continue;
 			uint64_t from = (uint64_t)e->value > begin ? (uint64_t)e->value : begin;
 			if (from < end)
