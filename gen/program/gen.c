@@ -9,6 +9,7 @@
 #include "model/kind.h"
 #include "model/wire.h"
 #include "program/gen_internal.h"
+#include "program/gen_maps_rule.h"
 #include "spec/spec.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -568,9 +569,11 @@ program *gen_program(const resolved *r, const gen_options *o)
 		prog->shared_probes += r->probes[i].active && wire_of(r->probes[i].sp->kind)->shared;
 	prog->len = pt.out.len;
 	prog->text = buf_take(&pt.out);
-	if (failed || !prog->text) {
-		if (!failed)
-			diag_error(NULL, "out of memory");
+	if (!failed && !prog->text) {
+		diag_error(NULL, "out of memory");
+		failed = 1;
+	}
+	if (failed || gen_check_maps_rule(prog->text) < 0) {
 		program_free(prog);
 		return NULL;
 	}

@@ -12,6 +12,7 @@
 
 #include "helpers.h"
 #include "program/gen.h"
+#include "program/gen_maps_rule.h"
 #include "program/resolve.h"
 #include "spec/spec.h"
 #include "target/target.h"
@@ -829,6 +830,31 @@ START_TEST(test_program_entry_only_shared)
 }
 END_TEST
 
+/* A map the probes delete from: cleared by BEGIN or END only, printed or
+ * cleared by no other probe (a thread's exit may delete from any). */
+START_TEST(test_maps_rule)
+{
+	ck_assert_int_eq(gen_check_maps_rule("BEGIN\n{\n\tclear(@a);\n}\n\n"
+					     "uprobe:/x:0x1\n/pid == 1/\n{\n\tdelete(@a[tid]);\n}\n\n"
+					     "END\n{\n\tprint(@a);\n\tclear(@a);\n}\n"), 0);
+	/* printed at each window: several attach points, 0.24's form */
+	ck_assert_int_eq(gen_check_maps_rule("uprobe:/x:0x1,\nuprobe:/x:0x2\n{\n"
+					     "\tif (1) {\n\t\t$deleted = delete(@a_b[tid]);\n\t}\n}\n\n"
+					     "interval:ms:1000\n{\n\tprint(@a_b);\n}\n"), -1);
+	/* cleared as a held window starts (the trigger's probe) */
+	ck_assert_int_eq(gen_check_maps_rule("uprobe:/x:0x1\n{\n\tdelete(@s[tid]);\n}\n"
+					     "uprobe:/b:0x2\n/pid == 3 && arg0 == 2/\n{\n"
+					     "\tclear(@s);\n}\n"), -1);
+	ck_assert_int_eq(gen_check_maps_rule("tracepoint:sched:sched_process_exit\n/pid == 1/\n{\n"
+					     "\tdelete(@u[tid]);\n}\n"
+					     "interval:ms:1000\n{\n\tprint(@u);\n}\n"), 0);
+	/* a name that begins another's is another map */
+	ck_assert_int_eq(gen_check_maps_rule("uprobe:/x:0x1\n{\n\tdelete(@ab[tid]);\n}\n"
+					     "interval:ms:1000\n{\n\tprint(@abc);\n\tclear(@a);\n}\n"),
+			 0);
+}
+END_TEST
+
 START_TEST(test_program_free_null)
 {
 	program_free(NULL);
@@ -865,6 +891,7 @@ static Suite *gen_suite(void)
 	tcase_add_test(tc, test_program_delete_dialect);
 	tcase_add_test(tc, test_program_plus_paths_quoted);
 	tcase_add_test(tc, test_program_free_null);
+	tcase_add_test(tc, test_maps_rule);
 	suite_add_tcase(s, tc);
 	return s;
 }
