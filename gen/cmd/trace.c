@@ -60,6 +60,8 @@ typedef struct run_ctx {
 	size_t n_pids;
 	uint64_t window_ns;
 	uint64_t prev_end_ns;	/* end of the previous interval (bpftrace clock) */
+	uint64_t stacks_unread;	/* runner_result's stacks_unread as the last
+				 * report was built */
 	const char *bpftrace_version;
 	runner_result *rr;
 	long waiting[256];	/* threads in epoll as the window began (utilization) */
@@ -182,6 +184,14 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 		report_add_warning(rep, msg);
 		if (!ctx->printed)
 			diag_warn("%s", msg);
+	}
+	if (ctx->rr->stacks_unread > ctx->stacks_unread) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "%llu stack samples could not be read (bpftrace: \"failed to "
+			 "look up stack id\"): the stacks shown leave them out",
+			 (unsigned long long)(ctx->rr->stacks_unread - ctx->stacks_unread));
+		ctx->stacks_unread = ctx->rr->stacks_unread;
+		report_add_warning(rep, msg);
 	}
 	/* Lost events are one total (lost_events, one warning in the text
 	 * view), not one warning per record bpftrace printed. */

@@ -334,6 +334,14 @@ static void handle_stderr_line(run_state *st, const char *line, size_t len)
 	}
 	if (n == 0)
 		return;
+	/* A sampled stack whose id is an error (its slot in the stack map
+	 * held another stack: the map full, or two stacks colliding): one
+	 * line per sample under load, counted for the report instead. */
+	if (strstr(text, "failed to look up stack id")) {
+		st->res->stacks_unread++;
+		diag_verbose("bpftrace: %s", text);
+		return;
+	}
 	/* Point at the generated program instead of the memfd path. */
 	char shown[1200];
 	if (strncmp(text, RUNNER_SCRIPT_NAME ":", strlen(RUNNER_SCRIPT_NAME) + 1) == 0)

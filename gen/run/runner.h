@@ -148,6 +148,9 @@ typedef struct runner_result {
 	bool begun;		/* the window began (BEGIN line read; with the trigger,
 				 * "bpfspec:begun") */
 	unsigned error_lines;	/* stderr lines that said ERROR */
+	uint64_t stacks_unread;	/* "failed to look up stack id" lines: stack
+				 * samples bpftrace could not print (counted,
+				 * shown with -v only) */
 	uint64_t attach_ns;	/* bpftrace start to probes attached, 0 if never */
 	uint64_t begin_mono_ns;	/* CLOCK_MONOTONIC when the window began */
 	uint64_t begin_trace_ns;	/* the same moment on bpftrace's clock (its

@@ -16,6 +16,9 @@
 #   h. an openat flood (~200k/s): events report the loss and the text view
 #      warns; syscalls counts equal the workload's own count exactly;
 #      bpfspec's own CPU time is measured.
+#   i. bpftrace saying "failed to look up stack id" once per sample (a full
+#      stack map, under load): counted in the report's warnings, each line
+#      shown with -v only.
 # Every scenario runs; the problems found are listed at the end.
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -413,5 +416,19 @@ echo "measured: h. syscalls, $calls_made openat in 2 s: exit $rc, counted $count
 [ "$counted" = "$calls_made" ] || bad "h (syscalls): counted $counted openat, the workload made $calls_made"
 [ "$enoent" = "$calls_made" ] || bad "h (syscalls): $enoent ENOENT, the workload made $calls_made failing calls"
 [ -z "$(leftovers h3)" ] || bad "h: left behind: $(leftovers h3)"
+
+# i. The real bpftrace behind a wrapper that first writes the line
+# bpftrace writes per stack sample it cannot read, three times.
+real_bpftrace=$(command -v "${BPFSPEC_BPFTRACE:-bpftrace}")
+printf '#!/bin/sh\nfor i in 1 2 3; do echo "ERROR: failed to look up stack id -17 (pid 1): -2" >&2; done\nexec %s "$@"\n' \
+	"$real_bpftrace" >"$TMP/stackid-bpftrace"
+chmod +x "$TMP/stackid-bpftrace"
+BPFSPEC_BPFTRACE=$TMP/stackid-bpftrace "$BPFSPEC" run "$TMP/syscalls.yaml" -d 1 -o json \
+	-- sleep 3 >"$TMP/i.json" 2>"$TMP/i.err" && rc=0 || rc=$?
+warning=$(jq -r '.warnings[]? | select(test("stack samples could not be read"))' "$TMP/i.json")
+echo "measured: i. 3 unreadable stack lines: exit $rc, warning \"$warning\", $(grep -c 'stack id' "$TMP/i.err") shown"
+[ "$rc" -eq 0 ] || { bad "i: exit status $rc"; cat "$TMP/i.err" >&2; }
+case $warning in "3 stack samples"*) ;; *) bad "i: the report does not count the 3 stack lines" ;; esac
+! grep -q 'stack id' "$TMP/i.err" || bad "i: the stack lines were shown without -v"
 
 [ "$problems" -eq 0 ] || fail "$problems problems (listed above)"
