@@ -95,6 +95,23 @@ parts_add_up() {
 			fail "$phase (tid $tid): parts leave $un ns of $sum ns unaccounted (longest call $max ns)"
 	done <"$TMP/parts"
 	echo "measured: parts add up in $(wc -l <"$TMP/parts") phase groups (unaccounted, ns: $(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $5 }' "$TMP/parts"))"
+	# The same report as Prometheus text (-o prom): each thread's four
+	# bpfspec_phase_cause_seconds add up to its bpfspec_thread_time_seconds
+	# of the phase, within the same bound.
+	"$BPFSPEC" report "$1" -o prom >"$TMP/parts.prom" || fail "report -o prom of $1 failed"
+	awk '
+		function series(line,   k) { k = line; sub(/^[a-z_]*\{/, "", k); sub(/,cause="[a-z_]*"/, "", k); sub(/\} .*/, "", k); return k }
+		/^bpfspec_phase_cause_seconds\{/ { parts[series($0)] += $NF; n++ }
+		/^bpfspec_thread_time_seconds\{/ { whole[series($0)] = $NF }
+		END {
+			for (k in parts) {
+				d = parts[k] - whole[k]; d = d < 0 ? -d : d
+				if (!(k in whole) || (d > 0.001 * whole[k] && d > 50e-6)) { print "prom: " k ": parts " parts[k] " s, total " whole[k] " s"; bad = 1 }
+				groups++
+			}
+			print "measured: -o prom: the causes add up to the thread time in " groups + 0 " phase groups"
+			exit bad || (groups == 0 && n > 0)
+		}' "$TMP/parts.prom" || fail "-o prom: the causes of a phase do not add up to its time (above)"
 }
 
 # judge_split REP LOG LABEL — the main thread's timers phase of REP

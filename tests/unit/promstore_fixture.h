@@ -40,8 +40,9 @@ static report_why_syscall fx_poll_sys[] = {
 	{ S("epoll_wait"), 232, 5, 3000000, 2900000 },
 	{ S("read"), 0, 2, 1000, 0 },
 };
+/* Its parts add up to the group's sum_ns, as a report's do. */
 static report_split fx_poll_split = { .cpu_ns = 1000000, .wait_ns = 200000, .blocked_ns = 2900000,
-				      .other_ns = 10000, .syscalls = fx_poll_sys, .n_syscalls = 2 };
+				      .other_ns = 100000, .syscalls = fx_poll_sys, .n_syscalls = 2 };
 static report_group fx_poll[] = {
 	{ .tid = 100, .thread = S("node"),
 	  .st = { .count = 4, .sum_ns = 4200000, .buckets = fx_poll_b, .n_buckets = 1 },

@@ -140,6 +140,15 @@ START_TEST(test_rich_twice)
 			     ",syscall=\"openat\",errno=\"EACCES\"} 2");
 	ck_assert_line(text, "bpfspec_phase_cause_seconds_total{spec=\"loop-why\",probe=\"poll\"," T
 			     ",thread_role=\"main\",cause=\"blocked_syscall\"} 0.0058");
+	/* The four causes add up to the phase's time: 2 x 4200000 ns. */
+	ck_assert_line(text, "bpfspec_latency_seconds_sum{spec=\"loop-why\",probe=\"poll\"," T
+			     ",thread_role=\"main\"} 0.0084");
+	ck_assert_line(text, "bpfspec_phase_cause_seconds_total{spec=\"loop-why\",probe=\"poll\"," T
+			     ",thread_role=\"main\",cause=\"on_cpu\"} 0.002");
+	ck_assert_line(text, "bpfspec_phase_cause_seconds_total{spec=\"loop-why\",probe=\"poll\"," T
+			     ",thread_role=\"main\",cause=\"waiting_for_cpu\"} 0.0004");
+	ck_assert_line(text, "bpfspec_phase_cause_seconds_total{spec=\"loop-why\",probe=\"poll\"," T
+			     ",thread_role=\"main\",cause=\"off_cpu_other\"} 0.0002");
 	ck_assert_line(text, "bpfspec_phase_syscall_blocked_seconds_total{spec=\"loop-why\","
 			     "probe=\"poll\"," T ",thread_role=\"main\",syscall=\"epoll_wait\"} 0.0058");
 	ck_assert_lacks(text, "syscall=\"read\"");	/* never slept in it */
