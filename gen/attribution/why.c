@@ -326,10 +326,10 @@ int why_emit(gen_parts *pt, const resolved *r)
 	gen_vars_set(&v, "profile", profile);
 	buf_putc(&pt->out, '\n');
 	int rc = gen_render(&pt->out, "why.bt.in", &v);
-	/* sched_switch, sched_wakeup, sched_process_exit, sys_enter,
-	 * sys_exit, sched_process_fork, sys_enter_execve, and the profile
-	 * probe */
-	pt->attach += 7 + (profile != NULL);
+	/* sched_switch, sched_wakeup, sched_process_exit (the target's
+	 * threads, and its children's), sys_enter, sys_exit,
+	 * sched_process_fork, sys_enter_execve, and the profile probe */
+	pt->attach += 8 + (profile != NULL);
 	free(st);
 	free(ot);
 	free(pa);
