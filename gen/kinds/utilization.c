@@ -224,7 +224,15 @@ static const ps_family_def loop_time_family = {
 	"Time the event loop thread was active (outside epoll waits) or idle (waiting in epoll).",
 	PS_COUNTER, true
 };
-static const ps_family_def *const utilization_families[] = { &loop_time_family, NULL };
+/* OpenTelemetry's nodejs.eventloop.utilization (a gauge of unit 1), under
+ * the name its Prometheus translation gives it. */
+static const ps_family_def loop_utilization_family = {
+	"nodejs_eventloop_utilization_ratio",
+	"Share of the last interval the event loop threads of the role were active (not waiting "
+	"in epoll), 0 to 1.", PS_GAUGE, false
+};
+static const ps_family_def *const utilization_families[] = { &loop_time_family,
+							     &loop_utilization_family, NULL };
 
 static int utilization_serve_group(ps_add *a, const report_probe *p, const report_group *g,
 				   const char *labels)
@@ -233,8 +241,11 @@ static int utilization_serve_group(ps_add *a, const report_probe *p, const repor
 	if (ps_plan(a, &loop_time_family, labels, "nodejs_eventloop_state", "active", NULL, NULL,
 		    g->busy_ns, NULL) < 0)
 		return -1;
-	return ps_plan(a, &loop_time_family, labels, "nodejs_eventloop_state", "idle", NULL, NULL,
-		       g->idle_ns, NULL);
+	if (ps_plan(a, &loop_time_family, labels, "nodejs_eventloop_state", "idle", NULL, NULL,
+		    g->idle_ns, NULL) < 0)
+		return -1;
+	return ps_plan_ratio(a, &loop_utilization_family, labels, NULL, NULL, g->busy_ns,
+			     g->busy_ns + g->idle_ns);
 }
 
 static int utilization_serve(ps_add *a, const report_probe *p)

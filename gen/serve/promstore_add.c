@@ -193,29 +193,61 @@ int ps_plan_thread_labels(ps_add *a, long tid, const char *name, const char **la
 	return 0;
 }
 
-int ps_plan(ps_add *a, const ps_family_def *def, const char *labels, const char *n1, const char *v1,
-	    const char *n2, const char *v2, uint64_t v, const report_stats *st)
+/* The series of family DEF with the current labels, LABELS and up to two
+ * more pairs, found or created; NULL (errno set) on failure. */
+static ps_series *plan_series(ps_add *a, const ps_family_def *def, const char *labels,
+			      const char *n1, const char *v1, const char *n2, const char *v2)
 {
 	promstore *ps = a->ps;
 	ps_text *k = &ps->key;
 	ps_family *fam;
-	ps_series *s;
 
 	k->len = 0;
 	if (ps_text_label(ps, k, "spec", a->rep->spec_name) < 0 ||
 	    (a->probe && ps_text_label(ps, k, "probe", a->probe) < 0) ||
 	    ps_text_put(ps, k, ",", 1) < 0 || ps_text_put(ps, k, labels, strlen(labels)) < 0 ||
 	    (n1 && ps_text_label(ps, k, n1, v1) < 0) || (n2 && ps_text_label(ps, k, n2, v2) < 0))
-		return -1;
-	if (!(fam = ps_family_get(ps, def->name, def->type, def->seconds, def->help)) ||
-	    !(s = ps_series_get(ps, fam, k->data)))
-		return -1;
+		return NULL;
+	if (!(fam = ps_family_get(ps, def->name, def->type, def->seconds, def->help)))
+		return NULL;
+	return ps_series_get(ps, fam, k->data);
+}
+
+static int plan_item(promstore *ps, ps_plan_item item)
+{
 	ps_plan_item *arr = ps_grow(ps, ps->plan, &ps->cap_plan, ps->n_plan + 1, sizeof *arr);
 	if (!arr)
 		return -1;
 	ps->plan = arr;
-	ps->plan[ps->n_plan++] = (ps_plan_item){ s, def->type, def->seconds, v, st };
+	ps->plan[ps->n_plan++] = item;
 	return 0;
+}
+
+int ps_plan(ps_add *a, const ps_family_def *def, const char *labels, const char *n1, const char *v1,
+	    const char *n2, const char *v2, uint64_t v, const report_stats *st)
+{
+	ps_series *s = plan_series(a, def, labels, n1, v1, n2, v2);
+	if (!s)
+		return -1;
+	return plan_item(a->ps, (ps_plan_item){ .s = s, .type = def->type, .seconds = def->seconds,
+						.v = v, .st = st });
+}
+
+int ps_plan_ratio(ps_add *a, const ps_family_def *def, const char *labels, const char *n1,
+		  const char *v1, uint64_t part, uint64_t whole)
+{
+	promstore *ps = a->ps;
+	ps_series *s = plan_series(a, def, labels, n1, v1, NULL, NULL);
+	if (!s)
+		return -1;
+	/* One item per series: the threads of one role add up in it. */
+	for (size_t i = 0; i < ps->n_plan; i++)
+		if (ps->plan[i].s == s && ps->plan[i].type == PS_GAUGE) {
+			ps->plan[i].v = ps_add_u64(ps->plan[i].v, part);
+			ps->plan[i].whole = ps_add_u64(ps->plan[i].whole, whole);
+			return 0;
+		}
+	return plan_item(ps, (ps_plan_item){ .s = s, .type = PS_GAUGE, .v = part, .whole = whole });
 }
 
 int ps_plan_groups(ps_add *a, const report_probe *p, ps_group_planner *each)
@@ -321,6 +353,8 @@ static void apply(const ps_plan_item *pl)
 		add_histogram(pl->s, pl->st);
 		break;
 	case PS_GAUGE:
+		if (pl->whole)
+			pl->s->gauge = (double)pl->v / (double)pl->whole;
 		break;
 	}
 }

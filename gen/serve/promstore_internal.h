@@ -54,7 +54,9 @@ typedef struct ps_plan_item {
 	ps_series *s;
 	ps_type type;
 	bool seconds;
-	uint64_t v;	/* counters: the count or nanoseconds to add */
+	uint64_t v;	/* counters: the count or nanoseconds to add; gauges:
+			 * the part of a ratio (ps_plan_ratio) */
+	uint64_t whole;	/* gauges: the whole of the ratio */
 	const report_stats *st;	/* histograms */
 } ps_plan_item;
 

@@ -41,6 +41,13 @@ typedef struct ps_add ps_add;
 int ps_plan(ps_add *a, const ps_family_def *f, const char *labels, const char *n1, const char *v1,
 	    const char *n2, const char *v2, uint64_t v, const report_stats *st);
 
+/* Plans setting gauge family F's series (labels as for ps_plan) to a
+ * ratio: the PARTs planned for it in this add over their WHOLEs (the
+ * threads of one role, say, pool into one figure).  A series whose
+ * wholes add up to 0 keeps its value.  Returns 0, or -1 (errno set). */
+int ps_plan_ratio(ps_add *a, const ps_family_def *f, const char *labels, const char *n1,
+		  const char *v1, uint64_t part, uint64_t whole);
+
 /* The label pairs of thread TID (named NAME; tid 0: the target as a
  * whole) into *LABELS, borrowed until the add ends; NULL when the
  * labeler leaves the thread out (plan nothing for it then).  Returns 0,

@@ -285,6 +285,19 @@ ca=$(prom_value "sum(bpfspec_latency_seconds_count{probe=\"timers\",thread_role=
 echo "measured: timers count on $vtarget         $cb before the kill, $ca after"
 awk -v b="$cb" -v a="$ca" 'BEGIN { exit !(a > b) }' || fail "target $vtarget's timers count stopped growing after the kill"
 
+# --- The loop utilization gauge (OpenTelemetry's nodejs.eventloop.utilization
+# as Prometheus names it): the last interval's busy share of each main
+# loop, against what the workloads do every 100 ms (a busy-wait of the
+# timer's 20 or 40 ms, and the immediate's 15 ms): 0.35 for a (c since
+# the kill), 0.55 for b, within 0.1.
+for pair in a:0.35 b:0.55; do
+	t=${pair%%:*} truth=${pair#*:}
+	u=$(prom_value "nodejs_eventloop_utilization_ratio{spec=\"loop-utilization\",target=\"$t\",thread_role=\"main\"}")
+	echo "measured: main loop utilization of $t (gauge)  $u (truth $truth)"
+	awk -v u="$u" -v t="$truth" 'BEGIN { d = u - t; exit !(u != "" && d <= 0.1 && d >= -0.1) }' ||
+		fail "nodejs_eventloop_utilization_ratio of $t is $u, not within 0.1 of $truth"
+done
+
 # --- Nothing ever decreased, over the whole run.
 # resets() drops the metric name: one family at a time (a histogram's
 # _count and _sum would collide).

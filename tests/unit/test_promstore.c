@@ -438,6 +438,49 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* nodejs_eventloop_utilization_ratio: each interval's busy share, the
+ * threads of one role pooled (busy over busy + idle, not a mean of
+ * ratios); an interval replaces the last one's value; a role whose
+ * threads measured no time keeps its value. */
+START_TEST(test_utilization_ratio)
+{
+	report_group loop1[] = {
+		{ .tid = 100, .thread = S("node"), .idle_ns = 500000000, .busy_ns = 1500000000 },
+		{ .tid = 105, .thread = S("node"), .idle_ns = 1800000000, .busy_ns = 200000000 },
+		{ .tid = 200, .thread = S("WorkerThread"), .idle_ns = 1000000000, .busy_ns = 1000000000 },
+	};
+	report_group loop2[] = {
+		{ .tid = 100, .thread = S("node"), .idle_ns = 1500000000, .busy_ns = 500000000 },
+		{ .tid = 105, .thread = S("node") },
+	};
+	report_probe probe = { .name = S("loop"), .kind = PROBE_UTILIZATION, .attached = true,
+			       .groups = loop1, .n_groups = 3 };
+	report rep = { .spec_name = S("u"), .pid = 100, .binary = S("/usr/bin/node"),
+		       .duration_ns = 2000000000, .probes = &probe, .n_probes = 1 };
+	promstore *ps = promstore_new();
+
+	ck_assert_int_eq(promstore_add(ps, &rep, NULL), 0);
+	char *text = fx_render(ps);
+	assert_well_formed(text);
+	ck_assert_contains(text, "# TYPE nodejs_eventloop_utilization_ratio gauge\n");
+	ck_assert_line(text, "nodejs_eventloop_utilization_ratio{spec=\"u\",probe=\"loop\","
+			     "target=\"node\",thread_role=\"main\"} 0.75");
+	ck_assert_line(text, "nodejs_eventloop_utilization_ratio{spec=\"u\",probe=\"loop\","
+			     "target=\"node\",thread_role=\"worker\"} 0.3");
+	free(text);
+	probe.groups = loop2;
+	probe.n_groups = 2;
+	ck_assert_int_eq(promstore_add(ps, &rep, NULL), 0);
+	text = fx_render(ps);
+	ck_assert_line(text, "nodejs_eventloop_utilization_ratio{spec=\"u\",probe=\"loop\","
+			     "target=\"node\",thread_role=\"main\"} 0.25");
+	ck_assert_line(text, "nodejs_eventloop_utilization_ratio{spec=\"u\",probe=\"loop\","
+			     "target=\"node\",thread_role=\"worker\"} 0.3");
+	free(text);
+	promstore_free(ps);
+}
+END_TEST
+
 START_TEST(test_roles)
 {
 	ck_assert_int_eq(promstore_node_role(&fx_rich, 100, "node"), PROMSTORE_ROLE_MAIN);
@@ -585,6 +628,7 @@ int main(void)
 	tcase_add_test(totals, test_layout_holds_render_prom);
 	tcase_add_test(totals, test_stable_order);
 	tcase_add_test(totals, test_roles);
+	tcase_add_test(totals, test_utilization_ratio);
 	tcase_add_test(text, test_hostile_labels);
 	tcase_add_test(text, test_caller_families);
 	tcase_add_test(text, test_promtool_accepts);	/* starts promtool (Go): slow on a busy machine */
