@@ -268,11 +268,12 @@ static int put_summary(FILE *out, const page *pg)
 
 /* ---- per probe ------------------------------------------------------ */
 
-/* The name of the page's first utilization probe that attached, or NULL. */
+/* The name of the page's first probe that attached and measures busy and
+ * idle time (a utilization probe), or NULL. */
 static const char *utilization_probe(const page *pg)
 {
 	for (size_t i = 0; i < pg->n_probes; i++)
-		if (pg->probes[i]->kind == PROBE_UTILIZATION && pg->probes[i]->attached)
+		if (kind_shape_of(pg->probes[i]->kind)->busy && pg->probes[i]->attached)
 			return pg->probes[i]->name;
 	return NULL;
 }

@@ -94,9 +94,10 @@ promstore_role promstore_node_role(const report *rep, long tid, const char *thre
 		return PROMSTORE_ROLE_WORKER;
 	for (size_t i = 0; rep && tid > 0 && i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
-		bool loop = p->kind == PROBE_UTILIZATION ||
-			    (p->kind == PROBE_LATENCY && p->function &&
-			     libuv_is_phase_function(p->function));
+		/* a loop's thread: busy and idle time measured, or a libuv
+		 * phase timed */
+		bool loop = kind_shape_of(p->kind)->busy ||
+			    (p->function && libuv_is_phase_function(p->function));
 		if (p->attached && loop && in_groups(p, tid))
 			return PROMSTORE_ROLE_WORKER;
 	}
