@@ -341,7 +341,7 @@ int why_emit(gen_parts *pt, const resolved *r)
 	if (profile) {
 		/* printed last: bpftrace names every frame as it prints them */
 		static const char *const stacks[] = { "stk", NULL };
-		gen_add_maps(pt, WHY_NAME, stacks, NULL, NULL);
+		gen_add_late_maps(pt, WHY_NAME, stacks);
 		free(profile);
 	}
 	return rc;

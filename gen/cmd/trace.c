@@ -84,7 +84,7 @@ static bool run_is_partial(const run_ctx *ctx, bool final, char *why, size_t len
 	if (rr->stop == RUNNER_STOP_TARGET && !ctx->cfg->cmd && ctx->window_ns > 0) {
 		snprintf(why, len, "target pid %d exited %.2f s into a %.2f s window",
 			 (int)(rr->exited_pid ? rr->exited_pid : ctx->t->pid),
-			 (double)(rr->stop_mono_ns - rr->begin_mono_ns) / 1e9,
+			 (double)(rr->stop_mono_ns - rr->begin_mono_ns - rr->held_ns) / 1e9,
 			 (double)ctx->window_ns / 1e9);
 		return true;
 	}
@@ -147,7 +147,11 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 	char why[256] = "";
 	bool partial = run_is_partial(ctx, final, why, sizeof why);
 	uint64_t begin = ctx->rr->begin_trace_ns ? ctx->rr->begin_trace_ns : ctx->rr->begin_mono_ns;
-	if (index > 0 && !ctx->cfg->cumulative && ctx->prev_end_ns)
+	/* A later interval begins where it resumed (held intervals), else
+	 * at the flush before it. */
+	if (index > 0 && !ctx->cfg->cumulative && w && w->begin_ns)
+		begin = w->begin_ns;
+	else if (index > 0 && !ctx->cfg->cumulative && ctx->prev_end_ns)
 		begin = ctx->prev_end_ns;
 	report_run info = {
 		.pid = ctx->n_pids ? ctx->pids[0] : 0,

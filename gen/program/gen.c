@@ -185,6 +185,14 @@ void gen_add_maps(gen_parts *pt, const char *name, const char *const *print,
 		buf_printf(&pt->finals, "\tclear(@%s%s%s);\n", *in_flight, sep, name);
 }
 
+void gen_add_late_maps(gen_parts *pt, const char *name, const char *const *print)
+{
+	for (; print && *print; print++) {
+		buf_printf(&pt->late_prints, "\tprint(@%s_%s);\n", *print, name);
+		buf_printf(&pt->late_clears, "\tclear(@%s_%s);\n", *print, name);
+	}
+}
+
 void gen_add_shared_maps(gen_parts *pt, probe_kind kind)
 {
 	const wire_kind *w = wire_of(kind);
@@ -390,13 +398,28 @@ static int put_header(gen_parts *pt, const resolved *r, const gen_options *o)
 	return rc;
 }
 
+/* Whether the program holds each interval's flush (-i with a trigger,
+ * not cumulative): the flush moves @wstart out of reach, prints and
+ * clears, and says "bpfspec:held"; bpfspec then resumes the run
+ * (RUNNER_INTERVAL_RESUME), which puts @wstart back.  bpftrace prints
+ * and clears a map at a time, in its userspace, while the probes run: a
+ * call that ended between two clears would otherwise keep its total in
+ * one map and lose its parts with the other (seen under load, 54 ms of
+ * a phase without its split).  A call that ends during the hold (a
+ * millisecond, tens under load) is in no interval. */
+static bool held_intervals(const gen_options *o)
+{
+	return o->trigger_path && !o->cumulative;
+}
+
 /* BEGIN: what starts a window (kept in *START_TEXT for the window
  * probes: utilization probes move their start) and, in BEGIN only, the
  * maps' typings and @wstart, the window's start (the window-start probe
  * moves it; entries of maps END alone clears that are older were left
  * over from attaching: they are skipped).  *BEGIN_TEXT: all of BEGIN's
  * statements, which the window-start probe repeats. */
-static int put_begin(gen_parts *pt, const resolved *r, char **start_text, char **begin_text)
+static int put_begin(gen_parts *pt, const resolved *r, const gen_options *o, char **start_text,
+		     char **begin_text)
 {
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const kind_ops *ops = kind_ops_of(r->probes[i].sp->kind);
@@ -406,6 +429,12 @@ static int put_begin(gen_parts *pt, const resolved *r, char **start_text, char *
 	for (const feature_ops *const *f = features; *f; f++)
 		if ((*f)->begin)
 			(*f)->begin(pt, r);
+	/* Held intervals (put_window) keep the run's start while one is
+	 * flushed. */
+	if (held_intervals(o)) {
+		buf_puts(&pt->types, "\t@wkeep = (int64)0;\n");
+		buf_puts(&pt->finals, "\tclear(@wkeep);\n");
+	}
 	char *types = buf_take(&pt->types);
 	*start_text = gen_chop(buf_take(&pt->starts));
 	if (!*start_text || !types ||
@@ -433,14 +462,93 @@ static int put_begin(gen_parts *pt, const resolved *r, char **start_text, char *
 	return rc;
 }
 
+/* Further ahead than window_start.bt.in's held start (1e18), so that
+ * utilization.bt.in tells the two apart; computed in uint64, then cast
+ * (0.23 and 0.27 warn about the other forms). */
+#define FREEZE "@wstart = (int64)(nsecs + 2000000000000000000);"
+#define HOLD "@wkeep = @wstart; @wstart = (int64)(nsecs + 1000000000000000000);"
+
+/* What the window probes say, one statement per line (owned). */
+typedef struct window_texts {
+	char *prints, *clears;		/* result maps */
+	char *late_prints, *late_clears;	/* gen_add_late_maps' */
+	char *all_prints, *all_clears;	/* both: END, the held start */
+	char *helpers;			/* helper maps' clears */
+} window_texts;
+
+/* A then B, a newline between when both have statements. */
+static char *join_lines(const char *a, const char *b)
+{
+	char *out = NULL;
+	if (asprintf(&out, "%s%s%s", a ? a : "", a && *a && b && *b ? "\n" : "", b ? b : "") < 0)
+		return NULL;
+	return out;
+}
+
+/* Takes PT's print and clear statements into T.  Returns 0, or -1 out
+ * of memory (said). */
+static int take_window_texts(gen_parts *pt, window_texts *t)
+{
+	t->prints = gen_chop(buf_take(&pt->prints));
+	t->clears = gen_chop(buf_take(&pt->clears));
+	t->late_prints = gen_chop(buf_take(&pt->late_prints));
+	t->late_clears = gen_chop(buf_take(&pt->late_clears));
+	t->helpers = gen_chop(buf_take(&pt->helpers));
+	t->all_prints = join_lines(t->prints, t->late_prints);
+	t->all_clears = join_lines(t->clears, t->late_clears);
+	if (t->prints && t->clears && t->late_prints && t->late_clears && t->helpers &&
+	    t->all_prints && t->all_clears)
+		return 0;
+	diag_error(NULL, "out of memory");
+	return -1;
+}
+
+static void window_texts_free(window_texts *t)
+{
+	free(t->prints);
+	free(t->clears);
+	free(t->late_prints);
+	free(t->late_clears);
+	free(t->all_prints);
+	free(t->all_clears);
+	free(t->helpers);
+}
+
+/* The trigger's window-start probes (held start, begin) and, with held
+ * intervals, the interval's resume. */
+static int put_window_starts(gen_parts *pt, const gen_options *o, const char *probe,
+			     const window_texts *t, const char *start_text, const char *begin_text)
+{
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)o->trigger_pid);
+	gen_vars sv = { .n = 0 };
+	gen_vars_set(&sv, "window_probe", probe);
+	gen_vars_set(&sv, "pid", pid);
+	gen_vars_set(&sv, "clear_maps", t->all_clears);
+	gen_vars_set(&sv, "clear_helpers", t->helpers);
+	gen_vars_set(&sv, "restart_stmts", pt->restarts.data);
+	gen_vars_set(&sv, "start_stmts", begin_text);
+	buf_putc(&pt->out, '\n');
+	int rc = gen_render(&pt->out, "window_start.bt.in", &sv);
+	pt->attach += 2;
+	if (!held_intervals(o))
+		return rc;
+	gen_vars rv = { .n = 0 };
+	gen_vars_set(&rv, "window_probe", probe);
+	gen_vars_set(&rv, "pid", pid);
+	gen_vars_set(&rv, "start_stmts", start_text);
+	buf_putc(&pt->out, '\n');
+	rc |= gen_render(&pt->out, "window_resume.bt.in", &rv);
+	pt->attach++;
+	return rc;
+}
+
 /* The probes that end a window (and with a trigger, start the next):
  * every O->window_ns, or when bpfspec calls its own trigger function. */
-static int put_window(gen_parts *pt, const gen_options *o, const char *print_text,
-		      const char *clear_text, const char *helper_text, const char *start_text,
-		      const char *begin_text)
+static int put_window(gen_parts *pt, const gen_options *o, const window_texts *t,
+		      const char *start_text, const char *begin_text)
 {
 	char probe[4200], filter[64] = "";
-	int rc = 0;
 
 	if (o->trigger_path && !path_is_plain(o->trigger_path)) {
 		diag_error("install bpfspec under a plain path (letters, digits, / . _ - +)",
@@ -463,46 +571,35 @@ static int put_window(gen_parts *pt, const gen_options *o, const char *print_tex
 	gen_vars_set(&v, "window_probe", probe);
 	gen_vars_set(&v, "window_filter", filter);
 	gen_vars_set(&v, "exit_stmt", o->trigger_path ? "\tif (arg0 != 0) { exit(); }" : "\texit();");
-	/* Further ahead than window_start.bt.in's held start (1e18), so
-	 * that utilization.bt.in tells the two apart; computed in uint64,
-	 * then cast (0.23 and 0.27 warn about the other forms). */
-#define FREEZE "@wstart = (int64)(nsecs + 2000000000000000000);"
-	gen_vars_set(&v, "freeze_stmt", o->trigger_path ? "\tif (arg0 != 0) { " FREEZE " }"
-						       : "\t" FREEZE);
-#undef FREEZE
-	gen_vars_set(&v, "print_maps", print_text);
-	gen_vars_set(&v, "clear_maps", o->cumulative ? "" : clear_text);
-	gen_vars_set(&v, "start_stmts", o->cumulative ? "" : start_text);
+	gen_vars_set(&v, "freeze_stmt", !o->trigger_path ? "\t" FREEZE
+					: held_intervals(o) ? "\tif (arg0 != 0) { " FREEZE " } else { " HOLD " }"
+					: "\tif (arg0 != 0) { " FREEZE " }");
+	gen_vars_set(&v, "print_maps", t->prints);
+	gen_vars_set(&v, "clear_maps", o->cumulative ? "" : t->clears);
+	gen_vars_set(&v, "held_stmt", held_intervals(o)
+					      ? "\tif (arg0 == 0) { printf(\"bpfspec:held %llu\\n\", nsecs); }"
+					      : "");
+	gen_vars_set(&v, "late_print_maps", t->late_prints);
+	gen_vars_set(&v, "late_clear_maps", o->cumulative ? "" : t->late_clears);
 	buf_putc(&pt->out, '\n');
-	rc |= gen_render(&pt->out, "window.bt.in", &v);
+	int rc = gen_render(&pt->out, "window.bt.in", &v);
 	pt->attach++;
-	if (!o->trigger_path)
-		return rc;
-	char pid[16];
-	snprintf(pid, sizeof pid, "%d", (int)o->trigger_pid);
-	gen_vars sv = { .n = 0 };
-	gen_vars_set(&sv, "window_probe", probe);
-	gen_vars_set(&sv, "pid", pid);
-	gen_vars_set(&sv, "clear_maps", clear_text);
-	gen_vars_set(&sv, "clear_helpers", helper_text);
-	gen_vars_set(&sv, "restart_stmts", pt->restarts.data);
-	gen_vars_set(&sv, "start_stmts", begin_text);
-	buf_putc(&pt->out, '\n');
-	rc |= gen_render(&pt->out, "window_start.bt.in", &sv);
-	pt->attach += 2;
+	if (o->trigger_path)
+		rc |= put_window_starts(pt, o, probe, t, start_text, begin_text);
 	return rc;
 }
+#undef FREEZE
+#undef HOLD
 
 /* END: the last print, then every map cleared (helpers, and the maps
  * only END may clear). */
-static int put_end(gen_parts *pt, const char *print_text, const char *clear_text,
-		   const char *helper_text)
+static int put_end(gen_parts *pt, const window_texts *t)
 {
 	gen_vars v = { .n = 0 };
-	gen_vars_set(&v, "print_maps", print_text);
-	gen_vars_set(&v, "clear_maps", clear_text);
-	buf_puts(&pt->helpers, helper_text ? helper_text : "");
-	if (helper_text && *helper_text)
+	gen_vars_set(&v, "print_maps", t->all_prints);
+	gen_vars_set(&v, "clear_maps", t->all_clears);
+	buf_puts(&pt->helpers, t->helpers);
+	if (*t->helpers)
 		buf_putc(&pt->helpers, '\n');
 	buf_puts(&pt->helpers, pt->finals.data ? pt->finals.data : "");
 	char *end_clears = gen_chop(buf_take(&pt->helpers));
@@ -517,7 +614,7 @@ static int put_end(gen_parts *pt, const char *print_text, const char *clear_text
 program *gen_program(const resolved *r, const gen_options *o)
 {
 	gen_parts pt = { .out = BUF_INIT, .prints = BUF_INIT, .clears = BUF_INIT,
-			 .helpers = BUF_INIT, .starts = BUF_INIT, .types = BUF_INIT,
+			 .late_prints = BUF_INIT, .late_clears = BUF_INIT, .helpers = BUF_INIT, .starts = BUF_INIT, .types = BUF_INIT,
 			 .finals = BUF_INIT, .restarts = BUF_INIT, .slice_min_ns = o->slice_min_ns,
 			 .delete_call = bpftrace_at_least(o, 0, 24) ? "$deleted = delete" : "delete" };
 	program *prog = calloc(1, sizeof *prog);
@@ -539,22 +636,20 @@ program *gen_program(const resolved *r, const gen_options *o)
 	const pid_t *pids = gen_pids(o, &n_pids);
 	failed |= gen_pid_filter(&pt, pids, n_pids);
 	failed |= put_header(&pt, r, o);
-	failed |= put_begin(&pt, r, &start_text, &begin_text);
+	failed |= put_begin(&pt, r, o, &start_text, &begin_text);
 	for (size_t i = 0; i < r->n_probes && !failed; i++)
 		if (r->probes[i].active)
 			failed |= kind_ops_of(r->probes[i].sp->kind)->emit(&pt, r, i);
 	for (const feature_ops *const *f = features; *f && !failed; f++)
 		if ((*f)->emit)
 			failed |= (*f)->emit(&pt, r);
-	char *print_text = gen_chop(buf_take(&pt.prints)), *clear_text = gen_chop(buf_take(&pt.clears)),
-	     *helper_text = gen_chop(buf_take(&pt.helpers));
+	window_texts wt = { 0 };
+	failed |= take_window_texts(&pt, &wt);
 	if (!failed)
-		failed |= put_window(&pt, o, print_text, clear_text, helper_text, start_text, begin_text);
+		failed |= put_window(&pt, o, &wt, start_text, begin_text);
 	if (!failed)
-		failed |= put_end(&pt, print_text, clear_text, helper_text);
-	free(print_text);
-	free(clear_text);
-	free(helper_text);
+		failed |= put_end(&pt, &wt);
+	window_texts_free(&wt);
 	free(start_text);
 	free(begin_text);
 	buf_free(&pt.finals);
@@ -565,6 +660,7 @@ program *gen_program(const resolved *r, const gen_options *o)
 	free(pt.bucket);
 	free(pt.bucket_nested);
 	prog->expected_attach = pt.attach;
+	prog->held_intervals = held_intervals(o);
 	for (size_t i = 0; i < r->n_probes; i++)
 		prog->shared_probes += r->probes[i].active && wire_of(r->probes[i].sp->kind)->shared;
 	prog->len = pt.out.len;

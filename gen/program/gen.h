@@ -29,11 +29,15 @@
  *   window markers (printf): bpfspec:begin NS, bpfspec:probes NAME...,
  *             bpfspec:started NS,
  *             bpfspec:begun NS (the trigger's window start:
- *             templates/window_start.bt.in), bpfspec:flush NS, bpfspec:end
+ *             templates/window_start.bt.in), bpfspec:flush NS, bpfspec:end,
+ *             bpfspec:held NS and bpfspec:resumed NS (an interval's flush
+ *             and the next interval's start: window.bt.in,
+ *             window_resume.bt.in)
  *   helpers, never printed: @start_NAME @evstart_NAME @evarg_NAME @evn_NAME
  *             @gapK_NAME (derived phases) @pair_start @pair_nest (libuv pairs)
  *             @phase_cur @phase_t @phase_loop (entry-only)
  *             @uin_NAME @ustart_NAME (utilization) @wstart (window start)
+ *             @wkeep (the run's start while an interval is flushed)
  *
  * Ownership: gen_program returns an owned program or NULL after a
  * diagnostic; program_free(NULL) is a no-op. */
@@ -92,6 +96,9 @@ typedef struct program {
 	size_t len;
 	unsigned expected_attach;	/* what bpftrace's attached_probes should say */
 	unsigned shared_probes;	/* probes whose figures share maps (wire.h) */
+	bool held_intervals;	/* an interval's flush (runner_window_end(0)) holds
+				 * the run until bpfspec resumes it (4) after
+				 * reading "bpfspec:held" (templates/window.bt.in) */
 } program;
 
 program *gen_program(const resolved *r, const gen_options *o);

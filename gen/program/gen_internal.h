@@ -26,6 +26,9 @@ typedef struct gen_parts {
 	buf out;		/* the program so far */
 	buf prints;		/* print(@map) statements for every result map */
 	buf clears;		/* clear(@map) statements for result maps */
+	buf late_prints;	/* print(@map) of sampled maps slow to print, after
+				 * an interval's hold (gen_add_late_maps) */
+	buf late_clears;	/* and their clear(@map) */
 	buf helpers;		/* clear(@map) of helper maps no probe deletes from */
 	buf starts;		/* statements that start a window (BEGIN and every window) */
 	buf types;		/* BEGIN only: statements giving maps their type first */
@@ -66,6 +69,13 @@ int gen_render(buf *out, const char *name, gen_vars *v);
  * probes share (wire.h), @PREFIX, registered once (gen_add_shared_maps). */
 void gen_add_maps(gen_parts *pt, const char *name, const char *const *print,
 		  const char *const *clear_only, const char *const *in_flight);
+
+/* Registers probe NAME's sampled maps slow to print (user stacks, whose
+ * frames bpftrace names as it prints them: milliseconds each), printed
+ * and cleared with every window after the other maps, once an interval's
+ * hold has ended (templates/window.bt.in): their samples are not parts
+ * of a whole, and a hold that long would leave calls out. */
+void gen_add_late_maps(gen_parts *pt, const char *name, const char *const *print);
 
 /* Registers KIND's shared maps (wire.h) unless a probe did before. */
 void gen_add_shared_maps(gen_parts *pt, probe_kind kind);

@@ -596,6 +596,20 @@ static bpfout_line feed_marker(bpfout *p, const char *s, size_t len)
 		p->cur->begin_ns = ns;
 		return BPFOUT_LINE_BEGUN;
 	}
+	if (parse_marker(s, len, "held", true, &ns))
+		return BPFOUT_LINE_HELD;
+	if (parse_marker(s, len, "resumed", true, &ns)) {
+		/* The open window begins now: what ended during the hold
+		 * counted nowhere (window_resume.bt.in). */
+		if (p->in_section || !p->n_windows) {
+			bpfout_note(p, "ignored a resumed marker outside the gap between two windows "
+				    "(%" PRIu64 ")", ns);
+			return BPFOUT_LINE_MESSAGE;
+		}
+		if (ns > p->cur->begin_ns)
+			p->cur->begin_ns = ns;
+		return BPFOUT_LINE_RESUMED;
+	}
 	if (parse_marker(s, len, "flush", true, &ns)) {
 		if (p->in_section) {
 			/* The end marker of the previous flush never came (a lost

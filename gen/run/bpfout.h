@@ -12,6 +12,9 @@
  *                       are dropped: templates/window_start.bt.in)
  *   "bpfspec:flush NS"  the current window ends at NS; maps follow
  *   "bpfspec:end"       the maps of that flush are complete
+ *   "bpfspec:held NS"   that flush's maps are cleared (held intervals)
+ *   "bpfspec:resumed NS" the next window begins at NS instead of at the
+ *                       flush (templates/window_resume.bt.in)
  *   "bpfspec:ev TEXT"   one event record, kept in the open window; a TEXT
  *                       that ends in " <join>" (BPFOUT_JOIN_MARK) takes,
  *                       in the mark's place, the text of a join() line
@@ -111,6 +114,8 @@ typedef enum {
 	BPFOUT_LINE_STARTED,	/* bpfspec:started: the window-start clears are done */
 	BPFOUT_LINE_BEGUN,	/* bpfspec:begun NS: the first window begins at NS
 				 * (records before it are dropped) */
+	BPFOUT_LINE_HELD,	/* bpfspec:held NS: an interval's clears are done */
+	BPFOUT_LINE_RESUMED,	/* bpfspec:resumed NS: the open window begins at NS */
 	BPFOUT_LINE_FLUSH,	/* bpfspec:flush marker */
 	BPFOUT_LINE_WINDOW,	/* bpfspec:end: a window became complete */
 	BPFOUT_LINE_DATA,	/* a map/hist/stats/value record */

@@ -139,6 +139,13 @@ typedef struct run_state {
 	unsigned ticks;		/* intervals ended */
 	bool starting;		/* window start triggered; waiting for "started",
 				 * then "begun" (templates/window_start.bt.in) */
+	bool holding;		/* an interval's flush holds the run until
+				 * "bpfspec:held" (templates/window.bt.in) */
+	uint64_t hold_start;	/* CLOCK_MONOTONIC when the hold began */
+	uint64_t hold_deadline;	/* a stop that waits for the hold falls back to
+				 * SIGINT after this */
+	size_t held_window;	/* 1 + the index of the window whose report waits
+				 * for its hold's end; 0: none */
 	bool kernel_functions;	/* the program has kprobe/kfunc probes */
 } run_state;
 
@@ -217,6 +224,10 @@ static void request_stop(run_state *st, runner_stop cause)
 	}
 	if (res->window_done)
 		return;
+	/* The last window ends once the interval before it has resumed
+	 * (handle_stdout_line): its maps may still be being cleared. */
+	if (st->holding && !st->sent_int)
+		return;
 	if (st->o->has_trigger && res->begun && !st->triggered) {
 		diag_verbose("ending the window through the program's trigger");
 		st->final_index = st->flushes++;
@@ -249,6 +260,50 @@ static void begin_window(run_state *st, uint64_t at)
 		st->o->on_begin(st->o->ctx);
 	if (st->o->held && runner_release(st->o->held) < 0)
 		diag_warn("could not release the command (pid %d)", (int)st->o->held->pid);
+	if (res->stop != RUNNER_STOP_NONE)
+		request_stop(st, res->stop);
+}
+
+static void report_window(run_state *st, size_t idx, bool final);
+
+/* The window whose report waited for its hold's end, if any. */
+static void report_held_window(run_state *st)
+{
+	if (!st->held_window)
+		return;
+	size_t idx = st->held_window - 1;
+	st->held_window = 0;
+	report_window(st, idx, false);
+}
+
+/* Hands window IDX to the caller (a held one before it, first), then
+ * keeps only its bounds (long -i runs stay small). */
+static void report_window(run_state *st, size_t idx, bool final)
+{
+	runner_result *res = st->res;
+	report_held_window(st);
+	res->window_done = final;
+	res->windows++;
+	if (st->o->on_window)
+		st->o->on_window(st->o->ctx, bpfout_window_at(st->o->out, idx), idx, final);
+	bpfout_window_release(st->o->out, idx);
+}
+
+/* An interval's clears are done ("bpfspec:held"): the next interval
+ * begins; the time held is not traced, so the next tick and the
+ * window's end move on by it.  Then the held window is reported, and a
+ * stop that came meanwhile ends the run at once. */
+static void resume_interval(run_state *st)
+{
+	runner_result *res = st->res;
+	runner_window_end(RUNNER_INTERVAL_RESUME);
+	st->holding = false;
+	uint64_t held = now_ns() - st->hold_start;
+	diag_verbose("the run was held %.1f ms while bpftrace printed and cleared an interval's maps",
+		     (double)held / 1e6);
+	res->held_ns += held;
+	st->next_tick += held;
+	report_held_window(st);
 	if (res->stop != RUNNER_STOP_NONE)
 		request_stop(st, res->stop);
 }
@@ -288,6 +343,12 @@ static void handle_stdout_line(run_state *st, const char *line, size_t len)
 		begin_window(st, before + (now_ns() - before) / 2);
 		return;
 	}
+	/* An interval's clears are done: the next interval begins, and a
+	 * stop that came meanwhile ends it at once. */
+	if (kind == BPFOUT_LINE_HELD && st->holding) {
+		resume_interval(st);
+		return;
+	}
 	/* The same moment on bpftrace's clock, which the report measures
 	 * from: bpftrace's nsecs may be another clock than ours (boot time). */
 	if (kind == BPFOUT_LINE_BEGUN && st->o->has_trigger && !res->begin_trace_ns) {
@@ -303,15 +364,15 @@ static void handle_stdout_line(run_state *st, const char *line, size_t len)
 			final = true;	/* END's flush after SIGINT */
 		else
 			return;		/* a flush nobody asked for: not a window */
-		res->window_done = final;
-		res->windows++;
-		if (st->o->on_window)
-			st->o->on_window(st->o->ctx, bpfout_window_at(st->o->out, idx), idx, final);
-		/* Reported: only its bounds are kept (long -i runs stay small). */
-		bpfout_window_release(st->o->out, idx);
+		/* A held interval is reported once the next one has begun:
+		 * building the report must not lengthen the hold. */
+		if (!final && st->holding) {
+			st->held_window = idx + 1;
+			return;
+		}
+		report_window(st, idx, final);
 	}
 }
-
 static void handle_stderr_line(run_state *st, const char *line, size_t len)
 {
 	char text[1024];
@@ -441,15 +502,18 @@ static void check_interval(run_state *st, uint64_t now)
 	const runner_opts *o = st->o;
 	if (!st->next_tick)
 		st->next_tick = st->res->begin_mono_ns + o->interval_ns;
-	if (now < st->next_tick)
-		return;
+	if (now < st->next_tick || st->holding)
+		return;		/* a tick during a hold waits for its end */
 	st->ticks++;
 	st->next_tick += o->interval_ns;
 	if (o->interval_count && st->ticks >= o->interval_count) {
 		request_stop(st, RUNNER_STOP_DURATION);
 	} else {
 		st->flushes++;
+		st->hold_start = now_ns();
 		runner_window_end(0);
+		st->holding = o->prog->held_intervals;
+		st->hold_deadline = now + TRIGGER_LIMIT_NS;
 	}
 }
 
@@ -516,8 +580,8 @@ static void check_clocks(run_state *st, uint64_t now)
 {
 	const runner_opts *o = st->o;
 	runner_result *res = st->res;
-	if (o->window_ns && res->begun && res->stop == RUNNER_STOP_NONE &&
-	    now >= res->begin_mono_ns + o->window_ns)
+	if (o->window_ns && res->begun && res->stop == RUNNER_STOP_NONE && !st->holding &&
+	    now >= res->begin_mono_ns + res->held_ns + o->window_ns)
 		request_stop(st, RUNNER_STOP_DURATION);
 	if (o->interval_ns && res->begun && res->stop == RUNNER_STOP_NONE && o->has_trigger)
 		check_interval(st, now);
@@ -527,6 +591,12 @@ static void check_clocks(run_state *st, uint64_t now)
 		 * after all is that window, END's flush is not. */
 		diag_warn("bpftrace has not answered its window trigger for %.0f s and does no "
 			  "work; stopping it", (double)TRIGGER_PATIENCE_NS / 1e9);
+		kill(st->bpf_pid, SIGINT);
+		st->sent_int = true;
+	}
+	if (st->holding && res->stop != RUNNER_STOP_NONE && !st->sent_int && now > st->hold_deadline) {
+		diag_warn("bpftrace has not finished an interval's flush in %.0f s; stopping it",
+			  (double)TRIGGER_LIMIT_NS / 1e9);
 		kill(st->bpf_pid, SIGINT);
 		st->sent_int = true;
 	}
@@ -567,7 +637,8 @@ static int poll_timeout(run_state *st, uint64_t now)
 		timeout_ms = 50;
 	}
 	if ((o->window_ns || st->next_tick) && res->begun && res->stop == RUNNER_STOP_NONE) {
-		uint64_t end = o->window_ns ? res->begin_mono_ns + o->window_ns : UINT64_MAX;
+		uint64_t end = o->window_ns ? res->begin_mono_ns + res->held_ns + o->window_ns
+					    : UINT64_MAX;
 		if (st->next_tick && st->next_tick < end)
 			end = st->next_tick;
 		uint64_t left_ms = end > now ? (end - now + 999999) / 1000000 : 0;

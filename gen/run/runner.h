@@ -71,13 +71,18 @@ void runner_abandon(held_command *h);
 
 /* The function the generated program probes to end a window.  Calling it
  * from bpfspec's own process is what ends the window: FINAL 0 ends one
- * interval (-i), FINAL 1 the last window, after which bpftrace exits;
+ * interval (-i; with held intervals, RUNNER_INTERVAL_RESUME starts the
+ * next), FINAL 1 the last window, after which bpftrace exits;
  * RUNNER_WINDOW_START, once every probe is attached, drops what the
  * program gathered while attaching, and RUNNER_WINDOW_BEGIN, once that is
  * done, starts the first window (templates/window_start.bt.in). */
 void runner_window_end(int final);
 #define RUNNER_WINDOW_START 2
 #define RUNNER_WINDOW_BEGIN 3
+/* After an interval's flush in a program with held intervals
+ * (program.held_intervals): the next interval begins once the clears are
+ * done (templates/window_resume.bt.in). */
+#define RUNNER_INTERVAL_RESUME 4
 
 /* Name of that function in bpfspec's symbol table. */
 #define RUNNER_TRIGGER_SYMBOL "runner_window_end"
@@ -153,6 +158,9 @@ typedef struct runner_result {
 				 * shown with -v only) */
 	uint64_t attach_ns;	/* bpftrace start to probes attached, 0 if never */
 	uint64_t begin_mono_ns;	/* CLOCK_MONOTONIC when the window began */
+	uint64_t held_ns;	/* time held between intervals so far (held
+				 * intervals): not traced, so the window's end
+				 * (-d) and each interval's move on by it */
 	uint64_t begin_trace_ns;	/* the same moment on bpftrace's clock (its
 					 * nsecs), with the trigger; else 0 */
 	int64_t begin_realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC then */

@@ -73,6 +73,8 @@ for spec in loop-why libuv-phases; do
 		check_run "$name" "$rc" "$TMP/out" "$want" "$window" "$format"
 		awk -v a="$(stat -c %.9Y "$TMP/out")" -v b="$exited" -v n="$name" \
 			'BEGIN { printf "measured: %-22s exit %.0f ms after its last report\n", n, (b - a) * 1000 }'
+		held=$(grep -o 'was held [0-9.]* ms' "$TMP/err" | awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $3 }')
+		[ -z "$held" ] || echo "measured: $name held between intervals (ms): $held"
 		grep -q "bpftrace detaches on its own" "$TMP/err" ||
 			{ cat "$TMP/err"; fail "$name: bpfspec waited for bpftrace to detach"; }
 		[ -n "$tracer" ] || fail "$name: no bpftrace child seen"

@@ -529,6 +529,36 @@ START_TEST(test_begun_starts_first_window)
 }
 END_TEST
 
+/* A held interval: "held" once the flush's clears are done, then
+ * "resumed" starts the next window there, not at the flush; a resumed
+ * marker anywhere else is noted and ignored. */
+START_TEST(test_resumed_starts_next_window)
+{
+	bpfout *p = bpfout_new();
+
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:begin 10\\n\"}");
+	ck_assert_int_eq(feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:resumed 12\\n\"}"),
+			 BPFOUT_LINE_MESSAGE);
+	ck_assert_uint_eq(bpfout_trailing(p)->begin_ns, 10);
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:flush 50\\n\"}");
+	ck_assert_int_eq(feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:resumed 51\\n\"}"),
+			 BPFOUT_LINE_MESSAGE);
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}");
+	ck_assert_int_eq(feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:held 52\\n\"}"),
+			 BPFOUT_LINE_HELD);
+	ck_assert_uint_eq(bpfout_trailing(p)->begin_ns, 50);
+	ck_assert_int_eq(feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:resumed 53\\n\"}"),
+			 BPFOUT_LINE_RESUMED);
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:flush 90\\n\"}");
+	feed(p, "{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}");
+	ck_assert_uint_eq(bpfout_window_at(p, 0)->begin_ns, 10);
+	ck_assert_uint_eq(bpfout_window_at(p, 1)->begin_ns, 53);
+	ck_assert_uint_eq(bpfout_window_at(p, 1)->end_ns, 90);
+	ck_assert_uint_eq(bpfout_note_count(p), 2);
+	bpfout_free(p);
+}
+END_TEST
+
 /* Past BPFOUT_MAX_EVENTS a window counts the records it drops, by the
  * probe that printed them: each probe's report says what it lost. */
 START_TEST(test_dropped_records_by_probe)
@@ -1267,6 +1297,7 @@ static Suite *bpfout_suite(void)
 	tcase_add_test(core, test_window_release);
 	tcase_add_test(core, test_begin_sets_first_window);
 	tcase_add_test(core, test_begun_starts_first_window);
+	tcase_add_test(core, test_resumed_starts_next_window);
 	tcase_add_test(core, test_dropped_records_by_probe);
 	tcase_add_test(core, test_join_completes_record);
 	tcase_add_test(core, test_record_variants);

@@ -451,8 +451,19 @@ START_TEST(test_program_trigger_window)
 	/* The last window (arg0 1) stops every count before its maps are
 	 * printed: print() reads them later, one after another. */
 	ck_assert_contains(p->text, "\nuprobe:/usr/local/bin/bpfspec:0x4321\n/pid == 777 && arg0 < 2/\n{\n"
-				    "\tif (arg0 != 0) { @wstart = (int64)(nsecs + 2000000000000000000); }\n"
+				    "\tif (arg0 != 0) { @wstart = (int64)(nsecs + 2000000000000000000); }"
+				    " else { @wkeep = @wstart; @wstart = (int64)(nsecs + 1000000000000000000); }\n"
 				    "\tprintf(\"bpfspec:flush %llu\\n\", nsecs);\n");
+	/* An interval's flush (arg0 0) holds every count until its clears
+	 * are done and bpfspec resumes the run with runner_window_end(4),
+	 * which puts the run's start back. */
+	ck_assert(p->held_intervals);
+	ck_assert_contains(p->text, "\tclear(@max);\n\tif (arg0 == 0) { printf(\"bpfspec:held %llu\\n\", nsecs); }\n"
+				    "\tprintf(\"bpfspec:end\\n\");\n\tif (arg0 != 0) { exit(); }\n}\n");
+	ck_assert_contains(p->text, "\nuprobe:/usr/local/bin/bpfspec:0x4321\n/pid == 777 && arg0 == 4/\n{\n"
+				    "\t@wstart = @wkeep;\n");
+	ck_assert_uint_eq(count_of(p->text, "\t@wstart = (int64)nsecs;\n"), 2);
+	ck_assert_contains(p->text, "\tprintf(\"bpfspec:resumed %llu\\n\", nsecs);\n}\n");
 	/* runner_window_end(2) drops what came while attaching and holds
 	 * every count; calls in progress are forgotten. */
 	ck_assert_contains(p->text, "\nuprobe:/usr/local/bin/bpfspec:0x4321\n/pid == 777 && arg0 == 2/\n{\n"
@@ -465,8 +476,21 @@ START_TEST(test_program_trigger_window)
 	ck_assert_contains(p->text, "\nuprobe:/usr/local/bin/bpfspec:0x4321\n/pid == 777 && arg0 == 3/\n{\n");
 	ck_assert_contains(p->text, "\t@wstart = (int64)nsecs;\n\tprintf(\"bpfspec:begun %llu\\n\", nsecs);\n}\n");
 	ck_assert_lacks(p->text, "interval:");
+	ck_assert_uint_eq(p->expected_attach, 1 + 2 * 2 + 1 + 3 + 1);
+	program_free(p);
+
+	/* Cumulative intervals clear nothing: no hold, no resume. */
+	o.cumulative = true;
+	capture_start();
+	p = gen_program(&fx.r, &o);
+	free(capture_end());
+	ck_assert_ptr_nonnull(p);
+	ck_assert(!p->held_intervals);
+	ck_assert_lacks(p->text, "@wkeep");
+	ck_assert_lacks(p->text, "bpfspec:held");
 	ck_assert_uint_eq(p->expected_attach, 1 + 2 * 2 + 1 + 2 + 1);
 	program_free(p);
+	o.cumulative = false;
 
 	/* A trigger path bpftrace cannot take is refused, not emitted. */
 	o.trigger_path = "/tmp/a b/bpfspec";
@@ -780,7 +804,8 @@ START_TEST(test_program_plus_paths_quoted)
 					    "uprobe:\"/opt/node+v24/node\":0x2000\n");
 		if (!entry_only)
 			ck_assert_contains(p->text, "uretprobe:\"/opt/node+v24/node\":0x1000,\n");
-		ck_assert_uint_eq(count_of(p->text, "\nuprobe:\"/opt/c++/bpfspec\":0x4321\n"), 3);
+		/* the window's end, its held start and begin, the interval's resume */
+		ck_assert_uint_eq(count_of(p->text, "\nuprobe:\"/opt/c++/bpfspec\":0x4321\n"), 4);
 		ck_assert_lacks(p->text, ":/opt/");
 		program_free(p);
 	}
