@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -542,16 +541,12 @@ static int start_bpftrace(run_state *st)
 		goto out;
 	}
 	st->t_start = now_ns();
-	pid_t parent = getpid();
-	st->bpf_pid = fork();
+	st->bpf_pid = runner_start_bpftrace(o, script_fd, out_pipe[1], err_pipe[1], exec_pipe[1]);
 	if (st->bpf_pid < 0) {
 		st->bpf_pid = 0;
 		diag_error(NULL, "cannot fork: %s", strerror(errno));
 		goto out;
 	}
-	if (st->bpf_pid == 0)
-		runner_exec_bpftrace(o, script_fd, out_pipe[1], err_pipe[1], exec_pipe[1], parent);
-	setpgid(st->bpf_pid, st->bpf_pid);
 	close(exec_pipe[1]);
 	exec_pipe[1] = -1;
 	if (exec_failed(st, exec_pipe[0]))

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,30 +28,17 @@ int runner_hold_command(const char *path, char *const argv[], held_command *h)
 		diag_error(NULL, "cannot create a pipe: %s", strerror(errno));
 		return -1;
 	}
-	pid_t pid = fork();
+	child_setup cs = { .path = path, .argv = argv, .in_fd = CHILD_INHERIT,
+			   .out_fd = CHILD_INHERIT, .err_fd = CHILD_INHERIT, .fd3 = -1,
+			   .hold_fd = fds[0], .hold_writer = fds[1], .errno_fd = -1,
+			   .say_failure = true };
+	pid_t pid = child_start(&cs);
+	close(fds[0]);
 	if (pid < 0) {
 		diag_error(NULL, "cannot fork: %s", strerror(errno));
-		close(fds[0]);
 		close(fds[1]);
 		return -1;
 	}
-	if (pid == 0) {
-		char c;
-		ssize_t n;
-		child_reset_signals();
-		close(fds[1]);
-		do
-			n = read(fds[0], &c, 1);
-		while (n < 0 && errno == EINTR);
-		if (n != 1)
-			_exit(127);
-		execv(path, argv);
-		fputs("bpfspec: error: cannot run '", stderr);
-		safe_fputs(path, stderr);
-		fprintf(stderr, "': %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(fds[0]);
 	h->pid = pid;
 	h->release_fd = fds[1];
 	return 0;
@@ -133,32 +119,10 @@ int runner_program_memfd(const program *p)
 	return fd;
 }
 
-void runner_exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err_w,
-			  int report_w, pid_t parent)
+/* bpftrace's settings for O's version, in the child before its exec. */
+static void set_bpftrace_env(void *ctx)
 {
-	char *argv[] = { (char *)o->bpftrace, "-f", "json", RUNNER_SCRIPT_NAME, NULL };
-	int devnull;
-
-	child_reset_signals();
-	setpgid(0, 0);
-	/* Die with bpfspec: an orphaned bpftrace would keep its probes. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127);
-	devnull = open("/dev/null", O_RDONLY);
-	if (devnull >= 0) {
-		dup2(devnull, STDIN_FILENO);
-		if (devnull > STDERR_FILENO)
-			close(devnull);
-	}
-	dup2(out_w, STDOUT_FILENO);
-	dup2(err_w, STDERR_FILENO);
-	if (script_fd != RUNNER_SCRIPT_FD) {
-		dup2(script_fd, RUNNER_SCRIPT_FD);
-	} else {
-		int fl = fcntl(RUNNER_SCRIPT_FD, F_GETFD);
-		fcntl(RUNNER_SCRIPT_FD, F_SETFD, fl & ~FD_CLOEXEC);
-	}
+	const runner_opts *o = ctx;
 	/* Map keys: room for every thread's buckets, 16384 keys a probe:
 	 * probes that share their maps (gen.h) share the room too, up to 4
 	 * probes' (65536 keys; bpftrace gives every map that size, and the
@@ -195,11 +159,18 @@ void runner_exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int er
 	 * own bytes: none, so strings are the target's bytes on every
 	 * version; a cut one is known by its length (report.h). */
 	setenv("BPFTRACE_STR_TRUNC_TRAILER", "", 1);
-	execvp(o->bpftrace, argv);
-	int e = errno;
-	ssize_t w = write(report_w, &e, sizeof e);
-	(void)w;
-	_exit(127);
+}
+
+pid_t runner_start_bpftrace(const runner_opts *o, int script_fd, int out_w, int err_w, int errno_w)
+{
+	char *argv[] = { (char *)o->bpftrace, "-f", "json", RUNNER_SCRIPT_NAME, NULL };
+	/* Its own group, and it dies with bpfspec: an orphaned bpftrace
+	 * would keep its probes. */
+	child_setup cs = { .path = o->bpftrace, .search = true, .argv = argv, .in_fd = -1,
+			   .out_fd = out_w, .err_fd = err_w, .fd3 = script_fd, .hold_fd = -1,
+			   .hold_writer = -1, .death_signal = SIGKILL, .own_group = true,
+			   .errno_fd = errno_w, .before_exec = set_bpftrace_env, .ctx = (void *)o };
+	return child_start(&cs);
 }
 
 bool runner_stacks_per_process(int major, int minor)
@@ -218,21 +189,15 @@ int runner_bpftrace_version(const char *bpftrace, char *version, size_t len, int
 	*major = *minor = 0;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return -1;
-	pid_t pid = fork();
+	char *argv[] = { (char *)bpftrace, "--version", NULL };
+	child_setup cs = { .path = bpftrace, .search = true, .argv = argv, .in_fd = CHILD_INHERIT,
+			   .out_fd = fds[1], .err_fd = -1, .fd3 = -1, .hold_fd = -1,
+			   .hold_writer = -1, .errno_fd = -1 };
+	pid_t pid = child_start(&cs);
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
 		return -1;
-	}
-	if (pid == 0) {
-		char *argv[] = { (char *)bpftrace, "--version", NULL };
-		child_reset_signals();
-		dup2(fds[1], STDOUT_FILENO);
-		int devnull = open("/dev/null", O_WRONLY);
-		if (devnull >= 0)
-			dup2(devnull, STDERR_FILENO);
-		execvp(bpftrace, argv);
-		_exit(127);
 	}
 	close(fds[1]);
 	for (;;) {

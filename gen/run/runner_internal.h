@@ -15,12 +15,11 @@
  * saying why. */
 int runner_program_memfd(const program *p);
 
-/* The child's side of bpftrace's fork (PARENT: bpfspec's pid): its own
- * process group, death with bpfspec, stdin from /dev/null, stdout to
- * OUT_W, stderr to ERR_W, the program at RUNNER_SCRIPT_FD, the settings
- * of O's bpftrace version, then exec.  If the exec fails, its errno is
- * written to REPORT_W.  Never returns. */
-void runner_exec_bpftrace(const runner_opts *o, int script_fd, int out_w, int err_w, int report_w,
-			  pid_t parent) __attribute__((noreturn));
+/* Starts bpftrace on the program at SCRIPT_FD (it reads it as
+ * RUNNER_SCRIPT_FD), stdout to OUT_W, stderr to ERR_W, in a process group
+ * of its own, killed when bpfspec ends, with the settings of O's
+ * bpftrace version.  If its exec fails, the errno goes to ERRNO_W.
+ * Returns its pid, or -1 (errno set) when the fork failed. */
+pid_t runner_start_bpftrace(const runner_opts *o, int script_fd, int out_w, int err_w, int errno_w);
 
 #endif

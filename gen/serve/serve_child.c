@@ -17,11 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "render/report_load.h"
+#include "util/child.h"
 #include "util/diag.h"
 #include "util/safe.h"
 #include "util/usage.h"
@@ -35,26 +35,6 @@ static void say(const serve *sv, const serve_slot *s, const char *text)
 		sv->cfg.targets[s->target].name);
 	safe_fputs(text, stderr);
 	fputc('\n', stderr);
-}
-
-/* The child's side of the fork (PARENT: serve's pid): never returns.
- * SPEC_FD (or -1) becomes fd 3, which argv names. */
-static void exec_child(pid_t parent, int out_fd, int err_fd, int spec_fd, char **argv)
-{
-	static const char failed[] = "bpfspec: error: cannot run bpfspec itself (/proc/self/exe)\n";
-	child_reset_signals();
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() != parent)
-		_exit(127);	/* serve ended before the line above */
-	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
-	    dup2(err_fd, STDERR_FILENO) < 0 || (spec_fd >= 0 && dup2(spec_fd, 3) < 0))
-		_exit(127);
-	/* This binary, even once its file was replaced (an upgrade). */
-	execv("/proc/self/exe", argv);
-	if (write(STDERR_FILENO, failed, sizeof failed - 1) < 0)
-		_exit(127);
-	_exit(127);
 }
 
 int serve_child_start(serve *sv, serve_slot *s)
@@ -89,9 +69,12 @@ int serve_child_start(serve *sv, serve_slot *s)
 		close(out[1]);
 		goto fail;
 	}
-	pid_t parent = getpid(), child = fork();
-	if (child == 0)
-		exec_child(parent, out[1], err[1], spec_fd, argv);
+	/* This binary, even once its file was replaced (an upgrade); it
+	 * gets SIGTERM when serve ends. */
+	child_setup cs = { .path = "/proc/self/exe", .argv = argv, .in_fd = -1, .out_fd = out[1],
+			   .err_fd = err[1], .fd3 = spec_fd, .hold_fd = -1, .hold_writer = -1,
+			   .death_signal = SIGTERM, .errno_fd = -1, .say_failure = true };
+	pid_t child = child_start(&cs);
 	close(out[1]);
 	close(err[1]);
 	if (child < 0) {

@@ -2,12 +2,16 @@
 #include "util/child.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "util/diag.h"
+#include "util/safe.h"
 
 void child_reset_signals(void)
 {
@@ -20,6 +24,83 @@ void child_reset_signals(void)
 	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Makes FD the child's TARGET (CHILD_INHERIT: left as it is, -1:
+ * /dev/null).  Returns 0, or -1. */
+static int give_fd(int fd, int target)
+{
+	if (fd == CHILD_INHERIT)
+		return 0;
+	if (fd < 0) {
+		fd = open("/dev/null", (target == STDIN_FILENO ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+	}
+	if (fd == target) {
+		/* dup2 onto itself would keep close-on-exec */
+		int fl = fcntl(fd, F_GETFD);
+		return fl < 0 ? -1 : fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
+	}
+	return dup2(fd, target) < 0 ? -1 : 0;
+}
+
+/* Waits for the byte that lets the child go on.  Returns 0, or -1 when
+ * the pipe closed without one. */
+static int wait_release(int fd)
+{
+	char c;
+	ssize_t n;
+	do
+		n = read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : -1;
+}
+
+/* The child's side of child_start: never returns. */
+static void run_child(const child_setup *s, pid_t parent)
+{
+	child_reset_signals();
+	if (s->own_group)
+		setpgid(0, 0);
+	if (s->death_signal) {
+		prctl(PR_SET_PDEATHSIG, s->death_signal);
+		if (getppid() != parent)
+			_exit(127);	/* bpfspec ended before the line above */
+	}
+	if (give_fd(s->in_fd, STDIN_FILENO) < 0 || give_fd(s->out_fd, STDOUT_FILENO) < 0 ||
+	    give_fd(s->err_fd, STDERR_FILENO) < 0 || (s->fd3 >= 0 && give_fd(s->fd3, 3) < 0))
+		_exit(127);
+	if (s->hold_writer >= 0)
+		close(s->hold_writer);
+	if (s->hold_fd >= 0 && wait_release(s->hold_fd) < 0)
+		_exit(127);
+	if (s->before_exec)
+		s->before_exec(s->ctx);
+	if (s->search)
+		execvp(s->path, s->argv);
+	else
+		execv(s->path, s->argv);
+	int e = errno;
+	if (s->errno_fd >= 0 && write(s->errno_fd, &e, sizeof e) < 0)
+		_exit(127);
+	if (s->say_failure) {
+		fputs("bpfspec: error: cannot run '", stderr);
+		safe_fputs(s->path, stderr);
+		fprintf(stderr, "': %s\n", strerror(e));
+	}
+	_exit(127);
+}
+
+pid_t child_start(const child_setup *s)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid == 0)
+		run_child(s, parent);
+	if (pid > 0 && s->own_group)
+		setpgid(pid, pid);	/* either side may run first */
+	return pid;
 }
 
 /* Room for N more bytes and a NUL.  Returns 0, or -1 out of memory. */

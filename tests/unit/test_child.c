@@ -3,7 +3,9 @@
  * the limit in pieces, no limit for serve's reports, NUL-terminated
  * lines) and the signal reset of a fork. */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +142,99 @@ START_TEST(test_reset_signals)
 }
 END_TEST
 
+/* Reads FD to its end into OUT (size LEN, NUL-terminated). */
+static void read_all(int fd, char *out, size_t len)
+{
+	size_t n = 0;
+	ssize_t r;
+	while (n < len - 1 && (r = read(fd, out + n, len - 1 - n)) > 0)
+		n += (size_t)r;
+	out[n] = '\0';
+}
+
+/* child_start: the child reads what fd 3 is given, writes to the pipe
+ * given as its stdout, and runs only once released. */
+START_TEST(test_start_held_with_fd3)
+{
+	int in[2], out[2], hold[2];
+	ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
+	ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
+	ck_assert_int_eq(pipe2(hold, O_CLOEXEC), 0);
+	char *argv[] = { "cat", "/dev/fd/3", NULL };
+	child_setup cs = { .path = "cat", .search = true, .argv = argv, .in_fd = -1,
+			   .out_fd = out[1], .err_fd = CHILD_INHERIT, .fd3 = in[0],
+			   .hold_fd = hold[0], .hold_writer = hold[1], .errno_fd = -1 };
+	pid_t pid = child_start(&cs);
+	ck_assert_int_gt(pid, 0);
+	close(in[0]);
+	close(out[1]);
+	close(hold[0]);
+	ck_assert_int_eq(write(in[1], "fd three\n", 9), 9);
+	close(in[1]);
+	/* held: nothing yet */
+	struct pollfd pf = { out[0], POLLIN, 0 };
+	ck_assert_int_eq(poll(&pf, 1, 100), 0);
+	ck_assert_int_eq(write(hold[1], "g", 1), 1);
+	close(hold[1]);
+	char text[64];
+	read_all(out[0], text, sizeof text);
+	close(out[0]);
+	ck_assert_str_eq(text, "fd three\n");
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+END_TEST
+
+/* A hold whose pipe closes without the byte: the child never runs. */
+START_TEST(test_start_abandoned)
+{
+	int hold[2];
+	ck_assert_int_eq(pipe2(hold, O_CLOEXEC), 0);
+	char *argv[] = { "true", NULL };
+	child_setup cs = { .path = "/bin/true", .argv = argv, .in_fd = -1, .out_fd = -1,
+			   .err_fd = -1, .fd3 = -1, .hold_fd = hold[0], .hold_writer = hold[1],
+			   .errno_fd = -1 };
+	pid_t pid = child_start(&cs);
+	ck_assert_int_gt(pid, 0);
+	close(hold[0]);
+	close(hold[1]);
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 127);
+}
+END_TEST
+
+/* An exec that fails: its errno reaches the caller's pipe, and the
+ * reason is said on the child's stderr, its path made safe. */
+START_TEST(test_start_exec_fails)
+{
+	int err[2], eno[2];
+	ck_assert_int_eq(pipe2(err, O_CLOEXEC), 0);
+	ck_assert_int_eq(pipe2(eno, O_CLOEXEC), 0);
+	char *argv[] = { "x", NULL };
+	child_setup cs = { .path = "/nonexistent/bpfspec\x1b[31m", .argv = argv, .in_fd = -1,
+			   .out_fd = -1, .err_fd = err[1], .fd3 = -1, .hold_fd = -1,
+			   .hold_writer = -1, .errno_fd = eno[1], .say_failure = true };
+	pid_t pid = child_start(&cs);
+	ck_assert_int_gt(pid, 0);
+	close(err[1]);
+	close(eno[1]);
+	int e = 0;
+	ck_assert_int_eq(read(eno[0], &e, sizeof e), (ssize_t)sizeof e);
+	ck_assert_int_eq(e, ENOENT);
+	char text[256];
+	read_all(err[0], text, sizeof text);
+	ck_assert_str_eq(text, "bpfspec: error: cannot run '/nonexistent/bpfspec\\x1b[31m': "
+			       "No such file or directory\n");
+	close(err[0]);
+	close(eno[0]);
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 127);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("child");
@@ -148,6 +243,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_long_lines);
 	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_reset_signals);
+	tcase_add_test(tc, test_start_held_with_fd3);
+	tcase_add_test(tc, test_start_abandoned);
+	tcase_add_test(tc, test_start_exec_fails);
 	suite_add_tcase(s, tc);
 	return s;
 }
