@@ -138,22 +138,8 @@ static int load_blocker(loader *l, const json_t *obj, const char *base, report_e
 	    rl_get_long(l, obj, base, "tid", &ev->tid) < 0 ||
 	    rl_get_bytes(l, obj, base, "thread", &ev->thread, true, false) < 0 ||
 	    rl_get_bool(l, obj, base, "main_thread", &main_thread) < 0 ||
-	    rl_get_str(l, obj, base, "syscall", &ev->syscall, false, false) < 0 ||
-	    rl_get_u64(l, obj, base, "duration_ns", &ev->latency_ns) < 0)
+	    rl_get_syscall(l, obj, base, ev, "duration_ns") < 0)
 		return -1;
-	if (!(v = rl_get(l, obj, base, "ret", T_INT, false, false)))
-		return -1;
-	ev->ret = (long long)json_integer_value(v);
-	if (rl_get_str(l, obj, base, "error", &ev->error, false, true) < 0)
-		return -1;
-	if ((v = rl_get(l, obj, base, "fd", T_INT, false, true))) {
-		ev->has_fd = true;
-		ev->fd = (long)json_integer_value(v);
-	}
-	if (l->failed || rl_get_bytes(l, obj, base, "path", &ev->path, false, true) < 0)
-		return -1;
-	if ((v = rl_get(l, obj, base, "path_truncated", T_BOOL, false, true)))
-		ev->path_truncated = json_is_true(v);
 	if ((v = rl_get(l, obj, base, "nested_loop", T_BOOL, false, true)))
 		ev->nested_loop = json_is_true(v);
 	if (l->failed || rl_get_bytes(l, obj, base, "command", &ev->command, true, true) < 0)

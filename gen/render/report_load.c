@@ -476,35 +476,47 @@ static int load_args(loader *l, const json_t *obj, const char *base, report_even
 	return l->failed ? -1 : 0;
 }
 
+int rl_get_syscall(loader *l, const json_t *obj, const char *base, report_event *ev,
+		   const char *duration)
+{
+	json_t *v;
+
+	if (rl_get_str(l, obj, base, "syscall", &ev->syscall, false, false) < 0 ||
+	    rl_get_u64(l, obj, base, duration, &ev->latency_ns) < 0)
+		return -1;
+	if (!(v = rl_get(l, obj, base, "ret", T_INT, false, false)))
+		return -1;
+	ev->ret = (long long)json_integer_value(v);
+	if (rl_get_str(l, obj, base, "error", &ev->error, false, true) < 0)
+		return -1;
+	if ((v = rl_get(l, obj, base, "fd", T_INT, false, true))) {
+		ev->has_fd = true;
+		ev->fd = (long)json_integer_value(v);
+	}
+	if (l->failed || rl_get_bytes(l, obj, base, "path", &ev->path, false, true) < 0)
+		return -1;
+	if ((v = rl_get(l, obj, base, "path_truncated", T_BOOL, false, true)))
+		ev->path_truncated = json_is_true(v);
+	if (l->failed || rl_get_bytes(l, obj, base, "address", &ev->address, false, true) < 0)
+		return -1;
+	if ((v = rl_get(l, obj, base, "length", T_UINT, false, true))) {
+		ev->has_length = true;
+		ev->length = (uint64_t)json_integer_value(v);
+	}
+	return l->failed ? -1 : 0;
+}
+
 /* One record: a slow syscall, or with POINT a hit of a probe point. */
 static int load_event(loader *l, const json_t *obj, const char *base, report_event *ev,
 		      bool point)
 {
-	json_t *v;
-
 	if (rl_get_u64(l, obj, base, "t_ns", &ev->t_ns) < 0 ||
 	    rl_get_long(l, obj, base, "tid", &ev->tid) < 0 ||
 	    rl_get_bytes(l, obj, base, "thread", &ev->thread, true, false) < 0)
 		return -1;
 	if (point)
 		return load_args(l, obj, base, ev);
-	if (rl_get_str(l, obj, base, "syscall", &ev->syscall, true, false) < 0 ||
-	    rl_get_u64(l, obj, base, "latency_ns", &ev->latency_ns) < 0)
-		return -1;
-	if (!(v = rl_get(l, obj, base, "ret", T_INT, false, false)))
-		return -1;
-	ev->ret = (long long)json_integer_value(v);
-	if (rl_get_str(l, obj, base, "error", &ev->error, false, true) < 0 ||
-	    rl_get_bytes(l, obj, base, "path", &ev->path, false, true) < 0 ||
-	    rl_get_bytes(l, obj, base, "address", &ev->address, false, true) < 0)
-		return -1;
-	if ((v = rl_get(l, obj, base, "path_truncated", T_BOOL, false, true)))
-		ev->path_truncated = json_is_true(v);
-	if ((v = rl_get(l, obj, base, "length", T_UINT, false, true))) {
-		ev->has_length = true;
-		ev->length = (uint64_t)json_integer_value(v);
-	}
-	return l->failed ? -1 : 0;
+	return rl_get_syscall(l, obj, base, ev, "latency_ns");
 }
 
 static int load_probe(loader *l, const json_t *obj, const char *base, report_probe *p)

@@ -71,6 +71,14 @@ int rl_get_str(loader *l, const json_t *obj, const char *base, const char *key, 
 int rl_get_bytes(loader *l, const json_t *obj, const char *base, const char *key, char **out,
 		 bool nullable, bool optional);
 
+/* The fields every syscall record has (an events probe's, a loop
+ * blocker's) of OBJ at BASE into EV: syscall, its duration (key
+ * DURATION), ret, and error, fd, path (path_hex, path_truncated), address
+ * and length when present.  The caller reads the record's own fields.
+ * Returns 0, or -1 after a diagnostic. */
+int rl_get_syscall(loader *l, const json_t *obj, const char *base, report_event *ev,
+		   const char *duration);
+
 /* Required array KEY of OBJ (borrowed), or NULL after a diagnostic. */
 json_t *rl_get_arr(loader *l, const json_t *obj, const char *base, const char *key);
 
