@@ -350,18 +350,7 @@ void render_why_json(json_t *root, const report *rep)
 		rjson_put_bytes(je, "thread", ev->thread);
 		json_object_set_new(je, "main_thread",
 				    json_boolean(report_pids_has(report_pids_of(rep), ev->tid)));
-		json_object_set_new(je, "syscall", rjson_text(ev->syscall));
-		json_object_set_new(je, "duration_ns", rjson_u64(ev->latency_ns));
-		json_object_set_new(je, "ret", json_integer(ev->ret));
-		if (ev->error)
-			json_object_set_new(je, "error", rjson_text(ev->error));
-		if (ev->has_fd)
-			json_object_set_new(je, "fd", json_integer(ev->fd));
-		if (ev->path) {
-			rjson_put_bytes(je, "path", ev->path);
-			if (ev->path_truncated)
-				json_object_set_new(je, "path_truncated", json_true());
-		}
+		rjson_put_syscall(je, ev);
 		if (ev->nested_loop) {
 			json_object_set_new(je, "nested_loop", json_true());
 			rjson_put_bytes(je, "command", ev->command);

@@ -617,25 +617,6 @@ static void put_point_values(json_t *je, const report_event *ev)
 			json_object_set_new(je, "truncated", rjson_text(ev->args[a].name));
 }
 
-static void put_syscall_fields(json_t *je, const report_event *ev)
-{
-	json_object_set_new(je, "syscall", rjson_text(ev->syscall));
-	json_object_set_new(je, "latency_ns", rjson_u64(ev->latency_ns));
-	json_object_set_new(je, "ret", json_integer(ev->ret));
-	if (ev->error)
-		json_object_set_new(je, "error", rjson_text(ev->error));
-	if (ev->path) {
-		/* Paths are bytes: one that is not UTF-8 gains path_hex. */
-		rjson_put_bytes(je, "path", ev->path);
-		if (ev->path_truncated)
-			json_object_set_new(je, "path_truncated", json_true());
-	}
-	if (ev->address)
-		rjson_put_bytes(je, "address", ev->address);
-	if (ev->has_length)
-		json_object_set_new(je, "length", rjson_u64(ev->length));
-}
-
 static void events_json(json_t *jp, const report_probe *p, const report *rep)
 {
 	json_t *arr = json_array();
@@ -653,7 +634,7 @@ static void events_json(json_t *jp, const report_probe *p, const report *rep)
 		json_object_set_new(je, "tid", json_integer(ev->tid));
 		rjson_put_bytes(je, "thread", ev->thread);
 		if (ev->syscall)
-			put_syscall_fields(je, ev);
+			rjson_put_syscall(je, ev);
 		else
 			put_point_values(je, ev);
 		json_array_append_new(arr, je);

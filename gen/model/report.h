@@ -121,7 +121,7 @@ typedef struct report_event {
 	report_value *args;	/* probe point events, in the spec's order */
 	size_t n_args;
 	char *syscall;
-	uint64_t latency_ns;
+	uint64_t latency_ns;	/* enter to exit (JSON: duration_ns) */
 	long long ret;
 	char *error;		/* errno name when ret < 0, else NULL */
 	char *path;		/* path argument, or NULL */

@@ -1,4 +1,4 @@
-/* diff — compares two reports (schema 1) probe by probe.
+/* diff — compares two reports probe by probe.
  *
  * diff_render only reads its reports (report_load.h reads them from
  * JSON files).  Probes are matched by name, syscalls by name within a

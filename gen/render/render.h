@@ -1,9 +1,10 @@
 /* render — writes a report for people (text), programs (JSON) or
  * Prometheus (text exposition format 0.0.4).
  *
- * JSON is the contract runbooks rely on (schema version 1, see
- * docs/report.md): fields are only ever added, never renamed; all
- * durations are integer nanoseconds.
+ * JSON is the contract runbooks rely on (schema version
+ * BPFSPEC_REPORT_SCHEMA, see docs/report.md): within a schema fields are
+ * only ever added, a rename comes with the next number; all durations are
+ * integer nanoseconds.
  *
  * Every function returns 0, or -1 when writing to OUT failed (the caller
  * reports it: a full disk or a closed pipe must not pass silently). */

@@ -63,6 +63,14 @@ void rjson_put_bytes(json_t *obj, const char *key, const char *s);
 /* count, sum, min, max, mean, p50, p90, p99 (ns) and buckets of ST. */
 void rjson_put_stats(json_t *obj, const report_stats *st);
 
+/* The fields every syscall record of the report has, with one set of
+ * names (docs/report.md): syscall, duration_ns, ret, and when the record
+ * has them error, fd, path (path_hex, path_truncated), address
+ * (address_hex) and length.  Its writer adds the record's own fields
+ * around them: an events record's t_ns, tid and thread, a loop blocker's
+ * phase, main_thread, nested_loop and command. */
+void rjson_put_syscall(json_t *obj, const report_event *ev);
+
 /* A group's object with what says whose it is: tid, thread, main_thread. */
 json_t *rjson_group(const report_group *g, report_pids pids);
 

@@ -77,6 +77,27 @@ void rjson_put_bytes(json_t *obj, const char *key, const char *s)
 	}
 }
 
+void rjson_put_syscall(json_t *obj, const report_event *ev)
+{
+	json_object_set_new(obj, "syscall", rjson_text(ev->syscall));
+	json_object_set_new(obj, "duration_ns", rjson_u64(ev->latency_ns));
+	json_object_set_new(obj, "ret", json_integer(ev->ret));
+	if (ev->error)
+		json_object_set_new(obj, "error", rjson_text(ev->error));
+	if (ev->has_fd)
+		json_object_set_new(obj, "fd", json_integer(ev->fd));
+	if (ev->path) {
+		/* Paths are bytes: one that is not UTF-8 gains path_hex. */
+		rjson_put_bytes(obj, "path", ev->path);
+		if (ev->path_truncated)
+			json_object_set_new(obj, "path_truncated", json_true());
+	}
+	if (ev->address)
+		rjson_put_bytes(obj, "address", ev->address);
+	if (ev->has_length)
+		json_object_set_new(obj, "length", rjson_u64(ev->length));
+}
+
 json_t *rjson_group(const report_group *g, report_pids pids)
 {
 	json_t *jg = json_object();

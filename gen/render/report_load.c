@@ -516,7 +516,9 @@ static int load_event(loader *l, const json_t *obj, const char *base, report_eve
 		return -1;
 	if (point)
 		return load_args(l, obj, base, ev);
-	return rl_get_syscall(l, obj, base, ev, "latency_ns");
+	/* Schema 1 named an events record's duration apart from the other
+	 * syscall records'. */
+	return rl_get_syscall(l, obj, base, ev, l->schema == 1 ? "latency_ns" : "duration_ns");
 }
 
 static int load_probe(loader *l, const json_t *obj, const char *base, report_probe *p)
@@ -671,6 +673,26 @@ static int load_params(loader *l, const json_t *root, report *rep)
 	return 0;
 }
 
+/* ROOT's schema into L->schema: this bpfspec's, or an older one it still
+ * reads.  Returns 0, or -1 after a diagnostic. */
+static int load_schema(loader *l, const json_t *root)
+{
+	json_t *v = rl_get(l, root, "", "schema", T_INT, false, false);
+
+	if (!v)
+		return -1;
+	json_int_t n = json_integer_value(v);
+	if (n < BPFSPEC_REPORT_SCHEMA_OLDEST || n > BPFSPEC_REPORT_SCHEMA) {
+		l->failed = true;
+		diag_error("compare it with the bpfspec version that wrote it",
+			   "%s: report schema %lld is not supported by this bpfspec (schema %d)",
+			   l->file, (long long)n, BPFSPEC_REPORT_SCHEMA);
+		return -1;
+	}
+	l->schema = (int)n;
+	return 0;
+}
+
 static int load_report(loader *l, const json_t *root, report *rep)
 {
 	char path[JPATH_LEN];
@@ -680,15 +702,8 @@ static int load_report(loader *l, const json_t *root, report *rep)
 		return rl_fail(l, NULL, "expected a JSON object (a report), found %s",
 			       type_name(root));
 	/* The schema first: a newer report may differ in any other field. */
-	if (!(v = rl_get(l, root, "", "schema", T_INT, false, false)))
+	if (load_schema(l, root) < 0)
 		return -1;
-	if (json_integer_value(v) != BPFSPEC_REPORT_SCHEMA) {
-		l->failed = true;
-		diag_error("compare it with the bpfspec version that wrote it",
-			   "%s: report schema %lld is not supported by this bpfspec (schema %d)",
-			   l->file, (long long)json_integer_value(v), BPFSPEC_REPORT_SCHEMA);
-		return -1;
-	}
 	if (!rl_get(l, root, "", "bpfspec_version", T_STR, false, false) ||
 	    rl_get_str(l, root, "", "spec", &rep->spec_name, true, false) < 0 ||
 	    rl_get_str(l, root, "", "spec_path", &rep->spec_path, true, false) < 0)

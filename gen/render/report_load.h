@@ -1,6 +1,9 @@
 /* report_load — reads a report written by `bpfspec run -o json` back
  * into the report model (every field the JSON carries; buckets included),
  * so that checks, diffs and renderers work on it as on a fresh report.
+ * It reads this bpfspec's schema and the older ones down to
+ * BPFSPEC_REPORT_SCHEMA_OLDEST (util/version.h), and refuses any other
+ * number with a diagnostic naming it.
  *
  * Ownership: both return an owned report (free with report_free) or NULL
  * after a diagnostic naming the file and, for JSON errors, the line and

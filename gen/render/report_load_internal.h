@@ -28,6 +28,8 @@
 typedef struct loader {
 	const char *file;	/* as the user named it */
 	bool failed;		/* a diagnostic was printed */
+	int schema;		/* the report's, from BPFSPEC_REPORT_SCHEMA_OLDEST
+				 * to BPFSPEC_REPORT_SCHEMA (util/version.h) */
 } loader;
 
 typedef enum { T_INT, T_UINT, T_NUM, T_STR, T_BOOL, T_ARR, T_OBJ } want_type;
@@ -72,10 +74,12 @@ int rl_get_bytes(loader *l, const json_t *obj, const char *base, const char *key
 		 bool nullable, bool optional);
 
 /* The fields every syscall record has (an events probe's, a loop
- * blocker's) of OBJ at BASE into EV: syscall, its duration (key
- * DURATION), ret, and error, fd, path (path_hex, path_truncated), address
- * and length when present.  The caller reads the record's own fields.
- * Returns 0, or -1 after a diagnostic. */
+ * blocker's; render_internal.h's rjson_put_syscall writes them) of OBJ at
+ * BASE into EV: syscall, its duration (key DURATION: "duration_ns", or a
+ * schema 1 events record's "latency_ns"), ret, and error, fd, path
+ * (path_hex, path_truncated), address and length when present.  The
+ * caller reads the record's own fields.  Returns 0, or -1 after a
+ * diagnostic. */
 int rl_get_syscall(loader *l, const json_t *obj, const char *base, report_event *ev,
 		   const char *duration);
 

@@ -3,6 +3,11 @@
 #define BPFSPEC_VERSION_H
 
 #define BPFSPEC_VERSION "0.1.0"
-#define BPFSPEC_REPORT_SCHEMA 1
+/* The report schema written (docs/report.md, "Schema history"), and the
+ * oldest one `report` and `diff` still read: schema 1 named an events
+ * record's duration latency_ns, where every syscall record now has
+ * duration_ns. */
+#define BPFSPEC_REPORT_SCHEMA 2
+#define BPFSPEC_REPORT_SCHEMA_OLDEST 1
 
 #endif

@@ -34,7 +34,7 @@ for spec in syscall-latency file-io net-connect memory; do
 	rc=$?
 	set -e
 	[ "$rc" -eq 0 ] || { cat "$TMP/$spec.stderr"; fail "$spec: bpfspec exited $rc"; }
-	jq -e 'type == "object" and .schema == 1' "$r" >/dev/null || fail "$spec: the report is not valid JSON (schema 1)"
+	jq -e 'type == "object" and .schema == 2' "$r" >/dev/null || fail "$spec: the report is not valid JSON (schema 2)"
 	kill -0 "$target" || fail "the workload died during $spec"
 	attached=$(jqr "$r" .attached_probes)
 	expected=$(jqr "$r" .expected_probes)

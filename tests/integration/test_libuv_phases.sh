@@ -50,7 +50,7 @@ measure() {
 		sed 's/^/    /' "$TMP/stderr" >&2
 		fail "bpfspec run libuv-phases printed on stderr (bpftrace $(bpftrace --version 2>&1 | head -1))"
 	fi
-	[ "$(jqr "$r" .schema)" = 1 ] || fail "schema is not 1"
+	[ "$(jqr "$r" .schema)" = 2 ] || fail "schema is not 2"
 	[ "$(jqr "$r" .target.pid)" = "$app" ] || fail "target pid"
 	[ "$(jqr "$r" .partial)" = false ] || fail "report marked partial"
 	dur=$(jqr "$r" .duration_ns)

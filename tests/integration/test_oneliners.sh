@@ -83,7 +83,7 @@ i=0
 while IFS= read -r line; do
 	i=$((i + 1))
 	printf '%s\n' "$line" >"$TMP/line$i.json"
-	[ "$(jqr "$TMP/line$i.json" .schema)" = 1 ] || fail "line $i is not a report"
+	[ "$(jqr "$TMP/line$i.json" .schema)" = 2 ] || fail "line $i is not a report"
 	d=$(jqr "$TMP/line$i.json" .duration_ns)
 	ws=$(jqr "$TMP/line$i.json" .window_start_unix_ns)
 	echo "measured: interval $i window (s)        $(awk -v d="$d" 'BEGIN { print d / 1e9 }') (truth 0.5-1.5)"

@@ -47,7 +47,7 @@ slow_hi=$(jqr "$TMP/fd.json" "[$opens | .buckets[] | select(.hi_ns > 1000000) | 
 echo "measured: default threshold             $(jqr "$TMP/fd.json" '.parameters.threshold'), $fd_ev events (truth $slow_lo-$slow_hi: the opens of 1 ms or more, usually none)"
 [ "$fd_ev" -ge $((slow_lo - 1)) ] && [ "$fd_ev" -le $((slow_hi + 1)) ] ||
 	fail "$fd_ev opens recorded at a 1 ms threshold; the file probe saw $slow_lo-$slow_hi opens of 1 ms or more"
-[ "$(ev "$TMP/fd.json" '[.events[] | select(.latency_ns < 1000000)] | length')" -eq 0 ] ||
+[ "$(ev "$TMP/fd.json" '[.events[] | select(.duration_ns < 1000000)] | length')" -eq 0 ] ||
 	fail "an open faster than 1 ms was recorded at a 1 ms threshold"
 [ "$(ev "$TMP/fd.json" '.threshold_ns')" -eq 1000000 ] || fail "default threshold is not 1 ms"
 

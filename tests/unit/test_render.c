@@ -1,4 +1,4 @@
-/* Unit tests for render: the JSON report (schema 1, docs/report.md) parsed
+/* Unit tests for render: the JSON report (schema 2, docs/report.md) parsed
  * back with jansson, every documented field with its type and value; the
  * text view's probe rows, skipped probes and percentile note; and write
  * errors (/dev/full) reported as -1 by both.  The report is built by
@@ -187,8 +187,8 @@ START_TEST(test_json_top)
 {
 	json_t *root = render_parsed();
 
-	ck_assert_int_eq(int_field(root, "schema"), 1);
-	ck_assert_int_eq(BPFSPEC_REPORT_SCHEMA, 1);
+	ck_assert_int_eq(int_field(root, "schema"), 2);
+	ck_assert_int_eq(BPFSPEC_REPORT_SCHEMA, 2);
 	ck_assert_str_eq(str_field(root, "bpfspec_version"), BPFSPEC_VERSION);
 	ck_assert_str_eq(str_field(root, "spec"), "demo");
 	ck_assert_str_eq(str_field(root, "spec_path"), "t/demo.yaml");
