@@ -1,9 +1,10 @@
 /* Unit tests for diff: JSON reports recorded with the real tool
- * (tests/fixtures/reports/, see the README there) are loaded back into the
- * report model and written again byte for byte, attribution (splits and
- * loop blockers) too; every load error names the file and the JSON path,
- * and its message is checked; the text and JSON comparisons of two
- * recorded runs show the expected rows and numbers.
+ * (tests/fixtures/reports/, see the README there; schema 1) are loaded
+ * back into the report model and written again byte for byte but for what
+ * schema 2 renamed, attribution (splits and loop blockers) too; a schema 2
+ * report is written again as it was; every load error names the file and
+ * the JSON path, and its message is checked; the text and JSON
+ * comparisons of two recorded runs show the expected rows and numbers.
  * Run under valgrind (CK_FORK=no) for leaks. */
 #include <check.h>
 #include <fcntl.h>
@@ -685,6 +686,130 @@ START_TEST(test_load_attribution)
 }
 END_TEST
 
+/* ---- loading: schemas ------------------------------------------------------ */
+
+/* ROOT (a fixture, schema 1) as schema 2 has it: the number, and its
+ * events records' latency_ns named duration_ns. */
+static void to_schema2(json_t *root)
+{
+	size_t i, k;
+	json_t *p, *ev;
+
+	json_object_set_new(root, "schema", json_integer(2));
+	json_array_foreach(json_object_get(root, "probes"), i, p) {
+		json_array_foreach(json_object_get(p, "events"), k, ev) {
+			json_t *d = json_object_get(ev, "latency_ns");
+			if (!d)
+				continue;
+			json_object_set(ev, "duration_ns", d);
+			json_object_del(ev, "latency_ns");
+		}
+	}
+}
+
+/* One loop blocker of 2.5 ms, a read of fd 7 opened as /tmp/fifo (a
+ * "blockers" object). */
+static json_t *one_blocker(void)
+{
+	return json_of("{'threshold_ns': 1000000, 'not_recorded': 0, 'records': ["
+		       "  {'t_ns': 1500000, 'phase': 'timers', 'tid': 24931, 'thread': 'node',"
+		       "   'main_thread': true, 'syscall': 'read', 'duration_ns': 2500000,"
+		       "   'ret': 4096, 'fd': 7, 'path': '/tmp/fifo'}]}");
+}
+
+/* A schema 1 report, as an earlier bpfspec wrote it, loads: its events
+ * records' durations from latency_ns, its blockers' from duration_ns
+ * (their name in 1 already); written again, it is schema 2 and neither
+ * record has latency_ns. */
+START_TEST(test_load_schema1)
+{
+	json_t *root = fixture_json("file-io-events.json");
+	ck_assert_int_eq(int_field(root, "schema"), 1);
+	json_object_set_new(root, "blockers", one_blocker());
+	report *rep = report_of(root, "old.json");
+	const report_probe *p = &rep->probes[1];
+	ck_assert_uint_eq(p->n_events, 8);
+	ck_assert_str_eq(p->events[0].syscall, "openat");
+	ck_assert_uint_eq(p->events[0].latency_ns, 25504);
+	ck_assert_uint_eq(p->events[7].latency_ns, 23612);
+	ck_assert_uint_eq(rep->n_blockers, 1);
+	ck_assert_uint_eq(rep->blockers[0].latency_ns, 2500000);
+
+	char *text = json_text(rep);
+	json_error_t err;
+	json_t *got = json_loads(text, 0, &err);
+	ck_assert_msg(got != NULL, "render_json wrote invalid JSON: %s", err.text);
+	ck_assert_int_eq(int_field(got, "schema"), 2);
+	json_t *ev = json_array_get(json_object_get(probe_at(got, 1), "events"), 0);
+	ck_assert_int_eq(int_field(ev, "duration_ns"), 25504);
+	json_t *b = json_array_get(json_object_get(json_object_get(got, "blockers"), "records"), 0);
+	ck_assert_int_eq(int_field(b, "duration_ns"), 2500000);
+	ck_assert_lacks(text, "latency_ns");
+	json_decref(got);
+	free(text);
+	report_free(rep);
+}
+END_TEST
+
+/* A schema 2 report whose events records have every field of a syscall
+ * record (error, path with path_hex and path_truncated, address, length)
+ * and a blocker with fd: written again, it is the same JSON, and that
+ * text is a fixed point. */
+START_TEST(test_round_trip_schema2)
+{
+	json_t *want = fixture_json("file-io-events.json");
+	to_schema2(want);
+	json_object_set_new(want, "bpfspec_version", json_string(BPFSPEC_VERSION));
+	json_t *evs = json_object_get(probe_at(want, 1), "events");
+	json_t *ev = json_array_get(evs, 1);
+	json_object_set_new(ev, "ret", json_integer(-2));
+	json_object_set_new(ev, "error", json_string("ENOENT"));
+	json_object_set_new(ev, "path_truncated", json_true());
+	ev = json_array_get(evs, 2);
+	json_object_del(ev, "path");
+	json_object_set_new(ev, "address", json_string("[::1]:80"));
+	json_object_set_new(ev, "length", json_integer(4096));
+	ev = json_array_get(evs, 3);
+	json_object_set_new(ev, "path", json_string("/tmp/a\xef\xbf\xbd" "b"));	/* U+FFFD */
+	json_object_set_new(ev, "path_hex", json_string("2f746d702f61ff62"));
+	json_object_set_new(want, "blockers", one_blocker());
+
+	report *rep = report_of(json_incref(want), "new.json");
+	const report_event *e = rep->probes[1].events;
+	ck_assert_uint_eq(e[0].latency_ns, 25504);
+	ck_assert_str_eq(e[1].error, "ENOENT");
+	ck_assert(e[1].path_truncated);
+	ck_assert_ptr_null(e[2].path);
+	ck_assert_str_eq(e[2].address, "[::1]:80");
+	ck_assert(e[2].has_length);
+	ck_assert_uint_eq(e[2].length, 4096);
+	ck_assert_str_eq(e[3].path, "/tmp/a\xff" "b");	/* the bytes of path_hex */
+	ck_assert(!e[3].has_fd);
+	ck_assert(rep->blockers[0].has_fd);
+	ck_assert_int_eq(rep->blockers[0].fd, 7);
+	ck_assert_uint_eq(rep->blockers[0].latency_ns, 2500000);
+
+	char *once = json_text(rep);
+	json_error_t err;
+	json_t *got = json_loads(once, 0, &err);
+	ck_assert_msg(got != NULL, "render_json wrote invalid JSON: %s", err.text);
+	ck_assert(json_equal(json_object_get(probe_at(got, 1), "events"), evs));
+	ck_assert(json_equal(json_object_get(got, "blockers"), json_object_get(want, "blockers")));
+	ck_assert(json_equal(got, want));
+	json_decref(got);
+	json_decref(want);
+
+	report *back = report_parse_json(once, strlen(once), "once.json");
+	ck_assert_msg(back != NULL, "once.json does not load:\n%s", diagnostics());
+	char *twice = json_text(back);
+	ck_assert_str_eq(twice, once);
+	free(twice);
+	free(once);
+	report_free(back);
+	report_free(rep);
+}
+END_TEST
+
 /* ---- loading: errors ----------------------------------------------------- */
 
 START_TEST(test_error_schema)
@@ -711,6 +836,29 @@ START_TEST(test_error_schema)
 	json_object_set_new(root, "schema", json_string("1"));
 	d = json_error_of(root, "before.json");
 	ck_assert_contains(d, "before.json: schema: expected an integer, found a string");
+}
+END_TEST
+
+/* Each schema has one name for an events record's duration: 2 does not
+ * read 1's, nor 1 the name 2 gave it. */
+START_TEST(test_error_duration_names)
+{
+	json_t *root = fixture_json("file-io-events.json");
+	to_schema2(root);
+	json_t *ev = json_array_get(json_object_get(probe_at(root, 1), "events"), 4);
+	json_object_set(ev, "latency_ns", json_object_get(ev, "duration_ns"));
+	json_object_del(ev, "duration_ns");
+	const char *d = json_error_of(root, "ev.json");
+	ck_assert_contains(d, "bpfspec: error: ev.json: probes[1].events[4].duration_ns: missing "
+			      "(expected a non-negative integer)\n");
+
+	root = fixture_json("file-io-events.json");
+	ev = json_array_get(json_object_get(probe_at(root, 1), "events"), 4);
+	json_object_set(ev, "duration_ns", json_object_get(ev, "latency_ns"));
+	json_object_del(ev, "latency_ns");
+	d = json_error_of(root, "ev.json");
+	ck_assert_contains(d, "bpfspec: error: ev.json: probes[1].events[4].latency_ns: missing "
+			      "(expected a non-negative integer)\n");
 }
 END_TEST
 
@@ -1343,11 +1491,14 @@ static Suite *diff_suite(void)
 	tcase_add_loop_test(tc, test_round_trip, 0, sizeof fixtures / sizeof *fixtures);
 	tcase_add_test(tc, test_load_no_attribution);
 	tcase_add_test(tc, test_load_attribution);
+	tcase_add_test(tc, test_load_schema1);
+	tcase_add_test(tc, test_round_trip_schema2);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_error_schema);
+	tcase_add_test(tc, test_error_duration_names);
 	tcase_add_test(tc, test_error_fields);
 	tcase_add_test(tc, test_error_nested);
 	tcase_add_test(tc, test_error_ndjson);
