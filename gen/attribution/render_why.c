@@ -387,11 +387,11 @@ void render_why_prom(FILE *out, const report *rep)
 							     "blocked_syscall", "off_cpu_other" };
 			const uint64_t parts[] = { gr->split->cpu_ns, gr->split->wait_ns,
 						   gr->split->blocked_ns, gr->split->other_ns };
-			prom_label ls[6];
+			promtext_label ls[6];
 			prom_thread_labels(ls, tid, rep, p, gr);
 			for (size_t k = 0; k < 4; k++) {
-				ls[5] = (prom_label){ "cause", names[k] };
-				prom_seconds(v, sizeof v, parts[k]);
+				ls[5] = (promtext_label){ "cause", names[k] };
+				promtext_seconds(v, sizeof v, parts[k]);
 				prom_sample(out, &cause, "", ls, 6, v);
 			}
 		}
@@ -399,14 +399,14 @@ void render_why_prom(FILE *out, const report *rep)
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
 		for (size_t k = 0; p->attached && p->attributed && k < p->split.n_syscalls; k++) {
-			prom_label ls[] = { { "spec", rep->spec_name }, { "probe", p->name },
-					    { "syscall", p->split.syscalls[k].name } };
-			prom_seconds(v, sizeof v, p->split.syscalls[k].blocked_ns);
+			promtext_label ls[] = { { "spec", rep->spec_name }, { "probe", p->name },
+						{ "syscall", p->split.syscalls[k].name } };
+			promtext_seconds(v, sizeof v, p->split.syscalls[k].blocked_ns);
 			prom_sample(out, &sys, "", ls, 3, v);
 		}
 	}
-	prom_label ls[] = { { "spec", rep->spec_name } };
-	prom_u64(v, sizeof v, rep->n_blockers + rep->blockers_dropped);
+	promtext_label ls[] = { { "spec", rep->spec_name } };
+	promtext_u64(v, sizeof v, rep->n_blockers + rep->blockers_dropped);
 	prom_sample(out, &blockers, "", ls, 1, v);
 }
 

@@ -126,19 +126,19 @@ static void count_prom(FILE *out, const report *rep)
 	char v[32];
 
 	for (size_t i = 0; (p = prom_next(rep, PROBE_COUNT, &i));) {
-		prom_label ls[] = { { "spec", rep->spec_name }, { "probe", p->name } };
-		prom_u64(v, sizeof v, p->st.count);
+		promtext_label ls[] = { { "spec", rep->spec_name }, { "probe", p->name } };
+		promtext_u64(v, sizeof v, p->st.count);
 		prom_sample(out, &hits, "", ls, 2, v);
 	}
 	for (size_t i = 0; (p = prom_next(rep, PROBE_COUNT, &i));) {
 		for (size_t g = 0; g < p->n_groups; g++) {
 			const report_group *gr = &p->groups[g];
 			char tid[24];
-			prom_label ls[5];
+			promtext_label ls[5];
 			if (gr->tid == 0)	/* the probe is not per thread */
 				continue;
 			prom_thread_labels(ls, tid, rep, p, gr);
-			prom_u64(v, sizeof v, gr->st.count);
+			promtext_u64(v, sizeof v, gr->st.count);
 			prom_sample(out, &thread_hits, "", ls, 5, v);
 		}
 	}

@@ -654,8 +654,8 @@ static void events_prom(FILE *out, const report *rep)
 
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; (p = prom_next(rep, PROBE_EVENTS, &i));) {
-			prom_label ls[] = { { "spec", rep->spec_name }, { "probe", p->name } };
-			prom_u64(v, sizeof v, pass == 0 ? p->st.count : p->events_dropped);
+			promtext_label ls[] = { { "spec", rep->spec_name }, { "probe", p->name } };
+			promtext_u64(v, sizeof v, pass == 0 ? p->st.count : p->events_dropped);
 			prom_sample(out, pass == 0 ? &events : &dropped, "", ls, 2, v);
 		}
 }

@@ -557,8 +557,8 @@ static void latency_prom(FILE *out, const report *rep)
 				false };
 
 	for (size_t i = 0; (p = prom_next(rep, PROBE_LATENCY, &i));) {
-		prom_label ls[4] = { { "spec", rep->spec_name }, { "probe", p->name },
-				     { "function", p->function } };
+		promtext_label ls[] = { { "spec", rep->spec_name }, { "probe", p->name },
+					{ "function", p->function } };
 		prom_histogram(out, &latency, ls, 3, &p->st);
 	}
 }

@@ -313,8 +313,8 @@ static void syscalls_prom(FILE *out, const report *rep)
 
 	for (size_t i = 0; (p = prom_next(rep, PROBE_SYSCALLS, &i));) {
 		for (size_t s = 0; s < p->n_syscalls; s++) {
-			prom_label ls[4] = { { "spec", rep->spec_name }, { "probe", p->name },
-					     { "syscall", p->syscalls[s].name } };
+			promtext_label ls[] = { { "spec", rep->spec_name }, { "probe", p->name },
+						{ "syscall", p->syscalls[s].name } };
 			prom_histogram(out, &latency, ls, 3, &p->syscalls[s].st);
 		}
 	}
@@ -322,10 +322,11 @@ static void syscalls_prom(FILE *out, const report *rep)
 		for (size_t s = 0; s < p->n_syscalls; s++)
 			for (size_t e = 0; e < p->syscalls[s].n_errors; e++) {
 				const report_errno *er = &p->syscalls[s].errors[e];
-				prom_label ls[] = { { "spec", rep->spec_name }, { "probe", p->name },
-						    { "syscall", p->syscalls[s].name },
-						    { "errno", er->name } };
-				prom_u64(v, sizeof v, er->count);
+				promtext_label ls[] = { { "spec", rep->spec_name },
+							{ "probe", p->name },
+							{ "syscall", p->syscalls[s].name },
+							{ "errno", er->name } };
+				promtext_u64(v, sizeof v, er->count);
 				prom_sample(out, &errors, "", ls, 4, v);
 			}
 	}

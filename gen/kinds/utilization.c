@@ -195,12 +195,12 @@ static void utilization_prom(FILE *out, const report *rep)
 			for (size_t g = 0; g < p->n_groups; g++) {
 				const report_group *gr = &p->groups[g];
 				char tid[24], v[32];
-				prom_label ls[5];
+				promtext_label ls[5];
 				prom_thread_labels(ls, tid, rep, p, gr);
 				if (pass == 0)
 					snprintf(v, sizeof v, "%.6f", gr->utilization);
 				else
-					prom_seconds(v, sizeof v, gr->idle_ns);
+					promtext_seconds(v, sizeof v, gr->idle_ns);
 				prom_sample(out, pass == 0 ? &util : &idle, "", ls, 5, v);
 			}
 		}

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "model/report.h"
+#include "util/promtext.h"
 
 /* ---- text ---------------------------------------------------------- */
 
@@ -84,6 +85,9 @@ json_t *rjson_thread_totals(const report_group *g, size_t n, report_pids pids);
 
 /* ---- Prometheus ---------------------------------------------------- */
 
+/* Numbers and label pairs: util/promtext.h (promtext_seconds,
+ * promtext_u64, promtext_label). */
+
 /* One metric family: its HELP and TYPE lines are written before its first
  * sample, so a family without samples leaves no trace. */
 typedef struct prom_family {
@@ -93,21 +97,15 @@ typedef struct prom_family {
 	bool started;
 } prom_family;
 
-typedef struct prom_label {
-	const char *name;
-	const char *value;	/* NULL is written as "" (the label is then absent) */
-} prom_label;
-
-/* NS as exact decimal seconds, trailing zeros dropped (32 bytes hold any). */
-void prom_seconds(char *out, size_t len, uint64_t ns);
-void prom_u64(char *out, size_t len, uint64_t v);
-
-/* One sample of F: NAME+SUFFIX{LABELS} VALUE, F's HELP and TYPE first. */
-void prom_sample(FILE *out, prom_family *f, const char *suffix, const prom_label *ls, size_t n,
+/* One sample of F: NAME+SUFFIX{LS[0..N)} VALUE (promtext_sample), F's
+ * HELP and TYPE first. */
+void prom_sample(FILE *out, prom_family *f, const char *suffix, const promtext_label *ls, size_t n,
 		 const char *value);
 
-/* Histogram ST of F with labels LS[0..N); LS has room for one more (le). */
-void prom_histogram(FILE *out, prom_family *f, prom_label *ls, size_t n, const report_stats *st);
+/* Histogram ST of F with labels LS[0..N), its buckets folded onto -o
+ * prom's le layout (one bound per power of two, promtext.h). */
+void prom_histogram(FILE *out, prom_family *f, const promtext_label *ls, size_t n,
+		    const report_stats *st);
 
 /* The next attached probe of KIND in REP at or after index *I (advancing
  * *I past it), or NULL: for (size_t i = 0; (p = prom_next(rep, K, &i));). */
@@ -115,7 +113,7 @@ const report_probe *prom_next(const report *rep, probe_kind kind, size_t *i);
 
 /* The labels spec, probe, tid, thread, main of group GR of probe P into
  * LS; TID (24 bytes) holds the tid as text. */
-void prom_thread_labels(prom_label ls[5], char tid[24], const report *rep, const report_probe *p,
-			const report_group *gr);
+void prom_thread_labels(promtext_label ls[5], char tid[24], const report *rep,
+			const report_probe *p, const report_group *gr);
 
 #endif

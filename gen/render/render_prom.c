@@ -7,97 +7,69 @@
  * histograms share one fixed bucket layout, powers of two from 2^10 ns to
  * 2^35 ns, so that series can be summed by `le` across threads, probes,
  * runs and hosts.  Durations are printed as exact decimal seconds from
- * the integer nanoseconds.  No sample carries a timestamp. */
+ * the integer nanoseconds.  No sample carries a timestamp.  The lines and
+ * numbers are util/promtext.h's, the writer serve's exposition shares. */
 #include "model/feature.h"
 #include "render/render.h"
 #include "render/render_internal.h"
 
 #include "model/kind.h"
 
-#include "util/safe.h"
+#include "util/promtext.h"
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 
-#define LE_FIRST 10	/* le="0.000001024": 2^10 ns, about 1 us */
-#define LE_LAST 35	/* le="34.359738368": 2^35 ns, about 34 s */
-#define LE_N (LE_LAST - LE_FIRST + 1)
+/* -o prom's le layout: one bound per power of two (promtext.h). */
+#define LE_STEPS 1
 
-/* 11100000 -> "0.0111", 2000000000 -> "2". */
-void prom_seconds(char *out, size_t len, uint64_t ns)
-{
-	uint64_t s = ns / 1000000000u, frac = ns % 1000000000u;
-
-	if (!frac) {
-		snprintf(out, len, "%llu", (unsigned long long)s);
-		return;
-	}
-	int n = snprintf(out, len, "%llu.%09llu", (unsigned long long)s, (unsigned long long)frac);
-	while (n > 0 && (size_t)n < len && out[n - 1] == '0')
-		out[--n] = '\0';
-}
-
-void prom_u64(char *out, size_t len, uint64_t v)
-{
-	snprintf(out, len, "%llu", (unsigned long long)v);
-}
-
-void prom_sample(FILE *out, prom_family *f, const char *suffix, const prom_label *ls, size_t n,
-		 const char *value)
+/* F's HELP and TYPE lines, before its first sample. */
+static void prom_start(FILE *out, prom_family *f)
 {
 	if (!f->started) {
-		fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help, f->name, f->type);
+		promtext_header(out, f->name, f->type, f->help);
 		f->started = true;
 	}
-	fprintf(out, "%s%s", f->name, suffix);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%c%s=\"", i ? ',' : '{', ls[i].name);
-		if (ls[i].value)	/* the target's strings: safe.h's text form */
-			safe_fputs_prom_label(ls[i].value, out);
-		fputc('"', out);
-	}
-	fprintf(out, "%s %s\n", n ? "}" : "", value);
+}
+
+void prom_sample(FILE *out, prom_family *f, const char *suffix, const promtext_label *ls, size_t n,
+		 const char *value)
+{
+	promtext_labels labels = { .pairs = ls, .n = n };
+
+	prom_start(out, f);
+	promtext_sample(out, f->name, suffix, &labels, NULL, value);
 }
 
 /* The log-linear buckets fold onto the fixed power-of-two
- * bounds: a bucket [lo, hi) counts toward le=2^k ns when hi <= 2^k, so
- * every value it counts is below le; buckets past 2^LE_LAST ns count in
+ * bounds: a bucket [lo, hi) counts toward the first bound >= hi, so
+ * every value it counts is below le; buckets past the last bound count in
  * +Inf only.  _count (== the +Inf bucket) and _sum are exact. */
-void prom_histogram(FILE *out, prom_family *f, prom_label *ls, size_t n, const report_stats *st)
+void prom_histogram(FILE *out, prom_family *f, const promtext_label *ls, size_t n,
+		    const report_stats *st)
 {
-	uint64_t per_le[LE_N] = { 0 }, total = 0;
-	char v[32], le[32];
+	uint64_t cum[PROMTEXT_LE_N(LE_STEPS)] = { 0 }, total = 0;
+	promtext_labels labels = { .pairs = ls, .n = n };
+	promtext_le le;
+	char sum[PROMTEXT_NUM_LEN];
 
 	for (size_t i = 0; i < st->n_buckets; i++) {
 		const report_bucket *b = &st->buckets[i];
+		int at = promtext_le_index(LE_STEPS, b->hi_ns);
 		total += b->count;
-		for (int k = LE_FIRST; k <= LE_LAST; k++)
-			if (b->hi_ns <= (uint64_t)1 << k) {
-				per_le[k - LE_FIRST] += b->count;
-				break;
-			}
+		if (at >= 0)
+			cum[at] += b->count;
 	}
+	for (size_t i = 1; i < PROMTEXT_LE_N(LE_STEPS); i++)
+		cum[i] += cum[i - 1];
 	/* The report derives count from the buckets; should they ever
 	 * disagree, the larger keeps the series cumulative. */
 	if (st->count > total)
 		total = st->count;
-	uint64_t cum = 0;
-	ls[n].name = "le";
-	ls[n].value = le;
-	for (int k = LE_FIRST; k <= LE_LAST; k++) {
-		cum += per_le[k - LE_FIRST];
-		prom_seconds(le, sizeof le, (uint64_t)1 << k);
-		prom_u64(v, sizeof v, cum);
-		prom_sample(out, f, "_bucket", ls, n + 1, v);
-	}
-	snprintf(le, sizeof le, "+Inf");
-	prom_u64(v, sizeof v, total);
-	prom_sample(out, f, "_bucket", ls, n + 1, v);
-	prom_seconds(v, sizeof v, st->sum_ns);
-	prom_sample(out, f, "_sum", ls, n, v);
-	prom_u64(v, sizeof v, total);
-	prom_sample(out, f, "_count", ls, n, v);
+	promtext_le_init(&le, LE_STEPS);
+	promtext_seconds(sum, sizeof sum, st->sum_ns);
+	prom_start(out, f);
+	promtext_histogram(out, f->name, &labels, &le, cum, total, sum);
 }
 
 const report_probe *prom_next(const report *rep, probe_kind kind, size_t *i)
@@ -112,15 +84,16 @@ const report_probe *prom_next(const report *rep, probe_kind kind, size_t *i)
 	return NULL;
 }
 
-void prom_thread_labels(prom_label ls[5], char tid[24], const report *rep, const report_probe *p,
-			const report_group *gr)
+void prom_thread_labels(promtext_label ls[5], char tid[24], const report *rep,
+			const report_probe *p, const report_group *gr)
 {
 	snprintf(tid, 24, "%ld", gr->tid);
-	ls[0] = (prom_label){ "spec", rep->spec_name };
-	ls[1] = (prom_label){ "probe", p->name };
-	ls[2] = (prom_label){ "tid", tid };
-	ls[3] = (prom_label){ "thread", gr->thread };
-	ls[4] = (prom_label){ "main", report_pids_has(report_pids_of(rep), gr->tid) ? "true" : "false" };
+	ls[0] = (promtext_label){ "spec", rep->spec_name };
+	ls[1] = (promtext_label){ "probe", p->name };
+	ls[2] = (promtext_label){ "tid", tid };
+	ls[3] = (promtext_label){ "thread", gr->thread };
+	ls[4] = (promtext_label){ "main",
+				  report_pids_has(report_pids_of(rep), gr->tid) ? "true" : "false" };
 }
 
 /* Per-thread totals of the probes whose kind keeps them
@@ -136,14 +109,14 @@ static void put_thread_totals(FILE *out, prom_family *time_f, prom_family *calls
 			for (size_t g = 0; g < p->n_groups; g++) {
 				const report_group *gr = &p->groups[g];
 				char tid[24], v[32];
-				prom_label ls[5];
+				promtext_label ls[5];
 				if (gr->tid == 0)	/* the probe is not per thread */
 					continue;
 				prom_thread_labels(ls, tid, rep, p, gr);
 				if (pass == 0)
-					prom_seconds(v, sizeof v, gr->st.sum_ns);
+					promtext_seconds(v, sizeof v, gr->st.sum_ns);
 				else
-					prom_u64(v, sizeof v, gr->st.count);
+					promtext_u64(v, sizeof v, gr->st.count);
 				prom_sample(out, pass == 0 ? time_f : calls_f, "", ls, 5, v);
 			}
 		}
@@ -173,9 +146,10 @@ int render_prom(FILE *out, const report *rep)
 	char v[32], pid[24];
 
 	snprintf(pid, sizeof pid, "%ld", rep->pid);
-	prom_label spec_l[4] = { { "spec", rep->spec_name }, { "pid", pid }, { "binary", rep->binary } };
+	promtext_label spec_l[] = { { "spec", rep->spec_name }, { "pid", pid },
+				    { "binary", rep->binary } };
 	prom_sample(out, &target_info, "", spec_l, 3, "1");
-	prom_seconds(v, sizeof v, rep->duration_ns);
+	promtext_seconds(v, sizeof v, rep->duration_ns);
 	prom_sample(out, &window, "", spec_l, 1, v);
 	if (rep->start_unix_ns) {
 		snprintf(v, sizeof v, "%llu.%06llu",
@@ -184,12 +158,12 @@ int render_prom(FILE *out, const report *rep)
 		prom_sample(out, &started, "", spec_l, 1, v);
 	}
 	prom_sample(out, &partial, "", spec_l, 1, rep->partial ? "1" : "0");
-	prom_u64(v, sizeof v, rep->lost_events);
+	promtext_u64(v, sizeof v, rep->lost_events);
 	prom_sample(out, &lost, "", spec_l, 1, v);
 
 	for (size_t i = 0; i < rep->n_probes; i++) {
 		const report_probe *p = &rep->probes[i];
-		prom_label ls[] = { { "spec", rep->spec_name }, { "probe", p->name } };
+		promtext_label ls[] = { { "spec", rep->spec_name }, { "probe", p->name } };
 		prom_sample(out, &attached, "", ls, 2, p->attached ? "1" : "0");
 	}
 	for (int k = 0; k < N_PROBE_KINDS; k++)
