@@ -61,6 +61,7 @@
 #include <stdio.h>
 
 #include "model/report.h"
+#include "util/promtext.h"
 
 typedef struct promstore promstore;
 
@@ -110,15 +111,15 @@ typedef struct promstore_label {
 	const char *value;	/* NULL or "": the label is left out */
 } promstore_label;
 
-/* Fixed histogram layout: from 2^10 ns to 2^35 ns (0.000001024 s ..
- * 34.359738368 s), PROMSTORE_LE_STEPS bounds per power of two (every
- * other bound of the reports' log-linear buckets: 2^k + j 2^(k-3) ns),
- * then +Inf.  Eight per power of two keep histogram_quantile within 12.5%
+/* Fixed histogram layout, util/promtext.h's: from 2^10 ns to 2^35 ns
+ * (0.000001024 s .. 34.359738368 s), PROMSTORE_LE_STEPS bounds per power
+ * of two (every other bound of the reports' log-linear buckets: 2^k +
+ * j 2^(k-3) ns), then +Inf.  Eight per power of two keep histogram_quantile within 12.5%
  * of a value; -o prom, a snapshot, keeps one per power of two. */
-#define PROMSTORE_LE_FIRST 10
-#define PROMSTORE_LE_LAST 35
+#define PROMSTORE_LE_FIRST PROMTEXT_LE_FIRST
+#define PROMSTORE_LE_LAST PROMTEXT_LE_LAST
 #define PROMSTORE_LE_STEPS 8
-#define PROMSTORE_LE_N ((PROMSTORE_LE_LAST - PROMSTORE_LE_FIRST) * PROMSTORE_LE_STEPS + 1)
+#define PROMSTORE_LE_N PROMTEXT_LE_N(PROMSTORE_LE_STEPS)
 
 /* Bound I (0 .. PROMSTORE_LE_N - 1) in nanoseconds. */
 uint64_t promstore_le_ns(size_t i);

@@ -301,34 +301,18 @@ static int plan_report(ps_add *a)
 
 uint64_t promstore_le_ns(size_t i)
 {
-	unsigned k = PROMSTORE_LE_FIRST + (unsigned)(i / PROMSTORE_LE_STEPS);
-	uint64_t octave = (uint64_t)1 << k;
-	return octave + (i % PROMSTORE_LE_STEPS) * (octave / PROMSTORE_LE_STEPS);
+	return promtext_le_ns(PROMSTORE_LE_STEPS, i);
 }
 
-/* The le bound (index into ps_series.le) of a bucket ending at HI: the
- * first bound at or above HI, so that every value the bucket holds is
- * below it; -1 past the last (+Inf only).  Log-linear buckets never
- * straddle a bound; a bucket that does (a report read from a file)
- * counts at the next bound, never at one some of its values exceed. */
-static int le_index(uint64_t hi)
-{
-	if (hi <= (uint64_t)1 << PROMSTORE_LE_FIRST)
-		return 0;
-	int k = 63 - __builtin_clzll(hi - 1);	/* 2^k < hi <= 2^(k+1) */
-	uint64_t step = ((uint64_t)1 << k) / PROMSTORE_LE_STEPS;
-	uint64_t j = (hi - ((uint64_t)1 << k) + step - 1) / step;	/* 1 .. STEPS */
-	size_t i = (size_t)(k - PROMSTORE_LE_FIRST) * PROMSTORE_LE_STEPS + (size_t)j;
-	return i >= PROMSTORE_LE_N ? -1 : (int)i;
-}
-
+/* A bucket [lo, hi) counts at the first bound at or above hi
+ * (promtext_le_index): every value it holds is below it. */
 static void add_histogram(ps_series *s, const report_stats *st)
 {
 	uint64_t total = 0;
 
 	for (size_t i = 0; i < st->n_buckets; i++) {
 		const report_bucket *b = &st->buckets[i];
-		int k = le_index(b->hi_ns);
+		int k = promtext_le_index(PROMSTORE_LE_STEPS, b->hi_ns);
 		total = ps_add_u64(total, b->count);
 		if (k >= 0)
 			s->le[k] = ps_add_u64(s->le[k], b->count);

@@ -1,85 +1,26 @@
 /* promstore_render — the store as Prometheus text exposition format 0.0.4
  * (promstore.h).  Numbers: counts as integers; durations as exact decimal
- * seconds from the integer totals, trailing zeros dropped ("0.0188",
- * "4.294967296", "2"), which is also how -o prom prints them, so le values
- * are byte for byte the same in both; the caller's gauges in the shortest
- * form that reads back as the same double (bpfspec never sets a locale,
- * so the decimal point is '.'). */
+ * seconds from the integer totals, trailing zeros dropped; the caller's
+ * gauges in the shortest form that reads back as the same double.  Lines
+ * and numbers are util/promtext.h's, the writer -o prom shares, so le
+ * values are byte for byte the same in both. */
 #include "serve/promstore.h"
 #include "serve/promstore_internal.h"
 
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
+#include "util/promtext.h"
 
-/* T as decimal seconds into OUT (32 bytes hold any). */
-static void fmt_time(char *out, size_t len, ps_time t)
-{
-	if (!t.ns) {
-		snprintf(out, len, "%llu", (unsigned long long)t.s);
-		return;
-	}
-	int n = snprintf(out, len, "%llu.%09u", (unsigned long long)t.s, (unsigned)t.ns);
-	while (n > 0 && (size_t)n < len && out[n - 1] == '0')
-		out[--n] = '\0';
-}
-
-static void fmt_gauge(char *out, size_t len, double v)
-{
-	if (isnan(v)) {
-		snprintf(out, len, "NaN");
-	} else if (isinf(v)) {
-		snprintf(out, len, "%cInf", v > 0 ? '+' : '-');
-	} else {
-		for (int prec = 1; prec <= 17; prec++) {
-			snprintf(out, len, "%.*g", prec, v);
-			if (strtod(out, NULL) == v)
-				break;
-		}
-	}
-}
-
-/* HELP text: '\\' and newline escaped, as the format asks. */
-static void put_help(FILE *out, const char *help)
-{
-	for (; *help; help++) {
-		if (*help == '\\')
-			fputs("\\\\", out);
-		else if (*help == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*help, out);
-	}
-}
-
-/* NAME+SUFFIX{KEY[,le="LE"]} VALUE */
-static void put_sample(FILE *out, const char *name, const char *suffix, const char *key,
-		       const char *le, const char *value)
-{
-	fprintf(out, "%s%s", name, suffix);
-	if (*key || le)
-		fprintf(out, "{%s%s%s%s%s}", key, *key && le ? "," : "", le ? "le=\"" : "", le ? le : "",
-			le ? "\"" : "");
-	fprintf(out, " %s\n", value);
-}
-
+/* Series S of histogram F: its per-bound counts made cumulative. */
 static void put_histogram(FILE *out, const ps_family *f, const ps_series *s,
-			  char le[PS_LE_N][32])
+			  const promtext_le *le)
 {
-	char v[32];
-	uint64_t cum = 0;
+	uint64_t cum[PS_LE_N], c = 0;
+	char sum[PROMTEXT_NUM_LEN];
 
-	for (size_t i = 0; i < PS_LE_N; i++) {
-		cum = ps_add_u64(cum, s->le[i]);
-		snprintf(v, sizeof v, "%llu", (unsigned long long)cum);
-		put_sample(out, f->name, "_bucket", s->key, le[i], v);
-	}
-	snprintf(v, sizeof v, "%llu", (unsigned long long)s->count);
-	put_sample(out, f->name, "_bucket", s->key, "+Inf", v);
-	fmt_time(v, sizeof v, s->time);
-	put_sample(out, f->name, "_sum", s->key, NULL, v);
-	snprintf(v, sizeof v, "%llu", (unsigned long long)s->count);
-	put_sample(out, f->name, "_count", s->key, NULL, v);
+	for (size_t i = 0; i < PS_LE_N; i++)
+		cum[i] = c = ps_add_u64(c, s->le[i]);
+	promtext_seconds_split(sum, sizeof sum, s->time.s, s->time.ns);
+	promtext_histogram(out, f->name, &(promtext_labels){ .key = s->key }, le, cum, s->count,
+			   sum);
 }
 
 static const char *type_name(ps_type t)
@@ -97,40 +38,32 @@ static const char *type_name(ps_type t)
 
 int promstore_render(const promstore *ps, FILE *out)
 {
-	char le[PS_LE_N][32], v[32];
+	promtext_le le;
+	char v[PROMTEXT_NUM_LEN];
 
-	for (size_t i = 0; i < PS_LE_N; i++) {
-		uint64_t ns = promstore_le_ns(i);
-		fmt_time(le[i], sizeof le[i],
-			 (ps_time){ ns / 1000000000u, (uint32_t)(ns % 1000000000u) });
-	}
+	promtext_le_init(&le, PROMSTORE_LE_STEPS);
 	for (size_t i = 0; i < ps->n_fams; i++) {
 		const ps_family *f = ps->fams[i];
 		if (!f->n_series)
 			continue;
-		if (f->help) {
-			fprintf(out, "# HELP %s ", f->name);
-			put_help(out, f->help);
-			fputc('\n', out);
-		}
-		fprintf(out, "# TYPE %s %s\n", f->name, type_name(f->type));
+		promtext_header(out, f->name, type_name(f->type), f->help);
 		for (size_t k = 0; k < f->n_series; k++) {
 			const ps_series *s = f->series[k];
 			switch (f->type) {
 			case PS_HISTOGRAM:
-				put_histogram(out, f, s, le);
+				put_histogram(out, f, s, &le);
 				continue;
 			case PS_GAUGE:
-				fmt_gauge(v, sizeof v, s->gauge);
+				promtext_gauge(v, sizeof v, s->gauge);
 				break;
 			case PS_COUNTER:
 				if (f->seconds)
-					fmt_time(v, sizeof v, s->time);
+					promtext_seconds_split(v, sizeof v, s->time.s, s->time.ns);
 				else
-					snprintf(v, sizeof v, "%llu", (unsigned long long)s->count);
+					promtext_u64(v, sizeof v, s->count);
 				break;
 			}
-			put_sample(out, f->name, "", s->key, NULL, v);
+			promtext_sample(out, f->name, "", &(promtext_labels){ .key = s->key }, NULL, v);
 		}
 	}
 	/* A full disk shows only when the buffer is written out. */
