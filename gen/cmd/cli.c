@@ -297,28 +297,73 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
-/* Adds -p's ARG to CFG's pids.  Returns EXIT_OK, or EXIT_USAGE after
- * saying why (not a pid, given twice, too many). */
-static int add_pid(settings *cfg, const char *arg)
+/* ---- what each option sets ------------------------------------------- */
+
+/* Each takes an option's VALUE (NULL for one without) into CFG and
+ * returns EXIT_OK, or EXIT_USAGE after saying why. */
+
+/* -p: one more pid (not one given before, at most TARGET_MAX_PIDS). */
+static int take_pid(settings *cfg, char *value)
 {
 	pid_t pid;
-	if (parse_pid(arg, &pid) < 0)
-		return usage_error("invalid pid '%s': expected a positive number", arg);
+	if (parse_pid(value, &pid) < 0)
+		return usage_error("invalid pid '%s': expected a positive number", value);
 	for (size_t i = 0; i < cfg->n_pids; i++)
 		if (cfg->pids[i] == pid)
 			return usage_error("pid %d is given twice (-p)", (int)pid);
 	if (cfg->n_pids == TARGET_MAX_PIDS)
 		return usage_error("more than %d pids (-p %s): one run traces at most %d "
 				   "processes; run one bpfspec per group of them",
-				   TARGET_MAX_PIDS, arg, TARGET_MAX_PIDS);
+				   TARGET_MAX_PIDS, value, TARGET_MAX_PIDS);
 	cfg->pids[cfg->n_pids++] = pid;
 	return EXIT_OK;
 }
 
-enum {
-	OPT_BINARY = 256, OPT_CUMULATIVE, OPT_OUTPUT, OPT_FAIL_IF, OPT_EMIT_SPEC, OPT_EMIT_PROGRAM,
-	OPT_SET, OPT_DEBUG_DIR, OPT_BPFTRACE_VERSION, OPT_TRACE_THRESHOLD,
-};
+/* -c: the command, split on spaces (the last -c wins). */
+static int take_command(settings *cfg, char *value)
+{
+	cli_free_argv(cfg->cmd);
+	cfg->cmd = split_command(value);
+	if (!cfg->cmd || !cfg->cmd[0])
+		return usage_error("empty command '%s'", value);
+	return EXIT_OK;
+}
+
+static int take_duration(settings *cfg, char *value)
+{
+	if (spec_parse_option_duration(value, &cfg->duration_ns) < 0)
+		return usage_error("invalid duration '%s': use e.g. 10, 500ms, 10s, 2m "
+				   "(at most 1 day)", value);
+	cfg->duration_set = true;
+	return EXIT_OK;
+}
+
+static int take_interval(settings *cfg, char *value)
+{
+	if (spec_parse_option_duration(value, &cfg->interval_ns) < 0 ||
+	    cfg->interval_ns < 10000000ull)
+		return usage_error("invalid interval '%s': use e.g. 1, 500ms, 10s "
+				   "(10ms to 1 day)", value);
+	return EXIT_OK;
+}
+
+static int take_count(settings *cfg, char *value)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(value, &end, 10);
+	if (errno || *end || end == value || v == 0 || v > 1000000 || value[0] == '-')
+		return usage_error("invalid count '%s': expected 1 to 1000000", value);
+	cfg->interval_count = (unsigned)v;
+	return EXIT_OK;
+}
+
+static int take_cumulative(settings *cfg, char *value)
+{
+	(void)value;
+	cfg->cumulative = true;
+	return EXIT_OK;
+}
 
 /* Says -o's NAME is no format, listing those there are ("use text,
  * json, ... or folded"); returns EXIT_USAGE. */
@@ -334,146 +379,184 @@ static int unknown_format(const char *name)
 	return usage_error("unknown output format '%s': use %s", name, list);
 }
 
-/* What -p, -c, -d, -i, -n, --cumulative, -o, --output and
- * --trace-threshold set: option C's value ARG into CFG.  Returns EXIT_OK,
- * EXIT_USAGE after saying why, or -1 when C is none of them. */
-static int take_run_option(settings *cfg, int c, const char *arg)
+static int take_format(settings *cfg, char *value)
 {
-	switch (c) {
-	case 'p':
-		if (add_pid(cfg, arg) != EXIT_OK)
-			return EXIT_USAGE;
-		return EXIT_OK;
-	case 'c':
-		cli_free_argv(cfg->cmd);
-		cfg->cmd = split_command(arg);
-		if (!cfg->cmd || !cfg->cmd[0])
-			return usage_error("empty command '%s'", arg);
-		return EXIT_OK;
-	case 'd':
-		if (spec_parse_option_duration(arg, &cfg->duration_ns) < 0)
-			return usage_error("invalid duration '%s': use e.g. 10, 500ms, 10s, 2m "
-					   "(at most 1 day)", arg);
-		cfg->duration_set = true;
-		return EXIT_OK;
-	case 'i':
-		if (spec_parse_option_duration(arg, &cfg->interval_ns) < 0 ||
-		    cfg->interval_ns < 10000000ull)
-			return usage_error("invalid interval '%s': use e.g. 1, 500ms, 10s "
-					   "(10ms to 1 day)", arg);
-		return EXIT_OK;
-	case 'n': {
-		char *end;
-		errno = 0;
-		unsigned long v = strtoul(arg, &end, 10);
-		if (errno || *end || end == arg || v == 0 || v > 1000000 || arg[0] == '-')
-			return usage_error("invalid count '%s': expected 1 to 1000000", arg);
-		cfg->interval_count = (unsigned)v;
-		return EXIT_OK;
-	}
-	case OPT_CUMULATIVE:
-		cfg->cumulative = true;
-		return EXIT_OK;
-	case 'o':
-		if (!(cfg->format = output_format_named(arg)))
-			return unknown_format(arg);
-		return EXIT_OK;
-	case OPT_OUTPUT:
-		cfg->output_path = arg;
-		return EXIT_OK;
-	case OPT_TRACE_THRESHOLD:
-		if (spec_parse_option_duration(arg, &cfg->trace_threshold_ns) < 0 ||
-		    cfg->trace_threshold_ns < 1000)
-			return usage_error("invalid threshold '%s': use e.g. 1ms, 200us, 0.5ms "
-					   "(1us or more)", arg);
-		cfg->trace_threshold_set = true;
-		return EXIT_OK;
-	}
+	if (!(cfg->format = output_format_named(value)))
+		return unknown_format(value);
+	return EXIT_OK;
+}
+
+static int take_output(settings *cfg, char *value)
+{
+	cfg->output_path = value;
+	return EXIT_OK;
+}
+
+static int take_fail_if(settings *cfg, char *value)
+{
+	if (cfg->n_fail_if == MAX_CHECKS)
+		return usage_error("at most %d --fail-if conditions", MAX_CHECKS);
+	cfg->fail_if[cfg->n_fail_if++] = value;
+	return EXIT_OK;
+}
+
+static int take_emit_spec(settings *cfg, char *value)
+{
+	(void)value;
+	cfg->emit_spec = true;
+	return EXIT_OK;
+}
+
+static int take_emit_program(settings *cfg, char *value)
+{
+	(void)value;
+	cfg->emit_program = true;
+	return EXIT_OK;
+}
+
+static int take_binary(settings *cfg, char *value)
+{
+	cfg->binary = value;
+	return EXIT_OK;
+}
+
+static int take_set(settings *cfg, char *value)
+{
+	if (cfg->n_sets == MAX_SETS)
+		return usage_error("at most %d --set options", MAX_SETS);
+	cfg->sets[cfg->n_sets++] = value;
+	return EXIT_OK;
+}
+
+static int take_debug_dir(settings *cfg, char *value)
+{
+	(void)cfg;
+	if (debuginfo_add_dir(value) < 0)
+		return usage_error("too many --debug-dir (at most 32): '%s'", value);
+	return EXIT_OK;
+}
+
+/* --bpftrace-version: MAJOR.MINOR[.PATCH], 0.17 or later. */
+static int take_bpftrace_version(settings *cfg, char *value)
+{
+	int major, minor, used = 0;
+	if (sscanf(value, "%d.%d%n", &major, &minor, &used) != 2 ||
+	    (value[used] != '\0' && value[used] != '.') || major < 0 || minor < 0 ||
+	    (major == 0 && minor < 17) || major > 99 || minor > 999)
+		return usage_error("invalid bpftrace version '%s': expected e.g. 0.23 "
+				   "or 0.27.1 (0.17 or later)", value);
+	cfg->bpftrace_major = major;
+	cfg->bpftrace_minor = minor;
+	return EXIT_OK;
+}
+
+static int take_trace_threshold(settings *cfg, char *value)
+{
+	if (spec_parse_option_duration(value, &cfg->trace_threshold_ns) < 0 ||
+	    cfg->trace_threshold_ns < 1000)
+		return usage_error("invalid threshold '%s': use e.g. 1ms, 200us, 0.5ms "
+				   "(1us or more)", value);
+	cfg->trace_threshold_set = true;
+	return EXIT_OK;
+}
+
+static int take_verbose(settings *cfg, char *value)
+{
+	(void)value;
+	cfg->verbose = true;
+	diag_set_verbose(1);
+	return EXIT_OK;
+}
+
+/* -h: the command's help page, and the end of bpfspec. */
+static int take_help(settings *cfg, char *value)
+{
+	(void)value;
+	fputs(cli_help(cfg->mode), stdout);
+	exit(EXIT_OK);
+}
+
+/* Every option, in the order getopt_long is given them. */
+typedef enum {
+	OPT_PID, OPT_COMMAND, OPT_DURATION, OPT_INTERVAL, OPT_COUNT, OPT_CUMULATIVE,
+	OPT_OUTPUT_FORMAT, OPT_OUTPUT, OPT_FAIL_IF, OPT_EMIT_SPEC, OPT_EMIT_PROGRAM,
+	OPT_BINARY, OPT_SET, OPT_DEBUG_DIR, OPT_BPFTRACE_VERSION, OPT_TRACE_THRESHOLD,
+	OPT_VERBOSE, OPT_HELP,
+	OPT_END,
+} cli_opt;
+
+/* An option: how getopt_long knows it, and what it sets. */
+typedef struct cli_option {
+	const char *name;	/* --NAME */
+	char letter;		/* -L, or 0 */
+	bool value;		/* takes a value */
+	int (*take)(settings *cfg, char *value);
+} cli_option;
+
+/* What each option is: getopt_long is given them in this order (an
+ * ambiguous abbreviation, --c, lists its candidates in it). */
+static const cli_option options[OPT_END] = {
+	[OPT_PID] = { "pid", 'p', true, take_pid },
+	[OPT_COMMAND] = { "command", 'c', true, take_command },
+	[OPT_DURATION] = { "duration", 'd', true, take_duration },
+	[OPT_INTERVAL] = { "interval", 'i', true, take_interval },
+	[OPT_COUNT] = { "count", 'n', true, take_count },
+	[OPT_CUMULATIVE] = { "cumulative", 0, false, take_cumulative },
+	[OPT_OUTPUT_FORMAT] = { "output-format", 'o', true, take_format },
+	[OPT_OUTPUT] = { "output", 0, true, take_output },
+	[OPT_FAIL_IF] = { "fail-if", 0, true, take_fail_if },
+	[OPT_EMIT_SPEC] = { "emit-spec", 0, false, take_emit_spec },
+	[OPT_EMIT_PROGRAM] = { "emit-program", 0, false, take_emit_program },
+	[OPT_BINARY] = { "binary", 0, true, take_binary },
+	[OPT_SET] = { "set", 0, true, take_set },
+	[OPT_DEBUG_DIR] = { "debug-dir", 0, true, take_debug_dir },
+	[OPT_BPFTRACE_VERSION] = { "bpftrace-version", 0, true, take_bpftrace_version },
+	[OPT_TRACE_THRESHOLD] = { "trace-threshold", 0, true, take_trace_threshold },
+	[OPT_VERBOSE] = { "verbose", 'v', false, take_verbose },
+	[OPT_HELP] = { "help", 'h', false, take_help },
+};
+
+/* ---- the parser ------------------------------------------------------ */
+
+/* getopt_long's value for a long option: past every letter. */
+#define LONG_OPTION 256
+
+/* The option getopt_long's C stands for, or -1 (an unknown option or a
+ * missing value, which getopt_long has said). */
+static int option_of(int c)
+{
+	for (int o = 0; o < OPT_END; o++)
+		if (c == LONG_OPTION + o || (options[o].letter && c == options[o].letter))
+			return o;
 	return -1;
 }
 
-/* The other options (--fail-if, --emit-*, --binary, --bpftrace-version,
- * --set, --debug-dir, -v, -h), as take_run_option; EXIT_USAGE for an
- * unknown one (getopt said so). */
-static int take_other_option(settings *cfg, int c, char *arg)
+/* Reads the options of ARGV[1..N_OPTS) into CFG, those of the table
+ * above.  Returns EXIT_OK, or EXIT_USAGE after saying why. */
+static int read_options(int n_opts, char **argv, settings *cfg)
 {
-	switch (c) {
-	case OPT_FAIL_IF:
-		if (cfg->n_fail_if == MAX_CHECKS)
-			return usage_error("at most %d --fail-if conditions", MAX_CHECKS);
-		cfg->fail_if[cfg->n_fail_if++] = arg;
-		return EXIT_OK;
-	case OPT_EMIT_SPEC:
-		cfg->emit_spec = true;
-		return EXIT_OK;
-	case OPT_EMIT_PROGRAM:
-		cfg->emit_program = true;
-		return EXIT_OK;
-	case OPT_BINARY:
-		cfg->binary = arg;
-		return EXIT_OK;
-	case OPT_BPFTRACE_VERSION: {
-		int major, minor, used = 0;
-		if (sscanf(arg, "%d.%d%n", &major, &minor, &used) != 2 ||
-		    (arg[used] != '\0' && arg[used] != '.') || major < 0 || minor < 0 ||
-		    (major == 0 && minor < 17) || major > 99 || minor > 999)
-			return usage_error("invalid bpftrace version '%s': expected e.g. 0.23 "
-					   "or 0.27.1 (0.17 or later)", arg);
-		cfg->bpftrace_major = major;
-		cfg->bpftrace_minor = minor;
-		return EXIT_OK;
+	struct option longopts[OPT_END + 1];
+	char letters[2 * OPT_END + 1];
+	size_t n = 0;
+	for (int o = 0; o < OPT_END; o++) {
+		longopts[o] = (struct option){ options[o].name,
+					       options[o].value ? required_argument : no_argument,
+					       NULL, LONG_OPTION + o };
+		if (options[o].letter)
+			n += (size_t)sprintf(letters + n, "%c%s", options[o].letter,
+					     options[o].value ? ":" : "");
 	}
-	case OPT_SET:
-		if (cfg->n_sets == MAX_SETS)
-			return usage_error("at most %d --set options", MAX_SETS);
-		cfg->sets[cfg->n_sets++] = arg;
-		return EXIT_OK;
-	case OPT_DEBUG_DIR:
-		if (debuginfo_add_dir(arg) < 0)
-			return usage_error("too many --debug-dir (at most 32): '%s'", arg);
-		return EXIT_OK;
-	case 'v':
-		cfg->verbose = true;
-		diag_set_verbose(1);
-		return EXIT_OK;
-	case 'h':
-		fputs(cli_help(cfg->mode), stdout);
-		exit(EXIT_OK);
-	}
-	return EXIT_USAGE;
-}
-
-/* Parses the options of ARGV[1..N_OPTS) into CFG.  Returns EXIT_OK, or
- * EXIT_USAGE after saying why. */
-static int parse_options(int n_opts, char **argv, settings *cfg)
-{
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "command", required_argument, NULL, 'c' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "cumulative", no_argument, NULL, OPT_CUMULATIVE },
-		{ "output-format", required_argument, NULL, 'o' },
-		{ "output", required_argument, NULL, OPT_OUTPUT },
-		{ "fail-if", required_argument, NULL, OPT_FAIL_IF },
-		{ "emit-spec", no_argument, NULL, OPT_EMIT_SPEC },
-		{ "emit-program", no_argument, NULL, OPT_EMIT_PROGRAM },
-		{ "binary", required_argument, NULL, OPT_BINARY },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
-		{ "bpftrace-version", required_argument, NULL, OPT_BPFTRACE_VERSION },
-		{ "trace-threshold", required_argument, NULL, OPT_TRACE_THRESHOLD },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	longopts[OPT_END] = (struct option){ NULL, 0, NULL, 0 };
+	letters[n] = '\0';
+	/* 0: getopt_long starts afresh (a parse before may have stopped
+	 * inside a group of letters, -vx). */
+	optind = 0;
 	int c;
-	optind = 1;
-	while ((c = getopt_long(n_opts, argv, "p:c:d:i:n:o:vh", longopts, NULL)) != -1) {
-		int rc = take_run_option(cfg, c, optarg);
-		if (rc < 0)
-			rc = take_other_option(cfg, c, optarg);
+	while ((c = getopt_long(n_opts, argv, letters, longopts, NULL)) != -1) {
+		int o = option_of(c);
+		if (o < 0)
+			return EXIT_USAGE;
+		int rc = options[o].take(cfg, optarg);
 		if (rc != EXIT_OK)
 			return rc;
 	}
@@ -592,7 +675,7 @@ int cli_parse(int argc, char **argv, settings *cfg)
 			n_opts = k;
 			break;
 		}
-	int rc = parse_options(n_opts, argv, cfg);
+	int rc = read_options(n_opts, argv, cfg);
 	if (rc != EXIT_OK)
 		return rc;
 	cfg->args = argv + optind;
