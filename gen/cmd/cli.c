@@ -476,15 +476,6 @@ static int take_help(settings *cfg, char *value)
 	exit(EXIT_OK);
 }
 
-/* Every option, in the order getopt_long is given them. */
-typedef enum {
-	OPT_PID, OPT_COMMAND, OPT_DURATION, OPT_INTERVAL, OPT_COUNT, OPT_CUMULATIVE,
-	OPT_OUTPUT_FORMAT, OPT_OUTPUT, OPT_FAIL_IF, OPT_EMIT_SPEC, OPT_EMIT_PROGRAM,
-	OPT_BINARY, OPT_SET, OPT_DEBUG_DIR, OPT_BPFTRACE_VERSION, OPT_TRACE_THRESHOLD,
-	OPT_VERBOSE, OPT_HELP,
-	OPT_END,
-} cli_opt;
-
 /* An option: how getopt_long knows it, and what it sets. */
 typedef struct cli_option {
 	const char *name;	/* --NAME */
@@ -493,8 +484,11 @@ typedef struct cli_option {
 	int (*take)(settings *cfg, char *value);
 } cli_option;
 
-/* What each option is: getopt_long is given them in this order (an
- * ambiguous abbreviation, --c, lists its candidates in it). */
+/* Every option, each command's or not: getopt_long is given them all, in
+ * this order, whatever the command, so that an abbreviation (--dur) means
+ * the same option and an ambiguous one (--c) lists the same ones for
+ * every command, and an option of another command is read and refused
+ * (below) rather than unknown. */
 static const cli_option options[OPT_END] = {
 	[OPT_PID] = { "pid", 'p', true, take_pid },
 	[OPT_COMMAND] = { "command", 'c', true, take_command },
@@ -516,7 +510,74 @@ static const cli_option options[OPT_END] = {
 	[OPT_HELP] = { "help", 'h', false, take_help },
 };
 
+/* ---- options a command does not take --------------------------------- */
+
+/* What a command says of an option it does not take, unless it has words
+ * of its own for any (cli_command.refusal), in this order: those not
+ * LATE before the command's rules, the LATE ones (the options of a
+ * printed program) after them.  --emit-program comes before
+ * --bpftrace-version, which goes with it: a command given both is told
+ * that --emit-program is not for it. */
+static const struct refusal {
+	cli_opt opt;
+	bool late;
+	const char *why;
+} refusals[] = {
+	{ OPT_SET, false, "--set overrides a spec's parameters: it is for run and gen; "
+			  "one-liners take their values as arguments" },
+	{ OPT_BINARY, false, "--binary is only for `bpfspec gen`" },
+	{ OPT_EMIT_PROGRAM, true, "--emit-spec and --emit-program are for latency, syscalls "
+				  "and count" },
+	{ OPT_BPFTRACE_VERSION, true, "--bpftrace-version is for gen and --emit-program; run "
+				      "writes for the bpftrace it starts (BPFSPEC_BPFTRACE)" },
+	{ OPT_EMIT_SPEC, true, "--emit-spec and --emit-program are for latency, syscalls "
+			       "and count" },
+};
+
+static const struct refusal *refusal_of(cli_opt opt)
+{
+	for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++)
+		if (refusals[i].opt == opt)
+			return &refusals[i];
+	return NULL;
+}
+
+int cli_refuse(cli_opt opt)
+{
+	const struct refusal *r = refusal_of(opt);
+	if (r)
+		return usage_error("%s", r->why);
+	return usage_error("--%s is not an option of this command", options[opt].name);
+}
+
+/* Refuses the first option of FOREIGN (those CMD does not take that were
+ * given): of the LATE ones, or of the others (in CMD's words when it has
+ * some).  Returns EXIT_OK when there is none, else EXIT_USAGE after
+ * saying why. */
+static int refuse_foreign(const cli_command *cmd, const bool *foreign, bool late)
+{
+	for (int o = 0; !late && cmd->refusal && o < OPT_END; o++)
+		if (foreign[o])
+			return usage_error("%s", cmd->refusal);
+	for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++)
+		if (refusals[i].late == late && foreign[refusals[i].opt])
+			return usage_error("%s", refusals[i].why);
+	for (int o = 0; !late && o < OPT_END; o++)
+		if (foreign[o] && !refusal_of((cli_opt)o))
+			return cli_refuse((cli_opt)o);
+	return EXIT_OK;
+}
+
 /* ---- the parser ------------------------------------------------------ */
+
+/* True when CMD takes option OPT. */
+static bool takes(const cli_command *cmd, int opt)
+{
+	for (const cli_opt *o = cmd->options; *o != OPT_END; o++)
+		if ((int)*o == opt)
+			return true;
+	return false;
+}
 
 /* getopt_long's value for a long option: past every letter. */
 #define LONG_OPTION 256
@@ -531,9 +592,12 @@ static int option_of(int c)
 	return -1;
 }
 
-/* Reads the options of ARGV[1..N_OPTS) into CFG, those of the table
- * above.  Returns EXIT_OK, or EXIT_USAGE after saying why. */
-static int read_options(int n_opts, char **argv, settings *cfg)
+/* Reads the options of ARGV[1..N_OPTS) into CFG, every one of the table
+ * above whatever CMD; sets FOREIGN[o] for one CMD does not take (read all
+ * the same: a bad value is said before the command is).  Returns EXIT_OK,
+ * or EXIT_USAGE after saying why. */
+static int read_options(int n_opts, char **argv, const cli_command *cmd, settings *cfg,
+			bool *foreign)
 {
 	struct option longopts[OPT_END + 1];
 	char letters[2 * OPT_END + 1];
@@ -556,6 +620,7 @@ static int read_options(int n_opts, char **argv, settings *cfg)
 		int o = option_of(c);
 		if (o < 0)
 			return EXIT_USAGE;
+		foreign[o] = foreign[o] || !takes(cmd, o);
 		int rc = options[o].take(cfg, optarg);
 		if (rc != EXIT_OK)
 			return rc;
@@ -563,109 +628,26 @@ static int read_options(int n_opts, char **argv, settings *cfg)
 	return EXIT_OK;
 }
 
-/* What each command takes as arguments (CFG's args).  Returns EXIT_OK,
- * EXIT_DONE for a command the other options' rules do not concern (diff,
- * report: they trace nothing), or EXIT_USAGE after saying why. */
-static int check_arguments(settings *cfg)
+/* The command after "--", ARGV[FIRST..ARGC), into CFG (owned copies).
+ * Returns EXIT_OK, or EXIT_USAGE. */
+static int take_dash_command(int first, int argc, char **argv, settings *cfg)
 {
-	/* What each command takes. */
-	switch (cfg->mode) {
-	case MODE_RUN:
-	case MODE_GEN:
-		if (cfg->n_args == 0)
-			return usage_error("%s: no SPEC given", "missing argument");
-		if (cfg->n_args > 1)
-			return usage_error("unexpected argument '%s'", cfg->args[1]);
-		cfg->spec_arg = cfg->args[0];
-		break;
-	case MODE_LATENCY:
-		if (cfg->n_args == 0)
-			return usage_error("%s: name at least one FUNC", "missing argument");
-		break;
-	case MODE_COUNT:
-		if (cfg->n_args == 0)
-			return usage_error("%s: name at least one PROBE, e.g. "
-					   "tracepoint:sched:sched_switch", "missing argument");
-		break;
-	case MODE_SYSCALLS:
-		if (cfg->n_args > 1)
-			return usage_error("unexpected argument '%s': give syscalls as one "
-					   "comma-separated list", cfg->args[1]);
-		break;
-	case MODE_CHECK:
-	case MODE_LIST:
-		break;
-	case MODE_DIFF:
-		if (cfg->n_args != 2)
-			return usage_error("%s: diff takes BEFORE.json AFTER.json", "arguments");
-		if (!cfg->format->diff)
-			return usage_error("%s", "diff writes text or json (-o text|json)");
-		return EXIT_DONE;
-	case MODE_REPORT:
-		if (cfg->n_args != 1)
-			return usage_error("%s: report takes one FILE (a JSON report or an NDJSON "
-					   "stream; - for standard input)", "arguments");
-		if (cfg->n_pids || cfg->cmd || cfg->binary || cfg->n_fail_if || cfg->n_sets ||
-		    cfg->duration_set || cfg->interval_ns || cfg->interval_count || cfg->cumulative ||
-		    cfg->trace_threshold_set)
-			return usage_error("%s", "report takes FILE, -o and --output only: it "
-					   "renders a saved report, it traces nothing");
-		if (cfg->format->not_from_saved)
-			return usage_error("%s", cfg->format->not_from_saved);
-		return EXIT_DONE;
-	}
+	if (first >= argc)
+		return usage_error("%s: nothing after '--'", "command");
+	cli_free_argv(cfg->cmd);
+	cfg->cmd = calloc((size_t)(argc - first + 1), sizeof *cfg->cmd);
+	if (!cfg->cmd)
+		return EXIT_USAGE;
+	for (int k = 0, i = first; i < argc; k++, i++)
+		if (!(cfg->cmd[k] = strdup(argv[i])))
+			return EXIT_USAGE;
 	return EXIT_OK;
 }
 
-/* The rules between the options and the command. */
-static int check_combinations(settings *cfg)
+int cli_parse(int argc, char **argv, const cli_command *cmd, settings *cfg)
 {
-	if (cfg->n_sets && cfg->mode != MODE_RUN && cfg->mode != MODE_GEN)
-		return usage_error("%s", "--set overrides a spec's parameters: it is for run and gen; "
-				   "one-liners take their values as arguments");
-	if (cfg->binary && cfg->mode != MODE_GEN)
-		return usage_error("%s", "--binary is only for `bpfspec gen`");
-	bool printing = cfg->mode == MODE_GEN || cfg->emit_spec;
-	int targets = (cfg->n_pids > 0) + (cfg->cmd != NULL) + (cfg->binary != NULL);
-	if (cfg->n_pids > 0 && cfg->cmd)
-		return usage_error("%s", "-p and a command (-c, --) cannot be combined: a "
-				   "command is traced alone; give -p PID (repeatable) or one "
-				   "command");
-	if (cfg->mode == MODE_GEN && cfg->cmd)
-		return usage_error("%s", "gen takes -p PID or --binary PATH");
-	if (!printing && targets != 1)
-		return usage_error("%s", "give exactly one of -p PID, -c CMD or -- CMD");
-	if (printing && targets > 1)
-		return usage_error("%s", "give one of -p PID or --binary PATH");
-	if (cfg->mode == MODE_GEN && targets == 0)
-		return usage_error("%s", "gen needs -p PID or --binary PATH to resolve symbols");
-	if (cfg->interval_count && !cfg->interval_ns)
-		return usage_error("%s", "-n counts intervals: give -i too");
-	if (cfg->format->one_report && cfg->interval_ns && !cfg->output_path)
-		return usage_error("-o %s with -i needs --output FILE (rewritten every interval): "
-				   "one stream cannot hold several scrapes", cfg->format->name);
-	if (cfg->cumulative && !cfg->interval_ns)
-		return usage_error("%s", "--cumulative applies to -i intervals");
-	if (cfg->cumulative && cfg->format->no_cumulative)
-		return usage_error("%s", cfg->format->no_cumulative);
-	if (cfg->trace_threshold_set && !cfg->format->slices)
-		return usage_error("%s", "--trace-threshold is the shortest phase -o trace "
-				   "records: give -o trace too");
-	if (!cfg->trace_threshold_set)
-		cfg->trace_threshold_ns = 1000000;
-	if ((cfg->bpftrace_major || cfg->bpftrace_minor) && cfg->mode != MODE_GEN &&
-	    !cfg->emit_program)
-		return usage_error("%s", "--bpftrace-version is for gen and --emit-program; run "
-				   "writes for the bpftrace it starts (BPFSPEC_BPFTRACE)");
-	if ((cfg->emit_spec || cfg->emit_program) &&
-	    cfg->mode != MODE_LATENCY && cfg->mode != MODE_SYSCALLS && cfg->mode != MODE_COUNT)
-		return usage_error("%s", "--emit-spec and --emit-program are for latency, syscalls "
-				   "and count");
-	return EXIT_OK;
-}
-
-int cli_parse(int argc, char **argv, settings *cfg)
-{
+	bool foreign[OPT_END] = { false };
+	cfg->mode = cmd->mode;
 	if (!cfg->format)
 		cfg->format = output_format_text;
 	/* Options may follow positional arguments; after "--" comes the command. */
@@ -675,25 +657,15 @@ int cli_parse(int argc, char **argv, settings *cfg)
 			n_opts = k;
 			break;
 		}
-	int rc = read_options(n_opts, argv, cfg);
+	int rc = read_options(n_opts, argv, cmd, cfg, foreign);
 	if (rc != EXIT_OK)
 		return rc;
 	cfg->args = argv + optind;
 	cfg->n_args = (size_t)(n_opts - optind);
-	if (n_opts < argc) {
-		int i = n_opts + 1;
-		if (i >= argc)
-			return usage_error("%s: nothing after '--'", "command");
-		cli_free_argv(cfg->cmd);
-		cfg->cmd = calloc((size_t)(argc - i + 1), sizeof *cfg->cmd);
-		if (!cfg->cmd)
-			return EXIT_USAGE;
-		for (int k = 0; i < argc; k++, i++)
-			if (!(cfg->cmd[k] = strdup(argv[i])))
-				return EXIT_USAGE;
-	}
-	rc = check_arguments(cfg);
-	if (rc == EXIT_DONE)
-		return EXIT_OK;
-	return rc == EXIT_OK ? check_combinations(cfg) : rc;
+	if (n_opts < argc && (rc = take_dash_command(n_opts + 1, argc, argv, cfg)) != EXIT_OK)
+		return rc;
+	rc = cmd->arguments(cfg);
+	rc = rc ?: refuse_foreign(cmd, foreign, false);
+	rc = rc ?: cmd->check(cfg);
+	return rc ?: refuse_foreign(cmd, foreign, true);
 }

@@ -1,6 +1,8 @@
-/* cli — bpfspec's command line: the help pages, the options of every
- * command into a settings struct, and usage errors.  It decides nothing
- * about a run; the commands (commands.h) read the settings.
+/* cli — bpfspec's command line: the help pages, the options of the
+ * commands of settings and what each sets, the one parser that reads
+ * them, and usage errors.  Each command says which options it takes and
+ * the rules between them (its cli_command, beside it: commands.h); it
+ * decides nothing about a run: the commands read the settings.
  *
  * Ownership: cli_parse fills CFG with pointers into ARGV, except cfg->cmd
  * (owned: cli_free_argv). */
@@ -59,9 +61,41 @@ typedef struct settings {
 extern const char cli_usage_text[];
 const char *cli_help(run_mode mode);
 
-/* Parses ARGV[1..ARGC) (ARGV[0] is the command) into CFG, whose mode is
- * set.  Returns EXIT_OK or, after a usage error, EXIT_USAGE. */
-int cli_parse(int argc, char **argv, settings *cfg);
+/* Every option of the commands of settings (cli.c: what each sets), in
+ * the one order getopt_long is given them whatever the command. */
+typedef enum {
+	OPT_PID, OPT_COMMAND, OPT_DURATION, OPT_INTERVAL, OPT_COUNT, OPT_CUMULATIVE,
+	OPT_OUTPUT_FORMAT, OPT_OUTPUT, OPT_FAIL_IF, OPT_EMIT_SPEC, OPT_EMIT_PROGRAM,
+	OPT_BINARY, OPT_SET, OPT_DEBUG_DIR, OPT_BPFTRACE_VERSION, OPT_TRACE_THRESHOLD,
+	OPT_VERBOSE, OPT_HELP,
+	OPT_END,	/* ends a command's table */
+} cli_opt;
+
+/* A command of settings: the options it takes and the rules between them
+ * and its arguments.  Each rule returns EXIT_OK, or EXIT_USAGE after
+ * saying why. */
+typedef struct cli_command {
+	run_mode mode;
+	const cli_opt *options;	/* those it takes, up to OPT_END */
+	/* Said of any option it does not take (NULL: that option's own words,
+	 * as cli_refuse says them). */
+	const char *refusal;
+	int (*arguments)(settings *cfg);	/* its arguments: cfg->args */
+	int (*check)(settings *cfg);	/* the rules between its options */
+} cli_command;
+
+/* Parses ARGV[1..ARGC) (ARGV[0] is the command's name) for CMD into CFG,
+ * whose mode becomes CMD's; -h prints CMD's help page and exits.  Every
+ * option is read (a bad value is said first), then CMD's arguments are
+ * checked, then an option CMD does not take is refused (--set, --binary),
+ * then CMD's rules hold, then the options of a printed program
+ * (--emit-*, --bpftrace-version) are refused.  Returns EXIT_OK or, after
+ * a usage error, EXIT_USAGE. */
+int cli_parse(int argc, char **argv, const cli_command *cmd, settings *cfg);
+
+/* Says why OPT is not for the command at hand, in its own words, and
+ * returns EXIT_USAGE (for an option a command takes only with another). */
+int cli_refuse(cli_opt opt);
 
 void cli_free_argv(char **argv);
 

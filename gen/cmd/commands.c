@@ -1,6 +1,6 @@
 /* commands — see commands.h: diff, report, check and list, and what
  * they share with trace.c (commands_internal.h): the runbook conditions
- * and the writing of reports. */
+ * and the writing of reports; the options diff and report take (cli.h). */
 #include "cmd/commands.h"
 #include "cmd/commands_internal.h"
 
@@ -290,3 +290,66 @@ int cmd_list(int argc, char **argv)
 	}
 	return EXIT_OK;
 }
+
+/* ---- the options of diff and report ------------------------------------ */
+
+/* diff BEFORE.json AFTER.json: -o text|json, --fail-if (relative ones
+ * too), --output.  It takes the tracing options as well, and ignores
+ * them, as it always has. */
+static const cli_opt diff_takes[] = {
+	OPT_PID, OPT_COMMAND, OPT_DURATION, OPT_INTERVAL, OPT_COUNT, OPT_CUMULATIVE,
+	OPT_OUTPUT_FORMAT, OPT_OUTPUT, OPT_FAIL_IF, OPT_EMIT_SPEC, OPT_EMIT_PROGRAM,
+	OPT_BINARY, OPT_SET, OPT_DEBUG_DIR, OPT_BPFTRACE_VERSION, OPT_TRACE_THRESHOLD,
+	OPT_VERBOSE, OPT_HELP, OPT_END,
+};
+
+/* report FILE: -o and --output; the options of a printed program are
+ * taken and ignored, as they always have been. */
+static const cli_opt report_takes[] = {
+	OPT_OUTPUT_FORMAT, OPT_OUTPUT,
+	OPT_EMIT_SPEC, OPT_EMIT_PROGRAM, OPT_BPFTRACE_VERSION,
+	OPT_DEBUG_DIR, OPT_VERBOSE, OPT_HELP, OPT_END,
+};
+
+/* What report says of any other option, and of -- CMD. */
+static const char report_refusal[] = "report takes FILE, -o and --output only: it renders a "
+				     "saved report, it traces nothing";
+
+static int diff_arguments(settings *cfg)
+{
+	if (cfg->n_args != 2)
+		return usage_error("%s: diff takes BEFORE.json AFTER.json", "arguments");
+	return EXIT_OK;
+}
+
+static int diff_check(settings *cfg)
+{
+	if (!cfg->format->diff)
+		return usage_error("%s", "diff writes text or json (-o text|json)");
+	return EXIT_OK;
+}
+
+static int report_arguments(settings *cfg)
+{
+	if (cfg->n_args != 1)
+		return usage_error("%s: report takes one FILE (a JSON report or an NDJSON "
+				   "stream; - for standard input)", "arguments");
+	return EXIT_OK;
+}
+
+static int report_check(settings *cfg)
+{
+	if (cfg->cmd)
+		return usage_error("%s", report_refusal);
+	if (cfg->format->not_from_saved)
+		return usage_error("%s", cfg->format->not_from_saved);
+	return EXIT_OK;
+}
+
+const cli_command cmd_diff_cli = {
+	.mode = MODE_DIFF, .options = diff_takes, .arguments = diff_arguments, .check = diff_check,
+};
+const cli_command cmd_report_cli = {
+	.mode = MODE_REPORT, .options = report_takes, .refusal = report_refusal,
+	.arguments = report_arguments, .check = report_check,
+};

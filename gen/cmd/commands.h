@@ -16,6 +16,12 @@
 /* CLOCK_MONOTONIC when bpfspec started, for -v's timings (main sets it). */
 extern uint64_t cmd_start_ns;
 
+/* The options each command of settings takes and the rules between them
+ * (cli_parse reads them): trace.c's, then commands.c's. */
+extern const cli_command cmd_run_cli, cmd_gen_cli, cmd_latency_cli, cmd_syscalls_cli,
+	cmd_count_cli;
+extern const cli_command cmd_diff_cli, cmd_report_cli;
+
 int cmd_trace(settings *cfg);
 int cmd_diff(settings *cfg);
 int cmd_report(settings *cfg);

@@ -14,27 +14,28 @@
 #include "util/usage.h"
 #include "util/version.h"
 
-/* Every command: those of settings (cli.c parses their options) run
- * RUN; the others parse their own arguments in MAIN. */
+/* Every command: those of settings (cli_parse reads the options their
+ * OPTIONS say they take) run RUN; the others parse their own arguments
+ * in MAIN. */
 typedef struct command {
 	const char *name;
-	run_mode mode;
+	const cli_command *options;
 	int (*run)(settings *cfg);
 	int (*main)(int argc, char **argv);
 } command;
 
 static const command commands[] = {
-	{ "run", MODE_RUN, cmd_trace, NULL },
-	{ "gen", MODE_GEN, cmd_trace, NULL },
-	{ "latency", MODE_LATENCY, cmd_trace, NULL },
-	{ "syscalls", MODE_SYSCALLS, cmd_trace, NULL },
-	{ "count", MODE_COUNT, cmd_trace, NULL },
-	{ "diff", MODE_DIFF, cmd_diff, NULL },
-	{ "report", MODE_REPORT, cmd_report, NULL },
-	{ "check", MODE_CHECK, NULL, cmd_check },
-	{ "list", MODE_LIST, NULL, cmd_list },
-	{ "symbols", MODE_RUN, NULL, symbols_main },
-	{ "serve", MODE_RUN, NULL, serve_main },
+	{ "run", &cmd_run_cli, cmd_trace, NULL },
+	{ "gen", &cmd_gen_cli, cmd_trace, NULL },
+	{ "latency", &cmd_latency_cli, cmd_trace, NULL },
+	{ "syscalls", &cmd_syscalls_cli, cmd_trace, NULL },
+	{ "count", &cmd_count_cli, cmd_trace, NULL },
+	{ "diff", &cmd_diff_cli, cmd_diff, NULL },
+	{ "report", &cmd_report_cli, cmd_report, NULL },
+	{ "check", NULL, NULL, cmd_check },
+	{ "list", NULL, NULL, cmd_list },
+	{ "symbols", NULL, NULL, symbols_main },
+	{ "serve", NULL, NULL, serve_main },
 };
 
 static const command *find_command(const char *name)
@@ -59,7 +60,7 @@ static int cmd_help(int argc, char **argv)
 		char *help_argv[] = { (char *)c->name, (char *)"--help", NULL };
 		return c->main(2, help_argv);
 	}
-	fputs(cli_help(c->mode), stdout);
+	fputs(cli_help(c->options->mode), stdout);
 	return EXIT_OK;
 }
 
@@ -88,8 +89,8 @@ int main(int argc, char **argv)
 		return usage_error("unknown command '%s'", name);
 	if (c->main)
 		return c->main(argc - 1, argv + 1);
-	settings cfg = { .mode = c->mode };
-	int rc = cli_parse(argc - 1, argv + 1, &cfg);
+	settings cfg = { .mode = c->options->mode };
+	int rc = cli_parse(argc - 1, argv + 1, c->options, &cfg);
 	if (rc == EXIT_OK)
 		rc = c->run(&cfg);
 	cli_free_argv(cfg.cmd);

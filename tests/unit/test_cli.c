@@ -8,12 +8,13 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "cmd/commands.h"
 #include "helpers.h"
 #include "util/diag.h"
 
-/* Parses ARGS (NULL-terminated, the command first) for MODE into *CFG;
+/* Parses ARGS (NULL-terminated, the command first) for CMD into *CFG;
  * returns cli_parse's status, and what it printed in *OUT (owned). */
-static int parse(run_mode mode, const char *const *args, settings *cfg, char **out)
+static int parse(const cli_command *cmd, const char *const *args, settings *cfg, char **out)
 {
 	char *argv[200];
 	int argc = 0;
@@ -21,9 +22,8 @@ static int parse(run_mode mode, const char *const *args, settings *cfg, char **o
 		argv[argc] = (char *)args[argc];
 	argv[argc] = NULL;
 	memset(cfg, 0, sizeof *cfg);
-	cfg->mode = mode;
 	capture_start();
-	int rc = cli_parse(argc, argv, cfg);
+	int rc = cli_parse(argc, argv, cmd, cfg);
 	*out = capture_end();
 	return rc;
 }
@@ -35,7 +35,7 @@ START_TEST(test_pids_in_order)
 					    NULL };
 	settings cfg;
 	char *out;
-	ck_assert_int_eq(parse(MODE_RUN, args, &cfg, &out), EXIT_OK);
+	ck_assert_int_eq(parse(&cmd_run_cli, args, &cfg, &out), EXIT_OK);
 	ck_assert_str_eq(out, "");
 	ck_assert_uint_eq(cfg.n_pids, 3);
 	ck_assert_int_eq(cfg.pids[0], 40);
@@ -46,7 +46,7 @@ START_TEST(test_pids_in_order)
 	cli_free_argv(cfg.cmd);
 
 	static const char *const gen[] = { "gen", "libuv-phases", "-p", "3", "-p", "4", NULL };
-	ck_assert_int_eq(parse(MODE_GEN, gen, &cfg, &out), EXIT_OK);
+	ck_assert_int_eq(parse(&cmd_gen_cli, gen, &cfg, &out), EXIT_OK);
 	ck_assert_uint_eq(cfg.n_pids, 2);
 	free(out);
 }
@@ -58,7 +58,7 @@ START_TEST(test_pid_twice)
 					    NULL };
 	settings cfg;
 	char *out;
-	ck_assert_int_eq(parse(MODE_RUN, args, &cfg, &out), EXIT_USAGE);
+	ck_assert_int_eq(parse(&cmd_run_cli, args, &cfg, &out), EXIT_USAGE);
 	ck_assert_contains(out, "bpfspec: error: pid 40 is given twice (-p)");
 	free(out);
 }
@@ -78,12 +78,12 @@ START_TEST(test_pid_limit)
 	settings cfg;
 	char *out;
 	args[n - 2] = NULL;	/* 64 */
-	ck_assert_int_eq(parse(MODE_RUN, args, &cfg, &out), EXIT_OK);
+	ck_assert_int_eq(parse(&cmd_run_cli, args, &cfg, &out), EXIT_OK);
 	ck_assert_uint_eq(cfg.n_pids, 64);
 	ck_assert_int_eq(cfg.pids[63], 1063);
 	free(out);
 	args[n - 2] = "-p";	/* 65 */
-	ck_assert_int_eq(parse(MODE_RUN, args, &cfg, &out), EXIT_USAGE);
+	ck_assert_int_eq(parse(&cmd_run_cli, args, &cfg, &out), EXIT_USAGE);
 	ck_assert_contains(out, "more than 64 pids (-p 1064): one run traces at most 64 processes");
 	free(out);
 }
@@ -97,11 +97,11 @@ START_TEST(test_pids_and_command)
 					    "sleep", "1", NULL };
 	settings cfg;
 	char *out;
-	ck_assert_int_eq(parse(MODE_RUN, c, &cfg, &out), EXIT_USAGE);
+	ck_assert_int_eq(parse(&cmd_run_cli, c, &cfg, &out), EXIT_USAGE);
 	ck_assert_contains(out, "-p and a command (-c, --) cannot be combined");
 	free(out);
 	cli_free_argv(cfg.cmd);
-	ck_assert_int_eq(parse(MODE_RUN, dash, &cfg, &out), EXIT_USAGE);
+	ck_assert_int_eq(parse(&cmd_run_cli, dash, &cfg, &out), EXIT_USAGE);
 	ck_assert_contains(out, "-p and a command (-c, --) cannot be combined");
 	free(out);
 	cli_free_argv(cfg.cmd);
@@ -113,7 +113,7 @@ START_TEST(test_bad_pid)
 	static const char *const args[] = { "run", "s.yaml", "-p", "40", "-p", "4x", NULL };
 	settings cfg;
 	char *out;
-	ck_assert_int_eq(parse(MODE_RUN, args, &cfg, &out), EXIT_USAGE);
+	ck_assert_int_eq(parse(&cmd_run_cli, args, &cfg, &out), EXIT_USAGE);
 	ck_assert_contains(out, "invalid pid '4x': expected a positive number");
 	free(out);
 }
@@ -134,43 +134,43 @@ START_TEST(test_formats)
 		ck_assert_str_eq(f->name, output_format_names[i]);
 		ck_assert_msg(!f->one != !f->whole, "%s: one of one and whole", f->name);
 		const char *args[] = { "run", "s.yaml", "-p", "4", "-o", f->name, NULL };
-		ck_assert_int_eq(parse(MODE_RUN, args, &cfg, &out), EXIT_OK);
+		ck_assert_int_eq(parse(&cmd_run_cli, args, &cfg, &out), EXIT_OK);
 		ck_assert_ptr_eq(cfg.format, f);
 		free(out);
 	}
 	static const char *const plain[] = { "run", "s.yaml", "-p", "4", NULL };
-	ck_assert_int_eq(parse(MODE_RUN, plain, &cfg, &out), EXIT_OK);
+	ck_assert_int_eq(parse(&cmd_run_cli, plain, &cfg, &out), EXIT_OK);
 	ck_assert_ptr_eq(cfg.format, output_format_text);
 	free(out);
 	static const char *const bad[] = { "run", "s.yaml", "-p", "4", "-o", "xml", NULL };
-	ck_assert_int_eq(parse(MODE_RUN, bad, &cfg, &out), EXIT_USAGE);
+	ck_assert_int_eq(parse(&cmd_run_cli, bad, &cfg, &out), EXIT_USAGE);
 	ck_assert_ptr_nonnull(strstr(out, "unknown output format 'xml': use text, json, prom, html, "
 					  "trace or folded"));
 	free(out);
 	static const char *const cumulative[] = { "run", "s.yaml", "-p", "4", "-i", "1",
 						  "--cumulative", "-o", "html", NULL };
-	ck_assert_int_eq(parse(MODE_RUN, cumulative, &cfg, &out), EXIT_USAGE);
+	ck_assert_int_eq(parse(&cmd_run_cli, cumulative, &cfg, &out), EXIT_USAGE);
 	ck_assert_ptr_nonnull(strstr(out, "heatmap column"));
 	free(out);
 	static const char *const prom[] = { "run", "s.yaml", "-p", "4", "-i", "1", "-o", "prom",
 					    NULL };
-	ck_assert_int_eq(parse(MODE_RUN, prom, &cfg, &out), EXIT_USAGE);
+	ck_assert_int_eq(parse(&cmd_run_cli, prom, &cfg, &out), EXIT_USAGE);
 	ck_assert_ptr_nonnull(strstr(out, "-o prom with -i needs --output FILE"));
 	free(out);
 	/* diff and report trace nothing: no target is asked of them. */
 	static const char *const diff[] = { "diff", "a.json", "b.json", "-o", "json", NULL };
-	ck_assert_int_eq(parse(MODE_DIFF, diff, &cfg, &out), EXIT_OK);
+	ck_assert_int_eq(parse(&cmd_diff_cli, diff, &cfg, &out), EXIT_OK);
 	free(out);
 	static const char *const saved[] = { "report", "a.json", "-o", "html", NULL };
-	ck_assert_int_eq(parse(MODE_REPORT, saved, &cfg, &out), EXIT_OK);
+	ck_assert_int_eq(parse(&cmd_report_cli, saved, &cfg, &out), EXIT_OK);
 	free(out);
 	static const char *const saved_trace[] = { "report", "a.json", "-o", "trace", NULL };
-	ck_assert_int_eq(parse(MODE_REPORT, saved_trace, &cfg, &out), EXIT_USAGE);
+	ck_assert_int_eq(parse(&cmd_report_cli, saved_trace, &cfg, &out), EXIT_USAGE);
 	ck_assert_ptr_nonnull(strstr(out, "a saved report has no slices"));
 	free(out);
 	static const char *const threshold[] = { "run", "s.yaml", "-p", "4", "-o", "json",
 						 "--trace-threshold", "2ms", NULL };
-	ck_assert_int_eq(parse(MODE_RUN, threshold, &cfg, &out), EXIT_USAGE);
+	ck_assert_int_eq(parse(&cmd_run_cli, threshold, &cfg, &out), EXIT_USAGE);
 	free(out);
 }
 END_TEST
@@ -186,22 +186,22 @@ END_TEST
 
 /* ---- command lines, word for word ------------------------------------ */
 
-/* The mode of the command named NAME. */
-static run_mode mode_named(const char *name)
+/* The command named NAME. */
+static const cli_command *command_named(const char *name)
 {
 	static const struct {
 		const char *name;
-		run_mode mode;
+		const cli_command *cmd;
 	} commands[] = {
-		{ "run", MODE_RUN }, { "gen", MODE_GEN }, { "latency", MODE_LATENCY },
-		{ "syscalls", MODE_SYSCALLS }, { "count", MODE_COUNT },
-		{ "diff", MODE_DIFF }, { "report", MODE_REPORT },
+		{ "run", &cmd_run_cli }, { "gen", &cmd_gen_cli }, { "latency", &cmd_latency_cli },
+		{ "syscalls", &cmd_syscalls_cli }, { "count", &cmd_count_cli },
+		{ "diff", &cmd_diff_cli }, { "report", &cmd_report_cli },
 	};
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
 		if (strcmp(name, commands[i].name) == 0)
-			return commands[i].mode;
+			return commands[i].cmd;
 	ck_abort_msg("no command %s", name);
-	return MODE_RUN;
+	return NULL;
 }
 
 /* Parses ARGS (the command's name first) with standard error sent to a
@@ -216,14 +216,13 @@ static int parse_stderr(const char *const *args, char **err)
 	argv[argc] = NULL;
 	settings cfg;
 	memset(&cfg, 0, sizeof cfg);
-	cfg.mode = mode_named(args[0]);
 	FILE *file = tmpfile();
 	ck_assert_ptr_nonnull(file);
 	fflush(stderr);
 	int saved = dup(STDERR_FILENO);
 	ck_assert_int_ge(saved, 0);
 	ck_assert_int_ge(dup2(fileno(file), STDERR_FILENO), 0);
-	int rc = cli_parse(argc, argv, &cfg);
+	int rc = cli_parse(argc, argv, command_named(args[0]), &cfg);
 	fflush(stderr);
 	ck_assert_int_ge(dup2(saved, STDERR_FILENO), 0);
 	close(saved);
