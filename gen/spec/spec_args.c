@@ -38,13 +38,76 @@ static bool parse_arg_value(const char *s, size_t len, spec_arg *a)
 	return false;
 }
 
+/* Checks VAL, the 'name' of an argument of probe P: a valid name, unlike
+ * those of P's arguments before it.  Returns false after reporting. */
+static bool check_arg_name(loader *ld, const spec_probe *p, const node *val, const char *where)
+{
+	char buf[SHOW_BUF];
+	bool ok = true;
+
+	if (!sl_probe_name_ok(val->value, val->len)) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, val),
+		       "an argument name is 1-32 characters: a lowercase letter, then "
+		       "lowercase letters, digits or '_'",
+		       "invalid argument name '%s' %s", sl_show(buf, val->value, val->len),
+		       where);
+		return false;
+	}
+	for (size_t o = 0; o < p->n_args; o++)
+		if (strcmp(p->args[o].name, val->value) == 0) {
+			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, val),
+			       "argument names must be unique in a probe; rename one",
+			       "duplicate argument name '%s' %s", val->value, where);
+			ok = false;
+		}
+	return ok;
+}
+
+/* Checks VAL, the 'value' of argument A: one of VALUE_FORMS, parsed into
+ * A (its source and index; not the field's name, which the caller
+ * copies).  Returns false after reporting. */
+static bool check_arg_value(loader *ld, spec_arg *a, const node *val, const char *where)
+{
+	char buf[SHOW_BUF];
+
+	a->value_loc = sl_node_loc(ld, val);
+	if (memchr(val->value, '\0', val->len) || !parse_arg_value(val->value, val->len, a)) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, val),
+		       VALUE_FORMS "; no expressions",
+		       "invalid argument value '%s' %s", sl_show(buf, val->value, val->len),
+		       where);
+		return false;
+	}
+	return true;
+}
+
+/* Checks VAL, the 'type' of argument A: one of arg_type_names, set in A.
+ * Returns false after reporting. */
+static bool check_arg_type(loader *ld, spec_arg *a, const node *val, const char *where)
+{
+	char buf[SHOW_BUF], hint[256];
+	size_t t;
+
+	for (t = 0; arg_type_names[t]; t++)
+		if (sl_node_is(val, arg_type_names[t]))
+			break;
+	if (arg_type_names[t]) {
+		a->type = (arg_type)t;
+		return true;
+	}
+	sl_report(ld, DIAG_ERROR, sl_node_loc(ld, val),
+	       sl_choices_hint(hint, sizeof(hint), val->value, "types", arg_type_names),
+	       "unknown argument type '%s' %s", sl_show(buf, val->value, val->len), where);
+	return false;
+}
+
 /* Checks item V (number I + 1) of a probe's 'args' into A.  Returns true
- * when it is complete and valid. */
+ * when it is complete and valid.  A's strings are A's (spec_arg_free). */
 static bool check_arg(loader *ld, spec_probe *p, spec_arg *a, const node *v, size_t i,
 		      const char *where)
 {
 	const node *seen[3] = { 0 };
-	char buf[SHOW_BUF], hint[256], what[128];
+	char hint[256], what[128];
 	bool ok = true;
 
 	if (v->type == NODE_BAD)
@@ -70,48 +133,16 @@ static bool check_arg(loader *ld, spec_probe *p, spec_arg *a, const node *v, siz
 			continue;
 		}
 		if (key == 0) {
-			if (!sl_probe_name_ok(val->value, val->len)) {
-				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, val),
-				       "an argument name is 1-32 characters: a lowercase letter, then "
-				       "lowercase letters, digits or '_'",
-				       "invalid argument name '%s' %s", sl_show(buf, val->value, val->len),
-				       where);
+			if (!check_arg_name(ld, p, val, where))
 				ok = false;
-				continue;
-			}
-			for (size_t o = 0; o < p->n_args; o++)
-				if (strcmp(p->args[o].name, val->value) == 0) {
-					sl_report(ld, DIAG_ERROR, sl_node_loc(ld, val),
-					       "argument names must be unique in a probe; rename one",
-					       "duplicate argument name '%s' %s", val->value, where);
-					ok = false;
-				}
-			if (ok && !(a->name = sl_dup_value(val)))
+			else if (ok && !(a->name = sl_dup_value(val)))
 				return sl_no_memory(ld);
 		} else if (key == 1) {
-			a->value_loc = sl_node_loc(ld, val);
-			if (memchr(val->value, '\0', val->len) ||
-			    !parse_arg_value(val->value, val->len, a)) {
-				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, val),
-				       VALUE_FORMS "; no expressions",
-				       "invalid argument value '%s' %s", sl_show(buf, val->value, val->len),
-				       where);
+			if (!check_arg_value(ld, a, val, where))
 				ok = false;
-			} else if (a->src == VALUE_FIELD && !(a->field = strdup(val->value + 5))) {
+			else if (a->src == VALUE_FIELD && !(a->field = strdup(val->value + 5)))
 				return sl_no_memory(ld);
-			}
-		} else {
-			size_t t;
-			for (t = 0; arg_type_names[t]; t++)
-				if (sl_node_is(val, arg_type_names[t]))
-					break;
-			if (arg_type_names[t]) {
-				a->type = (arg_type)t;
-				continue;
-			}
-			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, val),
-			       sl_choices_hint(hint, sizeof(hint), val->value, "types", arg_type_names),
-			       "unknown argument type '%s' %s", sl_show(buf, val->value, val->len), where);
+		} else if (!check_arg_type(ld, a, val, where)) {
 			ok = false;
 		}
 	}
