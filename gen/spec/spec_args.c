@@ -257,171 +257,256 @@ bool spec_is_point_events(const spec_probe *p)
 	return kind_shape_of(p->kind)->events && p->probe != NULL;
 }
 
-static void check_probe(loader *ld, spec *s, const node *map, size_t index)
+/* One probe's mapping being checked (check_probe): what its keys' checks
+ * share.  P is S's probe being filled; LD, S and RULES are borrowed. */
+typedef struct probe_check {
+	loader *ld;
+	spec *s;
+	spec_probe *p;
+	int kind;			/* the kind the mapping names, or -1 */
+	/* KIND's rules; until the kind is known, a 'syscalls' list is read
+	 * as a syscalls probe's. */
+	const spec_kind_rules *rules;
+	const node *seen[N_PROBE];	/* each key's node, or NULL */
+	bool optional_ok;		/* 'optional' was not reported invalid */
+	char label[64];			/* "probe 'x'" or "probe N" */
+	char where[80];			/* "in probe 'x'" */
+} probe_check;
+
+/* Checks V, the 'kind' of probe P: KIND, the kind it names
+ * (sl_probe_kind_in), is set in P; -1 is reported. */
+static void check_kind_value(loader *ld, spec_probe *p, int kind, const node *v,
+			     const char *where)
 {
-	spec_probe *p = &s->probes[s->n_probes++];
-	const node *seen[N_PROBE] = { 0 };
-	bool optional_ok = true;
-	int kind = sl_probe_kind_in(map);
-	/* Until the kind is known, a 'syscalls' list is read as a syscalls
-	 * probe's. */
-	const spec_kind_rules *rules = sl_kind_rules(kind >= 0 ? (probe_kind)kind : PROBE_SYSCALLS);
-	char label[64], where[80], suffix[88], what[128], buf[SHOW_BUF], hint[512];
+	char buf[SHOW_BUF], hint[512];
 
-	p->unit = UNIT_US;
-	p->per_thread = true;
-	if (kind >= 0)
-		p->limit = rules->default_limit;
-	sl_probe_label(map, index, label, sizeof(label));
-	snprintf(where, sizeof(where), "in %s", label);
-
-	for (size_t i = 0; i + 1 < map->n_kids; i += 2) {
-		const node *k = map->kids[i], *v = map->kids[i + 1];
-		int key = sl_check_key(ld, k, sl_probe_keys, seen, where);
-		if (key < 0)
-			continue;
-		/* Keys of other kinds: reported once the kind is known. */
-		if (kind >= 0 && !(rules->keys & KEY(key))) {
-			sl_report_misplaced_key(ld, k, key, (probe_kind)kind, where);
-			continue;
-		}
-		if (key == P_SYSCALLS) {
-			sl_check_syscalls(ld, p, rules, k, v, where);
-			continue;
-		}
-		if (key == P_ARGS) {
-			check_args(ld, p, k, v, where);
-			continue;
-		}
-		snprintf(what, sizeof(what), "'%s' in %s", sl_probe_keys[key], label);
-		if (!sl_want_scalar(ld, k, v, what, sl_probe_examples[key],
-				 key == P_NAME || key == P_KIND || key == P_FUNCTION ||
-				 key == P_PROBE)) {
-			if (key == P_OPTIONAL)
-				optional_ok = false;
-			continue;
-		}
-		switch (key) {
-		case P_NAME:
-			sl_check_probe_name(ld, s, p, v);
-			break;
-		case P_KIND:
-			if (kind >= 0) {
-				p->kind = (probe_kind)kind;
-				p->kind_loc = sl_node_loc(ld, v);
-				break;
-			}
-			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
-			       sl_choices_hint(hint, sizeof(hint), v->value, "kinds", kind_names),
-			       "unknown probe kind '%s' %s", sl_show(buf, v->value, v->len), where);
-			break;
-		case P_FUNCTION:
-			if (sl_function_ok(v->value, v->len) || sl_cxx_function_ok(v->value, v->len)) {
-				p->function = sl_dup_value(v);
-				if (!p->function)
-					sl_no_memory(ld);
-				p->function_loc = sl_node_loc(ld, v);
-				break;
-			}
-			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
-			       strpbrk(v->value, "<>")
-				       ? "templates are not supported: give the mangled name (as `nm FILE` "
-					 "prints it, or `bpfspec symbols` lists it)"
-				       : strstr(v->value, "::")
-				       ? "a C++ name is identifiers joined by '::' (ns::Class::method), "
-					 "without parameters; or give the mangled name as `nm FILE` prints it"
-				       : "a function is a symbol name: a letter or '_', then letters, "
-					 "digits, '_', '.' or '$' (at most 256 characters)",
-			       "invalid function name '%s' %s", sl_show(buf, v->value, v->len), where);
-			break;
-		case P_PROBE:
-			sl_check_point(ld, p, v, where);
-			break;
-		case P_OBJECT:
-			snprintf(what, sizeof(what), " %s", where);
-			if (sl_check_object(ld, v, what, &p->object))
-				p->object_loc = sl_node_loc(ld, v);
-			break;
-		case P_OPTIONAL:
-			optional_ok = sl_check_bool(ld, k, v, what, sl_probe_examples[key], &p->optional);
-			break;
-		case P_MISSING_REASON:
-			sl_check_prose(ld, k, v, what, sl_probe_examples[key], REASON_MAX, &p->missing_reason);
-			break;
-		case P_THRESHOLD:
-			snprintf(suffix, sizeof(suffix), " %s", where);
-			sl_check_duration_value(ld, k, v, &sl_duration_threshold, what, suffix,
-					     sl_probe_examples[key], &p->threshold_ns);
-			break;
-		case P_LIMIT:
-			sl_check_limit(ld, v, where, &p->limit);
-			break;
-		case P_UNIT: {
-			size_t u;
-			for (u = 0; u <= UNIT_AUTO; u++)
-				if (sl_node_is(v, unit_names[u]))
-					break;
-			if (u <= UNIT_AUTO) {
-				p->unit = (time_unit)u;
-				break;
-			}
-			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
-			       sl_choices_hint(hint, sizeof(hint), v->value, "units", unit_names),
-			       "unknown unit '%s' %s", sl_show(buf, v->value, v->len), where);
-			break;
-		}
-		case P_PER_THREAD:
-			sl_check_bool(ld, k, v, what, sl_probe_examples[key], &p->per_thread);
-			break;
-		case P_ATTRIBUTE:
-			if (sl_check_bool(ld, k, v, what, sl_probe_examples[key], &p->attribute))
-				p->attribute_loc = sl_node_loc(ld, v);
-			break;
-		case P_DESCRIPTION:
-			sl_check_prose(ld, k, v, what, sl_probe_examples[key], DESCRIPTION_MAX,
-				   &p->description);
-			break;
-		case P_DERIVED:
-			p->derived_loc = sl_node_loc(ld, v);
-			if (sl_node_is(v, "libuv-pending"))
-				p->derived = DERIVED_LIBUV_PENDING;
-			else if (sl_node_is(v, "libuv-closing"))
-				p->derived = DERIVED_LIBUV_CLOSING;
-			else
-				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
-				       "derived is libuv-pending or libuv-closing: the libuv phase "
-				       "the missing function runs, timed between the phases around "
-				       "it in the loop order of the target's libuv",
-				       "unknown derived phase '%s' %s", sl_show(buf, v->value, v->len),
-				       where);
-			break;
-		}
+	if (kind >= 0) {
+		p->kind = (probe_kind)kind;
+		p->kind_loc = sl_node_loc(ld, v);
+		return;
 	}
+	sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
+	       sl_choices_hint(hint, sizeof(hint), v->value, "kinds", kind_names),
+	       "unknown probe kind '%s' %s", sl_show(buf, v->value, v->len), where);
+}
 
-	if (!seen[P_NAME])
+/* Checks V, the 'function' of probe P: a symbol or a C++ name, copied
+ * into P (P owns it), else reported with a hint for what it looks like. */
+static void check_function(loader *ld, spec_probe *p, const node *v, const char *where)
+{
+	char buf[SHOW_BUF];
+
+	if (sl_function_ok(v->value, v->len) || sl_cxx_function_ok(v->value, v->len)) {
+		p->function = sl_dup_value(v);
+		if (!p->function)
+			sl_no_memory(ld);
+		p->function_loc = sl_node_loc(ld, v);
+		return;
+	}
+	sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
+	       strpbrk(v->value, "<>")
+		       ? "templates are not supported: give the mangled name (as `nm FILE` "
+			 "prints it, or `bpfspec symbols` lists it)"
+		       : strstr(v->value, "::")
+		       ? "a C++ name is identifiers joined by '::' (ns::Class::method), "
+			 "without parameters; or give the mangled name as `nm FILE` prints it"
+		       : "a function is a symbol name: a letter or '_', then letters, "
+			 "digits, '_', '.' or '$' (at most 256 characters)",
+	       "invalid function name '%s' %s", sl_show(buf, v->value, v->len), where);
+}
+
+/* Checks V, the 'unit' of probe P: one of unit_names, set in P, else
+ * reported. */
+static void check_unit(loader *ld, spec_probe *p, const node *v, const char *where)
+{
+	char buf[SHOW_BUF], hint[512];
+	size_t u;
+
+	for (u = 0; u <= UNIT_AUTO; u++)
+		if (sl_node_is(v, unit_names[u]))
+			break;
+	if (u <= UNIT_AUTO) {
+		p->unit = (time_unit)u;
+		return;
+	}
+	sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
+	       sl_choices_hint(hint, sizeof(hint), v->value, "units", unit_names),
+	       "unknown unit '%s' %s", sl_show(buf, v->value, v->len), where);
+}
+
+/* Checks V, the 'derived' of probe P: libuv-pending or libuv-closing,
+ * set in P, else reported.  P's derived_loc is V's either way. */
+static void check_derived(loader *ld, spec_probe *p, const node *v, const char *where)
+{
+	char buf[SHOW_BUF];
+
+	p->derived_loc = sl_node_loc(ld, v);
+	if (sl_node_is(v, "libuv-pending"))
+		p->derived = DERIVED_LIBUV_PENDING;
+	else if (sl_node_is(v, "libuv-closing"))
+		p->derived = DERIVED_LIBUV_CLOSING;
+	else
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
+		       "derived is libuv-pending or libuv-closing: the libuv phase "
+		       "the missing function runs, timed between the phases around "
+		       "it in the loop order of the target's libuv",
+		       "unknown derived phase '%s' %s", sl_show(buf, v->value, v->len), where);
+}
+
+/* Checks V, the single value of key K (index KEY, neither 'syscalls'
+ * nor 'args'), into the probe: each key's value is checked and stored
+ * by its own rule.  WHAT names the key as sl_want_scalar does. */
+static void check_probe_scalar(probe_check *pc, int key, const node *k, const node *v,
+			       const char *what)
+{
+	loader *ld = pc->ld;
+	spec_probe *p = pc->p;
+	const char *example = sl_probe_examples[key];
+	char suffix[88];
+
+	switch (key) {
+	case P_NAME:
+		sl_check_probe_name(ld, pc->s, p, v);
+		break;
+	case P_KIND:
+		check_kind_value(ld, p, pc->kind, v, pc->where);
+		break;
+	case P_FUNCTION:
+		check_function(ld, p, v, pc->where);
+		break;
+	case P_PROBE:
+		sl_check_point(ld, p, v, pc->where);
+		break;
+	case P_OBJECT:
+		snprintf(suffix, sizeof(suffix), " %s", pc->where);
+		if (sl_check_object(ld, v, suffix, &p->object))
+			p->object_loc = sl_node_loc(ld, v);
+		break;
+	case P_OPTIONAL:
+		pc->optional_ok = sl_check_bool(ld, k, v, what, example, &p->optional);
+		break;
+	case P_MISSING_REASON:
+		sl_check_prose(ld, k, v, what, example, REASON_MAX, &p->missing_reason);
+		break;
+	case P_THRESHOLD:
+		snprintf(suffix, sizeof(suffix), " %s", pc->where);
+		sl_check_duration_value(ld, k, v, &sl_duration_threshold, what, suffix, example,
+					&p->threshold_ns);
+		break;
+	case P_LIMIT:
+		sl_check_limit(ld, v, pc->where, &p->limit);
+		break;
+	case P_UNIT:
+		check_unit(ld, p, v, pc->where);
+		break;
+	case P_PER_THREAD:
+		sl_check_bool(ld, k, v, what, example, &p->per_thread);
+		break;
+	case P_ATTRIBUTE:
+		if (sl_check_bool(ld, k, v, what, example, &p->attribute))
+			p->attribute_loc = sl_node_loc(ld, v);
+		break;
+	case P_DESCRIPTION:
+		sl_check_prose(ld, k, v, what, example, DESCRIPTION_MAX, &p->description);
+		break;
+	case P_DERIVED:
+		check_derived(ld, p, v, pc->where);
+		break;
+	}
+}
+
+/* Checks key K and its value V, an entry of the probe's mapping: a known
+ * key, once, that the probe's kind takes, with a value of the key's
+ * form. */
+static void check_probe_entry(probe_check *pc, const node *k, const node *v)
+{
+	char what[128];
+	int key = sl_check_key(pc->ld, k, sl_probe_keys, pc->seen, pc->where);
+
+	if (key < 0)
+		return;
+	/* Keys of other kinds: reported once the kind is known. */
+	if (pc->kind >= 0 && !(pc->rules->keys & KEY(key))) {
+		sl_report_misplaced_key(pc->ld, k, key, (probe_kind)pc->kind, pc->where);
+		return;
+	}
+	if (key == P_SYSCALLS) {
+		sl_check_syscalls(pc->ld, pc->p, pc->rules, k, v, pc->where);
+		return;
+	}
+	if (key == P_ARGS) {
+		check_args(pc->ld, pc->p, k, v, pc->where);
+		return;
+	}
+	snprintf(what, sizeof(what), "'%s' in %s", sl_probe_keys[key], pc->label);
+	if (!sl_want_scalar(pc->ld, k, v, what, sl_probe_examples[key],
+			    key == P_NAME || key == P_KIND || key == P_FUNCTION || key == P_PROBE)) {
+		if (key == P_OPTIONAL)
+			pc->optional_ok = false;
+		return;
+	}
+	check_probe_scalar(pc, key, k, v, what);
+}
+
+/* Once every key of the probe's mapping MAP is read: the keys every
+ * probe and its kind require, the kind's rules between keys, and the
+ * keys that need 'optional: true'. */
+static void check_probe_whole(probe_check *pc, const node *map)
+{
+	loader *ld = pc->ld;
+	const spec_probe *p = pc->p;
+	const spec_kind_rules *rules = pc->rules;
+	char hint[512];
+
+	if (!pc->seen[P_NAME])
 		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
 		       "add e.g. 'name: timers' (a lowercase letter, then lowercase letters, "
 		       "digits or '_')",
-		       "%s has no 'name'", label);
-	if (!seen[P_KIND])
+		       "%s has no 'name'", pc->label);
+	if (!pc->seen[P_KIND])
 		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map),
-			  sl_missing_kind_hint(hint, sizeof hint, seen), "%s has no 'kind'", label);
-	if (kind >= 0 && rules->required && !seen[rules->required])
+			  sl_missing_kind_hint(hint, sizeof hint, pc->seen), "%s has no 'kind'",
+			  pc->label);
+	if (pc->kind >= 0 && rules->required && !pc->seen[rules->required])
 		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, map), rules->required_hint,
-			  "%s has no '%s'", label, sl_probe_keys[rules->required]);
-	if (kind >= 0 && rules->check)
-		rules->check(ld, p, map, seen, label, where);
-	if (seen[P_DERIVED] && !p->optional && optional_ok)
-		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_DERIVED]),
+			  "%s has no '%s'", pc->label, sl_probe_keys[rules->required]);
+	if (pc->kind >= 0 && rules->check)
+		rules->check(ld, pc->p, map, pc->seen, pc->label, pc->where);
+	if (pc->seen[P_DERIVED] && !p->optional && pc->optional_ok)
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, pc->seen[P_DERIVED]),
 		       "a derived phase stands in for a function that may be missing; add "
 		       "'optional: true'",
-		       "'derived' %s needs 'optional: true'", where);
-	if (seen[P_MISSING_REASON] && !p->optional && optional_ok &&
-	    (kind < 0 || (rules->keys & KEY(P_MISSING_REASON))))
-		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_MISSING_REASON]),
+		       "'derived' %s needs 'optional: true'", pc->where);
+	if (pc->seen[P_MISSING_REASON] && !p->optional && pc->optional_ok &&
+	    (pc->kind < 0 || (rules->keys & KEY(P_MISSING_REASON))))
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, pc->seen[P_MISSING_REASON]),
 		       "missing_reason explains why an optional probe may be absent; add "
 		       "'optional: true' or remove missing_reason",
-		       "'missing_reason' %s needs 'optional: true'", where);
+		       "'missing_reason' %s needs 'optional: true'", pc->where);
+}
+
+/* Checks MAP, item INDEX of 'probes', into the next probe of S (S owns
+ * it, valid or not: spec_free frees what was read). */
+static void check_probe(loader *ld, spec *s, const node *map, size_t index)
+{
+	probe_check pc = {
+		.ld = ld,
+		.s = s,
+		.p = &s->probes[s->n_probes++],
+		.kind = sl_probe_kind_in(map),
+		.optional_ok = true,
+	};
+
+	pc.rules = sl_kind_rules(pc.kind >= 0 ? (probe_kind)pc.kind : PROBE_SYSCALLS);
+	pc.p->unit = UNIT_US;
+	pc.p->per_thread = true;
+	if (pc.kind >= 0)
+		pc.p->limit = pc.rules->default_limit;
+	sl_probe_label(map, index, pc.label, sizeof(pc.label));
+	snprintf(pc.where, sizeof(pc.where), "in %s", pc.label);
+	for (size_t i = 0; i + 1 < map->n_kids; i += 2)
+		check_probe_entry(&pc, map->kids[i], map->kids[i + 1]);
+	check_probe_whole(&pc, map);
 }
 
 void sl_check_probes(loader *ld, spec *s, const node *k, const node *v)
