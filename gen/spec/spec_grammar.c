@@ -244,33 +244,46 @@ static bool point_number_ok(const char *s, size_t len, uint64_t max)
 	return v >= 1 && v <= max;
 }
 
-int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
+/* The probe types of a count probe's point, and how many ':'-separated
+ * parts each takes. */
+static const struct { const char *name; point_type type; size_t fields; } point_forms[] = {
+	{ "tracepoint", POINT_TRACEPOINT, 3 }, { "uprobe", POINT_UPROBE, 3 },
+	{ "uretprobe", POINT_URETPROBE, 3 }, { "usdt", POINT_USDT, 4 },
+	{ "kprobe", POINT_KPROBE, 2 }, { "kretprobe", POINT_KRETPROBE, 2 },
+	{ "software", POINT_SOFTWARE, 3 }, { "profile", POINT_PROFILE, 3 },
+	{ "interval", POINT_INTERVAL, 3 },
+};
+#define N_POINT_FORMS (sizeof point_forms / sizeof *point_forms)
+
+/* How each probe type is written, by point_type. */
+static const char *const point_shapes[] = {
+	"tracepoint:CATEGORY:NAME", "uprobe:OBJECT:SYMBOL", "uretprobe:OBJECT:SYMBOL",
+	"usdt:OBJECT:PROVIDER:NAME", "kprobe:SYMBOL", "kretprobe:SYMBOL",
+	"software:EVENT:PERIOD", "profile:hz:N", "interval:s:N or interval:ms:N",
+};
+
+/* Cuts TEXT at its ':'s into at most 5 parts: F[i] points into TEXT,
+ * FL[i] is its length.  Returns the number of parts, or 0 after writing
+ * into WHY (SIZE bytes) why TEXT is no probe point (empty, too long, too
+ * many parts). */
+static size_t cut_point(const char *text, const char **f, size_t *fl, char *why, size_t size)
 {
-	static const struct { const char *name; point_type type; size_t fields; } forms[] = {
-		{ "tracepoint", POINT_TRACEPOINT, 3 }, { "uprobe", POINT_UPROBE, 3 },
-		{ "uretprobe", POINT_URETPROBE, 3 }, { "usdt", POINT_USDT, 4 },
-		{ "kprobe", POINT_KPROBE, 2 }, { "kretprobe", POINT_KRETPROBE, 2 },
-		{ "software", POINT_SOFTWARE, 3 }, { "profile", POINT_PROFILE, 3 },
-		{ "interval", POINT_INTERVAL, 3 },
-	};
-	const char *f[5];
-	size_t fl[5], n = 0, len = strlen(text), k;
-	char buf[SHOW_BUF];
+	size_t n = 0, len = strlen(text);
 	const char *p = text;
 
 	if (len == 0) {
 		snprintf(why, size, "it is empty");
-		return -1;
+		return 0;
 	}
 	if (len > POINT_MAX) {
 		snprintf(why, size, "it is longer than %d bytes", POINT_MAX);
-		return -1;
+		return 0;
 	}
 	for (;;) {
 		const char *c = strchr(p, ':');
 		if (n == 5) {
 			snprintf(why, size, "it has too many ':'-separated parts");
-			return -1;
+			return 0;
 		}
 		f[n] = p;
 		fl[n++] = c ? (size_t)(c - p) : strlen(p);
@@ -278,80 +291,71 @@ int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
 			break;
 		p = c + 1;
 	}
-	for (k = 0; k < sizeof forms / sizeof *forms; k++)
-		if (strlen(forms[k].name) == fl[0] && memcmp(forms[k].name, f[0], fl[0]) == 0)
-			break;
-	if (k == sizeof forms / sizeof *forms) {
-		snprintf(why, size, "unknown probe type '%s'", sl_show(buf, f[0], fl[0]));
+	return n;
+}
+
+/* Checks the parts after the first of an uprobe, uretprobe or usdt point
+ * of TYPE (F, FL as cut_point makes them): an object, then a symbol or a
+ * provider and a name.  Returns 0, or -1 after writing into WHY. */
+static int check_object_point(point_type type, const char *const *f, const size_t *fl,
+			      char *why, size_t size)
+{
+	char buf[SHOW_BUF];
+
+	if (!point_object_ok(f[1], fl[1])) {
+		snprintf(why, size, "object '%s' is neither 'main' nor a plain absolute "
+			 "path (/ then letters, digits, / . _ + -)", sl_show(buf, f[1], fl[1]));
 		return -1;
 	}
-	if (n != forms[k].fields) {
-		static const char *const shapes[] = {
-			"tracepoint:CATEGORY:NAME", "uprobe:OBJECT:SYMBOL", "uretprobe:OBJECT:SYMBOL",
-			"usdt:OBJECT:PROVIDER:NAME", "kprobe:SYMBOL", "kretprobe:SYMBOL",
-			"software:EVENT:PERIOD", "profile:hz:N", "interval:s:N or interval:ms:N",
-		};
-		snprintf(why, size, "a %s probe point is written %s", forms[k].name,
-			 shapes[forms[k].type]);
-		return -1;
-	}
-	switch (forms[k].type) {
-	case POINT_TRACEPOINT:
-		for (size_t i = 1; i < 3; i++)
-			if (!point_word_ok(f[i], fl[i], true)) {
-				snprintf(why, size, "tracepoint %s '%s' is not 1-64 of a-z 0-9 _",
-					 i == 1 ? "category" : "name", sl_show(buf, f[i], fl[i]));
+	if (type == POINT_USDT) {
+		for (size_t i = 2; i < 4; i++)
+			if (!point_word_ok(f[i], fl[i], false)) {
+				snprintf(why, size, "usdt %s '%s' is not 1-64 of A-Z a-z 0-9 _",
+					 i == 2 ? "provider" : "name", sl_show(buf, f[i], fl[i]));
 				return -1;
 			}
-		break;
-	case POINT_UPROBE:
-	case POINT_URETPROBE:
-	case POINT_USDT:
-		if (!point_object_ok(f[1], fl[1])) {
-			snprintf(why, size, "object '%s' is neither 'main' nor a plain absolute "
-				 "path (/ then letters, digits, / . _ + -)", sl_show(buf, f[1], fl[1]));
-			return -1;
-		}
-		if (forms[k].type == POINT_USDT) {
-			for (size_t i = 2; i < 4; i++)
-				if (!point_word_ok(f[i], fl[i], false)) {
-					snprintf(why, size, "usdt %s '%s' is not 1-64 of A-Z a-z 0-9 _",
-						 i == 2 ? "provider" : "name", sl_show(buf, f[i], fl[i]));
-					return -1;
-				}
-		} else if (!sl_function_ok(f[2], fl[2])) {
-			snprintf(why, size, "symbol '%s' is not a function name", sl_show(buf, f[2], fl[2]));
-			return -1;
-		}
-		break;
-	case POINT_KPROBE:
-	case POINT_KRETPROBE:
-		if (!sl_function_ok(f[1], fl[1])) {
-			snprintf(why, size, "symbol '%s' is not a function name", sl_show(buf, f[1], fl[1]));
-			return -1;
-		}
-		break;
-	case POINT_SOFTWARE: {
-		size_t e;
-		for (e = 0; software_events[e]; e++)
-			if (strlen(software_events[e]) == fl[1] &&
-			    memcmp(software_events[e], f[1], fl[1]) == 0)
-				break;
-		if (!software_events[e]) {
-			snprintf(why, size, "unknown software event '%s' (cpu-clock, task-clock, "
-				 "page-faults, context-switches, cpu-migrations, minor-faults, "
-				 "major-faults, alignment-faults, emulation-faults, dummy, bpf-output)",
-				 sl_show(buf, f[1], fl[1]));
-			return -1;
-		}
-		if (!point_number_ok(f[2], fl[2], 1000000000)) {
-			snprintf(why, size, "period '%s' is not a whole number from 1 to 1000000000",
-				 sl_show(buf, f[2], fl[2]));
-			return -1;
-		}
-		break;
+	} else if (!sl_function_ok(f[2], fl[2])) {
+		snprintf(why, size, "symbol '%s' is not a function name", sl_show(buf, f[2], fl[2]));
+		return -1;
 	}
-	case POINT_PROFILE:
+	return 0;
+}
+
+/* Checks the event and period of a software point (F, FL as cut_point
+ * makes them).  Returns 0, or -1 after writing into WHY. */
+static int check_software_point(const char *const *f, const size_t *fl, char *why, size_t size)
+{
+	char buf[SHOW_BUF];
+	size_t e;
+
+	for (e = 0; software_events[e]; e++)
+		if (strlen(software_events[e]) == fl[1] &&
+		    memcmp(software_events[e], f[1], fl[1]) == 0)
+			break;
+	if (!software_events[e]) {
+		snprintf(why, size, "unknown software event '%s' (cpu-clock, task-clock, "
+			 "page-faults, context-switches, cpu-migrations, minor-faults, "
+			 "major-faults, alignment-faults, emulation-faults, dummy, bpf-output)",
+			 sl_show(buf, f[1], fl[1]));
+		return -1;
+	}
+	if (!point_number_ok(f[2], fl[2], 1000000000)) {
+		snprintf(why, size, "period '%s' is not a whole number from 1 to 1000000000",
+			 sl_show(buf, f[2], fl[2]));
+		return -1;
+	}
+	return 0;
+}
+
+/* Checks the unit and number of a profile or interval point of TYPE (F,
+ * FL as cut_point makes them).  Returns 0, or -1 after writing into WHY. */
+static int check_timer_point(point_type type, const char *const *f, const size_t *fl,
+			     char *why, size_t size)
+{
+	char buf[SHOW_BUF];
+	bool ms;
+
+	if (type == POINT_PROFILE) {
 		if (fl[1] != 2 || memcmp(f[1], "hz", 2) != 0) {
 			snprintf(why, size, "profile takes 'hz', not '%s'", sl_show(buf, f[1], fl[1]));
 			return -1;
@@ -361,22 +365,82 @@ int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
 				 sl_show(buf, f[2], fl[2]));
 			return -1;
 		}
-		break;
-	case POINT_INTERVAL: {
-		bool ms = fl[1] == 2 && memcmp(f[1], "ms", 2) == 0;
-		if (!ms && !(fl[1] == 1 && f[1][0] == 's')) {
-			snprintf(why, size, "interval takes 's' or 'ms', not '%s'",
-				 sl_show(buf, f[1], fl[1]));
+		return 0;
+	}
+	ms = fl[1] == 2 && memcmp(f[1], "ms", 2) == 0;
+	if (!ms && !(fl[1] == 1 && f[1][0] == 's')) {
+		snprintf(why, size, "interval takes 's' or 'ms', not '%s'", sl_show(buf, f[1], fl[1]));
+		return -1;
+	}
+	if (!point_number_ok(f[2], fl[2], ms ? 86400000 : 86400)) {
+		snprintf(why, size, "period '%s' is not a whole number from 1 to %s",
+			 sl_show(buf, f[2], fl[2]), ms ? "86400000 (a day)" : "86400 (a day)");
+		return -1;
+	}
+	return 0;
+}
+
+/* Checks the parts after the first of a point of TYPE (F, FL as
+ * cut_point makes them, as many as TYPE takes).  Returns 0, or -1 after
+ * writing into WHY. */
+static int check_point_parts(point_type type, const char *const *f, const size_t *fl,
+			     char *why, size_t size)
+{
+	char buf[SHOW_BUF];
+
+	switch (type) {
+	case POINT_TRACEPOINT:
+		for (size_t i = 1; i < 3; i++)
+			if (!point_word_ok(f[i], fl[i], true)) {
+				snprintf(why, size, "tracepoint %s '%s' is not 1-64 of a-z 0-9 _",
+					 i == 1 ? "category" : "name", sl_show(buf, f[i], fl[i]));
+				return -1;
+			}
+		return 0;
+	case POINT_UPROBE:
+	case POINT_URETPROBE:
+	case POINT_USDT:
+		return check_object_point(type, f, fl, why, size);
+	case POINT_KPROBE:
+	case POINT_KRETPROBE:
+		if (!sl_function_ok(f[1], fl[1])) {
+			snprintf(why, size, "symbol '%s' is not a function name", sl_show(buf, f[1], fl[1]));
 			return -1;
 		}
-		if (!point_number_ok(f[2], fl[2], ms ? 86400000 : 86400)) {
-			snprintf(why, size, "period '%s' is not a whole number from 1 to %s",
-				 sl_show(buf, f[2], fl[2]), ms ? "86400000 (a day)" : "86400 (a day)");
-			return -1;
-		}
-		break;
+		return 0;
+	case POINT_SOFTWARE:
+		return check_software_point(f, fl, why, size);
+	case POINT_PROFILE:
+	case POINT_INTERVAL:
+		return check_timer_point(type, f, fl, why, size);
 	}
+	return 0;
+}
+
+int spec_parse_point(const char *text, point_type *type, char *why, size_t size)
+{
+	const char *f[5];
+	size_t fl[5], n, k;
+	char buf[SHOW_BUF];
+
+	n = cut_point(text, f, fl, why, size);
+	if (n == 0)
+		return -1;
+	for (k = 0; k < N_POINT_FORMS; k++)
+		if (strlen(point_forms[k].name) == fl[0] &&
+		    memcmp(point_forms[k].name, f[0], fl[0]) == 0)
+			break;
+	if (k == N_POINT_FORMS) {
+		snprintf(why, size, "unknown probe type '%s'", sl_show(buf, f[0], fl[0]));
+		return -1;
 	}
-	*type = forms[k].type;
+	if (n != point_forms[k].fields) {
+		snprintf(why, size, "a %s probe point is written %s", point_forms[k].name,
+			 point_shapes[point_forms[k].type]);
+		return -1;
+	}
+	if (check_point_parts(point_forms[k].type, f, fl, why, size) < 0)
+		return -1;
+	*type = point_forms[k].type;
 	return 0;
 }
