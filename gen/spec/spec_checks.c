@@ -223,110 +223,143 @@ static bool probe_names_known(const spec *s, const node *probes)
 	return true;
 }
 
-/* Checks V, the value of key K ('checks'): a list of conditions, each
- * parsed by check_parse.  Runs after the probes are loaded (PROBES is
- * their list, or NULL), so that checks can be matched with them. */
-void sl_check_checks(loader *ld, spec *s, const node *k, const node *v, const node *probes)
+/* Checks V, the value of key K ('checks'), as a list: not empty, at most
+ * SPEC_MAX_CHECKS items.  Returns false after reporting (or when V is an
+ * alias, already reported). */
+static bool check_checks_list(loader *ld, const node *k, const node *v)
 {
-	bool refs = probe_names_known(s, probes);
-	char buf[SHOW_BUF], err[512];
-
 	if (v->type == NODE_BAD)
-		return;
+		return false;
 	if (sl_is_null(v) || (v->type == NODE_SEQ && v->n_kids == 0)) {
 		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, sl_is_null(v) ? k : v),
 		       "list conditions that fail the run, as in 'checks: [\"timers.p99 > "
 		       "100ms\"]', or remove the line; " CHECKS_HINT,
 		       "'checks' %s", sl_is_null(v) ? "has no value" : "is empty");
-		return;
+		return false;
 	}
 	if (v->type != NODE_SEQ) {
 		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
 		       "write a list, even of one check, as in 'checks: [\"timers.p99 > 100ms\"]' "
 		       "or '- timers.p99 > 100ms' on the next line; " CHECKS_HINT,
 		       "'checks' must be a list, not %s", sl_type_name(v));
-		return;
+		return false;
 	}
 	if (v->n_kids > SPEC_MAX_CHECKS) {
 		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v->kids[SPEC_MAX_CHECKS]),
 		       "a spec has at most 64 checks; keep the ones that matter",
 		       "too many checks (%zu)", v->n_kids);
-		return;
+		return false;
 	}
+	return true;
+}
+
+/* Reports check item O, which check_parse rejected with ERR ("column N:
+ * message"): at column N when it maps, else at the item. */
+static void report_unparsed_check(loader *ld, const node *o, const char *err)
+{
+	size_t col = strtoul(err + strlen("column "), NULL, 10);
+	const char *msg = strstr(err, ": ");
+	diag_loc loc;
+
+	msg = msg ? msg + 2 : err;
+	if (check_col_loc(ld, o, col, &loc))
+		sl_report(ld, DIAG_ERROR, loc, CHECKS_HINT, "invalid check: %s", msg);
+	else
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), CHECKS_HINT,
+		       "invalid check (at column %zu of its text): %s", col, msg);
+}
+
+/* Checks O, item I + 1 of 'checks', as a condition: text without NUL
+ * that check_parse reads as an absolute check.  Returns false after
+ * reporting (or when O is an alias, already reported). */
+static bool check_condition(loader *ld, const node *o, size_t i)
+{
+	char buf[SHOW_BUF], err[512];
+	check *c;
+
+	if (o->type == NODE_BAD)
+		return false;
+	if (sl_is_null(o) || o->type != NODE_SCALAR) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o),
+		       sl_is_null(o) ? "remove the empty item, or write a condition such as "
+				    "'timers.p99 > 100ms'"
+				  : "a check is one condition written as text, such as "
+				    "'timers.p99 > 100ms'; " CHECKS_HINT,
+		       "check %zu %s", i + 1, sl_is_null(o) ? "is empty"
+					      : o->type == NODE_SEQ ? "must be a condition, not a list"
+								    : "must be a condition, not a mapping");
+		return false;
+	}
+	if (memchr(o->value, '\0', o->len)) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), "remove the \\0 escape",
+		       "check %zu contains a NUL character", i + 1);
+		return false;
+	}
+	c = check_parse(o->value, err, sizeof(err));
+	if (!c) {
+		report_unparsed_check(ld, o, err);
+		return false;
+	}
+	if (check_is_relative(c)) {
+		check_free(c);
+		sl_report(ld, DIAG_ERROR,
+		       check_loc(ld, o, (size_t)(strpbrk(o->value, "+-") - o->value) + 1),
+		       "a spec's checks judge one run: write an absolute value, as in "
+		       "'timers.p99 > 100ms'; relative changes compare two reports (a diff); "
+		       CHECKS_HINT,
+		       "check '%s' is a relative change, which a spec cannot check",
+		       sl_show(buf, o->value, o->len));
+		return false;
+	}
+	check_free(c);
+	return true;
+}
+
+/* Adds condition O (check_condition passed it) to S's checks, unless it
+ * repeats one; when REFS, first checks the probe it reads
+ * (check_refs).  S owns the copy.  Returns false when out of memory
+ * (reported). */
+static bool add_check(loader *ld, spec *s, const node *o, bool refs)
+{
+	char buf[SHOW_BUF];
+	size_t j;
+
+	for (j = 0; j < s->n_checks; j++)
+		if (strcmp(s->checks[j], o->value) == 0)
+			break;
+	if (j < s->n_checks) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), "remove one of them",
+		       "check '%s' is listed twice", sl_show(buf, o->value, o->len));
+		sl_report(ld, DIAG_NOTE, s->check_locs[j], NULL, "it was first listed here");
+		return true;
+	}
+	if (refs)
+		check_refs(ld, s, o, o->value);
+	s->checks[s->n_checks] = sl_dup_value(o);
+	if (!s->checks[s->n_checks])
+		return sl_no_memory(ld);
+	s->check_locs[s->n_checks++] = sl_node_loc(ld, o);
+	return true;
+}
+
+/* Checks V, the value of key K ('checks'): a list of conditions, each
+ * parsed by check_parse.  Runs after the probes are loaded (PROBES is
+ * their list, or NULL), so that checks can be matched with them. */
+void sl_check_checks(loader *ld, spec *s, const node *k, const node *v, const node *probes)
+{
+	bool refs = probe_names_known(s, probes);
+
+	if (!check_checks_list(ld, k, v))
+		return;
 	s->checks = calloc(v->n_kids, sizeof(*s->checks));
 	s->check_locs = calloc(v->n_kids, sizeof(*s->check_locs));
 	if (!s->checks || !s->check_locs) {
 		sl_no_memory(ld);
 		return;
 	}
-	for (size_t i = 0; i < v->n_kids; i++) {
-		const node *o = v->kids[i];
-		check *c;
-		const char *msg;
-		diag_loc loc;
-		size_t col, j;
-
-		if (o->type == NODE_BAD)
-			continue;
-		if (sl_is_null(o) || o->type != NODE_SCALAR) {
-			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o),
-			       sl_is_null(o) ? "remove the empty item, or write a condition such as "
-					    "'timers.p99 > 100ms'"
-					  : "a check is one condition written as text, such as "
-					    "'timers.p99 > 100ms'; " CHECKS_HINT,
-			       "check %zu %s", i + 1, sl_is_null(o) ? "is empty"
-						      : o->type == NODE_SEQ ? "must be a condition, not a list"
-									    : "must be a condition, not a mapping");
-			continue;
-		}
-		if (memchr(o->value, '\0', o->len)) {
-			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), "remove the \\0 escape",
-			       "check %zu contains a NUL character", i + 1);
-			continue;
-		}
-		c = check_parse(o->value, err, sizeof(err));
-		if (!c) {
-			/* "column N: message": point at column N when it maps. */
-			col = strtoul(err + strlen("column "), NULL, 10);
-			msg = strstr(err, ": ");
-			msg = msg ? msg + 2 : err;
-			if (check_col_loc(ld, o, col, &loc))
-				sl_report(ld, DIAG_ERROR, loc, CHECKS_HINT, "invalid check: %s", msg);
-			else
-				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), CHECKS_HINT,
-				       "invalid check (at column %zu of its text): %s", col, msg);
-			continue;
-		}
-		if (check_is_relative(c)) {
-			check_free(c);
-			sl_report(ld, DIAG_ERROR,
-			       check_loc(ld, o, (size_t)(strpbrk(o->value, "+-") - o->value) + 1),
-			       "a spec's checks judge one run: write an absolute value, as in "
-			       "'timers.p99 > 100ms'; relative changes compare two reports (a diff); "
-			       CHECKS_HINT,
-			       "check '%s' is a relative change, which a spec cannot check",
-			       sl_show(buf, o->value, o->len));
-			continue;
-		}
-		check_free(c);
-		for (j = 0; j < s->n_checks; j++)
-			if (strcmp(s->checks[j], o->value) == 0)
-				break;
-		if (j < s->n_checks) {
-			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), "remove one of them",
-			       "check '%s' is listed twice", sl_show(buf, o->value, o->len));
-			sl_report(ld, DIAG_NOTE, s->check_locs[j], NULL, "it was first listed here");
-			continue;
-		}
-		if (refs)
-			check_refs(ld, s, o, o->value);
-		s->checks[s->n_checks] = sl_dup_value(o);
-		if (!s->checks[s->n_checks]) {
-			sl_no_memory(ld);
+	for (size_t i = 0; i < v->n_kids; i++)
+		if (check_condition(ld, v->kids[i], i) && !add_check(ld, s, v->kids[i], refs))
 			return;
-		}
-		s->check_locs[s->n_checks++] = sl_node_loc(ld, o);
-	}
 }
 
 /* The default name: PATH's basename without .yaml or .yml. */
