@@ -483,79 +483,89 @@ static void default_name(loader *ld, spec *s)
 		sl_no_memory(ld);
 }
 
-void sl_check_top(loader *ld, spec *s, const node *root)
+/* Checks V, the value of key K ('name'), into S's name (S owns it).
+ * WHAT names the key as sl_want_scalar does. */
+static void check_spec_name(loader *ld, spec *s, const node *k, const node *v, const char *what)
 {
-	const node *seen[N_TOP] = { 0 }, *probes_key = NULL, *probes = NULL, *checks = NULL;
 	char buf[SHOW_BUF];
 
-	for (size_t i = 0; i + 1 < root->n_kids; i += 2) {
-		const node *k = root->kids[i], *v = root->kids[i + 1];
-		char what[32];
-		int key = sl_check_key(ld, k, sl_top_keys, seen, "at the top level");
-		if (key < 0)
-			continue;
-		snprintf(what, sizeof(what), "'%s'", sl_top_keys[key]);
-		switch (key) {
-		case TOP_NAME:
-			if (!sl_want_scalar(ld, k, v, what, sl_top_examples[key], false))
-				break;
-			if (!sl_spec_name_ok(v->value, v->len)) {
-				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
-				       "a spec name is 1-64 characters: a lowercase letter or digit, "
-				       "then lowercase letters, digits, '_', '.' or '-'",
-				       "invalid spec name '%s'", sl_show(buf, v->value, v->len));
-				break;
-			}
-			s->name = sl_dup_value(v);
-			if (!s->name)
-				sl_no_memory(ld);
-			break;
-		case TOP_DESCRIPTION:
-			sl_check_prose(ld, k, v, what, sl_top_examples[key], DESCRIPTION_MAX,
-				   &s->description);
-			break;
-		case TOP_OBJECTS:
-			sl_check_objects(ld, s, k, v);
-			break;
-		case TOP_DURATION:
-			sl_check_duration_value(ld, k, v, &sl_duration_top, "'duration'", "",
-					     sl_top_examples[key], &s->duration_ns);
-			break;
-		case TOP_PROBES:
-			probes_key = k;
-			probes = v;
-			sl_check_probes(ld, s, k, v);
-			break;
-		case TOP_CHECKS:
-			checks = v;	/* once the probes are known */
-			break;
-		case TOP_PARAMETERS:
-			break;		/* read and applied before (apply_parameters) */
-		case TOP_BLOCKERS:
-			sl_check_duration_value(ld, k, v, &sl_duration_blockers, "'blockers'", "",
-					     sl_top_examples[key], &s->blocker_ns);
-			break;
-		case TOP_STACKS:
-			sl_check_duration_value(ld, k, v, &sl_duration_stacks, "'stacks'", "",
-					     sl_top_examples[key], &s->stack_ns);
-			break;
-		case TOP_TIMING:
-			if (!sl_want_scalar(ld, k, v, what, sl_top_examples[key], false))
-				break;
-			if (sl_node_is(v, "entry-only"))
-				s->entry_only = true;
-			else if (!sl_node_is(v, "entry-return"))
-				sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
-				       "entry-return (the default) times each call from entry to "
-				       "return; entry-only times loop phases from one phase's entry "
-				       "to the next's, without return probes",
-				       "invalid timing '%s'", sl_show(buf, v->value, v->len));
-			break;
-		}
+	if (!sl_want_scalar(ld, k, v, what, sl_top_examples[TOP_NAME], false))
+		return;
+	if (!sl_spec_name_ok(v->value, v->len)) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
+		       "a spec name is 1-64 characters: a lowercase letter or digit, "
+		       "then lowercase letters, digits, '_', '.' or '-'",
+		       "invalid spec name '%s'", sl_show(buf, v->value, v->len));
+		return;
 	}
-	if (checks)
-		sl_check_checks(ld, s, seen[TOP_CHECKS], checks, probes);
+	s->name = sl_dup_value(v);
+	if (!s->name)
+		sl_no_memory(ld);
+}
+
+/* Checks V, the value of key K ('timing'): entry-return (the default) or
+ * entry-only, set in S.  WHAT names the key as sl_want_scalar does. */
+static void check_timing(loader *ld, spec *s, const node *k, const node *v, const char *what)
+{
+	char buf[SHOW_BUF];
+
+	if (!sl_want_scalar(ld, k, v, what, sl_top_examples[TOP_TIMING], false))
+		return;
+	if (sl_node_is(v, "entry-only"))
+		s->entry_only = true;
+	else if (!sl_node_is(v, "entry-return"))
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
+		       "entry-return (the default) times each call from entry to "
+		       "return; entry-only times loop phases from one phase's entry "
+		       "to the next's, without return probes",
+		       "invalid timing '%s'", sl_show(buf, v->value, v->len));
+}
+
+/* Checks V, the value of top-level key K (index KEY), into S; not
+ * 'probes' nor 'checks', which sl_check_top reads in their order. */
+static void check_top_value(loader *ld, spec *s, int key, const node *k, const node *v)
+{
+	char what[32];
+
+	snprintf(what, sizeof(what), "'%s'", sl_top_keys[key]);
+	switch (key) {
+	case TOP_NAME:
+		check_spec_name(ld, s, k, v, what);
+		break;
+	case TOP_DESCRIPTION:
+		sl_check_prose(ld, k, v, what, sl_top_examples[key], DESCRIPTION_MAX,
+			   &s->description);
+		break;
+	case TOP_OBJECTS:
+		sl_check_objects(ld, s, k, v);
+		break;
+	case TOP_DURATION:
+		sl_check_duration_value(ld, k, v, &sl_duration_top, "'duration'", "",
+				     sl_top_examples[key], &s->duration_ns);
+		break;
+	case TOP_PARAMETERS:
+		break;		/* read and applied before (apply_parameters) */
+	case TOP_BLOCKERS:
+		sl_check_duration_value(ld, k, v, &sl_duration_blockers, "'blockers'", "",
+				     sl_top_examples[key], &s->blocker_ns);
+		break;
+	case TOP_STACKS:
+		sl_check_duration_value(ld, k, v, &sl_duration_stacks, "'stacks'", "",
+				     sl_top_examples[key], &s->stack_ns);
+		break;
+	case TOP_TIMING:
+		check_timing(ld, s, k, v, what);
+		break;
+	}
+}
+
+/* 'stacks' and 'blockers' (SEEN[key] is the key's node, or NULL) apply
+ * inside attributed phases: reports them when S has probes and none is
+ * attributed. */
+static void check_attributed_keys(loader *ld, const spec *s, const node *const *seen)
+{
 	bool attributed = false;
+
 	for (size_t i = 0; i < s->n_probes; i++)
 		attributed |= s->probes[i].attribute;
 	if (seen[TOP_STACKS] && !attributed && s->n_probes)
@@ -568,17 +578,48 @@ void sl_check_top(loader *ld, spec *s, const node *root)
 		       "blockers are the slow syscalls made inside attributed phases: add "
 		       "'attribute: true' to a latency probe, or remove 'blockers'",
 		       "'blockers' applies to no probe");
-	if (!probes_key)
+}
+
+/* The objects when the spec lists none: the executable ("main"). */
+static void default_objects(loader *ld, spec *s)
+{
+	s->objects = calloc(1, sizeof(*s->objects));
+	if (s->objects && (s->objects[0] = strdup("main")))
+		s->n_objects = 1;
+	else
+		sl_no_memory(ld);
+}
+
+/* Checks ROOT, the spec's top mapping, into S: each key, then 'checks'
+ * (once the probes are known), the keys that need an attributed probe,
+ * and the defaults of the name and objects. */
+void sl_check_top(loader *ld, spec *s, const node *root)
+{
+	const node *seen[N_TOP] = { 0 }, *probes = NULL, *checks = NULL;
+
+	for (size_t i = 0; i + 1 < root->n_kids; i += 2) {
+		const node *k = root->kids[i], *v = root->kids[i + 1];
+		int key = sl_check_key(ld, k, sl_top_keys, seen, "at the top level");
+		if (key < 0)
+			continue;
+		if (key == TOP_PROBES) {
+			probes = v;
+			sl_check_probes(ld, s, k, v);
+		} else if (key == TOP_CHECKS) {
+			checks = v;	/* once the probes are known */
+		} else {
+			check_top_value(ld, s, key, k, v);
+		}
+	}
+	if (checks)
+		sl_check_checks(ld, s, seen[TOP_CHECKS], checks, probes);
+	check_attributed_keys(ld, s, seen);
+	if (!seen[TOP_PROBES])
 		sl_report(ld, DIAG_ERROR, sl_map_loc(ld, root),
 		       "add a 'probes:' list; see docs/spec.md for an example",
 		       "the spec has no 'probes'");
 	if (!seen[TOP_NAME])
 		default_name(ld, s);
-	if (!seen[TOP_OBJECTS]) {
-		s->objects = calloc(1, sizeof(*s->objects));
-		if (s->objects && (s->objects[0] = strdup("main")))
-			s->n_objects = 1;
-		else
-			sl_no_memory(ld);
-	}
+	if (!seen[TOP_OBJECTS])
+		default_objects(ld, s);
 }
