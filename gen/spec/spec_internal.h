@@ -8,6 +8,8 @@
  *   spec_probes.c   pass 2: the tree against the format (keys, probes,
  *                   each kind's rules: sl_kind_rules, whose rows are in
  *                   gen/kinds/KIND.c)
+ *   spec_syscalls.c a probe's 'syscalls' list: names to this machine's
+ *                   syscall numbers, or all
  *   spec_args.c     a probe's keys (check_probe); events on a probe
  *                   point: 'args'
  *   spec_checks.c   'checks': runbook conditions, located in the spec
