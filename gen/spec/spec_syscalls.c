@@ -88,88 +88,93 @@ static int check_syscall_name(loader *ld, const node *o, const spec_kind_rules *
 	return -1;
 }
 
-/* Checks the value V of key K ('syscalls') of probe P, whose kind has
- * RULES: a list of syscall names, or (where the kind allows) the plain
- * word all.  WHERE is "in probe 'x'". */
-void sl_check_syscalls(loader *ld, spec_probe *p, const spec_kind_rules *rules, const node *k,
-		       const node *v, const char *where)
+/* The node to read as the 'syscalls' list V: the plain word all for
+ * [all] (as a list parameter set to "all" becomes); for a --set value of
+ * one name (for a parameter whose default is all), ONE, made a list of
+ * that one (its item stored in ONLY, both the caller's); else V. */
+static const node *syscalls_list_of(const node *v, node *one, node **only)
 {
-	size_t max = rules->max_syscalls;
-	const node *first[SPEC_MAX_SYSCALLS];
-	const char *example = rules->syscalls_example;
+	if (v->type == NODE_SEQ && v->n_kids == 1 && v->kids[0]->plain && sl_node_is(v->kids[0], "all"))
+		return v->kids[0];
+	if (v->type == NODE_SCALAR && v->src && !sl_node_is(v, "all") && !sl_is_null(v)) {
+		only[0] = (node *)v;
+		*one = (node){ .type = NODE_SEQ, .n_kids = 1, .kids = only, .start = v->start,
+			       .end = v->end, .src = v->src };
+		return one;
+	}
+	return v;
+}
+
+/* 'syscalls: all' (V) in probe P, whose kind has RULES: sets P's
+ * all_syscalls where the kind takes it, else reports it. */
+static void check_all_syscalls(loader *ld, spec_probe *p, const spec_kind_rules *rules,
+			       const node *v, const char *where)
+{
+	char hint[256];
+
+	if (!rules->all_syscalls) {
+		snprintf(hint, sizeof(hint),
+			 "list the syscalls to %s, as in '%s' (at most %zu); to measure "
+			 "every syscall, use a probe with 'kind: syscalls'",
+			 rules->syscalls_verb, rules->syscalls_example, rules->max_syscalls);
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint,
+			  "'syscalls: all' %s: %s %s probe needs named syscalls", where,
+			  kind_shape_of(rules->kind)->article, kind_name(rules->kind));
+		return;
+	}
+	p->all_syscalls = true;
+	p->syscalls_loc = sl_node_loc(ld, v);
+}
+
+/* Reports V, a 'syscalls' value that is no list (nor the plain word all),
+ * in a probe whose kind has RULES. */
+static void report_syscalls_not_list(loader *ld, const spec_kind_rules *rules, const node *v,
+				     const char *where)
+{
 	const char *every = rules->all_syscalls ? "; 'syscalls: all' measures every syscall" : "";
 	char hint[256];
 
-	if (v->type == NODE_BAD)
-		return;
-	if (sl_is_null(v) || (v->type == NODE_SEQ && v->n_kids == 0)) {
-		snprintf(hint, sizeof(hint), "list the syscalls to %s, as in '%s'%s",
-			 rules->syscalls_verb, example,
-			 rules->all_syscalls ? ", or write 'syscalls: all'" : "");
-		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, sl_is_null(v) ? k : v), hint,
-		       "'syscalls' %s %s", where, sl_is_null(v) ? "has no value" : "is empty");
-		return;
-	}
-	/* [all], as a list parameter set to "all" becomes, means all too; a
-	 * --set value of one name (for a parameter whose default is all) is a
-	 * list of that one. */
-	if (v->type == NODE_SEQ && v->n_kids == 1 && v->kids[0]->plain && sl_node_is(v->kids[0], "all"))
-		v = v->kids[0];
-	node *only[1] = { (node *)v };
-	node one = { .type = NODE_SEQ, .n_kids = 1, .kids = only };
-	if (v->type == NODE_SCALAR && v->src && !sl_node_is(v, "all") && !sl_is_null(v)) {
-		one.start = v->start;
-		one.end = v->end;
-		one.src = v->src;
-		v = &one;
-	}
-	if (v->type == NODE_SCALAR && v->plain && sl_node_is(v, "all")) {
-		if (!rules->all_syscalls) {
-			snprintf(hint, sizeof(hint),
-				 "list the syscalls to %s, as in '%s' (at most %zu); to measure "
-				 "every syscall, use a probe with 'kind: syscalls'",
-				 rules->syscalls_verb, example, max);
-			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint,
-				  "'syscalls: all' %s: %s %s probe needs named syscalls", where,
-				  kind_shape_of(rules->kind)->article, kind_name(rules->kind));
-			return;
-		}
-		p->all_syscalls = true;
-		p->syscalls_loc = sl_node_loc(ld, v);
-		return;
-	}
-	if (v->type != NODE_SEQ) {
-		if (v->type == NODE_SCALAR && sl_node_is(v, "all") && rules->all_syscalls)
-			snprintf(hint, sizeof(hint),
-				 "write all without quotes to measure every syscall, or a list as "
-				 "in '%s'", example);
-		else
-			snprintf(hint, sizeof(hint), "write a list, even of one syscall, as in "
-				 "'syscalls: [openat]'%s", every);
-		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "'syscalls' %s must be a list, not %s",
-		       where, sl_type_name(v));
-		return;
-	}
-	if (v->n_kids > max) {
-		if (!rules->all_syscalls)
-			snprintf(hint, sizeof(hint),
-				 "%s %s probe names at most %zu syscalls; %s the few that matter, "
-				 "and measure the rest with a syscalls probe",
-				 kind_shape_of(rules->kind)->article, kind_name(rules->kind), max,
-				 rules->syscalls_verb);
-		else
-			snprintf(hint, sizeof(hint),
-				 "a probe names at most %zu syscalls; write 'syscalls: all' to measure "
-				 "every syscall", max);
-		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v->kids[max]), hint,
-		       "too many syscalls (%zu) %s", v->n_kids, where);
-		return;
-	}
-	p->syscalls = calloc(v->n_kids, sizeof(*p->syscalls));
-	if (!p->syscalls) {
-		sl_no_memory(ld);
-		return;
-	}
+	if (v->type == NODE_SCALAR && sl_node_is(v, "all") && rules->all_syscalls)
+		snprintf(hint, sizeof(hint),
+			 "write all without quotes to measure every syscall, or a list as "
+			 "in '%s'", rules->syscalls_example);
+	else
+		snprintf(hint, sizeof(hint), "write a list, even of one syscall, as in "
+			 "'syscalls: [openat]'%s", every);
+	sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), hint, "'syscalls' %s must be a list, not %s",
+	       where, sl_type_name(v));
+}
+
+/* Reports the list V, longer than RULES->max_syscalls. */
+static void report_too_many_syscalls(loader *ld, const spec_kind_rules *rules, const node *v,
+				     const char *where)
+{
+	size_t max = rules->max_syscalls;
+	char hint[256];
+
+	if (!rules->all_syscalls)
+		snprintf(hint, sizeof(hint),
+			 "%s %s probe names at most %zu syscalls; %s the few that matter, "
+			 "and measure the rest with a syscalls probe",
+			 kind_shape_of(rules->kind)->article, kind_name(rules->kind), max,
+			 rules->syscalls_verb);
+	else
+		snprintf(hint, sizeof(hint),
+			 "a probe names at most %zu syscalls; write 'syscalls: all' to measure "
+			 "every syscall", max);
+	sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v->kids[max]), hint,
+	       "too many syscalls (%zu) %s", v->n_kids, where);
+}
+
+/* Reads the items of the list V (at most SPEC_MAX_SYSCALLS) into
+ * P->syscalls (allocated for V's items): each a known syscall, listed
+ * once; the others are reported and left out. */
+static void read_syscall_items(loader *ld, spec_probe *p, const spec_kind_rules *rules,
+			       const node *v, const char *where)
+{
+	const node *first[SPEC_MAX_SYSCALLS];
+	char hint[256];
+
 	for (size_t i = 0; i < v->n_kids; i++) {
 		const node *o = v->kids[i];
 		size_t j;
@@ -181,7 +186,7 @@ void sl_check_syscalls(loader *ld, spec_probe *p, const spec_kind_rules *rules, 
 			snprintf(hint, sizeof(hint), "%s, as in '%s'",
 				 sl_is_null(o) ? "remove the empty item, or write a syscall name"
 					    : "list syscall names separated by commas",
-				 example);
+				 rules->syscalls_example);
 			sl_report(ld, DIAG_ERROR, sl_node_loc(ld, o), hint, "syscall %zu %s %s", i + 1,
 			       where, sl_is_null(o) ? "is empty" : o->type == NODE_SEQ
 							      ? "must be a name, not a list"
@@ -204,5 +209,45 @@ void sl_check_syscalls(loader *ld, spec_probe *p, const spec_kind_rules *rules, 
 		first[p->n_syscalls] = o;
 		p->syscalls[p->n_syscalls++] = nr;
 	}
+}
+
+/* Checks the value V of key K ('syscalls') of probe P, whose kind has
+ * RULES: a list of syscall names, or (where the kind allows) the plain
+ * word all.  WHERE is "in probe 'x'". */
+void sl_check_syscalls(loader *ld, spec_probe *p, const spec_kind_rules *rules, const node *k,
+		       const node *v, const char *where)
+{
+	node one, *only[1];
+	char hint[256];
+
+	if (v->type == NODE_BAD)
+		return;
+	if (sl_is_null(v) || (v->type == NODE_SEQ && v->n_kids == 0)) {
+		snprintf(hint, sizeof(hint), "list the syscalls to %s, as in '%s'%s",
+			 rules->syscalls_verb, rules->syscalls_example,
+			 rules->all_syscalls ? ", or write 'syscalls: all'" : "");
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, sl_is_null(v) ? k : v), hint,
+		       "'syscalls' %s %s", where, sl_is_null(v) ? "has no value" : "is empty");
+		return;
+	}
+	v = syscalls_list_of(v, &one, only);
+	if (v->type == NODE_SCALAR && v->plain && sl_node_is(v, "all")) {
+		check_all_syscalls(ld, p, rules, v, where);
+		return;
+	}
+	if (v->type != NODE_SEQ) {
+		report_syscalls_not_list(ld, rules, v, where);
+		return;
+	}
+	if (v->n_kids > rules->max_syscalls) {
+		report_too_many_syscalls(ld, rules, v, where);
+		return;
+	}
+	p->syscalls = calloc(v->n_kids, sizeof(*p->syscalls));
+	if (!p->syscalls) {
+		sl_no_memory(ld);
+		return;
+	}
+	read_syscall_items(ld, p, rules, v, where);
 	p->syscalls_loc = sl_node_loc(ld, v);
 }
