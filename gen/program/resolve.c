@@ -378,10 +378,12 @@ static bool no_libuv_at_all(const spec *s, const target *t, const lookup *lk)
 	return true;
 }
 
-resolved *resolve_spec(const spec *s, const target *t)
+/* A result for S on T, every probe inactive, and a lookup per probe with
+ * its candidate objects (in *LK, owned by the caller: free it with
+ * free_lookups).  Returns the result, or NULL after "out of memory". */
+static resolved *resolved_new(const spec *s, const target *t, lookup **lk)
 {
 	resolved *r = calloc(1, sizeof *r);
-	int failed = 0;
 
 	if (!r || !(r->probes = calloc(s->n_probes, sizeof *r->probes))) {
 		free(r);
@@ -391,22 +393,27 @@ resolved *resolve_spec(const spec *s, const target *t)
 	r->sp = s;
 	r->tg = t;
 	r->n_probes = s->n_probes;
-	lookup *lk = calloc(s->n_probes, sizeof *lk);
-	if (!lk) {
+	*lk = calloc(s->n_probes, sizeof **lk);
+	if (!*lk) {
 		resolved_free(r);
 		diag_error(NULL, "out of memory");
 		return NULL;
 	}
 	for (size_t i = 0; i < s->n_probes; i++) {
 		r->probes[i].sp = &s->probes[i];
-		lk[i].found_in = -1;
+		(*lk)[i].found_in = -1;
 		if (needs_lookup(&s->probes[i]))
-			lk[i].n_objs = candidate_objects(s, &s->probes[i], t, lk[i].objs, 64);
+			(*lk)[i].n_objs = candidate_objects(s, &s->probes[i], t, (*lk)[i].objs, 64);
 	}
-	/* Objects in the order the spec searches them; each is read once. */
-	/* Round K searches every probe's K-th candidate object: a probe
-	 * always takes the first object in its own order that defines the
-	 * function.  Within a round each object is read once. */
+	return r;
+}
+
+/* Looks up the function of every probe of R that needs one (LK: their
+ * lookups).  Round K searches every probe's K-th candidate object: a
+ * probe always takes the first object in its own order that defines the
+ * function.  Within a round each object is read once. */
+static void search_objects(const spec *s, resolved *r, lookup *lk)
+{
 	for (size_t round = 0; round < 64; round++) {
 		const char *done[64];
 		size_t n_done = 0;
@@ -424,6 +431,16 @@ resolved *resolve_spec(const spec *s, const target *t)
 			search_object(obj, round, r, lk);
 		}
 	}
+}
+
+/* Settles each probe of R from its lookup in LK: active (counted in
+ * r->n_active) or skipped.  Returns 0, or -1 after an error: the target
+ * has no libuv at all, or a required probe cannot attach (the probes
+ * after it are left as they were). */
+static int settle_probes(const spec *s, const target *t, resolved *r, lookup *lk)
+{
+	int failed = 0;
+
 	if (no_libuv_at_all(s, t, lk))
 		failed = 1;
 	for (size_t i = 0; !failed && i < s->n_probes; i++) {
@@ -439,31 +456,71 @@ resolved *resolve_spec(const spec *s, const target *t)
 		else if (r->probes[i].active)
 			r->n_active++;
 	}
-	for (size_t i = 0; i < s->n_probes; i++) {
+	return failed ? -1 : 0;
+}
+
+/* Frees LK[0..N) and what each still holds. */
+static void free_lookups(lookup *lk, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
 		free(lk[i].addrs);
 		free(lk[i].debug_file);
 		free(lk[i].tracer_path);
 		buf_free(&lk[i].searched);
 	}
 	free(lk);
+}
+
+/* Checks every active USDT probe of R (check_usdt).  Returns 0, or -1
+ * after a diagnostic for each probe that fails. */
+static int check_usdt_probes(resolved *r)
+{
+	const spec *s = r->sp;
+	int failed = 0;
+
 	for (size_t i = 0; i < s->n_probes; i++)
 		if (r->probes[i].active && has_point(&s->probes[i]) &&
 		    s->probes[i].point == POINT_USDT && check_usdt(&r->probes[i]) < 0)
 			failed = 1;
+	return failed ? -1 : 0;
+}
+
+/* Sets r->libuv_version when the spec times functions.  libuv's version
+ * costs a pass over each object's symbol table until one has it (all of
+ * them for a process without libuv): only specs that time functions read
+ * it (derived phases need it).  Out of memory only warns. */
+static void read_libuv_version(resolved *r)
+{
+	const spec *s = r->sp;
+	bool times_functions = false;
+	char uv[64];
+
+	for (size_t i = 0; i < s->n_probes; i++)
+		times_functions |= spec_kind_needs_of(s->probes[i].kind)->function;
+	if (times_functions && libuv_target_version(r->tg, uv, sizeof uv, NULL) == 0 &&
+	    !(r->libuv_version = strdup(uv)))
+		diag_warn("out of memory: the report will not name libuv's version");
+}
+
+resolved *resolve_spec(const spec *s, const target *t)
+{
+	lookup *lk = NULL;
+	resolved *r = resolved_new(s, t, &lk);
+	int failed = 0;
+
+	if (!r)
+		return NULL;
+	search_objects(s, r, lk);
+	if (settle_probes(s, t, r, lk) < 0)
+		failed = 1;
+	free_lookups(lk, s->n_probes);
+	if (check_usdt_probes(r) < 0)
+		failed = 1;
 	if (failed) {
 		resolved_free(r);
 		return NULL;
 	}
-	/* libuv's version costs a pass over each object's symbol table until
-	 * one has it (all of them for a process without libuv): only specs
-	 * that time functions read it (derived phases need it). */
-	bool times_functions = false;
-	for (size_t i = 0; i < s->n_probes; i++)
-		times_functions |= spec_kind_needs_of(s->probes[i].kind)->function;
-	char uv[64];
-	if (times_functions && libuv_target_version(t, uv, sizeof uv, NULL) == 0 &&
-	    !(r->libuv_version = strdup(uv)))
-		diag_warn("out of memory: the report will not name libuv's version");
+	read_libuv_version(r);
 	for (size_t i = 0; i < s->n_probes; i++)
 		if (derive_phase(r, &r->probes[i]))
 			r->n_active++;
@@ -583,11 +640,29 @@ static bool kprobes_available(void)
 	       access("/sys/kernel/debug/tracing/kprobe_events", F_OK) == 0;
 }
 
-int resolve_check_tracepoints(const resolved *r)
+/* Says that RP's object is stripped and its debug file is not where
+ * bpftrace looks (rp->tracer_path is set). */
+static void say_debug_file_unseen(const resolved_probe *rp)
 {
-	bool needed = false, syscalls = false;
-	const char *root = NULL;
-	char cat[80], name[80], path[256];
+	const spec_probe *sp = rp->sp;
+	char hint[PATH_MAX * 2 + 100];
+
+	snprintf(hint, sizeof hint, "put the debug file where bpftrace looks: "
+		 "ln -s %s %s (or install the package's -dbgsym)",
+		 rp->debug_file, rp->tracer_path);
+	diag_error(hint, "probe '%s': %s is stripped and its debug file %s is not "
+		   "where bpftrace (libbcc) looks for one, so bpftrace would refuse "
+		   "the address of '%s' (bpfspec never passes --unsafe)", sp->name,
+		   rp->object, rp->debug_file, sp->function);
+}
+
+/* Checks what the active probes of R need beyond tracefs: a debug file
+ * where bpftrace finds it, and kprobes for a kprobe.  Sets *NEEDED when
+ * some probe needs tracefs, *SYSCALLS when one needs the syscall
+ * tracepoints.  Returns 0, or -1 after a diagnostic for each fault. */
+static int check_probe_needs(const resolved *r, bool *needed, bool *syscalls)
+{
+	char cat[80], name[80];
 	int rc = 0;
 
 	for (size_t i = 0; i < r->n_probes; i++) {
@@ -596,23 +671,16 @@ int resolve_check_tracepoints(const resolved *r)
 		if (!rp->active)
 			continue;
 		if (rp->tracer_path) {
-			char hint[PATH_MAX * 2 + 100];
-			snprintf(hint, sizeof hint, "put the debug file where bpftrace looks: "
-				 "ln -s %s %s (or install the package's -dbgsym)",
-				 rp->debug_file, rp->tracer_path);
-			diag_error(hint, "probe '%s': %s is stripped and its debug file %s is not "
-				   "where bpftrace (libbcc) looks for one, so bpftrace would refuse "
-				   "the address of '%s' (bpfspec never passes --unsafe)", sp->name,
-				   rp->object, rp->debug_file, sp->function);
+			say_debug_file_unseen(rp);
 			rc = -1;
 		}
 		const spec_kind_needs *needs = spec_kind_needs_of(sp->kind);
 		if (needs->syscall_tracepoints)
-			needed = syscalls = true;
+			*needed = *syscalls = true;
 		if (needs->loop_waits)
-			needed = true;
+			*needed = true;
 		if (tracepoint_of(sp, cat, name, sizeof cat))
-			needed = true;
+			*needed = true;
 		if (has_point(sp) && (sp->point == POINT_KPROBE || sp->point == POINT_KRETPROBE) &&
 		    !kprobes_available()) {
 			diag_error("count a tracepoint instead (`bpftrace -l 'tracepoint:*'` lists "
@@ -623,13 +691,21 @@ int resolve_check_tracepoints(const resolved *r)
 			rc = -1;
 		}
 	}
-	if (!needed)
-		return rc;
+	return rc;
+}
+
+/* Where tracefs is mounted, readable, with the syscall tracepoints when
+ * SYSCALLS; NULL after a diagnostic when it is not. */
+static const char *usable_tracefs(bool syscalls)
+{
+	const char *root;
+	char path[256];
+
 	if (access("/sys/kernel/tracing", X_OK) != 0 && errno == EACCES) {
 		diag_error("run bpfspec as root (tracing needs CAP_SYS_ADMIN, or CAP_BPF with "
 			   "CAP_PERFMON, and read access to tracefs)",
 			   "cannot read /sys/kernel/tracing: permission denied");
-		return -1;
+		return NULL;
 	}
 	if (!(root = tracefs_root()) ||
 	    (syscalls && (snprintf(path, sizeof path, "%s/events/raw_syscalls/sys_enter", root),
@@ -638,8 +714,19 @@ int resolve_check_tracepoints(const resolved *r)
 			   "%s tracepoints are unavailable: tracefs is not mounted "
 			   "(no /sys/kernel/tracing/events%s)", syscalls ? "syscall" : "kernel",
 			   syscalls ? "/raw_syscalls" : "");
-		return -1;
+		return NULL;
 	}
+	return root;
+}
+
+/* Checks that the syscall tracepoints of the loop's waits exist under
+ * tracefs ROOT for every active probe of R that reads them.  Returns 0,
+ * or -1 after a diagnostic for each probe that lacks one. */
+static int check_loop_waits(const resolved *r, const char *root)
+{
+	char path[256];
+	int rc = 0;
+
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const spec_probe *sp = r->probes[i].sp;
 		if (!r->probes[i].active || !spec_kind_needs_of(sp->kind)->loop_waits)
@@ -658,6 +745,17 @@ int resolve_check_tracepoints(const resolved *r)
 			break;
 		}
 	}
+	return rc;
+}
+
+/* Checks that the tracepoint of every active tracepoint probe of R
+ * exists under tracefs ROOT.  Returns 0, or -1 after a diagnostic for
+ * each one that does not. */
+static int check_tracepoints_exist(const resolved *r, const char *root)
+{
+	char cat[80], name[80], path[256];
+	int rc = 0;
+
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const spec_probe *sp = r->probes[i].sp;
 		if (!r->probes[i].active || !tracepoint_of(sp, cat, name, sizeof cat))
@@ -672,6 +770,23 @@ int resolve_check_tracepoints(const resolved *r)
 			   sp->name, sp->probe, path);
 		rc = -1;
 	}
+	return rc;
+}
+
+int resolve_check_tracepoints(const resolved *r)
+{
+	bool needed = false, syscalls = false;
+	const char *root;
+	int rc = check_probe_needs(r, &needed, &syscalls);
+
+	if (!needed)
+		return rc;
+	if (!(root = usable_tracefs(syscalls)))
+		return -1;
+	if (check_loop_waits(r, root) < 0)
+		rc = -1;
+	if (check_tracepoints_exist(r, root) < 0)
+		rc = -1;
 	return rc;
 }
 
