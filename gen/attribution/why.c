@@ -258,36 +258,44 @@ void why_begin(gen_parts *pt, const resolved *r)
 				     "\t@sc__why[(int64)0] = kptr((int64)0);\n");
 }
 
-int why_emit(gen_parts *pt, const resolved *r)
+/* The statements that store in $a the argument a syscall's record shows
+ * (args[0], or args[1] for the syscalls of a path at index 1), without
+ * the last newline.  Owned, or NULL when out of memory. */
+static char *store_arg(void)
 {
-	static const char *const printed[] = { "cpu", "wait", "blk", "oth", "slp", "sys",
-					       WIRE_DROPPED, NULL };
-	static const char *const counter[] = { "evn", "evo", NULL };
-	static const char *const in_flight[] = { "ph", "pht", "ts", "st", "sc", "arg",
-						 "lnest", "kid", "kidt", "pcpu", "pwait", "pblk", "poth",
-						 NULL };
-	if (!why_wanted(r))
-		return 0;
-	buf store = BUF_INIT, waits = BUF_INIT, open_test = BUF_INIT, paths = BUF_INIT,
-	    ones = BUF_INIT;
-	char threshold[32], limit[32], close_nr[16];
+	buf store = BUF_INIT, ones = BUF_INIT;
 
 	buf_puts(&store, "\t\t$a = (int64)args->args[0];\n");
 	put_ids(&ones, "$nr", 's', 1);
 	if (ones.len)
 		buf_printf(&store, "\t\tif (%s) { $a = (int64)args->args[1]; }\n", ones.data);
+	buf_free(&ones);
+	return gen_chop(buf_take(&store));
+}
+
+/* Appends to B "$nr == N" (" || "-joined) for each of the NULL-ended
+ * SYSCALLS that exists here. */
+static void put_nr_tests(buf *b, const char *const *syscalls)
+{
+	for (size_t k = 0; syscalls[k]; k++) {
+		int nr = systab_syscall_nr(syscalls[k]);
+		if (nr >= 0)
+			buf_printf(b, "%s$nr == %d", b->len ? " || " : "", nr);
+	}
+}
+
+/* The template's tests of the loop's epoll waits in its poll phase
+ * (why.bt.in): *NOT_WAITS (" && !(...)": the loop's own waits are not
+ * blockers) and *NESTED_WAIT (the statement that marks a wait inside a
+ * nested loop), both "" when no attributed probe times the poll phase.
+ * Each owned, or NULL when out of memory. */
+static void poll_wait_tests(const resolved *r, char **not_waits, char **nested_wait)
+{
+	buf waits = BUF_INIT;
 	size_t poll = poll_phase(r);
-	for (size_t k = 0; poll && spec_loop_waits[k]; k++) {
-		int nr = systab_syscall_nr(spec_loop_waits[k]);
-		if (nr >= 0)
-			buf_printf(&waits, "%s$nr == %d", waits.len ? " || " : "", nr);
-	}
-	for (size_t k = 0; opens[k]; k++) {
-		int nr = systab_syscall_nr(opens[k]);
-		if (nr >= 0)
-			buf_printf(&open_test, "%s$nr == %d", open_test.len ? " || " : "", nr);
-	}
-	put_ids(&paths, "$nr", 's', -1);
+
+	if (poll)
+		put_nr_tests(&waits, spec_loop_waits);
 	/* Inside a nested loop: with entry-only timing, since a nested loop's
 	 * phase began (why_nested_entry); with pairs, while one is in flight
 	 * (latency.c's @pair_nest) around an outer call that began once every
@@ -295,20 +303,52 @@ int why_emit(gen_parts *pt, const resolved *r)
 	const char *nested = r->sp->entry_only
 			     ? "@lnest__why[$k] != 0"
 			     : "@pair_nest[tid] > 0 && kptr(@pair_start[tid]) >= kptr(@pair_since)";
-	char *not_waits = NULL, *learn = NULL;
-	if (asprintf(&not_waits, waits.len ? " && !($p == %zu && (%s))" : "", poll, waits.data) < 0)
-		not_waits = NULL;
-	if (asprintf(&learn, waits.len ? "\t\tif ($p == %zu && (%s) && %s) {\n"
-					 "\t\t\t$nest = %d;\n\t\t}" : "",
+	if (asprintf(not_waits, waits.len ? " && !($p == %zu && (%s))" : "", poll,
+		     waits.data) < 0)
+		*not_waits = NULL;
+	if (asprintf(nested_wait, waits.len ? "\t\tif ($p == %zu && (%s) && %s) {\n"
+					      "\t\t\t$nest = %d;\n\t\t}" : "",
 		     poll, waits.data, nested, WHY_NESTED_WAIT) < 0)
-		learn = NULL;
-	char execve_nr[16];
+		*nested_wait = NULL;
+	buf_free(&waits);
+}
+
+/* Adds the attribution's maps to PT: printed, counted and in flight, and
+ * with STACKS the stacks, printed last. */
+static void add_maps(gen_parts *pt, bool stacks)
+{
+	static const char *const printed[] = { "cpu", "wait", "blk", "oth", "slp", "sys",
+					       WIRE_DROPPED, NULL };
+	static const char *const counter[] = { "evn", "evo", NULL };
+	static const char *const in_flight[] = { "ph", "pht", "ts", "st", "sc", "arg",
+						 "lnest", "kid", "kidt", "pcpu", "pwait", "pblk", "poth",
+						 NULL };
+
+	gen_add_maps(pt, WHY_NAME, printed, counter, in_flight);
+	if (stacks) {
+		/* printed last: bpftrace names every frame as it prints them */
+		static const char *const stack_maps[] = { "stk", NULL };
+		gen_add_late_maps(pt, WHY_NAME, stack_maps);
+	}
+}
+
+int why_emit(gen_parts *pt, const resolved *r)
+{
+	if (!why_wanted(r))
+		return 0;
+	buf open_test = BUF_INIT, paths = BUF_INIT;
+	char threshold[32], limit[32], close_nr[16], execve_nr[16];
+	char *not_waits, *learn;
+
+	poll_wait_tests(r, &not_waits, &learn);
+	put_nr_tests(&open_test, opens);
+	put_ids(&paths, "$nr", 's', -1);
 	snprintf(execve_nr, sizeof execve_nr, "%d", systab_syscall_nr("execve"));
 	snprintf(threshold, sizeof threshold, "%llu", (unsigned long long)r->sp->blocker_ns);
 	snprintf(limit, sizeof limit, "%d", GEN_SLICE_LIMIT);
 	snprintf(close_nr, sizeof close_nr, "%d", systab_syscall_nr("close"));
-	char *st = gen_chop(buf_take(&store)), *ot = buf_take(&open_test),
-	     *pa = buf_take(&paths), *profile = profile_probe(pt, r);
+	char *st = store_arg(), *ot = buf_take(&open_test), *pa = buf_take(&paths),
+	     *profile = profile_probe(pt, r);
 	gen_vars v = { .n = 0 };
 	gen_vars_set(&v, "pid_test", pt->pid_test);
 	gen_vars_set(&v, "pid_filter", pt->pid_filter);
@@ -335,14 +375,7 @@ int why_emit(gen_parts *pt, const resolved *r)
 	free(pa);
 	free(not_waits);
 	free(learn);
-	buf_free(&waits);
-	buf_free(&ones);
-	gen_add_maps(pt, WHY_NAME, printed, counter, in_flight);
-	if (profile) {
-		/* printed last: bpftrace names every frame as it prints them */
-		static const char *const stacks[] = { "stk", NULL };
-		gen_add_late_maps(pt, WHY_NAME, stacks);
-		free(profile);
-	}
+	add_maps(pt, profile != NULL);
+	free(profile);
 	return rc;
 }
