@@ -188,50 +188,34 @@ static int stats_value(const check *c, const report_stats *st, const char *what,
 	return 0;
 }
 
-/* The value C's path names in REP.  Returns 0, or -1 with WHY. */
-static int path_value(const check *c, const report *rep, value *out, char *why,
-		      size_t len)
+/* Says in WHY that C's probe is not in REP, naming the probes it has: a
+ * one-liner's probe is named after its function, but made a valid name
+ * (ns::f -> ns_f). */
+static void say_no_probe(const check *c, const report *rep, char *why, size_t len)
 {
-	const report_probe *p;
-	char what[128];
+	size_t n = 0;
 
-	if (!rep) {
-		say(why, len, "there is no report to check");
-		return -1;
+	say(why, len, "probe '%s' is not in the report", c->probe);
+	for (size_t i = 0; why && rep->probes && i < rep->n_probes; i++) {
+		n = strlen(why);
+		if (n + 1 >= len)
+			break;
+		snprintf(why + n, len - n, "%s%s", i ? ", " : " (its probes: ",
+			 rep->probes[i].name);
 	}
-	p = find_probe(rep, c->probe);
-	if (!p) {
-		/* Name the probes it has: a one-liner's probe is named after
-		 * its function, but made a valid name (ns::f -> ns_f). */
-		size_t n = 0;
-		say(why, len, "probe '%s' is not in the report", c->probe);
-		for (size_t i = 0; why && rep->probes && i < rep->n_probes; i++) {
-			n = strlen(why);
-			if (n + 1 >= len)
-				break;
-			snprintf(why + n, len - n, "%s%s", i ? ", " : " (its probes: ",
-				 rep->probes[i].name);
-		}
-		n = why ? strlen(why) : 0;
-		if (rep->n_probes && n + 1 < len)
-			snprintf(why + n, len - n, ")");
-		return -1;
-	}
-	if (c->stat == ST_LOST) {
-		*out = value_of(rep->lost_events);
-		return 0;
-	}
-	if (!p->attached) {
-		if (p->reason)
-			say(why, len, "probe '%s' was not attached: %s", c->probe, p->reason);
-		else
-			say(why, len, "probe '%s' was not attached", c->probe);
-		return -1;
-	}
-	/* What a probe of its kind holds: kind.h's shape, as spec_checks.c
-	 * reads it (a report from a file may hold any path). */
+	n = why ? strlen(why) : 0;
+	if (rep->n_probes && n + 1 < len)
+		snprintf(why + n, len - n, ")");
+}
+
+/* Whether a probe of P's kind holds what C's path reads: kind.h's shape,
+ * as spec_checks.c reads it (a report from a file may hold any path).
+ * Returns 0, or -1 with WHY. */
+static int check_fits_kind(const check *c, const report_probe *p, char *why, size_t len)
+{
 	const kind_shape *sh = kind_shape_of(p->kind);
 	const char *kind = kind_name(p->kind);
+
 	if (!sh->durations && (c->syscall || c->stat != ST_COUNT)) {
 		say(why, len, "probe '%s' is %s %s probe: only its count of %s (%s.count) and lost "
 		    "can be checked, not %.*s", c->probe, sh->article, kind, sh->counts, c->probe,
@@ -248,10 +232,17 @@ static int path_value(const check *c, const report *rep, value *out, char *why,
 		    c->probe, sh->article, kind);
 		return -1;
 	}
-	if (!sh->per_syscall) {
-		snprintf(what, sizeof(what), "probe '%s'", c->probe);
-		return stats_value(c, &p->st, what, out, why, len);
-	}
+	return 0;
+}
+
+/* The value C's path names in P, a probe with syscalls: of C's syscall
+ * (all 0 when it was never called), or of the probe as a whole.  Returns
+ * 0, or -1 with WHY. */
+static int syscalls_value(const check *c, const report_probe *p, value *out, char *why,
+			  size_t len)
+{
+	char what[128];
+
 	if (c->syscall) {
 		const report_syscall *sc = NULL;
 		for (size_t i = 0; i < p->n_syscalls && !sc; i++)
@@ -276,6 +267,41 @@ static int path_value(const check *c, const report *rep, value *out, char *why,
 		*out = value_of(n);
 		return 0;
 	}
+	snprintf(what, sizeof(what), "probe '%s'", c->probe);
+	return stats_value(c, &p->st, what, out, why, len);
+}
+
+/* The value C's path names in REP.  Returns 0, or -1 with WHY. */
+static int path_value(const check *c, const report *rep, value *out, char *why,
+		      size_t len)
+{
+	const report_probe *p;
+	char what[128];
+
+	if (!rep) {
+		say(why, len, "there is no report to check");
+		return -1;
+	}
+	p = find_probe(rep, c->probe);
+	if (!p) {
+		say_no_probe(c, rep, why, len);
+		return -1;
+	}
+	if (c->stat == ST_LOST) {
+		*out = value_of(rep->lost_events);
+		return 0;
+	}
+	if (!p->attached) {
+		if (p->reason)
+			say(why, len, "probe '%s' was not attached: %s", c->probe, p->reason);
+		else
+			say(why, len, "probe '%s' was not attached", c->probe);
+		return -1;
+	}
+	if (check_fits_kind(c, p, why, len) < 0)
+		return -1;
+	if (kind_shape_of(p->kind)->per_syscall)
+		return syscalls_value(c, p, out, why, len);
 	snprintf(what, sizeof(what), "probe '%s'", c->probe);
 	return stats_value(c, &p->st, what, out, why, len);
 }
