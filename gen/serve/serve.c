@@ -312,6 +312,100 @@ static void reload(serve *sv)
 		serve_child_stop(sv, &sv->slots[i]);
 }
 
+/* The descriptors the loop polls: the signals' first, then each open
+ * pipe of a child, with the slot it belongs to (owned by the loop). */
+typedef struct poll_set {
+	struct pollfd *fds;
+	serve_slot **owner;	/* of fds[k], k >= 1 */
+	size_t n, cap;
+} poll_set;
+
+/* Fills PS with SIG_FD and the children's open pipes, growing it as
+ * needed.  Returns 0, or -1 after a message when out of memory. */
+static int poll_set_fill(poll_set *ps, serve *sv, int sig_fd)
+{
+	size_t want = 1 + 2 * sv->n_slots;
+	if (want > ps->cap) {
+		struct pollfd *f = realloc(ps->fds, want * sizeof *ps->fds);
+		serve_slot **o = f ? realloc(ps->owner, want * sizeof *ps->owner) : NULL;
+		if (f)
+			ps->fds = f;
+		if (!o) {
+			fprintf(stderr, "bpfspec serve: out of memory\n");
+			return -1;
+		}
+		ps->owner = o;
+		ps->cap = want;
+	}
+	ps->n = 0;
+	ps->fds[ps->n++] = (struct pollfd){ .fd = sig_fd, .events = POLLIN };
+	for (size_t i = 0; i < sv->n_slots; i++) {
+		serve_slot *s = &sv->slots[i];
+		if (s->out_fd >= 0) {
+			ps->owner[ps->n] = s;
+			ps->fds[ps->n++] = (struct pollfd){ .fd = s->out_fd, .events = POLLIN };
+		}
+		if (s->err_fd >= 0) {
+			ps->owner[ps->n] = s;
+			ps->fds[ps->n++] = (struct pollfd){ .fd = s->err_fd, .events = POLLIN };
+		}
+	}
+	return 0;
+}
+
+/* Reads what the children wrote on the pipes PS found ready; closes a
+ * pipe at its end (reap() finishes the slot). */
+static void read_children(serve *sv, const poll_set *ps)
+{
+	for (size_t k = 1; k < ps->n; k++) {
+		if (!(ps->fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		serve_slot *s = ps->owner[k];
+		if (!serve_child_read(sv, s, ps->fds[k].fd)) {
+			/* End of output: the fd closes; reap() finishes the slot. */
+			if (ps->fds[k].fd == s->out_fd) {
+				close(s->out_fd);
+				s->out_fd = -1;
+			} else if (ps->fds[k].fd == s->err_fd) {
+				close(s->err_fd);
+				s->err_fd = -1;
+			}
+		}
+	}
+}
+
+/* Answers the signals waiting on SIG_FD: SIGCHLD reaps, SIGHUP reloads,
+ * the first SIGTERM or SIGINT stops every child and sets *STOPPING_ALL
+ * and *STOP_BEGAN. */
+static void take_signals(serve *sv, int sig_fd, bool *stopping_all, uint64_t *stop_began)
+{
+	struct signalfd_siginfo si;
+	while (read(sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {
+		if (si.ssi_signo == SIGCHLD)
+			reap(sv);
+		else if (si.ssi_signo == SIGHUP && !*stopping_all)
+			reload(sv);
+		else if ((si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) && !*stopping_all) {
+			fprintf(stderr, "bpfspec serve: %s: stopping\n",
+				strsignal((int)si.ssi_signo));
+			*stopping_all = true;
+			*stop_began = serve_now_ns();
+			for (size_t i = 0; i < sv->n_slots; i++)
+				serve_child_stop(sv, &sv->slots[i]);
+		}
+	}
+}
+
+/* True, while stopping, when every child has ended or the children have
+ * had their grace and more since STOP_BEGAN. */
+static bool stopped_all(const serve *sv, uint64_t stop_began)
+{
+	bool any = false;
+	for (size_t i = 0; i < sv->n_slots; i++)
+		any |= sv->slots[i].child != 0;
+	return !any || serve_now_ns() - stop_began > SERVE_STOP_GRACE_NS + 2000000000ull;
+}
+
 /* Reads every child's output, signals and timers until SIGTERM/SIGINT;
  * then stops the children and waits for their last reports.  Returns
  * EXIT_OK, or EXIT_TRACER when it could not go on (said). */
@@ -319,9 +413,7 @@ static int loop(serve *sv, int sig_fd)
 {
 	bool stopping_all = false;
 	uint64_t stop_began = 0;
-	struct pollfd *fds = NULL;
-	serve_slot **owner = NULL;
-	size_t cap = 0;
+	poll_set ps = { 0 };
 	int rc = EXIT_OK;
 	for (;;) {
 		uint64_t now = serve_now_ns();
@@ -331,81 +423,25 @@ static int loop(serve *sv, int sig_fd)
 			scan(sv);
 		}
 		start_due(sv, stopping_all);
-		if (stopping_all) {
-			bool any = false;
-			for (size_t i = 0; i < sv->n_slots; i++)
-				any |= sv->slots[i].child != 0;
-			if (!any || serve_now_ns() - stop_began > SERVE_STOP_GRACE_NS + 2000000000ull)
-				break;
+		if (stopping_all && stopped_all(sv, stop_began))
+			break;
+		if (poll_set_fill(&ps, sv, sig_fd) < 0) {
+			rc = EXIT_TRACER;
+			break;
 		}
-		size_t want = 1 + 2 * sv->n_slots;
-		if (want > cap) {
-			struct pollfd *f = realloc(fds, want * sizeof *fds);
-			serve_slot **o = f ? realloc(owner, want * sizeof *owner) : NULL;
-			if (f)
-				fds = f;
-			if (!o) {
-				fprintf(stderr, "bpfspec serve: out of memory\n");
-				rc = EXIT_TRACER;
-				break;
-			}
-			owner = o;
-			cap = want;
-		}
-		size_t n = 0;
-		fds[n++] = (struct pollfd){ .fd = sig_fd, .events = POLLIN };
-		for (size_t i = 0; i < sv->n_slots; i++) {
-			serve_slot *s = &sv->slots[i];
-			if (s->out_fd >= 0) {
-				owner[n] = s;
-				fds[n++] = (struct pollfd){ .fd = s->out_fd, .events = POLLIN };
-			}
-			if (s->err_fd >= 0) {
-				owner[n] = s;
-				fds[n++] = (struct pollfd){ .fd = s->err_fd, .events = POLLIN };
-			}
-		}
-		if (poll(fds, n, 500) < 0 && errno != EINTR) {
+		if (poll(ps.fds, ps.n, 500) < 0 && errno != EINTR) {
 			fprintf(stderr, "bpfspec serve: poll: %s\n", strerror(errno));
 			rc = EXIT_TRACER;
 			break;
 		}
-		for (size_t k = 1; k < n; k++) {
-			if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			serve_slot *s = owner[k];
-			if (!serve_child_read(sv, s, fds[k].fd)) {
-				/* End of output: the fd closes; reap() finishes the slot. */
-				if (fds[k].fd == s->out_fd) {
-					close(s->out_fd);
-					s->out_fd = -1;
-				} else if (fds[k].fd == s->err_fd) {
-					close(s->err_fd);
-					s->err_fd = -1;
-				}
-			}
-		}
-		if (!(fds[0].revents & POLLIN))
+		read_children(sv, &ps);
+		if (!(ps.fds[0].revents & POLLIN))
 			continue;
-		struct signalfd_siginfo si;
-		while (read(sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {
-			if (si.ssi_signo == SIGCHLD)
-				reap(sv);
-			else if (si.ssi_signo == SIGHUP && !stopping_all)
-				reload(sv);
-			else if ((si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) && !stopping_all) {
-				fprintf(stderr, "bpfspec serve: %s: stopping\n",
-					strsignal((int)si.ssi_signo));
-				stopping_all = true;
-				stop_began = serve_now_ns();
-				for (size_t i = 0; i < sv->n_slots; i++)
-					serve_child_stop(sv, &sv->slots[i]);
-			}
-		}
+		take_signals(sv, sig_fd, &stopping_all, &stop_began);
 		reap(sv);
 	}
-	free(fds);
-	free(owner);
+	free(ps.fds);
+	free(ps.owner);
 	return rc;
 }
 
