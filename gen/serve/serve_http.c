@@ -281,30 +281,44 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 
 /* ---- start and stop ---- */
 
-serve_http *serve_http_start(const serve_http_config *cfg, char *err, size_t errlen)
+/* Checks that CFG can be served here: a metrics callback, libmicrohttpd
+ * (loaded on the first call), with TLS when the web config asks for it.
+ * Returns 0, or -1 with a sentence in ERR. */
+static int can_start(const serve_http_config *cfg, char *err, size_t errlen)
 {
-	serve_http_addr addr;
-	serve_http *sh;
-	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	const serve_http_web *web = cfg->web;
-	int fd;
 
 	if (!cfg->metrics) {
 		snprintf(err, errlen, "serve_http_start: no metrics callback");
-		return NULL;
+		return -1;
 	}
 	if (!mhd && !(mhd = lazylib_mhd_load(err, errlen)))
-		return NULL;
+		return -1;
 	if (web && web->cert_pem && mhd->is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 		snprintf(err, errlen,
 			 "%s asks for TLS, but this libmicrohttpd was built without it; remove "
 			 "tls_server_config or install a libmicrohttpd with GnuTLS (Debian's has it)",
 			 web->path);
-		return NULL;
+		return -1;
 	}
-	if (serve_http_parse_listen(cfg->listen, &addr, err, errlen) < 0)
-		return NULL;
-	sh = calloc(1, sizeof(*sh));
+	return 0;
+}
+
+/* Frees SH, which holds no daemon (any more). */
+static void sh_free(serve_http *sh)
+{
+	sh_auth_cache_free(&sh->auth);
+	pthread_mutex_destroy(&sh->log_lock);
+	free(sh);
+}
+
+/* A server for CFG, its defaults filled in, not yet listening.  Returns
+ * it (owned: sh_free), or NULL with "out of memory" in ERR. */
+static serve_http *sh_new(const serve_http_config *cfg, char *err, size_t errlen)
+{
+	const serve_http_web *web = cfg->web;
+	serve_http *sh = calloc(1, sizeof(*sh));
+
 	if (!sh) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -320,57 +334,86 @@ serve_http *serve_http_start(const serve_http_config *cfg, char *err, size_t err
 		sh->auth.pass = calloc(web->n_users, sizeof(char *));
 		if (!sh->auth.pass) {
 			snprintf(err, errlen, "out of memory");
-			goto fail;
+			sh_free(sh);
+			return NULL;
 		}
 		sh->auth.n = web->n_users;
 	}
-	fd = sh_listen_socket(&addr, err, errlen);
-	if (fd < 0)
-		goto fail;
-	sh->port = (unsigned)sh_socket_address(fd, sh->address, sizeof(sh->address));
+	return sh;
+}
+
+/* Starts SH's daemon on the listening socket FD (of ADDR), with TLS when
+ * the web config has a certificate.  Returns it, or NULL (MHD's reason,
+ * if it gave one, is in sh->log). */
+static struct MHD_Daemon *start_daemon(serve_http *sh, const serve_http_addr *addr, int fd)
+{
+	const serve_http_web *web = sh->cfg.web;
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+
 	if (web && web->cert_pem)
 		flags |= MHD_USE_TLS;
-	if (addr.sa.ss_family == AF_INET6)
+	if (addr->sa.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	{
-		struct MHD_OptionItem opts[] = {
-			{ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, sh },
-			{ MHD_OPTION_LISTEN_SOCKET, fd, NULL },
-			{ MHD_OPTION_CONNECTION_TIMEOUT, sh->cfg.timeout_s, NULL },
-			{ MHD_OPTION_CONNECTION_LIMIT, sh->cfg.max_connections, NULL },
-			{ MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-			  sh->cfg.max_connections > 1 ? sh->cfg.max_connections / 2 : 1, NULL },
-			/* Last: left out (END) without TLS. */
-			{ MHD_OPTION_HTTPS_MEM_KEY, 0, web ? web->key_pem : NULL },
-			{ MHD_OPTION_HTTPS_MEM_CERT, 0, web ? web->cert_pem : NULL },
-			{ MHD_OPTION_END, 0, NULL },
-		};
-		if (!(web && web->cert_pem))
-			opts[5].option = MHD_OPTION_END;
-		sh->daemon = mhd->start_daemon(flags, 0, NULL, NULL, handle, sh, MHD_OPTION_ARRAY,
-					       opts, MHD_OPTION_END);
+	struct MHD_OptionItem opts[] = {
+		{ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, sh },
+		{ MHD_OPTION_LISTEN_SOCKET, fd, NULL },
+		{ MHD_OPTION_CONNECTION_TIMEOUT, sh->cfg.timeout_s, NULL },
+		{ MHD_OPTION_CONNECTION_LIMIT, sh->cfg.max_connections, NULL },
+		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		  sh->cfg.max_connections > 1 ? sh->cfg.max_connections / 2 : 1, NULL },
+		/* Last: left out (END) without TLS. */
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, web ? web->key_pem : NULL },
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, web ? web->cert_pem : NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	if (!(web && web->cert_pem))
+		opts[5].option = MHD_OPTION_END;
+	return mhd->start_daemon(flags, 0, NULL, NULL, handle, sh, MHD_OPTION_ARRAY, opts,
+				 MHD_OPTION_END);
+}
+
+/* Says in ERR why SH's daemon did not start on ADDR. */
+static void say_not_started(serve_http *sh, const serve_http_addr *addr, char *err,
+			    size_t errlen)
+{
+	const serve_http_web *web = sh->cfg.web;
+
+	pthread_mutex_lock(&sh->log_lock);
+	if (web && web->cert_pem)
+		snprintf(err, errlen,
+			 "cannot serve TLS on %s with the certificate and key of %s (%s); "
+			 "check that key_file is the private key of cert_file, both PEM",
+			 addr->text, web->path, sh->log[0] ? sh->log : "no reason given");
+	else
+		snprintf(err, errlen, "cannot serve HTTP on %s: %s", addr->text,
+			 sh->log[0] ? sh->log : "libmicrohttpd did not start");
+	pthread_mutex_unlock(&sh->log_lock);
+}
+
+serve_http *serve_http_start(const serve_http_config *cfg, char *err, size_t errlen)
+{
+	serve_http_addr addr;
+	serve_http *sh;
+	int fd;
+
+	if (can_start(cfg, err, errlen) < 0 ||
+	    serve_http_parse_listen(cfg->listen, &addr, err, errlen) < 0 ||
+	    !(sh = sh_new(cfg, err, errlen)))
+		return NULL;
+	fd = sh_listen_socket(&addr, err, errlen);
+	if (fd < 0) {
+		sh_free(sh);
+		return NULL;
 	}
+	sh->port = (unsigned)sh_socket_address(fd, sh->address, sizeof(sh->address));
+	sh->daemon = start_daemon(sh, &addr, fd);
 	if (!sh->daemon) {
 		close(fd);
-		pthread_mutex_lock(&sh->log_lock);
-		if (web && web->cert_pem)
-			snprintf(err, errlen,
-				 "cannot serve TLS on %s with the certificate and key of %s (%s); "
-				 "check that key_file is the private key of cert_file, both PEM",
-				 addr.text, web->path, sh->log[0] ? sh->log : "no reason given");
-		else
-			snprintf(err, errlen, "cannot serve HTTP on %s: %s", addr.text,
-				 sh->log[0] ? sh->log : "libmicrohttpd did not start");
-		pthread_mutex_unlock(&sh->log_lock);
-		goto fail;
+		say_not_started(sh, &addr, err, errlen);
+		sh_free(sh);
+		return NULL;
 	}
 	return sh;
-
-fail:
-	sh_auth_cache_free(&sh->auth);
-	pthread_mutex_destroy(&sh->log_lock);
-	free(sh);
-	return NULL;
 }
 
 unsigned serve_http_port(const serve_http *sh)
@@ -389,7 +432,5 @@ void serve_http_stop(serve_http *sh)
 		return;
 	/* MHD closes the listening socket it was given. */
 	mhd->stop_daemon(sh->daemon);
-	sh_auth_cache_free(&sh->auth);
-	pthread_mutex_destroy(&sh->log_lock);
-	free(sh);
+	sh_free(sh);
 }
