@@ -142,17 +142,105 @@ static void on_begin(void *arg)
 	diag_verbose("%zu threads waiting in epoll as the window begins", ctx->n_waiting);
 }
 
-static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool final)
+/* Where the report of window W (number INDEX) begins, on bpftrace's
+ * clock: the run's start, or for a later interval (not cumulative) where
+ * it resumed (held intervals), else at the flush before it. */
+static uint64_t report_begin_ns(const run_ctx *ctx, const bpfout_window *w, size_t index)
 {
-	char why[256] = "";
-	bool partial = run_is_partial(ctx, final, why, sizeof why);
 	uint64_t begin = ctx->rr->begin_trace_ns ? ctx->rr->begin_trace_ns : ctx->rr->begin_mono_ns;
-	/* A later interval begins where it resumed (held intervals), else
-	 * at the flush before it. */
+
 	if (index > 0 && !ctx->cfg->cumulative && w && w->begin_ns)
 		begin = w->begin_ns;
 	else if (index > 0 && !ctx->cfg->cumulative && ctx->prev_end_ns)
 		begin = ctx->prev_end_ns;
+	return begin;
+}
+
+/* Adds to REP the warnings of the run so far (INFO: what REP was built
+ * with): probes that did not attach (also said on stderr before the
+ * first report), stack samples lost since the last report, and
+ * bpftrace's notes but lost events. */
+static void add_run_warnings(run_ctx *ctx, report *rep, const report_run *info)
+{
+	if (info->attached_probes >= 0 && info->attached_probes < info->expected_probes) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "only %ld of %ld probes attached: some figures are missing",
+			 info->attached_probes, info->expected_probes);
+		report_add_warning(rep, msg);
+		if (!ctx->printed)
+			diag_warn("%s", msg);
+	}
+	if (ctx->rr->stacks_unread > ctx->stacks_unread) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "%llu stack samples could not be read (bpftrace: \"failed to "
+			 "look up stack id\"): the stacks shown leave them out",
+			 (unsigned long long)(ctx->rr->stacks_unread - ctx->stacks_unread));
+		ctx->stacks_unread = ctx->rr->stacks_unread;
+		report_add_warning(rep, msg);
+	}
+	/* Lost events are one total (lost_events, one warning in the text
+	 * view), not one warning per record bpftrace printed. */
+	for (size_t i = 0; i < bpfout_note_count(ctx->out); i++)
+		if (!strstr(bpfout_note_at(ctx->out, i), ": bpftrace lost "))
+			report_add_warning(rep, bpfout_note_at(ctx->out, i));
+}
+
+/* Writes REP, report number INDEX, in the run's outputs; with a whole
+ * output (-o html) and intervals, keeps it (*KEPT: ctx->kept owns it)
+ * and writes every kept report at the FINAL one.  Returns 0, or -1 after
+ * a message (ctx->write_failed set). */
+static int write_report(run_ctx *ctx, report *rep, size_t index, bool final, bool *kept)
+{
+	int rc = 0;
+	const report *const *page = (const report *const *)&rep;
+	size_t n_page = 1;
+
+	*kept = ctx->cfg->format->whole && ctx->cfg->interval_ns;
+	if (*kept) {
+		/* One file at the end: a heatmap column, or the slices, of each
+		 * interval. */
+		if (keep_report(ctx, rep) < 0) {
+			diag_error(NULL, "out of memory keeping interval %zu for the %s", index + 1,
+				   ctx->cfg->format->what);
+			*kept = false;
+			rc = -1;
+		} else {
+			page = (const report *const *)ctx->kept;
+			n_page = ctx->n_kept;
+		}
+	}
+	if (rc == 0 && (!*kept || final))
+		rc = write_reports(ctx->cfg, page, n_page, ctx->cfg->interval_ns != 0, index, final);
+	if (rc < 0)
+		ctx->write_failed = true;
+	return rc;
+}
+
+/* Runs the spec's checks on REP, report number INDEX, and counts them
+ * into ctx->checks_failed (or marks ctx->checks_broken). */
+static void check_report(run_ctx *ctx, const report *rep, size_t index)
+{
+	char label[48] = "";
+
+	if (!ctx->checks->n)
+		return;
+	if (ctx->cfg->interval_ns)
+		snprintf(label, sizeof label, " (interval %zu)", index + 1);
+	int r = run_checks(ctx->checks, NULL, rep, label);
+	if (r < 0)
+		ctx->checks_broken = true;
+	else
+		ctx->checks_failed += r;
+}
+
+/* Builds the report of window W (number INDEX; FINAL: the run's last),
+ * writes it and runs the checks on it.  Returns 0, or -1 when it could
+ * not be built or written (said). */
+static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool final)
+{
+	char why[256] = "";
+	bool partial = run_is_partial(ctx, final, why, sizeof why);
+	uint64_t begin = report_begin_ns(ctx, w, index);
 	report_run info = {
 		.pid = ctx->n_pids ? ctx->pids[0] : 0,
 		.pids = ctx->pids,
@@ -181,58 +269,10 @@ static int emit_report(run_ctx *ctx, const bpfout_window *w, size_t index, bool 
 		diag_error(NULL, "out of memory building the report");
 		return -1;
 	}
-	if (info.attached_probes >= 0 && info.attached_probes < info.expected_probes) {
-		char msg[160];
-		snprintf(msg, sizeof msg, "only %ld of %ld probes attached: some figures are missing",
-			 info.attached_probes, info.expected_probes);
-		report_add_warning(rep, msg);
-		if (!ctx->printed)
-			diag_warn("%s", msg);
-	}
-	if (ctx->rr->stacks_unread > ctx->stacks_unread) {
-		char msg[200];
-		snprintf(msg, sizeof msg, "%llu stack samples could not be read (bpftrace: \"failed to "
-			 "look up stack id\"): the stacks shown leave them out",
-			 (unsigned long long)(ctx->rr->stacks_unread - ctx->stacks_unread));
-		ctx->stacks_unread = ctx->rr->stacks_unread;
-		report_add_warning(rep, msg);
-	}
-	/* Lost events are one total (lost_events, one warning in the text
-	 * view), not one warning per record bpftrace printed. */
-	for (size_t i = 0; i < bpfout_note_count(ctx->out); i++)
-		if (!strstr(bpfout_note_at(ctx->out, i), ": bpftrace lost "))
-			report_add_warning(rep, bpfout_note_at(ctx->out, i));
-	int rc = 0;
-	const report *const *page = (const report *const *)&rep;
-	size_t n_page = 1;
-	bool kept = ctx->cfg->format->whole && ctx->cfg->interval_ns;
-	if (kept) {
-		/* One file at the end: a heatmap column, or the slices, of each
-		 * interval. */
-		if (keep_report(ctx, rep) < 0) {
-			diag_error(NULL, "out of memory keeping interval %zu for the %s", index + 1,
-				   ctx->cfg->format->what);
-			kept = false;
-			rc = -1;
-		} else {
-			page = (const report *const *)ctx->kept;
-			n_page = ctx->n_kept;
-		}
-	}
-	if (rc == 0 && (!kept || final))
-		rc = write_reports(ctx->cfg, page, n_page, ctx->cfg->interval_ns != 0, index, final);
-	if (rc < 0)
-		ctx->write_failed = true;
-	if (ctx->checks->n) {
-		char label[48] = "";
-		if (ctx->cfg->interval_ns)
-			snprintf(label, sizeof label, " (interval %zu)", index + 1);
-		int r = run_checks(ctx->checks, NULL, rep, label);
-		if (r < 0)
-			ctx->checks_broken = true;
-		else
-			ctx->checks_failed += r;
-	}
+	add_run_warnings(ctx, rep, &info);
+	bool kept;
+	int rc = write_report(ctx, rep, index, final, &kept);
+	check_report(ctx, rep, index);
 	if (!kept)
 		report_free(rep);
 	ctx->printed = true;
