@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "model/wire.h"
-#include "program/gen.h"
-#include "program/gen_internal.h"
+#include "program/generator.h"
+#include "program/generator_internal.h"
 #include "spec/spec.h"
 #include "util/systab.h"
 

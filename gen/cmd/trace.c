@@ -21,7 +21,7 @@
 #include "model/check.h"
 #include "model/report.h"
 #include "run/report_build.h"
-#include "program/gen.h"
+#include "program/generator.h"
 #include "program/resolve.h"
 #include "render/diff.h"
 #include "render/render.h"

@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 
 #include "model/wire.h"
-#include "program/gen_internal.h"
+#include "program/generator_internal.h"
 #include "render/render_internal.h"
 #include "run/report_internal.h"
 #include "serve/promstore_plan.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "model/wire.h"
-#include "program/gen_internal.h"
+#include "program/generator_internal.h"
 #include "render/render_internal.h"
 #include "run/report_internal.h"
 #include "serve/promstore_plan.h"

@@ -19,7 +19,7 @@
 
 #include "model/report.h"
 
-/* Each stage's types, complete in its own layer (program/gen_internal.h,
+/* Each stage's types, complete in its own layer (program/generator_internal.h,
  * program/resolve.h, run/bpfout.h, render/report_load_internal.h,
  * serve/promstore_plan.h). */
 struct gen_parts;
@@ -33,7 +33,7 @@ struct ps_family_def;
 typedef struct feature_ops {
 	const char *name;
 
-	/* ---- program (program/gen_internal.h) ---- */
+	/* ---- program (program/generator_internal.h) ---- */
 	/* Adds to BEGIN's map typings and window starts, after the kinds'. */
 	void (*begin)(struct gen_parts *pt, const struct resolved *r);
 	/* Appends the feature's probes, maps and BEGIN typings once per

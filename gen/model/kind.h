@@ -8,7 +8,7 @@
  * for the rest; those that only read reports or checks read its shape.
  * Adding a kind is its file and a line in PROBE_KINDS below (plus its
  * templates).  The row's stage types are named as incomplete structs:
- * each is complete in its own layer (program/gen_internal.h,
+ * each is complete in its own layer (program/generator_internal.h,
  * program/resolve.h, run/bpfout.h, run/report_internal.h,
  * spec/spec_internal.h, model/report.h, serve/promstore_plan.h).
  *
@@ -87,7 +87,7 @@ typedef struct kind_ops {
 	 * target (read by resolve). */
 	const struct spec_kind_rules *spec;
 
-	/* ---- program (program/gen_internal.h) ---- */
+	/* ---- program (program/generator_internal.h) ---- */
 	/* Statements for BEGIN: window starts (parts' starts, repeated with
 	 * every window) and map typings (parts' types, BEGIN only), for
 	 * active probe R->probes[I].  NULL: none. */

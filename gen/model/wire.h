@@ -9,7 +9,7 @@
  *
  * Records (events) are printf lines that gen/kinds/events.c both writes
  * and parses, and with -o trace gen/kinds/latency.c too (its slices, with
- * "evn" and WIRE_DROPPED as events have them); window markers: gen.h. */
+ * "evn" and WIRE_DROPPED as events have them); window markers: generator.h. */
 #ifndef BPFSPEC_WIRE_H
 #define BPFSPEC_WIRE_H
 
@@ -36,7 +36,7 @@ typedef struct wire_kind {
 	const char *const *kept;	/* printed every window, never cleared by it */
 	/* The cleared maps are one map each for all the kind's probes:
 	 * @PREFIX[N, key...], N the probe's number in the program's
-	 * "bpfspec:probes" line (gen.h); bpfout hands them on as @PREFIX_NAME.
+	 * "bpfspec:probes" line (generator.h); bpfout hands them on as @PREFIX_NAME.
 	 * A program then has four timed maps, not four per probe. */
 	bool shared;
 } wire_kind;

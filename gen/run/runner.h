@@ -46,7 +46,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "program/gen.h"
+#include "program/generator.h"
 #include "run/bpfout.h"
 
 /* A command started by bpfspec and held before execve until the probes
@@ -111,7 +111,7 @@ typedef struct runner_opts {
 	bool progress;		/* a one-line countdown on stderr (a terminal) */
 	int version_major;	/* bpftrace's version, for its settings' names */
 	int version_minor;
-	unsigned shared_probes;	/* the program's shared_probes (gen.h): every map
+	unsigned shared_probes;	/* the program's shared_probes (generator.h): every map
 				 * gets room for 16384 keys each, up to 4 */
 } runner_opts;
 

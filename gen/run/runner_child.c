@@ -124,7 +124,7 @@ static void set_bpftrace_env(void *ctx)
 {
 	const runner_opts *o = ctx;
 	/* Map keys: room for every thread's buckets, 16384 keys a probe:
-	 * probes that share their maps (gen.h) share the room too, up to 4
+	 * probes that share their maps (generator.h) share the room too, up to 4
 	 * probes' (65536 keys; bpftrace gives every map that size, and the
 	 * kernel allocates it whole: libuv-phases' maps take 14 MiB at
 	 * 16384, 56 MiB at 65536, 101 MiB at 7 times 16384, where a map per

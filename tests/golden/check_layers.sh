@@ -29,8 +29,8 @@ check_case upward gen/model/report.c '#include "run/runner.h"' \
 	'gen/model/report.c:2: includes "run/runner.h": model may not use run'
 check_case sideways gen/render/render_text.c '#include "program/resolve.h"' \
 	'gen/render/render_text.c:2: includes "program/resolve.h": render may not use program'
-check_case into-plugin gen/program/gen.c '#include "attribution/why.h"' \
-	'gen/program/gen.c:2: includes "attribution/why.h": program reaches the plugin attribution'
+check_case into-plugin gen/program/generator.c '#include "attribution/why.h"' \
+	'gen/program/generator.c:2: includes "attribution/why.h": program reaches the plugin attribution'
 check_case plugin-to-plugin gen/kinds/count.c '#include "attribution/why.h"' \
 	'gen/kinds/count.c:2: includes "attribution/why.h": kinds reaches the plugin attribution'
 check_case bare-name gen/util/buf.c '#include "safe.h"' \

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "program/gen.h"
-#include "program/gen_maps_rule.h"
+#include "program/generator.h"
+#include "program/generator_maps_rule.h"
 #include "program/resolve.h"
 #include "spec/spec.h"
 #include "target/target.h"

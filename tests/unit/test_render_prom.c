@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "model/report.h"
-#include "program/gen.h"
+#include "program/generator.h"
 #include "render/render.h"
 #include "util/hist.h"
 

@@ -1,6 +1,6 @@
 /* Unit tests for report: report_percentile on hand-made buckets, then
  * report_build fed by the real bpfout parser with bpftrace JSON lines that
- * follow gen.h's map naming (@b_NAME[key, bucket], @sum/min/max_NAME[key]):
+ * follow generator.h's map naming (@b_NAME[key, bucket], @sum/min/max_NAME[key]):
  * totals, per-thread groups (main thread first), percentiles inside the
  * right bucket, a skipped probe, a run without data, and a recorded
  * fixture that holds none of bpfspec's maps.  Run under valgrind
@@ -18,7 +18,7 @@
 #include "helpers.h"
 #include "model/report.h"
 #include "run/report_build.h"
-#include "program/gen.h"
+#include "program/generator.h"
 #include "program/resolve.h"
 #include "render/render.h"
 #include "render/report_load.h"

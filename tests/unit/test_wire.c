@@ -13,7 +13,7 @@
 #include "model/report.h"
 #include "run/report_build.h"
 #include "model/wire.h"
-#include "program/gen.h"
+#include "program/generator.h"
 #include "program/resolve.h"
 #include "render/render.h"
 #include "render/report_load.h"

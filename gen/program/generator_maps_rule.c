@@ -1,5 +1,5 @@
-/* gen_maps_rule — the check of gen_maps_rule.h. */
-#include "program/gen_maps_rule.h"
+/* generator_maps_rule — the check of generator_maps_rule.h. */
+#include "program/generator_maps_rule.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,12 +1,12 @@
-/* gen_internal — what gen.c shares with the kinds (gen/kinds/): the
+/* generator_internal — what generator.c shares with the kinds (gen/kinds/): the
  * program being assembled and the helpers that write attach points,
  * comments and templates.  Not for any other module.
  *
  * A kind's emit (model/kind.h) appends its probes to `out`, registers its
  * maps with gen_add_maps (so the window and END print and clear them),
  * and counts its attach points in `attach`. */
-#ifndef BPFSPEC_GEN_INTERNAL_H
-#define BPFSPEC_GEN_INTERNAL_H
+#ifndef BPFSPEC_GENERATOR_INTERNAL_H
+#define BPFSPEC_GENERATOR_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@
 #include <sys/types.h>
 
 #include "model/kind.h"
-#include "program/gen.h"
+#include "program/generator.h"
 #include "util/buf.h"
 
 /* Room for the pid test of GEN_MAX_PIDS pids ("pid == 2147483647 || "

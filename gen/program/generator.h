@@ -1,4 +1,6 @@
-/* gen — turns a resolved spec into a bpftrace program.
+/* generator — turns a resolved spec into a bpftrace program.  Its names
+ * begin with gen_ (gen_program, gen_options, and for the kinds
+ * generator_internal.h's gen_parts, gen_render, gen_add_maps...).
  *
  * The generator decides what the program contains; the templates under
  * templates/ (embedded at build time) decide how it reads.  Only values
@@ -41,8 +43,8 @@
  *
  * Ownership: gen_program returns an owned program or NULL after a
  * diagnostic; program_free(NULL) is a no-op. */
-#ifndef BPFSPEC_GEN_H
-#define BPFSPEC_GEN_H
+#ifndef BPFSPEC_GENERATOR_H
+#define BPFSPEC_GENERATOR_H
 
 #include <stdbool.h>
 #include <stddef.h>

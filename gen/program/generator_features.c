@@ -1,6 +1,6 @@
-/* gen_features — the features' parts of a phase's probes (gen_internal.h,
+/* generator_features — the features' parts of a phase's probes (generator_internal.h,
  * model/feature.h). */
-#include "program/gen_internal.h"
+#include "program/generator_internal.h"
 
 #include <stdlib.h>
 

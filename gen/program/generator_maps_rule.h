@@ -1,4 +1,4 @@
-/* gen_maps_rule — a rule every generated program keeps: a map the probes
+/* generator_maps_rule — a rule every generated program keeps: a map the probes
  * delete keys from is never printed or cleared while they run.
  *
  * bpftrace 0.17 prints a map by walking its keys and looking each up,
@@ -15,8 +15,8 @@
  * gen_program checks every program it writes against the rule, so a
  * template or a kind that breaks it fails every test that generates
  * that program, not one run in a thousand. */
-#ifndef BPFSPEC_GEN_MAPS_RULE_H
-#define BPFSPEC_GEN_MAPS_RULE_H
+#ifndef BPFSPEC_GENERATOR_MAPS_RULE_H
+#define BPFSPEC_GENERATOR_MAPS_RULE_H
 
 /* Checks program TEXT (as gen_program writes it: probe blocks open with
  * "{" and close with "}" alone on a line).  Returns 0, or -1 after a

@@ -1,5 +1,5 @@
-/* gen — see gen.h. */
-#include "program/gen.h"
+/* generator — see generator.h. */
+#include "program/generator.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +8,8 @@
 #include "model/feature.h"
 #include "model/kind.h"
 #include "model/wire.h"
-#include "program/gen_internal.h"
-#include "program/gen_maps_rule.h"
+#include "program/generator_internal.h"
+#include "program/generator_maps_rule.h"
 #include "spec/spec.h"
 #include "util/buf.h"
 #include "util/diag.h"
