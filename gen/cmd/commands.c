@@ -17,7 +17,7 @@
 
 #include "cmd/cli.h"
 #include "embedded.h"
-#include "model/check.h"
+#include "model/condition.h"
 #include "model/report.h"
 #include "run/report_build.h"
 #include "program/generator.h"
@@ -41,24 +41,24 @@
 
 /* ---- checks ------------------------------------------------------------ */
 
-void check_set_free(check_set *cs)
+void condition_set_free(condition_set *cs)
 {
 	for (size_t i = 0; i < cs->n; i++)
-		check_free(cs->items[i]);
+		condition_free(cs->items[i]);
 	cs->n = 0;
 }
 
 /* Parses the command line's --fail-if conditions (before any tracing).
  * Returns 0, or EXIT_USAGE after a message pointing into the condition. */
-int parse_cli_checks(const settings *cfg, check_set *cs, bool allow_relative)
+int parse_cli_checks(const settings *cfg, condition_set *cs, bool allow_relative)
 {
 	char err[256];
 	for (size_t i = 0; i < cfg->n_fail_if; i++) {
-		check *c = check_parse(cfg->fail_if[i], err, sizeof err);
+		condition *c = condition_parse(cfg->fail_if[i], err, sizeof err);
 		if (!c)
 			return usage_error("--fail-if '%s': %s", cfg->fail_if[i], err);
-		if (check_is_relative(c) && !allow_relative) {
-			check_free(c);
+		if (condition_is_relative(c) && !allow_relative) {
+			condition_free(c);
 			return usage_error("--fail-if '%s': a relative change (+N%%) needs two "
 					   "reports: use it with `bpfspec diff`", cfg->fail_if[i]);
 		}
@@ -68,11 +68,11 @@ int parse_cli_checks(const settings *cfg, check_set *cs, bool allow_relative)
 }
 
 /* Adds the spec's own checks (already validated by the loader). */
-int add_spec_checks(const spec *s, check_set *cs)
+int add_spec_checks(const spec *s, condition_set *cs)
 {
 	char err[256];
 	for (size_t i = 0; i < s->n_checks && cs->n < 2 * MAX_CHECKS; i++) {
-		check *c = check_parse(s->checks[i], err, sizeof err);
+		condition *c = condition_parse(s->checks[i], err, sizeof err);
 		if (!c) {
 			diag_error(NULL, "%s: check '%s': %s", s->path, s->checks[i], err);
 			return -1;
@@ -85,21 +85,21 @@ int add_spec_checks(const spec *s, check_set *cs)
 /* Evaluates every check; prints each failing one.  BEFORE non-NULL:
  * diff mode.  Returns the number that failed, or -1 when one could not be
  * evaluated (also printed: a check that names nothing is a mistake). */
-int run_checks(const check_set *cs, const report *before, const report *after,
+int run_checks(const condition_set *cs, const report *before, const report *after,
 	       const char *label)
 {
 	int failed = 0, broken = 0;
 	for (size_t i = 0; i < cs->n; i++) {
 		char why[512];
-		int r = before ? check_eval_diff(cs->items[i], before, after, why, sizeof why)
-			       : check_eval(cs->items[i], after, why, sizeof why);
+		int r = before ? condition_eval_diff(cs->items[i], before, after, why, sizeof why)
+			       : condition_eval(cs->items[i], after, why, sizeof why);
 		if (r == 1) {
 			fprintf(stderr, "bpfspec: check failed%s: ", label);
 			safe_fputs(why, stderr);
 			fputc('\n', stderr);
 			failed++;
 		} else if (r < 0) {
-			diag_error(NULL, "check '%s' cannot be evaluated: %s", check_text(cs->items[i]),
+			diag_error(NULL, "check '%s' cannot be evaluated: %s", condition_text(cs->items[i]),
 				   why);
 			broken++;
 		} else {
@@ -151,7 +151,7 @@ int write_reports(const settings *cfg, const report *const *reps, size_t n, bool
 
 int cmd_diff(settings *cfg)
 {
-	check_set checks = { .n = 0 };
+	condition_set checks = { .n = 0 };
 	int rc = parse_cli_checks(cfg, &checks, true);
 	report *before = NULL, *after = NULL;
 	if (rc != EXIT_OK)
@@ -176,7 +176,7 @@ int cmd_diff(settings *cfg)
 	int r = run_checks(&checks, before, after, "");
 	rc = r < 0 ? EXIT_USAGE : r > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
 done:
-	check_set_free(&checks);
+	condition_set_free(&checks);
 	report_free(before);
 	report_free(after);
 	return rc;

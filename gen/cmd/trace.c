@@ -18,7 +18,7 @@
 
 #include "cmd/cli.h"
 #include "embedded.h"
-#include "model/check.h"
+#include "model/condition.h"
 #include "model/report.h"
 #include "run/report_build.h"
 #include "program/generator.h"
@@ -48,7 +48,7 @@ typedef struct run_ctx {
 	const settings *cfg;
 	const resolved *res;
 	const program *prog;
-	const check_set *checks;
+	const condition_set *checks;
 	bpfout *out;
 	bool printed;
 	bool partial;		/* the last report printed was partial */
@@ -341,7 +341,7 @@ static spec *spec_for(const settings *cfg)
 typedef struct trace {
 	settings *cfg;
 	bool gen_only;		/* gen, --emit-program: print the program, run nothing */
-	check_set checks;
+	condition_set checks;
 	spec *s;
 	uint64_t window_ns;
 	char *cmd_path;		/* the command's executable, with -c / -- */
@@ -635,7 +635,7 @@ static void trace_free(trace *tr)
 {
 	if (tr->held.pid > 0 && !tr->held.reaped)
 		runner_abandon(&tr->held);
-	check_set_free(&tr->checks);
+	condition_set_free(&tr->checks);
 	bpfout_free(tr->out);
 	program_free(tr->prog);
 	resolved_free(tr->res);

@@ -45,7 +45,7 @@ enum { N_PROBE_KINDS = 0 PROBE_KINDS(KIND_PLUS_ONE) };
 #undef KIND_PLUS_ONE
 
 /* What a report of a kind holds (docs/report.md), and so what a runbook
- * check (check.h) can read of it, what the report loader expects and
+ * check (condition.h) can read of it, what the report loader expects and
  * what a diff compares: spec checking, check evaluation, report loading
  * and diff read it instead of naming kinds. */
 typedef struct kind_shape {

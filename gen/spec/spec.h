@@ -60,7 +60,7 @@ typedef struct spec_arg {
 /* Default and largest number of event records a probe keeps. */
 #define SPEC_DEFAULT_EVENT_LIMIT 1000
 #define SPEC_MAX_EVENT_LIMIT 100000
-/* Most checks (runbook conditions, check.h) one spec may hold. */
+/* Most checks (runbook conditions, condition.h) one spec may hold. */
 #define SPEC_MAX_CHECKS 64
 /* Default threshold of the loop blockers (spec key blockers): 1 ms. */
 #define SPEC_DEFAULT_BLOCKER_NS 1000000ULL

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/check.h"
+#include "model/condition.h"
 #include "spec/spec_internal.h"
 #include "util/systab.h"
 
@@ -11,7 +11,7 @@
 
 #define CHECKS_HINT "see docs/spec.md#checks"
 
-/* The statistics of check.h's grammar that a probe-level path may end in. */
+/* The statistics of condition.h's grammar that a probe-level path may end in. */
 static const char *const check_stats[] = {
 	"count", "sum", "min", "max", "mean", "p50", "p90", "p99", "errors", "lost", NULL,
 };
@@ -275,7 +275,7 @@ static void report_unparsed_check(loader *ld, const node *o, const char *err)
 static bool check_condition(loader *ld, const node *o, size_t i)
 {
 	char buf[SHOW_BUF], err[512];
-	check *c;
+	condition *c;
 
 	if (o->type == NODE_BAD)
 		return false;
@@ -295,13 +295,13 @@ static bool check_condition(loader *ld, const node *o, size_t i)
 		       "check %zu contains a NUL character", i + 1);
 		return false;
 	}
-	c = check_parse(o->value, err, sizeof(err));
+	c = condition_parse(o->value, err, sizeof(err));
 	if (!c) {
 		report_unparsed_check(ld, o, err);
 		return false;
 	}
-	if (check_is_relative(c)) {
-		check_free(c);
+	if (condition_is_relative(c)) {
+		condition_free(c);
 		sl_report(ld, DIAG_ERROR,
 		       check_loc(ld, o, (size_t)(strpbrk(o->value, "+-") - o->value) + 1),
 		       "a spec's checks judge one run: write an absolute value, as in "
@@ -311,7 +311,7 @@ static bool check_condition(loader *ld, const node *o, size_t i)
 		       sl_show(buf, o->value, o->len));
 		return false;
 	}
-	check_free(c);
+	condition_free(c);
 	return true;
 }
 

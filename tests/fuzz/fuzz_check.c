@@ -1,5 +1,5 @@
 /* libFuzzer harness for check: the input bytes, as a NUL-terminated
- * string, go to check_parse; a condition that parses is evaluated on a
+ * string, go to condition_parse; a condition that parses is evaluated on a
  * small fixed report (a latency, a syscalls, an events and a detached
  * probe), alone and as a diff against a second report, with WHY buffers
  * of several sizes.  Seeds: tests/fuzz/corpus/check/.
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/check.h"
+#include "model/condition.h"
 #include "model/report.h"
 
 static report_errno errnos[] = {
@@ -66,32 +66,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const size_t why_sizes[] = { 1, 7, 64, 512 };
 	char *text = malloc(size + 1), err[256], why[512];
-	check *c;
+	condition *c;
 
 	if (!text)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	c = check_parse(text, err, size % 2 ? sizeof(err) : 9);
+	c = condition_parse(text, err, size % 2 ? sizeof(err) : 9);
 	if (c) {
-		if (strcmp(check_text(c), text) != 0)
+		if (strcmp(condition_text(c), text) != 0)
 			abort();
 		for (size_t i = 0; i < sizeof(why_sizes) / sizeof(why_sizes[0]); i++) {
 			size_t n = why_sizes[i];
 			int r[4] = {
-				check_eval(c, &rep_a, why, n),
-				check_eval(c, &rep_b, why, n),
-				check_eval_diff(c, &rep_a, &rep_b, why, n),
-				check_eval_diff(c, &rep_b, &rep_a, why, n),
+				condition_eval(c, &rep_a, why, n),
+				condition_eval(c, &rep_b, why, n),
+				condition_eval_diff(c, &rep_a, &rep_b, why, n),
+				condition_eval_diff(c, &rep_b, &rep_a, why, n),
 			};
 			for (int k = 0; k < 4; k++)
 				if (r[k] < -1 || r[k] > 1 || strlen(why) >= n)
 					abort();
 		}
 		/* Relative checks never evaluate on one report. */
-		if (check_is_relative(c) && check_eval(c, &rep_a, NULL, 0) != -1)
+		if (condition_is_relative(c) && condition_eval(c, &rep_a, NULL, 0) != -1)
 			abort();
-		check_free(c);
+		condition_free(c);
 	} else if (strncmp(err, "column ", 7) != 0 && size % 2) {
 		abort();	/* every error names its column */
 	}

@@ -7,7 +7,7 @@
  * (CK_FORK=no) for leaks.
  *
  * Needs the project's headers on the quote path only (-iquote gen):
- * <check.h> is the Check framework, "check.h" is bpfspec's. */
+ * <check.h> is the Check framework, "condition.h" is bpfspec's. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "model/check.h"
+#include "model/condition.h"
 #include "model/report.h"
 
 /* ---- a hand-built report ------------------------------------------- */
@@ -90,13 +90,13 @@ static void fixture_init(fixture *f)
 }
 
 /* Parses TEXT, which must parse. */
-static check *parse_ok(const char *text)
+static condition *parse_ok(const char *text)
 {
 	char err[256] = "";
-	check *c = check_parse(text, err, sizeof(err));
+	condition *c = condition_parse(text, err, sizeof(err));
 
 	ck_assert_msg(c != NULL, "'%s' did not parse: %s", text, err);
-	ck_assert_str_eq(check_text(c), text);
+	ck_assert_str_eq(condition_text(c), text);
 	return c;
 }
 
@@ -104,12 +104,12 @@ static check *parse_ok(const char *text)
 static int eval_text(const char *text, char *why, size_t len)
 {
 	fixture f;
-	check *c = parse_ok(text);
+	condition *c = parse_ok(text);
 	int rc;
 
 	fixture_init(&f);
-	rc = check_eval(c, &f.rep, why, len);
-	check_free(c);
+	rc = condition_eval(c, &f.rep, why, len);
+	condition_free(c);
 	return rc;
 }
 
@@ -196,21 +196,21 @@ START_TEST(test_parse_relative)
 	char why[256];
 
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		check *c = parse_ok(rel[i]);
+		condition *c = parse_ok(rel[i]);
 		fixture f;
-		ck_assert_msg(check_is_relative(c), "'%s' is relative", rel[i]);
+		ck_assert_msg(condition_is_relative(c), "'%s' is relative", rel[i]);
 		fixture_init(&f);
 		/* One report cannot answer a relative check. */
-		ck_assert_int_eq(check_eval(c, &f.rep, why, sizeof(why)), -1);
+		ck_assert_int_eq(condition_eval(c, &f.rep, why, sizeof(why)), -1);
 		ck_assert_contains(why, "is a relative change: it compares two reports");
-		check_free(c);
+		condition_free(c);
 	}
 	{
-		check *c = parse_ok("lat.p99 > 20ms");
-		ck_assert(!check_is_relative(c));
-		check_free(c);
+		condition *c = parse_ok("lat.p99 > 20ms");
+		ck_assert(!condition_is_relative(c));
+		condition_free(c);
 	}
-	ck_assert(!check_is_relative(NULL));
+	ck_assert(!condition_is_relative(NULL));
 }
 END_TEST
 
@@ -346,7 +346,7 @@ START_TEST(test_parse_bad)
 {
 	const char *text = bad[_i].text;
 	char err[512] = "";
-	check *c = check_parse(text, err, sizeof(err));
+	condition *c = condition_parse(text, err, sizeof(err));
 
 	ck_assert_msg(c == NULL, "'%s' parsed", text);
 	ck_assert_msg(strncmp(err, bad[_i].err, strlen(bad[_i].err)) == 0,
@@ -357,7 +357,7 @@ END_TEST
 START_TEST(test_parse_limits)
 {
 	char text[400], err[256];
-	check *c;
+	condition *c;
 
 	/* 256 bytes parse, 257 do not: "lat.p99 > 0.000...0ns". */
 	memset(text, 0, sizeof(text));
@@ -365,18 +365,18 @@ START_TEST(test_parse_limits)
 	memset(text + strlen(text), '0', 254 - strlen(text));
 	strcat(text, "ns");
 	ck_assert_uint_eq(strlen(text), 256);
-	c = check_parse(text, err, sizeof(err));
+	c = condition_parse(text, err, sizeof(err));
 	ck_assert_msg(c != NULL, "256 bytes: %s", err);
-	check_free(c);
+	condition_free(c);
 	strcat(text, "0");
-	c = check_parse(text, err, sizeof(err));
+	c = condition_parse(text, err, sizeof(err));
 	ck_assert_ptr_null(c);
 	ck_assert_str_eq(err, "column 257: the condition is too long (257 bytes; at most 256)");
 	/* A value that overflows, long as it may be. */
 	memset(text, 0, sizeof(text));
 	strcpy(text, "lat.p99 > 1");
 	memset(text + strlen(text), '0', 256 - strlen(text));
-	c = check_parse(text, err, sizeof(err));
+	c = condition_parse(text, err, sizeof(err));
 	ck_assert_ptr_null(c);
 	ck_assert_contains(err, "column 11: the value '1000");
 	ck_assert_contains(err, "' is too large");
@@ -384,20 +384,20 @@ START_TEST(test_parse_limits)
 	memset(text, 0, sizeof(text));
 	for (size_t i = 0; i < 150; i++)
 		memcpy(text + 2 * i, "\xc3\xa9", 2);
-	ck_assert_ptr_null(check_parse(text, err, sizeof(err)));
+	ck_assert_ptr_null(condition_parse(text, err, sizeof(err)));
 	ck_assert_str_eq(err, "column 129: the condition is too long (300 bytes; at most 256)");
 
 	/* A short buffer gets a cut message; none at all is fine. */
-	c = check_parse("lat.p95 > 1", err, 12);
+	c = condition_parse("lat.p95 > 1", err, 12);
 	ck_assert_ptr_null(c);
 	ck_assert_str_eq(err, "column 5: u");
-	ck_assert_ptr_null(check_parse("lat.p95 > 1", NULL, 0));
-	ck_assert_ptr_null(check_parse(NULL, err, sizeof(err)));
+	ck_assert_ptr_null(condition_parse("lat.p95 > 1", NULL, 0));
+	ck_assert_ptr_null(condition_parse(NULL, err, sizeof(err)));
 	ck_assert_contains(err, "column 1: the condition is empty");
 
-	/* check_free(NULL) is a no-op; text and accessors on NULL are safe. */
-	check_free(NULL);
-	ck_assert_ptr_null(check_text(NULL));
+	/* condition_free(NULL) is a no-op; text and accessors on NULL are safe. */
+	condition_free(NULL);
+	ck_assert_ptr_null(condition_text(NULL));
 }
 END_TEST
 
@@ -463,32 +463,32 @@ START_TEST(test_eval_why_format)
 
 	fixture_init(&f);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		check *c = parse_ok("lat.max >= 0");
+		condition *c = parse_ok("lat.max >= 0");
 		f.probes[0].st.max_ns = cases[i].ns;
-		ck_assert_int_eq(check_eval(c, &f.rep, why, sizeof(why)), 1);
+		ck_assert_int_eq(condition_eval(c, &f.rep, why, sizeof(why)), 1);
 		snprintf(expect, sizeof(expect), "lat.max = %s >= 0ns", cases[i].shown);
 		ck_assert_str_eq(why, expect);
-		check_free(c);
+		condition_free(c);
 	}
 	/* A large count is shown in full. */
 	{
-		check *c = parse_ok("lat.count > 18446744073709551614");
+		condition *c = parse_ok("lat.count > 18446744073709551614");
 		f.probes[0].st.count = UINT64_MAX;
-		ck_assert_int_eq(check_eval(c, &f.rep, why, sizeof(why)), 1);
+		ck_assert_int_eq(condition_eval(c, &f.rep, why, sizeof(why)), 1);
 		ck_assert_str_eq(why, "lat.count = 18446744073709551615 > 18446744073709551614");
-		check_free(c);
+		condition_free(c);
 	}
 	/* A short WHY is cut, NULL is fine. */
 	{
-		check *c = parse_ok("lat.p99 > 1ms");
+		condition *c = parse_ok("lat.p99 > 1ms");
 		fixture_init(&f);
-		ck_assert_int_eq(check_eval(c, &f.rep, why, 8), 1);
+		ck_assert_int_eq(condition_eval(c, &f.rep, why, 8), 1);
 		ck_assert_str_eq(why, "lat.p99");
-		ck_assert_int_eq(check_eval(c, &f.rep, NULL, 0), 1);
-		ck_assert_int_eq(check_eval(c, NULL, why, sizeof(why)), -1);
+		ck_assert_int_eq(condition_eval(c, &f.rep, NULL, 0), 1);
+		ck_assert_int_eq(condition_eval(c, NULL, why, sizeof(why)), -1);
 		ck_assert_str_eq(why, "there is no report to check");
-		ck_assert_int_eq(check_eval(NULL, &f.rep, why, sizeof(why)), -1);
-		check_free(c);
+		ck_assert_int_eq(condition_eval(NULL, &f.rep, why, sizeof(why)), -1);
+		condition_free(c);
 	}
 }
 END_TEST
@@ -551,13 +551,13 @@ START_TEST(test_eval_diff)
 	after.probes[5].attached = true;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		check *c = parse_ok(cases[i].text);
-		int rc = check_eval_diff(c, &before.rep, &after.rep, why, sizeof(why));
+		condition *c = parse_ok(cases[i].text);
+		int rc = condition_eval_diff(c, &before.rep, &after.rep, why, sizeof(why));
 		ck_assert_msg(rc == cases[i].result, "'%s': %d, not %d (%s)", cases[i].text, rc,
 			      cases[i].result, why);
 		if (cases[i].why)
 			ck_assert_contains(why, cases[i].why);
-		check_free(c);
+		condition_free(c);
 	}
 }
 END_TEST
@@ -567,18 +567,18 @@ START_TEST(test_eval_diff_close)
 {
 	fixture before, after;
 	char why[256];
-	check *c = parse_ok("lat.count > +20%");
+	condition *c = parse_ok("lat.count > +20%");
 
 	fixture_init(&before);
 	fixture_init(&after);
 	before.probes[0].st.count = 100000;
 	after.probes[0].st.count = 120001;
-	ck_assert_int_eq(check_eval_diff(c, &before.rep, &after.rep, why, sizeof(why)), 1);
+	ck_assert_int_eq(condition_eval_diff(c, &before.rep, &after.rep, why, sizeof(why)), 1);
 	ck_assert_str_eq(why, "lat.count = 100000 → 120001 (+20.0010%) > +20%");
 	after.probes[0].st.count = 120000;
-	ck_assert_int_eq(check_eval_diff(c, &before.rep, &after.rep, why, sizeof(why)), 0);
+	ck_assert_int_eq(condition_eval_diff(c, &before.rep, &after.rep, why, sizeof(why)), 0);
 	ck_assert_str_eq(why, "lat.count = 100000 → 120000 (+20.0%) <= +20%");
-	check_free(c);
+	condition_free(c);
 }
 END_TEST
 

@@ -1,7 +1,7 @@
-/* check — runbook conditions on reports (see check.h, docs/spec.md#checks):
- * the parser.  Evaluation on reports is check_eval.c.
+/* condition — runbook conditions on reports (see condition.h, docs/spec.md#checks):
+ * the parser.  Evaluation on reports is condition_eval.c.
  *
- * A hand-written recursive-descent parser over the grammar of check.h:
+ * A hand-written recursive-descent parser over the grammar of condition.h:
  * one function per rule, each consuming from a cursor and failing with
  * "column N: what is wrong: what is expected".  Nothing is accepted that
  * the grammar does not describe: no spaces but around the operator, no
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/check_internal.h"
+#include "model/condition_internal.h"
 #include "util/diag.h"
 #include "util/suggest.h"
 #include "util/systab.h"
@@ -32,7 +32,7 @@ static const char *const stat_names[N_STATS] = {
 };
 
 const char *const check_op_names[] = { ">", ">=", "<", "<=", "==", "!=" };
-const check_op check_op_negated[] = { OP_LE, OP_LT, OP_GE, OP_GT, OP_NE, OP_EQ };
+const condition_op check_op_negated[] = { OP_LE, OP_LT, OP_GE, OP_GT, OP_NE, OP_EQ };
 
 #define STATS_ALL "count, sum, min, max, mean, p50, p90, p99, errors, errors.ENAME or lost"
 #define STATS_SYSCALL "count, sum, min, max, mean, p50, p90, p99, errors or errors.ENAME"
@@ -46,13 +46,13 @@ static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
 static bool is_word(char c) { return is_lower(c) || is_upper(c) || is_digit(c) || c == '_'; }
 
-bool check_stat_is_duration(check_stat s)
+bool condition_stat_is_duration(condition_stat s)
 {
 	return s != ST_COUNT && s != ST_ERRORS && s != ST_LOST;
 }
 
 /* What a count statistic counts, for messages. */
-static const char *stat_counts(check_stat s)
+static const char *stat_counts(condition_stat s)
 {
 	return s == ST_COUNT ? "calls" : s == ST_ERRORS ? "failed calls" : "lost events";
 }
@@ -166,7 +166,7 @@ static int stat_lookup(const parser *p, size_t off, size_t len)
 
 
 /* probe := [a-z][a-z0-9_]{0,31} */
-static int parse_probe(parser *p, check *c)
+static int parse_probe(parser *p, condition *c)
 {
 	size_t start = p->pos, len;
 	char buf[64], what[32];
@@ -198,7 +198,7 @@ static int parse_probe(parser *p, check *c)
 /* ERRNO := E[A-Z0-9]*, a name this architecture knows or E<number> (the
  * name reports give an errno they cannot name).  The cursor is past
  * "errors.". */
-static int parse_errno(parser *p, check *c)
+static int parse_errno(parser *p, condition *c)
 {
 	size_t start = p->pos, len = scan_word(p), best = 3;
 	const char *guess = NULL;
@@ -250,7 +250,7 @@ static int parse_errno(parser *p, check *c)
 
 /* After PROBE ".": stat | syscall "." stat, where a stat may be
  * errors "." ERRNO. */
-static int parse_stat_path(parser *p, check *c)
+static int parse_stat_path(parser *p, condition *c)
 {
 	size_t start = p->pos, len = scan_word(p);
 	char buf[64], what[32];
@@ -297,7 +297,7 @@ static int parse_stat_path(parser *p, check *c)
 		return fail(p, start, "unknown statistic '%s': use " STATS_ALL,
 			    word(p, start, len, buf, sizeof(buf)));
 	}
-	c->stat = (check_stat)st;
+	c->stat = (condition_stat)st;
 	if (p->pos < p->len && p->text[p->pos] == '.') {
 		if (st != ST_ERRORS)
 			return fail(p, p->pos, "unexpected '.' after the statistic '%s'%s",
@@ -316,7 +316,7 @@ static void skip_blanks(parser *p)
 }
 
 /* op := ">" | ">=" | "<" | "<=" | "==" | "!=" */
-static int parse_op(parser *p, check *c)
+static int parse_op(parser *p, condition *c)
 {
 	const char *t = p->text + p->pos;
 	size_t left = p->len - p->pos;
@@ -360,7 +360,7 @@ static int parse_op(parser *p, check *c)
 
 /* number := digits ["." digits].  Sets *INT_LEN and *FRAC_LEN (0 when
  * there is no fraction; the '.' is then absent). */
-static int scan_number(parser *p, const check *c, size_t *int_len, size_t *frac_len)
+static int scan_number(parser *p, const condition *c, size_t *int_len, size_t *frac_len)
 {
 	size_t start = p->pos;
 	char what[32];
@@ -388,7 +388,7 @@ static int scan_number(parser *p, const check *c, size_t *int_len, size_t *frac_
 }
 
 /* ("+"|"-") number "%", the cursor on the sign. */
-static int parse_relative(parser *p, check *c)
+static int parse_relative(parser *p, condition *c)
 {
 	size_t sign = p->pos, int_len, frac_len;
 	char num[CHECK_TEXT_MAX + 1], *end, what[32], buf[64];
@@ -424,7 +424,7 @@ static int parse_relative(parser *p, check *c)
 }
 
 /* The unit word at the cursor: ns us ms s (a letter run). */
-static int parse_unit(parser *p, check *c, uint64_t *mult)
+static int parse_unit(parser *p, condition *c, uint64_t *mult)
 {
 	size_t start = p->pos, len;
 	time_unit u;
@@ -442,7 +442,7 @@ static int parse_unit(parser *p, check *c, uint64_t *mult)
 	if (len == 0)
 		return 0;
 	if (unit_lookup(p->text + start, len, &u) == 0) {
-		if (!check_stat_is_duration(c->stat))
+		if (!condition_stat_is_duration(c->stat))
 			return fail(p, start, "'%s' is a number of %s, not a duration: remove the "
 				    "unit '%s'", stat_names[c->stat], stat_counts(c->stat),
 				    unit_name(u));
@@ -454,12 +454,12 @@ static int parse_unit(parser *p, check *c, uint64_t *mult)
 }
 
 /* number [unit], the cursor on the first digit. */
-static int parse_absolute(parser *p, check *c)
+static int parse_absolute(parser *p, condition *c)
 {
 	size_t start = p->pos, int_len, frac_len, frac_off, unit_off;
 	uint64_t whole, mult, frac = 0, den = 1, unit_ns;
 	char num[CHECK_TEXT_MAX + 1], *end, buf[64];
-	const char *big = check_stat_is_duration(c->stat)
+	const char *big = condition_stat_is_duration(c->stat)
 				  ? "the largest duration is 18446744073709551615ns, about 584 years"
 				  : "the largest count is 18446744073709551615";
 
@@ -474,7 +474,7 @@ static int parse_absolute(parser *p, check *c)
 	unit_off = p->pos;
 	if (parse_unit(p, c, &mult) < 0)
 		return -1;
-	if (frac_len && !check_stat_is_duration(c->stat))
+	if (frac_len && !condition_stat_is_duration(c->stat))
 		return fail(p, frac_off - 1, "'%s' is a whole number of %s: remove the fraction",
 			    stat_names[c->stat], stat_counts(c->stat));
 
@@ -512,7 +512,7 @@ not_whole:
 }
 
 /* value := number [unit] | ("+"|"-") number "%" */
-static int parse_value(parser *p, check *c)
+static int parse_value(parser *p, condition *c)
 {
 	char what[32], buf[64];
 	int rc;
@@ -521,7 +521,7 @@ static int parse_value(parser *p, check *c)
 	c->value_off = p->pos;
 	if (p->pos >= p->len)
 		return fail(p, p->pos, "expected a value after '%s', such as %s or +20%%",
-			    check_op_names[c->op], check_stat_is_duration(c->stat) ? "100ms" : "5");
+			    check_op_names[c->op], condition_stat_is_duration(c->stat) ? "100ms" : "5");
 	if (p->text[p->pos] == '+' || p->text[p->pos] == '-')
 		rc = parse_relative(p, c);
 	else
@@ -538,7 +538,7 @@ static int parse_value(parser *p, check *c)
 		skip_blanks(p);
 		if (p->pos >= p->len)
 			return fail(p, blank, "unexpected space after the value: remove it");
-		if (!c->relative && check_stat_is_duration(c->stat) &&
+		if (!c->relative && condition_stat_is_duration(c->stat) &&
 		    !is_lower(p->text[c->value_off + c->value_len - 1])) {
 			size_t w = p->pos;
 			while (w < p->len && is_lower(p->text[w]))
@@ -561,7 +561,7 @@ static int parse_value(parser *p, check *c)
 		    word(p, c->value_off, c->value_len, buf, sizeof(buf)));
 }
 
-void check_free(check *c)
+void condition_free(condition *c)
 {
 	if (!c)
 		return;
@@ -572,10 +572,10 @@ void check_free(check *c)
 	free(c);
 }
 
-check *check_parse(const char *text, char *err, size_t errlen)
+condition *condition_parse(const char *text, char *err, size_t errlen)
 {
 	parser p = { .text = text ? text : "", .err = err, .errlen = errlen };
-	check *c;
+	condition *c;
 
 	if (err && errlen)
 		err[0] = '\0';
@@ -598,24 +598,24 @@ check *check_parse(const char *text, char *err, size_t errlen)
 		return NULL;
 	}
 	if (parse_probe(&p, c) < 0 || parse_stat_path(&p, c) < 0) {
-		check_free(c);
+		condition_free(c);
 		return NULL;
 	}
 	c->path_len = p.pos;
 	skip_blanks(&p);
 	if (parse_op(&p, c) < 0 || parse_value(&p, c) < 0) {
-		check_free(c);
+		condition_free(c);
 		return NULL;
 	}
 	return c;
 }
 
-const char *check_text(const check *c)
+const char *condition_text(const condition *c)
 {
 	return c ? c->text : NULL;
 }
 
-bool check_is_relative(const check *c)
+bool condition_is_relative(const condition *c)
 {
 	return c && c->relative;
 }

@@ -1,4 +1,4 @@
-/* check — runbook conditions on reports: "poll.p99 > 100ms".
+/* condition — runbook conditions on reports: "poll.p99 > 100ms".
  *
  * Grammar (whitespace allowed around the operator):
  *   condition := path op value
@@ -15,10 +15,10 @@
  * with no calls in the window reads 0 for every statistic (nothing was
  * slow, nothing failed).
  *
- * Ownership: check_parse returns an owned check or NULL (message in ERR);
- * check_free(NULL) is a no-op. */
-#ifndef BPFSPEC_CHECK_H
-#define BPFSPEC_CHECK_H
+ * Ownership: condition_parse returns an owned condition or NULL (message in ERR);
+ * condition_free(NULL) is a no-op. */
+#ifndef BPFSPEC_CONDITION_H
+#define BPFSPEC_CONDITION_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,31 +27,31 @@
  * nothing of bpfspec's (spec.c parses checks without the report model). */
 struct report;
 
-typedef struct check check;
+typedef struct condition condition;
 
 /* Parses TEXT.  On error returns NULL and writes "column N: what is wrong"
  * (1-based column) into ERR (size ERRLEN). */
-check *check_parse(const char *text, char *err, size_t errlen);
+condition *condition_parse(const char *text, char *err, size_t errlen);
 
-void check_free(check *c);
+void condition_free(condition *c);
 
 /* The condition as written. Borrowed. */
-const char *check_text(const check *c);
+const char *condition_text(const condition *c);
 
 /* True when the value is a relative change ("+20%"): usable with diffs only. */
-bool check_is_relative(const check *c);
+bool condition_is_relative(const condition *c);
 
 /* Evaluates C on REP.  Returns 1 when the condition holds (the check
  * fails), 0 when it does not, -1 when it cannot be evaluated (the probe,
  * syscall or stat is not in the report, or a relative check): WHY (size
  * LEN) then says which.  On 0 and 1, WHY shows the value, e.g.
  * "poll.p99 = 132.4ms > 100ms". */
-int check_eval(const check *c, const struct report *rep, char *why, size_t len);
+int condition_eval(const condition *c, const struct report *rep, char *why, size_t len);
 
-/* Like check_eval on AFTER, but a relative value compares AFTER with
+/* Like condition_eval on AFTER, but a relative value compares AFTER with
  * BEFORE ("poll.p99 > +20%": grew by more than 20%); an absolute value
  * compares AFTER alone. */
-int check_eval_diff(const check *c, const struct report *before, const struct report *after,
+int condition_eval_diff(const condition *c, const struct report *before, const struct report *after,
 		    char *why, size_t len);
 
 #endif

@@ -1,5 +1,5 @@
-/* check_eval — evaluates parsed checks (check.c) on the report model
- * (report.h): the only part of check that knows reports, so the parser
+/* condition_eval — evaluates parsed conditions (condition.c) on the report model
+ * (report.h): the only part of condition that knows reports, so the parser
  * (used by spec.c) stays below the model. */
 #include <math.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/check_internal.h"
+#include "model/condition_internal.h"
 #include "model/report.h"
 #include "util/units.h"
 
@@ -91,9 +91,9 @@ static void format_duration(double ns, int digits, char *buf, size_t size)
 }
 
 /* Writes V (a duration in ns, or a count) for WHY. */
-static void format_value(const check *c, value v, int digits, char *buf, size_t size)
+static void format_value(const condition *c, value v, int digits, char *buf, size_t size)
 {
-	if (check_stat_is_duration(c->stat))
+	if (condition_stat_is_duration(c->stat))
 		format_duration(value_double(v), digits, buf, size);
 	else
 		snprintf(buf, size, "%llu", (unsigned long long)v.q);
@@ -101,7 +101,7 @@ static void format_value(const check *c, value v, int digits, char *buf, size_t 
 
 /* Writes V and the threshold T so that they read differently when they
  * differ: more digits when the first try shows the same text for both. */
-static void format_pair(const check *c, value v, uint64_t t, char *vbuf, char *tbuf,
+static void format_pair(const condition *c, value v, uint64_t t, char *vbuf, char *tbuf,
 			size_t size)
 {
 	for (int digits = WHY_DIGITS; digits <= 18; digits += 2) {
@@ -114,7 +114,7 @@ static void format_pair(const check *c, value v, uint64_t t, char *vbuf, char *t
 
 /* Whether "A op B" holds, given CMP: -1, 0 or 1 as A is below, at or
  * above B. */
-static bool holds_for(int cmp, check_op op)
+static bool holds_for(int cmp, condition_op op)
 {
 	switch (op) {
 	case OP_GT: return cmp > 0;
@@ -150,7 +150,7 @@ static uint64_t syscall_errors(const report_syscall *sc, const char *name)
 }
 
 /* Reads statistic S of ST (WHAT names its owner for "recorded no calls"). */
-static int stats_value(const check *c, const report_stats *st, const char *what,
+static int stats_value(const condition *c, const report_stats *st, const char *what,
 		       value *out, char *why, size_t len)
 {
 	switch (c->stat) {
@@ -191,7 +191,7 @@ static int stats_value(const check *c, const report_stats *st, const char *what,
 /* Says in WHY that C's probe is not in REP, naming the probes it has: a
  * one-liner's probe is named after its function, but made a valid name
  * (ns::f -> ns_f). */
-static void say_no_probe(const check *c, const report *rep, char *why, size_t len)
+static void say_no_probe(const condition *c, const report *rep, char *why, size_t len)
 {
 	size_t n = 0;
 
@@ -211,7 +211,7 @@ static void say_no_probe(const check *c, const report *rep, char *why, size_t le
 /* Whether a probe of P's kind holds what C's path reads: kind.h's shape,
  * as spec_checks.c reads it (a report from a file may hold any path).
  * Returns 0, or -1 with WHY. */
-static int check_fits_kind(const check *c, const report_probe *p, char *why, size_t len)
+static int check_fits_kind(const condition *c, const report_probe *p, char *why, size_t len)
 {
 	const kind_shape *sh = kind_shape_of(p->kind);
 	const char *kind = kind_name(p->kind);
@@ -238,7 +238,7 @@ static int check_fits_kind(const check *c, const report_probe *p, char *why, siz
 /* The value C's path names in P, a probe with syscalls: of C's syscall
  * (all 0 when it was never called), or of the probe as a whole.  Returns
  * 0, or -1 with WHY. */
-static int syscalls_value(const check *c, const report_probe *p, value *out, char *why,
+static int syscalls_value(const condition *c, const report_probe *p, value *out, char *why,
 			  size_t len)
 {
 	char what[128];
@@ -272,7 +272,7 @@ static int syscalls_value(const check *c, const report_probe *p, value *out, cha
 }
 
 /* The value C's path names in REP.  Returns 0, or -1 with WHY. */
-static int path_value(const check *c, const report *rep, value *out, char *why,
+static int path_value(const condition *c, const report *rep, value *out, char *why,
 		      size_t len)
 {
 	const report_probe *p;
@@ -306,7 +306,7 @@ static int path_value(const check *c, const report *rep, value *out, char *why,
 	return stats_value(c, &p->st, what, out, why, len);
 }
 
-int check_eval(const check *c, const report *rep, char *why, size_t len)
+int condition_eval(const condition *c, const report *rep, char *why, size_t len)
 {
 	char vbuf[64], tbuf[64];
 	value v;
@@ -332,7 +332,7 @@ int check_eval(const check *c, const report *rep, char *why, size_t len)
 	return holds;
 }
 
-int check_eval_diff(const check *c, const report *before, const report *after, char *why,
+int condition_eval_diff(const condition *c, const report *before, const report *after, char *why,
 		    size_t len)
 {
 	char bbuf[64], abuf[64], change[64], sub[256];
@@ -341,7 +341,7 @@ int check_eval_diff(const check *c, const report *before, const report *after, c
 	bool holds, from_zero = false;
 
 	if (!c || !c->relative)
-		return check_eval(c, after, why, len);
+		return condition_eval(c, after, why, len);
 	if (why && len)
 		why[0] = '\0';
 	if (path_value(c, before, &b, sub, sizeof(sub)) < 0) {
