@@ -521,9 +521,13 @@ static int load_event(loader *l, const json_t *obj, const char *base, report_eve
 	return rl_get_syscall(l, obj, base, ev, l->schema == 1 ? "latency_ns" : "duration_ns");
 }
 
-static int load_probe(loader *l, const json_t *obj, const char *base, report_probe *p)
+/* What a probe is and where: name, kind, probe, function, object,
+ * debug_file, matched_symbols, unit (and unit_ns), attached, derived and,
+ * when not attached, reason, into P (copies P owns).  Returns 0, or -1
+ * after a diagnostic. */
+static int load_probe_head(loader *l, const json_t *obj, const char *base, report_probe *p)
 {
-	char path[JPATH_LEN], apath[JPATH_LEN];
+	char path[JPATH_LEN];
 	char *kind = NULL;
 
 	if (rl_get_str(l, obj, base, "name", &p->name, false, false) < 0 ||
@@ -548,10 +552,6 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	if (l->failed)
 		return -1;
 	p->matched_symbols = matched ? (size_t)json_integer_value(matched) : 0;
-	/* What each kind's report holds: kind.h's shape (the kind's
-	 * json_fields write it, gen/kinds/).  A utilization probe has a
-	 * latency probe's fields (its waits in epoll). */
-	const kind_shape *sh = kind_shape_of(p->kind);
 	time_unit u;
 	if (unit_lookup(p->unit, strlen(p->unit), &u) == 0)
 		p->unit_ns = unit_ns(u);
@@ -563,6 +563,70 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 		return -1;
 	if (!p->attached && rl_get_str(l, obj, base, "reason", &p->reason, true, true) < 0)
 		return -1;
+	return 0;
+}
+
+/* A syscalls probe's "syscalls" array into P->syscalls (P->n_syscalls
+ * counts the entries begun, for report_free).  Returns 0, or -1 after a
+ * diagnostic. */
+static int load_syscalls(loader *l, const json_t *obj, const char *base, report_probe *p)
+{
+	char apath[JPATH_LEN], path[JPATH_LEN];
+	json_t *arr = rl_get_arr(l, obj, base, "syscalls");
+
+	if (!arr)
+		return -1;
+	rl_path_key(apath, base, "syscalls");
+	size_t n = json_array_size(arr);
+	if (rl_alloc_array(l, (void **)&p->syscalls, n, sizeof *p->syscalls) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		json_t *s = rl_elem_obj(l, arr, apath, i, path);
+		p->n_syscalls = i + 1;
+		if (!s || load_syscall(l, s, path, &p->syscalls[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* An events probe's threshold_ns (none on a probe point), events_dropped
+ * and "events" array into P (P->n_events counts the records begun, for
+ * report_free).  Returns 0, or -1 after a diagnostic. */
+static int load_events(loader *l, const json_t *obj, const char *base, report_probe *p)
+{
+	char apath[JPATH_LEN], path[JPATH_LEN];
+
+	/* Events on a probe point have no threshold. */
+	if ((!p->probe && rl_get_u64(l, obj, base, "threshold_ns", &p->threshold_ns) < 0) ||
+	    rl_get_u64(l, obj, base, "events_dropped", &p->events_dropped) < 0)
+		return -1;
+	json_t *arr = rl_get_arr(l, obj, base, "events");
+	if (!arr)
+		return -1;
+	rl_path_key(apath, base, "events");
+	size_t n = json_array_size(arr);
+	if (rl_alloc_array(l, (void **)&p->events, n, sizeof *p->events) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = rl_elem_obj(l, arr, apath, i, path);
+		p->n_events = i + 1;
+		if (!e || load_event(l, e, path, &p->events[i], p->probe != NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Probe OBJ (at BASE) into P: its head, what its kind's shape holds, and
+ * what the features read.  Returns 0, or -1 after a diagnostic (what was
+ * filled stays in P, for report_free). */
+static int load_probe(loader *l, const json_t *obj, const char *base, report_probe *p)
+{
+	if (load_probe_head(l, obj, base, p) < 0)
+		return -1;
+	/* What each kind's report holds: kind.h's shape (the kind's
+	 * json_fields write it, gen/kinds/).  A utilization probe has a
+	 * latency probe's fields (its waits in epoll). */
+	const kind_shape *sh = kind_shape_of(p->kind);
 	/* A count probe's groups hold counts (an events probe's are
 	 * empty); a syscalls probe's, thread totals (the percentiles are its
 	 * syscalls'). */
@@ -578,40 +642,10 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	for (const feature_ops *const *f = features; *f; f++)
 		if ((*f)->load_probe && (*f)->load_probe(l, obj, base, p) < 0)
 			return -1;
-	if (sh->per_syscall) {
-		json_t *arr = rl_get_arr(l, obj, base, "syscalls");
-		if (!arr)
-			return -1;
-		rl_path_key(apath, base, "syscalls");
-		size_t n = json_array_size(arr);
-		if (rl_alloc_array(l, (void **)&p->syscalls, n, sizeof *p->syscalls) < 0)
-			return -1;
-		for (size_t i = 0; i < n; i++) {
-			json_t *s = rl_elem_obj(l, arr, apath, i, path);
-			p->n_syscalls = i + 1;
-			if (!s || load_syscall(l, s, path, &p->syscalls[i]) < 0)
-				return -1;
-		}
-	}
-	if (sh->events) {
-		/* Events on a probe point have no threshold. */
-		if ((!p->probe && rl_get_u64(l, obj, base, "threshold_ns", &p->threshold_ns) < 0) ||
-		    rl_get_u64(l, obj, base, "events_dropped", &p->events_dropped) < 0)
-			return -1;
-		json_t *arr = rl_get_arr(l, obj, base, "events");
-		if (!arr)
-			return -1;
-		rl_path_key(apath, base, "events");
-		size_t n = json_array_size(arr);
-		if (rl_alloc_array(l, (void **)&p->events, n, sizeof *p->events) < 0)
-			return -1;
-		for (size_t i = 0; i < n; i++) {
-			json_t *e = rl_elem_obj(l, arr, apath, i, path);
-			p->n_events = i + 1;
-			if (!e || load_event(l, e, path, &p->events[i], p->probe != NULL) < 0)
-				return -1;
-		}
-	}
+	if (sh->per_syscall && load_syscalls(l, obj, base, p) < 0)
+		return -1;
+	if (sh->events && load_events(l, obj, base, p) < 0)
+		return -1;
 	return 0;
 }
 
@@ -693,34 +727,28 @@ static int load_schema(loader *l, const json_t *root)
 	return 0;
 }
 
-static int load_report(loader *l, const json_t *root, report *rep)
+/* "target" (pid, binary, libuv_version, pids) and the bpftrace_version
+ * beside it, into REP (owned copies).  Returns 0, or -1 after a
+ * diagnostic. */
+static int load_target(loader *l, const json_t *root, report *rep)
 {
-	char path[JPATH_LEN];
-	json_t *v;
-
-	if (!json_is_object(root))
-		return rl_fail(l, NULL, "expected a JSON object (a report), found %s",
-			       type_name(root));
-	/* The schema first: a newer report may differ in any other field. */
-	if (load_schema(l, root) < 0)
-		return -1;
-	if (!rl_get(l, root, "", "bpfspec_version", T_STR, false, false) ||
-	    rl_get_str(l, root, "", "spec", &rep->spec_name, true, false) < 0 ||
-	    rl_get_str(l, root, "", "spec_path", &rep->spec_path, true, false) < 0)
-		return -1;
-	if (load_params(l, root, rep) < 0)
-		return -1;
-	json_t *timing = rl_get(l, root, "", "timing", T_STR, false, true);
-	if (l->failed)
-		return -1;
-	rep->entry_only = timing && strcmp(json_string_value(timing), "entry-only") == 0;
 	json_t *t = rl_get(l, root, "", "target", T_OBJ, false, false);
+
 	if (!t || rl_get_long(l, t, "target", "pid", &rep->pid) < 0 ||
 	    rl_get_bytes(l, t, "target", "binary", &rep->binary, true, false) < 0 ||
 	    rl_get_str(l, t, "target", "libuv_version", &rep->libuv_version, false, true) < 0 ||
 	    rl_get_str(l, root, "", "bpftrace_version", &rep->bpftrace_version, false, true) < 0 ||
 	    load_pids(l, t, rep) < 0)
 		return -1;
+	return 0;
+}
+
+/* The window and the run's counts: duration_ns, partial (and its reason),
+ * cumulative, window_start_unix_ns, lost_events, attached_probes and
+ * expected_probes into REP; percentile_method checked, not kept.
+ * Returns 0, or -1 after a diagnostic. */
+static int load_window(loader *l, const json_t *root, report *rep)
+{
 	if (rl_get_u64(l, root, "", "duration_ns", &rep->duration_ns) < 0 ||
 	    rl_get_bool(l, root, "", "partial", &rep->partial) < 0)
 		return -1;
@@ -742,8 +770,16 @@ static int load_report(loader *l, const json_t *root, report *rep)
 	    rl_get_long(l, root, "", "expected_probes", &rep->expected_probes) < 0 ||
 	    !rl_get(l, root, "", "percentile_method", T_STR, false, false))
 		return -1;
+	return 0;
+}
 
+/* The "probes" array into REP->probes (REP->n_probes counts the probes
+ * begun, for report_free).  Returns 0, or -1 after a diagnostic. */
+static int load_probes(loader *l, const json_t *root, report *rep)
+{
+	char path[JPATH_LEN];
 	json_t *probes = rl_get_arr(l, root, "", "probes");
+
 	if (!probes)
 		return -1;
 	size_t n = json_array_size(probes);
@@ -755,18 +791,23 @@ static int load_report(loader *l, const json_t *root, report *rep)
 		if (!p || load_probe(l, p, path, &rep->probes[i]) < 0)
 			return -1;
 	}
-	for (const feature_ops *const *f = features; *f; f++)
-		if ((*f)->load && (*f)->load(l, root, rep) < 0)
-			return -1;
+	return 0;
+}
 
+/* The "warnings" array of strings into REP->warnings (owned copies).
+ * Returns 0, or -1 after a diagnostic. */
+static int load_warnings(loader *l, const json_t *root, report *rep)
+{
+	char path[JPATH_LEN];
 	json_t *warnings = rl_get_arr(l, root, "", "warnings");
+
 	if (!warnings)
 		return -1;
-	n = json_array_size(warnings);
+	size_t n = json_array_size(warnings);
 	if (rl_alloc_array(l, (void **)&rep->warnings, n, sizeof *rep->warnings) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		v = json_array_get(warnings, i);
+		json_t *v = json_array_get(warnings, i);
 		if (!json_is_string(v)) {
 			rl_path_idx(path, "warnings", i);
 			return rl_fail(l, path, "expected a string, found %s", type_name(v));
@@ -776,6 +817,36 @@ static int load_report(loader *l, const json_t *root, report *rep)
 		rep->n_warnings = i + 1;
 	}
 	return 0;
+}
+
+/* Report ROOT into REP, in the order render_json writes the fields (the
+ * first problem is the one reported).  Returns 0, or -1 after a
+ * diagnostic (what was filled stays in REP, for report_free). */
+static int load_report(loader *l, const json_t *root, report *rep)
+{
+	if (!json_is_object(root))
+		return rl_fail(l, NULL, "expected a JSON object (a report), found %s",
+			       type_name(root));
+	/* The schema first: a newer report may differ in any other field. */
+	if (load_schema(l, root) < 0)
+		return -1;
+	if (!rl_get(l, root, "", "bpfspec_version", T_STR, false, false) ||
+	    rl_get_str(l, root, "", "spec", &rep->spec_name, true, false) < 0 ||
+	    rl_get_str(l, root, "", "spec_path", &rep->spec_path, true, false) < 0)
+		return -1;
+	if (load_params(l, root, rep) < 0)
+		return -1;
+	json_t *timing = rl_get(l, root, "", "timing", T_STR, false, true);
+	if (l->failed)
+		return -1;
+	rep->entry_only = timing && strcmp(json_string_value(timing), "entry-only") == 0;
+	if (load_target(l, root, rep) < 0 || load_window(l, root, rep) < 0 ||
+	    load_probes(l, root, rep) < 0)
+		return -1;
+	for (const feature_ops *const *f = features; *f; f++)
+		if ((*f)->load && (*f)->load(l, root, rep) < 0)
+			return -1;
+	return load_warnings(l, root, rep);
 }
 
 static bool all_space(const char *s, size_t n)
