@@ -70,7 +70,7 @@ void rl_path_idx(char *out, const char *base, size_t i)
 	snprintf(out, JPATH_LEN, "%s[%zu]", base, i);
 }
 
-static const char *type_name(const json_t *v)
+const char *rl_type_name(const json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: return "an object";
@@ -128,7 +128,7 @@ json_t *rl_get(loader *l, const json_t *obj, const char *base, const char *key,
 	if (!type_ok(v, t)) {
 		rl_path_key(path, base, key);
 		rl_fail(l, path, "expected %s%s, found %s", want_names[t],
-			nullable ? " or null" : "", type_name(v));
+			nullable ? " or null" : "", rl_type_name(v));
 		return NULL;
 	}
 	if (t == T_UINT && json_integer_value(v) < 0) {
@@ -185,7 +185,7 @@ int rl_get_str(loader *l, const json_t *obj, const char *base, const char *key, 
 }
 
 /* Replaces *OUT with the bytes that hex string H (at PATH) spells. */
-static int put_hex_bytes(loader *l, const json_t *h, const char *path, char **out)
+int rl_put_hex_bytes(loader *l, const json_t *h, const char *path, char **out)
 {
 	const char *hex = json_string_value(h);
 	size_t n = strlen(hex) / 2;
@@ -225,12 +225,12 @@ int rl_get_bytes(loader *l, const json_t *obj, const char *base, const char *key
 	if (!h)
 		return l->failed ? -1 : 0;
 	rl_path_key(path, base, hex_key);
-	return put_hex_bytes(l, h, path, out);
+	return rl_put_hex_bytes(l, h, path, out);
 }
 
 /* Copies number KEY, a fraction from 0 to 1, into *OUT. */
-static int get_fraction(loader *l, const json_t *obj, const char *base, const char *key,
-			double *out)
+int rl_get_fraction(loader *l, const json_t *obj, const char *base, const char *key,
+		    double *out)
 {
 	char path[JPATH_LEN];
 	json_t *v = rl_get(l, obj, base, key, T_NUM, false, false);
@@ -256,7 +256,7 @@ json_t *rl_elem_obj(loader *l, const json_t *arr, const char *base, size_t i, ch
 	json_t *v = json_array_get(arr, i);
 	rl_path_idx(path, base, i);
 	if (!json_is_object(v)) {
-		rl_fail(l, path, "expected an object, found %s", type_name(v));
+		rl_fail(l, path, "expected an object, found %s", rl_type_name(v));
 		return NULL;
 	}
 	return v;
@@ -340,7 +340,7 @@ static int load_group(loader *l, const json_t *obj, const char *base, report_gro
 	if (rl_get_u64(l, obj, base, "idle_ns", &g->idle_ns) < 0 ||
 	    rl_get_u64(l, obj, base, "busy_ns", &g->busy_ns) < 0)
 		return -1;
-	return get_fraction(l, obj, base, "utilization", &g->utilization);
+	return rl_get_fraction(l, obj, base, "utilization", &g->utilization);
 }
 
 static int load_groups(loader *l, const json_t *obj, const char *base, const char *key,
@@ -403,7 +403,7 @@ static int load_syscall(loader *l, const json_t *obj, const char *base, report_s
 		if (!json_is_integer(v) || json_integer_value(v) < 0) {
 			rl_path_key(path, epath, name);
 			return rl_fail(l, path, "expected a non-negative integer, found %s",
-				       type_name(v));
+				       rl_type_name(v));
 		}
 		if (!(e->name = strdup(name)))
 			return rl_oom(l);
@@ -456,16 +456,16 @@ static int load_args(loader *l, const json_t *obj, const char *base, report_even
 			char hpath[JPATH_LEN];
 			rl_path_key(hpath, base, "args_hex");
 			rl_path_key(path, hpath, name);
-			if (h && (!json_is_string(h) || put_hex_bytes(l, h, path, &rv->s) < 0)) {
+			if (h && (!json_is_string(h) || rl_put_hex_bytes(l, h, path, &rv->s) < 0)) {
 				free(truncated);
 				return l->failed ? -1 : rl_fail(l, path, "expected a string, found %s",
-								 type_name(h));
+								 rl_type_name(h));
 			}
 		} else {
 			rl_path_key(path, apath, name);
 			free(truncated);
 			return rl_fail(l, path, "expected an integer or a string, found %s",
-				       type_name(v));
+				       rl_type_name(v));
 		}
 	}
 	if (truncated && !named) {
@@ -635,7 +635,7 @@ static int load_probe(loader *l, const json_t *obj, const char *base, report_pro
 	if (sh->durations ? load_stats(l, obj, base, &p->st, true) < 0
 			  : rl_get_u64(l, obj, base, "count", &p->st.count) < 0)
 		return -1;
-	if (sh->busy && get_fraction(l, obj, base, "utilization", &p->utilization) < 0)
+	if (sh->busy && rl_get_fraction(l, obj, base, "utilization", &p->utilization) < 0)
 		return -1;
 	if (load_groups(l, obj, base, "groups", &p->groups, &p->n_groups, holds) < 0)
 		return -1;
@@ -696,7 +696,7 @@ static int load_params(loader *l, const json_t *root, report *rep)
 	json_object_foreach(ps, name, v) {
 		if (!json_is_string(v)) {
 			rl_path_key(path, "parameters", name);
-			return rl_fail(l, path, "expected a string, found %s", type_name(v));
+			return rl_fail(l, path, "expected a string, found %s", rl_type_name(v));
 		}
 		rep->param_names[rep->n_params] = strdup(name);
 		rep->param_values[rep->n_params] = strdup(json_string_value(v));
@@ -810,7 +810,7 @@ static int load_warnings(loader *l, const json_t *root, report *rep)
 		json_t *v = json_array_get(warnings, i);
 		if (!json_is_string(v)) {
 			rl_path_idx(path, "warnings", i);
-			return rl_fail(l, path, "expected a string, found %s", type_name(v));
+			return rl_fail(l, path, "expected a string, found %s", rl_type_name(v));
 		}
 		if (!(rep->warnings[i] = strdup(json_string_value(v))))
 			return rl_oom(l);
@@ -826,7 +826,7 @@ static int load_report(loader *l, const json_t *root, report *rep)
 {
 	if (!json_is_object(root))
 		return rl_fail(l, NULL, "expected a JSON object (a report), found %s",
-			       type_name(root));
+			       rl_type_name(root));
 	/* The schema first: a newer report may differ in any other field. */
 	if (load_schema(l, root) < 0)
 		return -1;

@@ -44,6 +44,9 @@ int rl_fail(loader *l, const char *path, const char *fmt, ...)
 /* Prints "FILE: out of memory" (unless a problem was). Returns -1. */
 int rl_oom(loader *l);
 
+/* What V is, for a diagnostic: "an integer", "null"... (static text). */
+const char *rl_type_name(const json_t *v);
+
 /* BASE.KEY (KEY alone at the top) and BASE[I] into OUT (JPATH_LEN). */
 void rl_path_key(char *out, const char *base, const char *key);
 void rl_path_idx(char *out, const char *base, size_t i);
@@ -82,6 +85,15 @@ int rl_get_bytes(loader *l, const json_t *obj, const char *base, const char *key
  * diagnostic. */
 int rl_get_syscall(loader *l, const json_t *obj, const char *base, report_event *ev,
 		   const char *duration);
+
+/* Replaces *OUT (owned) with the bytes that hex string H (at PATH) spells.
+ * Returns 0, or -1 after a diagnostic (*OUT as it was). */
+int rl_put_hex_bytes(loader *l, const json_t *h, const char *path, char **out);
+
+/* Required number KEY, a fraction from 0 to 1, into *OUT.  Returns 0, or
+ * -1 after a diagnostic. */
+int rl_get_fraction(loader *l, const json_t *obj, const char *base, const char *key,
+		    double *out);
 
 /* Required array KEY of OBJ (borrowed), or NULL after a diagnostic. */
 json_t *rl_get_arr(loader *l, const json_t *obj, const char *base, const char *key);
