@@ -1,13 +1,15 @@
 /* report_load_internal — what the files of the report loader share
- * (report_load.c and report_load_why.c; see report_load.h for the
- * module's contract).  Not for other modules.
+ * (report_load.c, report_load_probe.c and report_load_why.c; see
+ * report_load.h for the module's contract).  Not for other modules.
  *
- *   report_load.c      diagnostics and JSON paths, the typed field readers
- *                      (rl_get and its kin); the report, its probes,
- *                      groups, syscalls and events; the entry points
- *   report_load_why.c  attribution (gen/attribution/why.h): the "attribution" of a
- *                      latency probe and of its groups, the report's
- *                      "blockers"
+ *   report_load.c        diagnostics and JSON paths, the typed field
+ *                        readers (rl_get and its kin); the report's own
+ *                        fields and its arrays; the entry points
+ *   report_load_probe.c  one probe: its stats, groups, syscalls and events;
+ *                        the fields every syscall record shares
+ *   report_load_why.c    attribution (gen/attribution/why.h): the
+ *                        "attribution" of a latency probe and of its
+ *                        groups, the report's "blockers"
  *
  * Every function that fails prints the first problem only (naming the
  * file and the JSON path) and returns -1 or NULL; what it filled before
@@ -76,16 +78,6 @@ int rl_get_str(loader *l, const json_t *obj, const char *base, const char *key, 
 int rl_get_bytes(loader *l, const json_t *obj, const char *base, const char *key, char **out,
 		 bool nullable, bool optional);
 
-/* The fields every syscall record has (an events probe's, a loop
- * blocker's; render_internal.h's rjson_put_syscall writes them) of OBJ at
- * BASE into EV: syscall, its duration (key DURATION: "duration_ns", or a
- * schema 1 events record's "latency_ns"), ret, and error, fd, path
- * (path_hex, path_truncated), address and length when present.  The
- * caller reads the record's own fields.  Returns 0, or -1 after a
- * diagnostic. */
-int rl_get_syscall(loader *l, const json_t *obj, const char *base, report_event *ev,
-		   const char *duration);
-
 /* Replaces *OUT (owned) with the bytes that hex string H (at PATH) spells.
  * Returns 0, or -1 after a diagnostic (*OUT as it was). */
 int rl_put_hex_bytes(loader *l, const json_t *h, const char *path, char **out);
@@ -106,5 +98,22 @@ json_t *rl_elem_obj(loader *l, const json_t *arr, const char *base, size_t i, ch
  * Returns 0, or -1 after a diagnostic. */
 int rl_alloc_array(loader *l, void **out, size_t n, size_t size);
 
+/* ---- report_load_probe.c ---- */
+
+/* Probe OBJ (at BASE) into P: what it is and where, what its kind's shape
+ * holds (model/kind.h) and what the features' load_probe hooks read.
+ * Returns 0, or -1 after a diagnostic (what was filled stays in P, for
+ * report_free). */
+int rl_load_probe(loader *l, const json_t *obj, const char *base, report_probe *p);
+
+/* The fields every syscall record has (an events probe's, a loop
+ * blocker's; render_internal.h's rjson_put_syscall writes them) of OBJ at
+ * BASE into EV: syscall, its duration (key DURATION: "duration_ns", or a
+ * schema 1 events record's "latency_ns"), ret, and error, fd, path
+ * (path_hex, path_truncated), address and length when present.  The
+ * caller reads the record's own fields.  Returns 0, or -1 after a
+ * diagnostic. */
+int rl_get_syscall(loader *l, const json_t *obj, const char *base, report_event *ev,
+		   const char *duration);
 
 #endif
