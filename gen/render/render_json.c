@@ -149,19 +149,20 @@ int render_json_line(FILE *out, const report *rep)
 	return render_json_flags(out, rep, JSON_COMPACT);
 }
 
-static int render_json_flags(FILE *out, const report *rep, size_t flags)
+/* The "parameters" object: each parameter's name and value text (owned
+ * by the caller). */
+static json_t *params_object(const report *rep)
 {
-	json_t *root = json_object();
-	json_object_set_new(root, "schema", json_integer(BPFSPEC_REPORT_SCHEMA));
-	json_object_set_new(root, "bpfspec_version", json_string(BPFSPEC_VERSION));
-	json_object_set_new(root, "spec", rjson_text(rep->spec_name));
-	json_object_set_new(root, "spec_path", rjson_text(rep->spec_path));
 	json_t *params = json_object();
 	for (size_t i = 0; i < rep->n_params; i++)
 		json_object_set_new(params, rep->param_names[i], rjson_text(rep->param_values[i]));
-	json_object_set_new(root, "parameters", params);
-	json_object_set_new(root, "timing", json_string(rep->entry_only ? "entry-only"
-								       : "entry-return"));
+	return params;
+}
+
+/* The "target" object: pid, pids, binary and libuv_version (owned by the
+ * caller). */
+static json_t *target_object(const report *rep)
+{
 	json_t *t = json_object();
 	json_object_set_new(t, "pid", json_integer(rep->pid));
 	json_t *pids = json_array();
@@ -172,9 +173,14 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 	rjson_put_bytes(t, "binary", rep->binary);
 	if (rep->libuv_version)
 		json_object_set_new(t, "libuv_version", rjson_text(rep->libuv_version));
-	json_object_set_new(root, "target", t);
-	if (rep->bpftrace_version)
-		json_object_set_new(root, "bpftrace_version", rjson_text(rep->bpftrace_version));
+	return t;
+}
+
+/* The window and the run's counts into ROOT: window_start (when dated),
+ * duration_ns, cumulative, partial and its reason, lost_events,
+ * attached_probes, expected_probes and percentile_method. */
+static void put_window(json_t *root, const report *rep)
+{
 	if (rep->start_unix_ns) {
 		char stamp[40];
 		report_utc_stamp(stamp, sizeof stamp, rep->start_unix_ns, true);
@@ -191,39 +197,38 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 	json_object_set_new(root, "attached_probes", json_integer(rep->attached_probes));
 	json_object_set_new(root, "expected_probes", json_integer(rep->expected_probes));
 	json_object_set_new(root, "percentile_method", json_string(REPORT_PERCENTILE_METHOD));
-	json_t *probes = json_array();
-	for (size_t i = 0; i < rep->n_probes; i++) {
-		const report_probe *p = &rep->probes[i];
-		json_t *jp = json_object();
-		json_object_set_new(jp, "name", rjson_text(p->name));
-		json_object_set_new(jp, "kind", json_string(kind_name(p->kind)));
-		if (p->probe)
-			json_object_set_new(jp, "probe", rjson_text(p->probe));
-		rjson_put_bytes(jp, "function", p->function);
-		rjson_put_bytes(jp, "object", p->object);
-		if (p->debug_file)
-			rjson_put_bytes(jp, "debug_file", p->debug_file);
-		if (p->matched_symbols)
-			json_object_set_new(jp, "matched_symbols",
-					    json_integer((json_int_t)p->matched_symbols));
-		json_object_set_new(jp, "unit", rjson_text(p->unit));
-		json_object_set_new(jp, "attached", json_boolean(p->attached));
-		if (!p->attached)
-			json_object_set_new(jp, "reason", rjson_text(p->reason));
-		if (p->derived)
-			json_object_set_new(jp, "derived", rjson_text(p->derived));
-		kind_ops_of(p->kind)->json_fields(jp, p, rep);
-		json_array_append_new(probes, jp);
-	}
-	json_object_set_new(root, "probes", probes);
-	for (const feature_ops *const *f = features; *f; f++)
-		if ((*f)->json)
-			(*f)->json(root, rep);
-	json_t *warnings = json_array();
-	for (size_t i = 0; i < rep->n_warnings; i++)
-		json_array_append_new(warnings, rjson_text(rep->warnings[i]));
-	json_object_set_new(root, "warnings", warnings);
+}
 
+/* One entry of "probes": what probe P of REP is and where, then what its
+ * kind writes (json_fields).  Owned by the caller. */
+static json_t *probe_object(const report_probe *p, const report *rep)
+{
+	json_t *jp = json_object();
+	json_object_set_new(jp, "name", rjson_text(p->name));
+	json_object_set_new(jp, "kind", json_string(kind_name(p->kind)));
+	if (p->probe)
+		json_object_set_new(jp, "probe", rjson_text(p->probe));
+	rjson_put_bytes(jp, "function", p->function);
+	rjson_put_bytes(jp, "object", p->object);
+	if (p->debug_file)
+		rjson_put_bytes(jp, "debug_file", p->debug_file);
+	if (p->matched_symbols)
+		json_object_set_new(jp, "matched_symbols",
+				    json_integer((json_int_t)p->matched_symbols));
+	json_object_set_new(jp, "unit", rjson_text(p->unit));
+	json_object_set_new(jp, "attached", json_boolean(p->attached));
+	if (!p->attached)
+		json_object_set_new(jp, "reason", rjson_text(p->reason));
+	if (p->derived)
+		json_object_set_new(jp, "derived", rjson_text(p->derived));
+	kind_ops_of(p->kind)->json_fields(jp, p, rep);
+	return jp;
+}
+
+/* Writes ROOT (freed here) to OUT with FLAGS, then a newline, and flushes.
+ * Returns 0, or -1 when writing failed. */
+static int dump_root(FILE *out, json_t *root, size_t flags)
+{
 	/* ASCII only: a character past U+007F is a \uXXXX escape, so a
 	 * report printed to a terminal holds no C1 control or bidi override
 	 * (safe.h); a JSON reader gets the same string. */
@@ -235,4 +240,33 @@ static int render_json_flags(FILE *out, const report *rep, size_t flags)
 	if (fflush(out) == EOF || ferror(out))
 		rc = -1;
 	return rc == 0 ? 0 : -1;
+}
+
+/* REP as one JSON object, with jansson's FLAGS (indented or compact). */
+static int render_json_flags(FILE *out, const report *rep, size_t flags)
+{
+	json_t *root = json_object();
+	json_object_set_new(root, "schema", json_integer(BPFSPEC_REPORT_SCHEMA));
+	json_object_set_new(root, "bpfspec_version", json_string(BPFSPEC_VERSION));
+	json_object_set_new(root, "spec", rjson_text(rep->spec_name));
+	json_object_set_new(root, "spec_path", rjson_text(rep->spec_path));
+	json_object_set_new(root, "parameters", params_object(rep));
+	json_object_set_new(root, "timing", json_string(rep->entry_only ? "entry-only"
+								       : "entry-return"));
+	json_object_set_new(root, "target", target_object(rep));
+	if (rep->bpftrace_version)
+		json_object_set_new(root, "bpftrace_version", rjson_text(rep->bpftrace_version));
+	put_window(root, rep);
+	json_t *probes = json_array();
+	for (size_t i = 0; i < rep->n_probes; i++)
+		json_array_append_new(probes, probe_object(&rep->probes[i], rep));
+	json_object_set_new(root, "probes", probes);
+	for (const feature_ops *const *f = features; *f; f++)
+		if ((*f)->json)
+			(*f)->json(root, rep);
+	json_t *warnings = json_array();
+	for (size_t i = 0; i < rep->n_warnings; i++)
+		json_array_append_new(warnings, rjson_text(rep->warnings[i]));
+	json_object_set_new(root, "warnings", warnings);
+	return dump_root(out, root, flags);
 }
