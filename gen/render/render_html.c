@@ -522,12 +522,10 @@ static void put_counts(FILE *out, const page *pg, const char *name, const long *
 	fputs("</tbody>\n</table>\n", out);
 }
 
-static int put_probe(FILE *out, const page *pg, const report_probe *p)
+/* Probe P's heading: the start of its section, its name, kind and
+ * function (or probe point), and how it is derived when it is. */
+static void put_probe_title(FILE *out, const report_probe *p)
 {
-	const kind_shape *sh = kind_shape_of(p->kind);
-	long tids[HTML_MAX_THREADS];
-	const char *names[HTML_MAX_THREADS];
-
 	fputs("<section class=\"probe\" data-probe=\"", out);
 	safe_fputs_html(p->name, out);
 	fputs("\">\n<h2>", out);
@@ -543,6 +541,82 @@ static int put_probe(FILE *out, const page *pg, const report_probe *p)
 		safe_fputs_html(p->derived, out);
 		fputs("</p>\n", out);
 	}
+}
+
+/* Syscalls probe P over the stream: its syscalls' table, its errors by
+ * errno, and a figure for each of the HTML_TOP_SYSCALLS slowest in total
+ * (a heatmap over the intervals, or the one report's histogram).
+ * Returns 0, or -1 when out of memory. */
+static int put_syscall_charts(FILE *out, const page *pg, const report_probe *p)
+{
+	syscall_total *t;
+	long ns = syscall_totals(pg, p->name, &t);
+	if (ns < 0)
+		return -1;
+	put_syscalls(out, t, (size_t)ns);
+	if (put_errnos(out, pg, p->name) < 0) {
+		syscall_totals_free(t, (size_t)ns);
+		return -1;
+	}
+	for (long k = 0; k < ns && k < HTML_TOP_SYSCALLS; k++) {
+		html_series s = { .probe = p->name, .syscall = t[k].name };
+		fputs("<h3>", out);
+		safe_fputs_html(s.syscall, out);
+		fputs(" (all threads)</h3>\n", out);
+		if (pg->n > 1)
+			html_heatmap(out, pg->reps, pg->n, &s, pg->interval_ns);
+		else
+			html_histogram(out, pg->reps[0], &s, pg->window_ns);
+	}
+	syscall_totals_free(t, (size_t)ns);
+	return 0;
+}
+
+/* Timed probe P's figures per thread (TIDS[0..NT) with NAMES): over
+ * intervals, a busy-share strip and a heatmap; for one report, the
+ * thread's busy share (a utilization probe) and a histogram.  A note
+ * when no thread made a call. */
+static void put_thread_charts(FILE *out, const page *pg, const report_probe *p,
+			      const long *tids, const char *const *names, size_t nt)
+{
+	const kind_shape *sh = kind_shape_of(p->kind);
+
+	for (size_t t = 0; t < nt; t++) {
+		fputs("<h3>", out);
+		html_put_thread(out, names[t], tids[t], report_pids_of(pg->first));
+		fputs("</h3>\n", out);
+		html_series s = { .probe = p->name, .tid = tids[t] };
+		/* The thread's busy share above its heatmap: its own for a
+		 * utilization probe, else the spec's utilization probe's
+		 * (when it has one and measured this thread). */
+		const char *busy = sh->busy ? p->name : utilization_probe(pg);
+		if (busy && pg->n > 1)
+			html_utilization_strip(out, pg->reps, pg->n,
+					       &(html_series){ .probe = busy, .tid = tids[t] },
+					       pg->interval_ns);
+		if (pg->n > 1) {
+			html_heatmap(out, pg->reps, pg->n, &s, pg->interval_ns);
+		} else {
+			const report_group *g = html_group_of(p, tids[t]);
+			if (sh->busy && g)
+				fprintf(out, "<p class=\"note\">busy %.1f%% of the window</p>\n",
+					g->utilization * 100);
+			html_histogram(out, pg->reps[0], &s, pg->window_ns);
+		}
+	}
+	if (nt == 0)
+		fputs("<p class=\"note\">no calls in the window</p>\n", out);
+}
+
+/* Probe P's section: its heading, then (when it attached) what its kind's
+ * shape holds over the stream.  Returns 0, or -1 when out of memory. */
+static int put_probe(FILE *out, const page *pg, const report_probe *p)
+{
+	const kind_shape *sh = kind_shape_of(p->kind);
+	long tids[HTML_MAX_THREADS];
+	const char *names[HTML_MAX_THREADS];
+
+	put_probe_title(out, p);
 	if (!p->attached) {
 		fputs("<p class=\"note\">not attached: ", out);
 		safe_fputs_html(p->reason ? p->reason : "unknown reason", out);
@@ -553,59 +627,14 @@ static int put_probe(FILE *out, const page *pg, const report_probe *p)
 	if (nt == HTML_MAX_THREADS)
 		fprintf(out, "<p class=\"note\">Threads past the first %d are left out of this "
 			"page; -o json has them all.</p>\n", HTML_MAX_THREADS);
-	if (sh->per_syscall) {
-		syscall_total *t;
-		long ns = syscall_totals(pg, p->name, &t);
-		if (ns < 0)
-			return -1;
-		put_syscalls(out, t, (size_t)ns);
-		if (put_errnos(out, pg, p->name) < 0) {
-			syscall_totals_free(t, (size_t)ns);
-			return -1;
-		}
-		for (long k = 0; k < ns && k < HTML_TOP_SYSCALLS; k++) {
-			html_series s = { .probe = p->name, .syscall = t[k].name };
-			fputs("<h3>", out);
-			safe_fputs_html(s.syscall, out);
-			fputs(" (all threads)</h3>\n", out);
-			if (pg->n > 1)
-				html_heatmap(out, pg->reps, pg->n, &s, pg->interval_ns);
-			else
-				html_histogram(out, pg->reps[0], &s, pg->window_ns);
-		}
-		syscall_totals_free(t, (size_t)ns);
-	}
+	if (sh->per_syscall && put_syscall_charts(out, pg, p) < 0)
+		return -1;
 	if (sh->events)
 		put_events(out, pg, p->name);
 	if (!sh->durations && !sh->events && !sh->per_syscall)
 		put_counts(out, pg, p->name, tids, names, nt);
-	if (sh->durations && !sh->per_syscall) {
-		for (size_t t = 0; t < nt; t++) {
-			fputs("<h3>", out);
-			html_put_thread(out, names[t], tids[t], report_pids_of(pg->first));
-			fputs("</h3>\n", out);
-			html_series s = { .probe = p->name, .tid = tids[t] };
-			/* The thread's busy share above its heatmap: its own for a
-			 * utilization probe, else the spec's utilization probe's
-			 * (when it has one and measured this thread). */
-			const char *busy = sh->busy ? p->name : utilization_probe(pg);
-			if (busy && pg->n > 1)
-				html_utilization_strip(out, pg->reps, pg->n,
-						       &(html_series){ .probe = busy, .tid = tids[t] },
-						       pg->interval_ns);
-			if (pg->n > 1) {
-				html_heatmap(out, pg->reps, pg->n, &s, pg->interval_ns);
-			} else {
-				const report_group *g = html_group_of(p, tids[t]);
-				if (sh->busy && g)
-					fprintf(out, "<p class=\"note\">busy %.1f%% of the window</p>\n",
-						g->utilization * 100);
-				html_histogram(out, pg->reps[0], &s, pg->window_ns);
-			}
-		}
-		if (nt == 0)
-			fputs("<p class=\"note\">no calls in the window</p>\n", out);
-	}
+	if (sh->durations && !sh->per_syscall)
+		put_thread_charts(out, pg, p, tids, names, nt);
 	fputs("</section>\n", out);
 	return 0;
 }
