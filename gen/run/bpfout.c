@@ -95,7 +95,7 @@ void bpfout_note(bpfout *p, const char *fmt, ...)
 
 /* Length of S without its one trailing newline (printf text usually has
  * one), for "%.*s". */
-static int chomp_len(const char *s)
+int bpfout_chomp_len(const char *s)
 {
 	size_t n = strlen(s);
 	if (n && s[n - 1] == '\n')
@@ -126,7 +126,7 @@ void bpfout_map_clear(bpfout_map *m)
 	memset(m, 0, sizeof *m);
 }
 
-static void window_clear_maps(bpfout_window *w)
+void bpfout_window_clear_maps(bpfout_window *w)
 {
 	for (size_t i = 0; i < w->n_maps; i++)
 		bpfout_map_clear(&w->maps[i]);
@@ -139,7 +139,7 @@ static void window_free(bpfout_window *w)
 {
 	if (!w)
 		return;
-	window_clear_maps(w);
+	bpfout_window_clear_maps(w);
 	for (size_t i = 0; i < w->n_events; i++)
 		free(w->events[i]);
 	free(w->events);
@@ -225,7 +225,7 @@ void bpfout_window_release(bpfout *p, size_t i)
 	if (!p || i >= p->n_windows)
 		return;
 	bpfout_window *w = p->windows[i];
-	window_clear_maps(w);
+	bpfout_window_clear_maps(w);
 	for (size_t k = 0; k < w->n_events; k++)
 		free(w->events[k]);
 	free(w->events);
@@ -623,7 +623,7 @@ static bpfout_line marker_flush(bpfout *p, uint64_t ns)
 		bpfout_note(p, "flush marker while the window ending at %" PRIu64
 		     " was still open (end marker lost?): that window was dropped",
 		     p->cur->end_ns);
-		window_clear_maps(p->cur);
+		bpfout_window_clear_maps(p->cur);
 		p->cur->begin_ns = p->cur->end_ns;
 	}
 	p->cur->end_ns = ns;
@@ -650,7 +650,7 @@ static bpfout_line marker_end(bpfout *p)
 	if (!next || !ws) {
 		free(next);
 		bpfout_note(p, "out of memory: window ending at %" PRIu64 " dropped", p->cur->end_ns);
-		window_clear_maps(p->cur);
+		bpfout_window_clear_maps(p->cur);
 		p->cur->begin_ns = p->cur->end_ns;
 		p->cur->end_ns = 0;
 		p->in_section = false;
@@ -687,7 +687,7 @@ static bpfout_line feed_marker(bpfout *p, const char *s, size_t len)
 		return marker_flush(p, ns);
 	if (parse_marker(s, len, "end", false, &ns))
 		return marker_end(p);
-	bpfout_note(p, "malformed bpfspec marker: %.*s", chomp_len(s), s);
+	bpfout_note(p, "malformed bpfspec marker: %.*s", bpfout_chomp_len(s), s);
 	return BPFOUT_LINE_MESSAGE;
 }
 
@@ -777,7 +777,7 @@ static bpfout_line feed_printf(bpfout *p, const json_t *data)
 		return bpfout_feed_event(p, s + 11, len - 11);
 	if (len >= 8 && memcmp(s, "bpfspec:", 8) == 0)
 		return feed_marker(p, s, len);
-	bpfout_note(p, "printf: %.*s", chomp_len(s), s);
+	bpfout_note(p, "printf: %.*s", bpfout_chomp_len(s), s);
 	return BPFOUT_LINE_MESSAGE;
 }
 
@@ -864,7 +864,7 @@ static bpfout_line feed_record(bpfout *p, const json_t *root, bool join_pending)
 		}
 		if (strcmp(type, "join") == 0 && complete_join(p, join_pending, t))
 			return BPFOUT_LINE_EVENT;
-		bpfout_note(p, "%s: %.*s", type, chomp_len(t), t);
+		bpfout_note(p, "%s: %.*s", type, bpfout_chomp_len(t), t);
 		return BPFOUT_LINE_MESSAGE;
 	}
 	if (strcmp(type, "helper_error") == 0 || strcmp(type, "runtime_error") == 0 ||

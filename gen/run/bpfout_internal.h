@@ -40,6 +40,10 @@ void bpfout_note(bpfout *p, const char *fmt, ...) __attribute__((format(printf, 
 int bpfout_window_put(bpfout_window *w, bpfout_map *m);
 /* Frees what M holds and zeroes it. */
 void bpfout_map_clear(bpfout_map *m);
+/* Frees W's maps (its events stay) and leaves it with none. */
+void bpfout_window_clear_maps(bpfout_window *w);
+/* S's length without its one trailing newline, for "%.*s". */
+int bpfout_chomp_len(const char *s);
 void bpfout_split_ikeys_len(bpfout_entry *e, size_t key_len);
 bpfout_line bpfout_feed_event(bpfout *p, const char *s, size_t len);
 
