@@ -1,5 +1,7 @@
-/* bpfout_internal — what bpfout.c and bpfout_lines.c share: the parser's
- * state and the few helpers both use.  Not for other modules. */
+/* bpfout_internal — what the files of bpfout (bpfout.c, bpfout_lines.c,
+ * bpfout_markers.c, bpfout_numbers.c, bpfout_shared.c) share: the
+ * parser's state and the helpers more than one uses.  Not for other
+ * modules. */
 #ifndef BPFSPEC_BPFOUT_INTERNAL_H
 #define BPFSPEC_BPFOUT_INTERNAL_H
 
@@ -58,6 +60,13 @@ void bpfout_forget_probes(bpfout *p);
  * in as one map per probe.  Returns 0, or -1 when M was lost (out of
  * memory: the caller notes it).  M is cleared either way. */
 int bpfout_put_map(bpfout *p, bpfout_map *m);
+
+/* bpfout_markers.c: the window markers. */
+/* A printf record S (LEN bytes) that starts with "bpfspec:" (not
+ * "bpfspec:ev "): the marker's effect on P's windows, and what the line
+ * turned out to be; a malformed or misplaced marker is noted
+ * (BPFOUT_LINE_MESSAGE). */
+bpfout_line bpfout_feed_marker(bpfout *p, const char *s, size_t len);
 
 /* bpfout_numbers.c: integers as bpftrace writes them. */
 
