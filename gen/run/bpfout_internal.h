@@ -1,7 +1,7 @@
 /* bpfout_internal — what the files of bpfout (bpfout.c, bpfout_lines.c,
- * bpfout_markers.c, bpfout_numbers.c, bpfout_shared.c) share: the
- * parser's state and the helpers more than one uses.  Not for other
- * modules. */
+ * bpfout_events.c, bpfout_markers.c, bpfout_numbers.c, bpfout_shared.c)
+ * share: the parser's state and the helpers more than one uses.  Not for
+ * other modules. */
 #ifndef BPFSPEC_BPFOUT_INTERNAL_H
 #define BPFSPEC_BPFOUT_INTERNAL_H
 
@@ -47,7 +47,15 @@ void bpfout_window_clear_maps(bpfout_window *w);
 /* S's length without its one trailing newline, for "%.*s". */
 int bpfout_chomp_len(const char *s);
 void bpfout_split_ikeys_len(bpfout_entry *e, size_t key_len);
+
+/* bpfout_events.c: the event records of the open window. */
+/* Keeps event record S (LEN bytes, "bpfspec:ev " cut off; a trailing
+ * newline allowed) in P's open window, or counts it as dropped when the
+ * window is full or memory is short.  Returns BPFOUT_LINE_EVENT. */
 bpfout_line bpfout_feed_event(bpfout *p, const char *s, size_t len);
+/* A join line (TEXT) right after an event that waits for one (PENDING):
+ * the event's mark becomes TEXT.  Returns whether it was such a line. */
+bool bpfout_complete_join(bpfout *p, bool pending, const char *text);
 
 /* bpfout_shared.c: maps the probes share (@b[N, ...] for probe N). */
 /* Reads the names after "bpfspec:probes" (S, LEN bytes: " NAME NAME...",
