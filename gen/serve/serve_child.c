@@ -37,9 +37,12 @@ static void say(const serve *sv, const serve_slot *s, const char *text)
 	fputc('\n', stderr);
 }
 
-int serve_child_start(serve *sv, serve_slot *s)
+/* The words of slot S's child, into ARGV (room for ARGV_MAX), the pids'
+ * text into PIDS and the interval's into INTERVAL:
+ * `bpfspec run SPEC [--set ...] -p PID... -d 0 -i INTERVAL -o json`. */
+static void child_argv(const serve *sv, const serve_slot *s, char **argv,
+		       char pids[SERVE_MAX_PIDS][16], char interval[32])
 {
-	char *argv[ARGV_MAX], pids[SERVE_MAX_PIDS][16], interval[32];
 	size_t n = 0;
 	argv[n++] = (char *)"bpfspec";
 	argv[n++] = (char *)"run";
@@ -50,16 +53,22 @@ int serve_child_start(serve *sv, serve_slot *s)
 		argv[n++] = sv->cfg.sets[i];
 	}
 	for (size_t i = 0; i < s->n_pids; i++) {
-		snprintf(pids[i], sizeof pids[i], "%d", (int)s->pids[i]);
+		snprintf(pids[i], 16, "%d", (int)s->pids[i]);
 		argv[n++] = (char *)"-p";
 		argv[n++] = pids[i];
 	}
-	snprintf(interval, sizeof interval, "%llums",
-		 (unsigned long long)(sv->cfg.interval_ns / 1000000ull));
+	snprintf(interval, 32, "%llums", (unsigned long long)(sv->cfg.interval_ns / 1000000ull));
 	const char *tail[] = { "-d", "0", "-i", interval, "-o", "json" };
 	for (size_t i = 0; i < sizeof tail / sizeof *tail; i++)
 		argv[n++] = (char *)tail[i];
 	argv[n] = NULL;
+}
+
+int serve_child_start(serve *sv, serve_slot *s)
+{
+	char *argv[ARGV_MAX], pids[SERVE_MAX_PIDS][16], interval[32];
+	int spec_fd = sv->cfg.spec_fds[s->spec];
+	child_argv(sv, s, argv, pids, interval);
 
 	int out[2], err[2];
 	if (pipe2(out, O_CLOEXEC) < 0)
