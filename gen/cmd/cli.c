@@ -371,11 +371,11 @@ static int unknown_format(const char *name)
 {
 	char list[256] = "";
 	size_t n = 0;
-	while (output_format_names[n])
+	while (output_format_at(n))
 		n++;
 	for (size_t i = 0; i < n; i++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-			 i == 0 ? "" : i + 1 == n ? " or " : ", ", output_format_names[i]);
+			 i == 0 ? "" : i + 1 == n ? " or " : ", ", output_format_at(i)->name);
 	return usage_error("unknown output format '%s': use %s", name, list);
 }
 

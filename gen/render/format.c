@@ -47,11 +47,12 @@ static const output_format formats[] = {
 
 #define N_FORMATS (sizeof formats / sizeof *formats)
 
-const char *const output_format_names[N_FORMATS + 1] = {
-	"text", "json", "prom", "html", "trace", "folded", NULL,
-};
-
 const output_format *const output_format_text = &formats[0];
+
+const output_format *output_format_at(size_t i)
+{
+	return i < N_FORMATS ? &formats[i] : NULL;
+}
 
 const output_format *output_format_named(const char *name)
 {

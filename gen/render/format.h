@@ -39,8 +39,9 @@ typedef struct output_format {
 /* The format named NAME, or NULL. */
 const output_format *output_format_named(const char *name);
 
-/* Every format's name, in the order -o's help lists them, then NULL. */
-extern const char *const output_format_names[];
+/* Format I in the order -o's help lists them (from 0), or NULL past the
+ * last. */
+const output_format *output_format_at(size_t i);
 
 /* The default: text. */
 extern const output_format *const output_format_text;

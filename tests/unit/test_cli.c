@@ -128,10 +128,9 @@ START_TEST(test_formats)
 {
 	settings cfg;
 	char *out;
-	for (size_t i = 0; output_format_names[i]; i++) {
-		const output_format *f = output_format_named(output_format_names[i]);
-		ck_assert_ptr_nonnull(f);
-		ck_assert_str_eq(f->name, output_format_names[i]);
+	for (size_t i = 0; output_format_at(i); i++) {
+		const output_format *f = output_format_named(output_format_at(i)->name);
+		ck_assert_ptr_eq(f, output_format_at(i));
 		ck_assert_msg(!f->one != !f->whole, "%s: one of one and whole", f->name);
 		const char *args[] = { "run", "s.yaml", "-p", "4", "-o", f->name, NULL };
 		ck_assert_int_eq(parse(&cmd_run_cli, args, &cfg, &out), EXIT_OK);
