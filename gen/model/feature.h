@@ -2,7 +2,8 @@
  * one row of hooks.  The stage drivers call every feature's hook at fixed
  * points, so no stage names a feature; a feature's code lives in its own
  * folder (attribution: gen/attribution/) and includes only the layers'
- * headers.  Adding a feature is its folder and a row in model/feature.c.
+ * headers.  Adding a feature is its folder (defining feature_NAME), its
+ * line in gen/LAYERS and a row in model/feature.c.
  *
  * Every hook may be NULL (nothing to add at that point) and does nothing
  * for a run or a report that does not use the feature.  The hooks of the
@@ -98,6 +99,5 @@ typedef struct feature_ops {
 /* Every feature, NULL-terminated, in the order their output comes. */
 extern const feature_ops *const features[];
 
-extern const feature_ops feature_attribution;
 
 #endif
