@@ -28,13 +28,15 @@
  *   syscalls     latency of a set of syscalls, with errors
  *   events       one record per slow syscall, or per hit of a probe point
  *   count        hits of one probe point
- *   utilization  busy vs idle (waiting in epoll) per loop thread */
+ *   utilization  busy vs idle (waiting in epoll) per loop thread
+ *   span         work from one probe point to others, across threads */
 #define PROBE_KINDS(X) \
 	X(PROBE_LATENCY, latency) \
 	X(PROBE_SYSCALLS, syscalls) \
 	X(PROBE_EVENTS, events) \
 	X(PROBE_COUNT, count) \
-	X(PROBE_UTILIZATION, utilization)
+	X(PROBE_UTILIZATION, utilization) \
+	X(PROBE_SPAN, span)
 
 #define KIND_ENUM_VALUE(value, name) value,
 typedef enum { PROBE_KINDS(KIND_ENUM_VALUE) } probe_kind;
@@ -56,6 +58,8 @@ typedef struct kind_shape {
 				 * errors: PROBE.SYSCALL.STAT and errors paths */
 	bool events;		/* an events array (and a threshold for syscalls) */
 	bool busy;		/* utilization, and idle and busy time per thread */
+	bool spans;		/* stages, rows per stage and label, open and
+				 * evicted spans (span probes) */
 	bool timeline;		/* -o trace draws each of its calls (slices,
 				 * durations) or records (events) */
 	const char *article;	/* "a" or "an", before the kind's name */

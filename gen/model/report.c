@@ -226,6 +226,15 @@ void report_free(report *rep)
 		for (size_t k = 0; k < p->n_stacks; k++)
 			free(p->stacks[k].frames);
 		free(p->stacks);
+		for (size_t k = 0; k < p->n_stages; k++)
+			free(p->stages[k]);
+		free(p->stages);
+		for (size_t k = 0; k < p->n_span_rows; k++) {
+			free(p->span_rows[k].stage);
+			free(p->span_rows[k].label);
+			free(p->span_rows[k].st.buckets);
+		}
+		free(p->span_rows);
 		free(p->groups);
 		for (size_t k = 0; k < p->n_syscalls; k++) {
 			report_syscall *sc = &p->syscalls[k];

@@ -139,6 +139,17 @@ typedef struct report_event {
 				 * the child it waited for, when seen; else NULL */
 } report_event;
 
+/* One row of a span probe (gen/kinds/span.c): the durations of one of
+ * its stages, or of whole spans (stage NULL), for one label. */
+typedef struct report_span_row {
+	char *stage;		/* the stage's name; NULL: start to end */
+	char *label;		/* NULL: no label (none read, or none in the
+				 * spec); else the label, "other" when
+				 * other is set */
+	bool other;		/* labels past the spec's 'labels' */
+	report_stats st;
+} report_span_row;
+
 typedef struct report_probe {
 	char *name;
 	probe_kind kind;	/* kind.h */
@@ -172,6 +183,15 @@ typedef struct report_probe {
 	report_stack *stacks;	/* most samples first */
 	size_t n_stacks;
 	uint64_t stack_samples;	/* all of them */
+	/* span probes: the stages in order, then rows by stage (in that
+	 * order, whole spans last) and label (most spans first); spans open
+	 * when the window ended (since tracing began) and spans evicted in
+	 * the window (the open-span table was full where they fell). */
+	char **stages;
+	size_t n_stages;
+	report_span_row *span_rows;
+	size_t n_span_rows;
+	uint64_t spans_open, spans_evicted;
 } report_probe;
 
 typedef struct report {

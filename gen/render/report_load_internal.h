@@ -106,6 +106,15 @@ int rl_alloc_array(loader *l, void **out, size_t n, size_t size);
  * report_free). */
 int rl_load_probe(loader *l, const json_t *obj, const char *base, report_probe *p);
 
+/* Statistics of durations at OBJ (at BASE) into ST: count, sum, min, max,
+ * mean and, when FULL, percentiles and buckets.  Returns 0, or -1 after a
+ * diagnostic. */
+int rl_load_stats(loader *l, const json_t *obj, const char *base, report_stats *st, bool full);
+
+/* A span probe's stages, rows, open and evicted spans (report_load_span.c).
+ * Returns 0, or -1 after a diagnostic. */
+int rl_load_spans(loader *l, const json_t *obj, const char *base, report_probe *p);
+
 /* The fields every syscall record has (an events probe's, a loop
  * blocker's; render_internal.h's rjson_put_syscall writes them) of OBJ at
  * BASE into EV: syscall, its duration (key DURATION: "duration_ns", or a

@@ -26,8 +26,7 @@
 
 /* count, sum_ns, min_ns, max_ns, mean_ns; with FULL also the percentiles
  * and the buckets. */
-static int load_stats(loader *l, const json_t *obj, const char *base, report_stats *st,
-		      bool full)
+int rl_load_stats(loader *l, const json_t *obj, const char *base, report_stats *st, bool full)
 {
 	uint64_t mean;
 
@@ -83,7 +82,7 @@ static int load_group(loader *l, const json_t *obj, const char *base, report_gro
 		return -1;
 	if (holds == GROUP_COUNT)
 		return rl_get_u64(l, obj, base, "count", &g->st.count);
-	if (load_stats(l, obj, base, &g->st, holds != GROUP_TOTALS) < 0)
+	if (rl_load_stats(l, obj, base, &g->st, holds != GROUP_TOTALS) < 0)
 		return -1;
 	if (holds != GROUP_BUSY)
 		return 0;
@@ -137,7 +136,7 @@ static int load_syscall(loader *l, const json_t *obj, const char *base, report_s
 
 	if (rl_get_str(l, obj, base, "syscall", &sc->name, false, false) < 0 ||
 	    rl_get_long(l, obj, base, "nr", &sc->nr) < 0 ||
-	    load_stats(l, obj, base, &sc->st, true) < 0 ||
+	    rl_load_stats(l, obj, base, &sc->st, true) < 0 ||
 	    rl_get_u64(l, obj, base, "error_count", &sc->error_count) < 0)
 		return -1;
 	json_t *errs = rl_get(l, obj, base, "errors", T_OBJ, false, false);
@@ -286,7 +285,7 @@ static int load_probe_head(loader *l, const json_t *obj, const char *base, repor
 	int known = kind_from_name(kind, &p->kind);
 	if (known < 0) {
 		rl_path_key(path, base, "kind");
-		rl_fail(l, path, "unknown kind '%s' (latency, syscalls, events, count or utilization)",
+		rl_fail(l, path, "unknown kind '%s' (latency, syscalls, events, count, utilization or span)",
 			kind);
 	}
 	free(kind);
@@ -382,7 +381,7 @@ int rl_load_probe(loader *l, const json_t *obj, const char *base, report_probe *
 	 * syscalls'). */
 	group_holds holds = !sh->durations ? GROUP_COUNT : sh->per_syscall ? GROUP_TOTALS
 			    : sh->busy ? GROUP_BUSY : GROUP_FULL;
-	if (sh->durations ? load_stats(l, obj, base, &p->st, true) < 0
+	if (sh->durations ? rl_load_stats(l, obj, base, &p->st, true) < 0
 			  : rl_get_u64(l, obj, base, "count", &p->st.count) < 0)
 		return -1;
 	if (sh->busy && rl_get_fraction(l, obj, base, "utilization", &p->utilization) < 0)
@@ -395,6 +394,8 @@ int rl_load_probe(loader *l, const json_t *obj, const char *base, report_probe *
 	if (sh->per_syscall && load_syscalls(l, obj, base, p) < 0)
 		return -1;
 	if (sh->events && load_events(l, obj, base, p) < 0)
+		return -1;
+	if (sh->spans && rl_load_spans(l, obj, base, p) < 0)
 		return -1;
 	return 0;
 }

@@ -33,6 +33,9 @@ void spec_free(spec *s)
 		for (size_t j = 0; j < p->n_args; j++)
 			spec_arg_free(&p->args[j]);
 		free(p->args);
+		for (size_t j = 0; j < p->n_points; j++)
+			spec_span_point_free(&p->points[j]);
+		free(p->points);
 	}
 	free(s->probes);
 	for (size_t i = 0; i < s->n_checks; i++)

@@ -52,6 +52,42 @@ typedef struct spec_arg {
 	diag_loc value_loc;
 } spec_arg;
 
+/* A point of a span probe (docs/spec.md#spans): a probe point where the
+ * span reaches a stage, and the key that pairs it with the span's other
+ * points.  Consecutive points with the same stage are alternatives (the
+ * stage ends at whichever fires); points without a stage start a span. */
+typedef struct spec_span_point {
+	char *stage;		/* NULL: starts the span; else the stage ending
+				 * here, [a-z][a-z0-9_]{0,31} */
+	char *probe;		/* the probe point as written (its form's grammar) */
+	point_type point;	/* uprobe, uretprobe, usdt, tracepoint, kprobe,
+				 * kretprobe */
+	/* The key: argN (on a uretprobe or kretprobe: the call's argument,
+	 * read at its entry on the same thread), retval or args.FIELD, plus
+	 * key_offset (a struct member's address from its container's). */
+	value_source key_src;
+	int key_index;		/* VALUE_ARG: N */
+	char *key_field;	/* VALUE_FIELD: FIELD; else NULL */
+	long key_offset;	/* -SPAN_MAX_OFFSET..SPAN_MAX_OFFSET */
+	/* The span's label is read here: SPAN_LABEL_FUNC the function the
+	 * uprobe is on (named by bpftrace), SPAN_LABEL_VALUE an integer
+	 * (label_src/label_index/label_field). */
+	enum { SPAN_LABEL_NONE, SPAN_LABEL_FUNC, SPAN_LABEL_VALUE } label;
+	value_source label_src;
+	int label_index;
+	char *label_field;
+	diag_loc loc;		/* the point's mapping */
+} spec_span_point;
+
+/* Most points of a span (alternatives included), the largest key offset,
+ * the default and largest number of open spans and of labels. */
+#define SPEC_MAX_SPAN_POINTS 32
+#define SPAN_MAX_OFFSET 65536
+#define SPEC_DEFAULT_OPEN_SPANS 1024
+#define SPEC_MAX_OPEN_SPANS 2048
+#define SPEC_DEFAULT_SPAN_LABELS 16
+#define SPEC_MAX_SPAN_LABELS 64
+
 /* Most arguments one event records; at most one of them a string. */
 #define SPEC_MAX_EVENT_ARGS 6
 
@@ -116,6 +152,14 @@ typedef struct spec_probe {
 	 * value fits the point (argN not on a uretprobe, ...). */
 	spec_arg *args;
 	size_t n_args;
+	/* span: its points, in order (2..SPEC_MAX_SPAN_POINTS, alternatives
+	 * included); its stages are the distinct stages of the points, in
+	 * order; at most `limit` spans (the spec's 'open') are open at
+	 * once (the rest evict older ones, counted); at most `labels`
+	 * distinct labels, the rest counted as "other". */
+	spec_span_point *points;
+	size_t n_points;
+	unsigned labels;
 } spec_probe;
 
 /* A parameter the spec declares (`parameters:`), with the value in force:

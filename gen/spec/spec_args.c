@@ -13,26 +13,27 @@ static const char *const arg_type_names[] = { "int", "uint", "string", NULL };
 	"see docs/spec.md#event-arguments"
 #define VALUE_FORMS "a value is argN (N from 0 to 11), retval or args.FIELD"
 
-/* Parses an argument's value: "argN" (N 0..11, no leading zero), "retval",
- * "args.FIELD" (FIELD [a-z_][a-z0-9_]{0,63}).  Returns true and fills A. */
-static bool parse_arg_value(const char *s, size_t len, spec_arg *a)
+/* Parses a value: "argN" (N 0..11, no leading zero), "retval",
+ * "args.FIELD" (FIELD [a-z_][a-z0-9_]{0,63}).  Returns true and sets
+ * *SRC (and *INDEX for argN). */
+bool sl_parse_value(const char *s, size_t len, value_source *src, int *index)
 {
 	if (len == 6 && memcmp(s, "retval", 6) == 0) {
-		a->src = VALUE_RETVAL;
+		*src = VALUE_RETVAL;
 		return true;
 	}
 	if (len >= 4 && len <= 5 && memcmp(s, "arg", 3) == 0 && is_digit(s[3]) &&
 	    (len == 4 || (s[3] != '0' && is_digit(s[4])))) {
-		a->src = VALUE_ARG;
-		a->index = len == 4 ? s[3] - '0' : (s[3] - '0') * 10 + (s[4] - '0');
-		return a->index <= 11;
+		*src = VALUE_ARG;
+		*index = len == 4 ? s[3] - '0' : (s[3] - '0') * 10 + (s[4] - '0');
+		return *index <= 11;
 	}
 	if (len > 5 && len <= 5 + POINT_WORD_MAX && memcmp(s, "args.", 5) == 0 &&
 	    !is_digit(s[5])) {
 		for (size_t i = 5; i < len; i++)
 			if (!is_lower(s[i]) && !is_digit(s[i]) && s[i] != '_')
 				return false;
-		a->src = VALUE_FIELD;
+		*src = VALUE_FIELD;
 		return true;
 	}
 	return false;
@@ -71,7 +72,7 @@ static bool check_arg_value(loader *ld, spec_arg *a, const node *val, const char
 	char buf[SHOW_BUF];
 
 	a->value_loc = sl_node_loc(ld, val);
-	if (memchr(val->value, '\0', val->len) || !parse_arg_value(val->value, val->len, a)) {
+	if (memchr(val->value, '\0', val->len) || !sl_parse_value(val->value, val->len, &a->src, &a->index)) {
 		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, val),
 		       VALUE_FORMS "; no expressions",
 		       "invalid argument value '%s' %s", sl_show(buf, val->value, val->len),
@@ -412,6 +413,12 @@ static void check_probe_scalar(probe_check *pc, int key, const node *k, const no
 	case P_DERIVED:
 		check_derived(ld, p, v, pc->where);
 		break;
+	case P_LABELS:
+		sl_check_span_labels(ld, p, v, pc->where);
+		break;
+	case P_OPEN:
+		sl_check_span_open(ld, p, v, pc->where);
+		break;
 	}
 }
 
@@ -436,6 +443,10 @@ static void check_probe_entry(probe_check *pc, const node *k, const node *v)
 	}
 	if (key == P_ARGS) {
 		check_args(pc->ld, pc->p, k, v, pc->where);
+		return;
+	}
+	if (key == P_POINTS) {
+		sl_check_span_points(pc->ld, pc->p, k, v, pc->where);
 		return;
 	}
 	snprintf(what, sizeof(what), "'%s' in %s", sl_probe_keys[key], pc->label);

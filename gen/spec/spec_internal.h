@@ -91,7 +91,7 @@ enum {
 enum {
 	P_NAME, P_KIND, P_FUNCTION, P_OBJECT, P_OPTIONAL, P_MISSING_REASON, P_SYSCALLS,
 	P_PROBE, P_THRESHOLD, P_LIMIT, P_UNIT, P_PER_THREAD, P_DESCRIPTION, P_ARGS, P_DERIVED,
-	P_ATTRIBUTE, N_PROBE,
+	P_ATTRIBUTE, P_POINTS, P_LABELS, P_OPEN, N_PROBE,
 };
 
 /* A set of probe keys: KEY(P_UNIT) | ... */
@@ -220,6 +220,12 @@ void sl_check_point_events(loader *ld, const spec_probe *p, const char *where);
 bool sl_check_limit(loader *ld, const node *v, const char *where, unsigned *out);
 void sl_check_point(loader *ld, spec_probe *p, const node *v, const char *where);
 void spec_arg_free(spec_arg *a);
+bool sl_parse_value(const char *s, size_t len, value_source *src, int *index);
+void sl_check_span_points(loader *ld, spec_probe *p, const node *k, const node *v,
+			  const char *where);
+void sl_check_span_labels(loader *ld, spec_probe *p, const node *v, const char *where);
+void sl_check_span_open(loader *ld, spec_probe *p, const node *v, const char *where);
+void spec_span_point_free(spec_span_point *pt);
 void sl_check_probes(loader *ld, spec *s, const node *k, const node *v);
 void sl_check_checks(loader *ld, spec *s, const node *k, const node *v, const node *probes);
 bool sl_apply_parameters(loader *ld, spec *s, node *root, char *const *sets,

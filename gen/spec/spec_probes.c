@@ -22,7 +22,7 @@ const char *const sl_top_examples[] = {
 const char *const sl_probe_keys[] = {
 	"name", "kind", "function", "object", "optional", "missing_reason", "syscalls",
 	"probe", "threshold", "limit", "unit", "per_thread", "description", "args", "derived",
-	"attribute", NULL,
+	"attribute", "points", "labels", "open", NULL,
 };
 const char *const sl_probe_examples[] = {
 	"name: timers", "kind: latency", "function: uv__run_timers", "object: \"libuv.so*\"",
@@ -31,6 +31,8 @@ const char *const sl_probe_examples[] = {
 	"description: Time spent running timers",
 	"args: [{name: line, value: retval, type: string}]",
 	"derived: libuv-pending", "attribute: true",
+	"points: [{probe: \"uprobe:main:submit\", key: arg0}, {stage: run, probe: \"uprobe:main:done\", key: arg0}]",
+	"labels: 16", "open: 1024",
 };
 
 /* What each probe key is for, for "does not apply" hints: a use ("to
@@ -43,6 +45,9 @@ const char *const sl_probe_key_uses[] = {
 	[P_THRESHOLD] = "to record each call at least that long",
 	[P_LIMIT] = "to record single slow calls",
 	[P_ARGS] = "to record the arguments of each hit of a probe point",
+	[P_POINTS] = "to time work from one probe point to another, across threads",
+	[P_LABELS] = "to bound the labels of a span",
+	[P_OPEN] = "to bound the spans open at once",
 	[N_PROBE] = NULL,
 };
 const char *const sl_probe_key_roles[] = {

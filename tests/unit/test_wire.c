@@ -35,6 +35,9 @@ static const struct {
 	{ PROBE_COUNT,
 	  "name: w\nprobes:\n  - name: p\n    kind: count\n    probe: tracepoint:sched:sched_switch\n" },
 	{ PROBE_UTILIZATION, "name: w\nprobes:\n  - name: p\n    kind: utilization\n" },
+	{ PROBE_SPAN, "name: w\nprobes:\n  - name: p\n    kind: span\n    points:\n"
+		      "      - {probe: \"uprobe:main:a\", key: arg0}\n"
+		      "      - {stage: run, probe: \"uprobe:main:b\", key: arg0, label: func}\n" },
 };
 
 /* The program for spec I, with a trigger (so every window is flushed by
@@ -155,6 +158,13 @@ static const struct {
 	{ PROBE_EVENTS, "evcomm_p", "{\"@evcomm_p\": {\"42\": \"worker\"}}" },
 	{ PROBE_EVENTS, "evdrop_p", "{\"@evdrop_p\": 5}" },
 	{ PROBE_COUNT, "c_p", "{\"@c_p\": {\"42\": 7}}" },
+	{ PROBE_SPAN, "spb_p", "{\"@spb_p\": {\"0,1,300,b\": 3, \"1,1,300,b\": 3}}" },
+	{ PROBE_SPAN, "spsum_p", "{\"@spsum_p\": {\"0,1,b\": 11100000}}" },
+	{ PROBE_SPAN, "spmin_p", "{\"@spmin_p\": {\"0,1,b\": 3680000}}" },
+	{ PROBE_SPAN, "spmax_p", "{\"@spmax_p\": {\"0,1,b\": 3790000}}" },
+	{ PROBE_SPAN, "spev_p", "{\"@spev_p\": 2}" },
+	{ PROBE_SPAN, "spopen_p", "{\"@spopen_p\": 9}" },
+	{ PROBE_SPAN, "spgone_p", "{\"@spgone_p\": 5}" },
 };
 
 /* Feeds one bpftrace line: a map's print (its data, or the whole line

@@ -1,0 +1,291 @@
+/* span — work timed from one probe point to others, across threads
+ * (span.h; docs/spec.md#spans): the kind's row, its spec rules, its
+ * report and its outputs.  Its probes: span_program.c. */
+#include "kinds/span.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/kind.h"
+#include "model/wire.h"
+#include "program/generator_internal.h"
+#include "render/render_internal.h"
+#include "run/report_internal.h"
+#include "serve/promstore_plan.h"
+#include "spec/spec_internal.h"
+#include "util/safe.h"
+
+size_t span_stage_of(const spec_probe *p, size_t i)
+{
+	size_t stage = 0;
+	for (size_t k = 0; k <= i && k < p->n_points; k++)
+		if (p->points[k].stage &&
+		    (k == 0 || !p->points[k - 1].stage ||
+		     strcmp(p->points[k - 1].stage, p->points[k].stage) != 0))
+			stage++;
+	return stage;
+}
+
+size_t span_stages(const spec_probe *p)
+{
+	return p->n_points ? span_stage_of(p, p->n_points - 1) : 0;
+}
+
+bool span_labelled(const spec_probe *p)
+{
+	for (size_t i = 0; i < p->n_points; i++)
+		if (p->points[i].label != SPAN_LABEL_NONE)
+			return true;
+	return false;
+}
+
+/* ---- spec ---- */
+
+/* The rules between a span's keys: its points, a stage not named
+ * "total" (whole spans are), 'labels' with a label, 'limit' within the
+ * open-span table's bound. */
+static void span_check(loader *ld, spec_probe *p, const node *map, const node *const *seen,
+		       const char *label, const char *where)
+{
+	(void)map;
+	(void)label;
+	for (size_t i = 0; i < p->n_points; i++)
+		if (p->points[i].stage && strcmp(p->points[i].stage, "total") == 0)
+			sl_report(ld, DIAG_ERROR, p->points[i].loc,
+				  "reports call the whole span 'total'; name the stage after what "
+				  "happens in it",
+				  "point %zu %s: a stage cannot be named 'total'", i + 1, where);
+	if (seen[P_LABELS] && !span_labelled(p))
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_LABELS]),
+			  "add 'label' to the point where the label is read, or remove 'labels'",
+			  "'labels' %s, but no point reads a label", where);
+	if (!seen[P_OPEN])
+		p->limit = SPEC_DEFAULT_OPEN_SPANS;
+	if (!seen[P_LABELS])
+		p->labels = SPEC_DEFAULT_SPAN_LABELS;
+}
+
+static const char *const span_instead[N_PROBE] = {
+	[P_PROBE] = "a span names its probe points in 'points', each with the key that pairs "
+		    "them: 'points: [{probe: \"uprobe:main:submit\", key: arg0}, {stage: run, "
+		    "probe: \"uprobe:main:done\", key: arg0}]'",
+	[P_FUNCTION] = "a span names its probe points in 'points' (see docs/spec.md#spans)",
+};
+
+static const spec_kind_rules span_spec_rules = {
+	.kind = PROBE_SPAN,
+	.keys = KEYS_EVERY | KEY(P_POINTS) | KEY(P_LABELS) | KEY(P_OPEN) | KEY(P_UNIT),
+	.purpose = "times work from one probe point to others, across threads",
+	.offer = "'kind: span' (work from one probe point to others, across threads)",
+	.instead = span_instead,
+	.required = P_POINTS,
+	.required_hint = "add the points a span passes, e.g. 'points: [{probe: "
+			 "\"uprobe:main:submit\", key: arg0}, {stage: run, probe: "
+			 "\"uprobe:main:done\", key: arg0}]'; see docs/spec.md#spans",
+	.default_limit = SPEC_DEFAULT_OPEN_SPANS,
+	.check = span_check,
+};
+
+/* ---- program ---- */
+
+static void span_describe(buf *b, const resolved_probe *rp)
+{
+	const spec_probe *sp = rp->sp;
+	buf_printf(b, "span of %zu stage%s:", span_stages(sp), span_stages(sp) == 1 ? "" : "s");
+	for (size_t i = 0; i < sp->n_points; i++)
+		if (sp->points[i].stage && span_stage_of(sp, i) != (i ? span_stage_of(sp, i - 1) : 0)) {
+			buf_putc(b, ' ');
+			gen_put_comment(b, sp->points[i].stage);
+		}
+}
+
+/* ---- run ---- */
+
+/* The row of P for stage STAGE (P's n_stages: whole spans), label kind
+ * LK and label text LABEL, added when missing; NULL out of memory. */
+static report_span_row *row_of(report_probe *p, size_t stage, long lk, const char *label)
+{
+	const char *text = lk == SPAN_LABEL ? label : lk == SPAN_OTHER ? "other" : NULL;
+	const char *name = stage < p->n_stages ? p->stages[stage] : NULL;
+	for (size_t i = 0; i < p->n_span_rows; i++) {
+		report_span_row *r = &p->span_rows[i];
+		if ((r->stage == name || (r->stage && name && !strcmp(r->stage, name))) &&
+		    r->other == (lk == SPAN_OTHER) &&
+		    (r->label == text || (r->label && text && !strcmp(r->label, text))))
+			return r;
+	}
+	report_span_row *rows = realloc(p->span_rows, (p->n_span_rows + 1) * sizeof *rows);
+	if (!rows)
+		return NULL;
+	p->span_rows = rows;
+	report_span_row *r = &rows[p->n_span_rows];
+	memset(r, 0, sizeof *r);
+	r->st.min_ns = UINT64_MAX;
+	r->other = lk == SPAN_OTHER;
+	if ((name && !(r->stage = strdup(name))) || (text && !(r->label = strdup(text))))
+		return NULL;	/* the row is not counted: report_free misses it */
+	p->n_span_rows++;
+	return r;
+}
+
+/* Splits KEY "N,N[,N],LABEL" into its N_INTS leading integers and the
+ * label after them.  Returns false when it is not that. */
+static bool split_key(const char *key, long *ints, size_t n_ints, const char **label)
+{
+	const char *s = key;
+	for (size_t i = 0; i < n_ints; i++) {
+		char *end;
+		ints[i] = strtol(s, &end, 10);
+		if (end == s || *end != ',' || ints[i] < 0)
+			return false;
+		s = end + 1;
+	}
+	*label = s;
+	return true;
+}
+
+/* Adds map M's entries (buckets when BUCKETS, else a sum, min or max as
+ * WHICH says) to P's rows, and whole spans' buckets to P's own stats. */
+static int add_map(report_probe *p, const bpfout_map *m, bool buckets, char which)
+{
+	for (size_t i = 0; m && i < m->n_entries; i++) {
+		const bpfout_entry *e = &m->entries[i];
+		long k[3];
+		const char *label;
+		if (e->type != BPFOUT_VALUE_INT || e->value < 0 ||
+		    !split_key(e->key, k, buckets ? 3 : 2, &label) || (size_t)k[0] > p->n_stages)
+			continue;
+		report_span_row *r = row_of(p, (size_t)k[0], k[1], label);
+		uint64_t v = (uint64_t)e->value;
+		if (!r)
+			return -1;
+		if (buckets) {
+			if (report_add_bucket(&r->st, (uint64_t)k[2], v) < 0 ||
+			    ((size_t)k[0] == p->n_stages && report_add_bucket(&p->st, (uint64_t)k[2], v) < 0))
+				return -1;
+		} else if (which == 's') {
+			r->st.sum_ns += v;
+		} else if (which == 'm') {
+			r->st.min_ns = v < r->st.min_ns ? v : r->st.min_ns;
+		} else {
+			r->st.max_ns = v > r->st.max_ns ? v : r->st.max_ns;
+		}
+	}
+	return 0;
+}
+
+/* Where row R's stage stands among STAGES (a char *const * of
+ * n_stages + 1 entries, NULL last): whole spans (stage NULL) last. */
+static size_t stage_index(const report_span_row *r, char *const *stages)
+{
+	size_t i = 0;
+	for (; stages[i]; i++)
+		if (r->stage && !strcmp(stages[i], r->stage))
+			return i;
+	return i;
+}
+
+/* Rows by stage in order (whole spans last), then most spans first,
+ * other last.  CTX: the stages, NULL-terminated. */
+static int compare_rows(const void *a, const void *b, void *ctx)
+{
+	const report_span_row *x = a, *y = b;
+	size_t sx = stage_index(x, ctx), sy = stage_index(y, ctx);
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	if (x->other != y->other)
+		return x->other ? 1 : -1;
+	if (x->st.count != y->st.count)
+		return x->st.count > y->st.count ? -1 : 1;
+	return x->label && y->label ? strcmp(x->label, y->label) : (x->label != NULL) - (y->label != NULL);
+}
+
+/* P's stats from its whole spans' rows: sum, min and max. */
+static void finish_rows(report_probe *p)
+{
+	p->st.min_ns = UINT64_MAX;
+	for (size_t i = 0; i < p->n_span_rows; i++) {
+		report_span_row *r = &p->span_rows[i];
+		report_finish_stats(&r->st);
+		if (r->st.min_ns == UINT64_MAX)
+			r->st.min_ns = 0;
+		if (r->stage)
+			continue;
+		p->st.sum_ns += r->st.sum_ns;
+		p->st.min_ns = r->st.min_ns < p->st.min_ns ? r->st.min_ns : p->st.min_ns;
+		p->st.max_ns = r->st.max_ns > p->st.max_ns ? r->st.max_ns : p->st.max_ns;
+	}
+	report_finish_stats(&p->st);
+	if (p->st.min_ns == UINT64_MAX)
+		p->st.min_ns = 0;
+	qsort_r(p->span_rows, p->n_span_rows, sizeof *p->span_rows, compare_rows, p->stages);
+}
+
+/* P's stage names, from its spec. */
+static int add_stages(report_probe *p, const spec_probe *sp)
+{
+	size_t n = span_stages(sp);
+	if (!(p->stages = calloc(n + 1, sizeof *p->stages)))	/* NULL-terminated */
+		return -1;
+	for (size_t i = 0; i < sp->n_points; i++) {
+		size_t s = span_stage_of(sp, i);
+		if (s && !p->stages[s - 1]) {
+			if (!(p->stages[s - 1] = strdup(sp->points[i].stage)))
+				return -1;
+			p->n_stages = s;
+		}
+	}
+	return 0;
+}
+
+/* The value of scalar map PREFIX_NAME in W (0 when absent). */
+static uint64_t scalar(const bpfout_window *w, const char *prefix, const char *name)
+{
+	const bpfout_map *m = report_window_map(w, prefix, name);
+	if (!m || m->n_entries != 1 || m->entries[0].type != BPFOUT_VALUE_INT ||
+	    m->entries[0].value < 0)
+		return 0;
+	return (uint64_t)m->entries[0].value;
+}
+
+static int span_fill(report_probe *p, const resolved_probe *rp, const bpfout_window *w,
+		     const kind_fill_ctx *ctx)
+{
+	const char *n = rp->sp->name;
+	(void)ctx;
+	if (add_stages(p, rp->sp) < 0 ||
+	    add_map(p, report_window_map(w, SPAN_BUCKETS, n), true, 'b') < 0 ||
+	    add_map(p, report_window_map(w, SPAN_SUM, n), false, 's') < 0 ||
+	    add_map(p, report_window_map(w, SPAN_MIN, n), false, 'm') < 0 ||
+	    add_map(p, report_window_map(w, SPAN_MAX, n), false, 'x') < 0)
+		return -1;
+	finish_rows(p);
+	uint64_t opened = scalar(w, SPAN_OPENED, n), gone = scalar(w, SPAN_GONE, n);
+	p->spans_open = opened > gone ? opened - gone : 0;
+	p->spans_evicted = scalar(w, SPAN_EVICTED, n);
+	return 0;
+}
+
+/* ---- the row ---- */
+
+static const char *const span_cleared[] = { SPAN_BUCKETS, SPAN_SUM, SPAN_MIN, SPAN_MAX,
+					    SPAN_EVICTED, NULL };
+static const char *const span_kept[] = { SPAN_OPENED, SPAN_GONE, NULL };
+static const wire_kind span_wire = { .cleared = span_cleared, .kept = span_kept };
+
+const kind_ops kind_span_ops = {
+	.kind = PROBE_SPAN,
+	.shape = { .durations = true, .spans = true, .article = "a", .counts = "spans" },
+	.wire = &span_wire,
+	.spec = &span_spec_rules,
+	.emit = span_emit,
+	.describe = span_describe,
+	.fill = span_fill,
+	.text_row = span_text_row,
+	.text_details = span_text_details,
+	.json_fields = span_json,
+	.prom = span_prom,
+	.prom_thread_totals = false,
+	.serve = span_serve,
+	.serve_families = span_families,
+};

@@ -1,0 +1,220 @@
+/* span_program — a span probe's probes (span.h): one per point, each
+ * reading the point's key, finding the span's slot and, at a stage's
+ * end, adding the stage's time (and at the last, the whole span's) to
+ * the span's histograms. */
+#include <stdio.h>
+#include <string.h>
+
+#include "kinds/span.h"
+#include "program/generator_internal.h"
+#include "program/resolve.h"
+
+/* The value SRC/INDEX/FIELD reads at a probe, as an int64 expression. */
+static void put_value(buf *b, value_source src, int index, const char *field)
+{
+	if (src == VALUE_RETVAL)
+		buf_puts(b, "(int64)retval");
+	else if (src == VALUE_FIELD)
+		buf_printf(b, "(int64)args->%s", field);
+	else
+		buf_printf(b, "(int64)arg%d", index);
+}
+
+/* Whether point PT reads its key's argument at the call's entry (a
+ * return probe keyed by an argument). */
+static bool key_at_entry(const spec_span_point *pt)
+{
+	return pt->key_src == VALUE_ARG &&
+	       (pt->point == POINT_URETPROBE || pt->point == POINT_KRETPROBE);
+}
+
+/* PT's attach point, TYPE (NULL: its own) replacing its type: OBJECT main
+ * of a uprobe, uretprobe or usdt point is EXE.  Returns false after a
+ * diagnostic when bpftrace cannot take the path. */
+static bool put_attach(buf *b, const char *probe_name, const spec_span_point *pt,
+		       const char *type, const char *exe)
+{
+	const char *obj = strchr(pt->probe, ':') + 1;
+	bool user = pt->point == POINT_UPROBE || pt->point == POINT_URETPROBE ||
+		    pt->point == POINT_USDT;
+	buf_puts(b, type ? type : "");
+	if (!type)
+		buf_printf(b, "%.*s", (int)(obj - pt->probe - 1), pt->probe);
+	buf_putc(b, ':');
+	if (!user) {
+		buf_puts(b, obj);
+		return true;
+	}
+	const char *rest = strchr(obj, ':');
+	if (rest - obj == 4 && memcmp(obj, "main", 4) == 0 && exe) {
+		if (!gen_plain_object(probe_name, exe))
+			return false;
+		buf_puts(b, exe);
+	} else {
+		buf_printf(b, "%.*s", (int)(rest - obj), obj);
+	}
+	buf_puts(b, rest);
+	return true;
+}
+
+/* The statements that set $k, the key of point PT (number I of probe
+ * NAME), and $s, its slot among LIMIT. */
+static void put_key(buf *b, const char *name, size_t i, const spec_span_point *pt,
+		    const gen_parts *pt_parts, unsigned limit)
+{
+	if (key_at_entry(pt)) {
+		buf_printf(b, "\t$k = @spa%zu_%s[tid];\n\t%s(@spa%zu_%s[tid]);\n", i, name,
+			   pt_parts->delete_call, i, name);
+	} else {
+		buf_puts(b, "\t$k = ");
+		put_value(b, pt->key_src, pt->key_index, pt->key_field);
+		buf_puts(b, ";\n");
+	}
+	if (pt->key_offset)
+		buf_printf(b, "\t$k = $k %c %ld;\n", pt->key_offset < 0 ? '-' : '+',
+			   pt->key_offset < 0 ? -pt->key_offset : pt->key_offset);
+	buf_printf(b, "\tif ($k == 0) { return; }\n"
+		   "\t$h = $k ^ ($k >> 12);\n\tif ($h < 0) { $h = 0 - $h; }\n"
+		   "\t$s = (uint64)$h %% %u;\n", limit);
+}
+
+/* With a label read at PT: the statements that set @spl and @splk of
+ * slot $s, the first 'labels' distinct labels kept, the rest other. */
+static void put_label(buf *b, const char *name, const spec_span_point *pt, unsigned labels)
+{
+	if (pt->label == SPAN_LABEL_NONE)
+		return;
+	if (pt->label == SPAN_LABEL_FUNC)
+		buf_puts(b, "\t$l = (int64)reg(\"ip\");\n");
+	else {
+		buf_puts(b, "\t$l = ");
+		put_value(b, pt->label_src, pt->label_index, pt->label_field);
+		buf_puts(b, ";\n");
+	}
+	buf_printf(b, "\t$lk = (int64)%d;\n"
+		   "\tif (@spln_%s[$l] == 0) {\n"
+		   "\t\tif (@splc_%s < %u) { @spln_%s[$l] = 1; @splc_%s = @splc_%s + 1; }\n"
+		   "\t\telse { $lk = (int64)%d; $l = (int64)0; }\n\t}\n"
+		   "\t@spl_%s[$s] = $l;\n\t@splk_%s[$s] = $lk;\n",
+		   SPAN_LABEL, name, name, labels, name, name, name, SPAN_OTHER, name, name);
+}
+
+/* The statements that add $ns to stage STAGE's histograms of probe NAME,
+ * for the label in $l/$lk, when $t (the stage's start) is in the window. */
+static void put_record(buf *b, const gen_parts *pt, const char *name, size_t stage,
+		       const char *from, bool func_label, const char *wstart)
+{
+	const char *label = func_label ? "usym($l)" : "$l";
+	buf_printf(b, "\tif (%s >= %s) {\n\t\t$ns = $now - %s;\n%s\n", from, wstart, from,
+		   pt->bucket_nested);
+	buf_printf(b, "\t\t@" SPAN_BUCKETS "_%s[%zu, $lk, $b, %s] = count();\n", name, stage, label);
+	buf_printf(b, "\t\t@" SPAN_SUM "_%s[%zu, $lk, %s] = sum($ns);\n", name, stage, label);
+	buf_printf(b, "\t\t@" SPAN_MIN "_%s[%zu, $lk, %s] = min($ns);\n", name, stage, label);
+	buf_printf(b, "\t\t@" SPAN_MAX "_%s[%zu, $lk, %s] = max($ns);\n\t}\n", name, stage, label);
+}
+
+/* The body of a point that starts a span of probe NAME. */
+static void put_start(buf *b, const char *name, const spec_span_point *pt, unsigned labels)
+{
+	buf_printf(b, "\t$old = @spk_%s[$s];\n"
+		   "\tif ($old != 0 && $old != $k) { @" SPAN_EVICTED "_%s = count(); "
+		   "@" SPAN_GONE "_%s = count(); }\n"
+		   "\tif ($old != $k) { @" SPAN_OPENED "_%s = count(); }\n"
+		   "\t$now = (int64)nsecs;\n\t@spk_%s[$s] = $k;\n\t@spt0_%s[$s] = $now;\n"
+		   "\t@spt_%s[$s] = $now;\n\t@spi_%s[$s] = (int64)0;\n",
+		   name, name, name, name, name, name, name, name);
+	if (pt->label)
+		put_label(b, name, pt, labels);
+	else
+		buf_printf(b, "\t@spl_%s[$s] = (int64)0;\n\t@splk_%s[$s] = (int64)0;\n", name,
+			   name);
+}
+
+/* The body of a point that ends stage STAGE (1-based) of N_STAGES. */
+static void put_stage_end(buf *b, const gen_parts *parts, const spec_probe *sp,
+			  const spec_span_point *pt, size_t stage, size_t n_stages, bool func_label)
+{
+	const char *n = sp->name, *wstart = gen_window_start_read(pt->point);
+	buf_printf(b, "\tif (@spk_%s[$s] != $k || @spi_%s[$s] != %zu) { return; }\n"
+		   "\t$now = (int64)nsecs;\n\t$t = @spt_%s[$s];\n", n, n, stage - 1, n);
+	put_label(b, n, pt, sp->labels);
+	buf_printf(b, "\t$l = @spl_%s[$s];\n\t$lk = @splk_%s[$s];\n", n, n);
+	put_record(b, parts, n, stage - 1, "$t", func_label, wstart);
+	if (stage < n_stages) {
+		buf_printf(b, "\t@spt_%s[$s] = $now;\n\t@spi_%s[$s] = (int64)%zu;\n", n, n, stage);
+		return;
+	}
+	buf_printf(b, "\t$t0 = @spt0_%s[$s];\n", n);
+	put_record(b, parts, n, n_stages, "$t0", func_label, wstart);
+	static const char *const slot_maps[] = { "spk", "spt0", "spt", "spi", "spl", "splk" };
+	for (size_t m = 0; m < sizeof slot_maps / sizeof *slot_maps; m++)
+		buf_printf(b, "\t%s(@%s_%s[$s]);\n", parts->delete_call, slot_maps[m], n);
+	buf_printf(b, "\t@" SPAN_GONE "_%s = count();\n", n);
+}
+
+/* Whether P reads a label with 'label: func'. */
+static bool func_labelled(const spec_probe *p)
+{
+	for (size_t i = 0; i < p->n_points; i++)
+		if (p->points[i].label == SPAN_LABEL_FUNC)
+			return true;
+	return false;
+}
+
+/* Point I of probe RP: its entry probe when it reads its key there, then
+ * its own.  Returns its attach points, 0 after a diagnostic. */
+static unsigned emit_point(gen_parts *parts, const resolved *r, const spec_probe *sp, size_t i)
+{
+	const spec_span_point *pt = &sp->points[i];
+	const char *exe = r->tg ? r->tg->exe : NULL;
+	size_t stage = span_stage_of(sp, i);
+	unsigned n = 1;
+	buf *b = &parts->out;
+
+	buf_printf(b, "\n// ---- %s: point %zu, ", sp->name, i + 1);
+	gen_put_comment(b, pt->probe);
+	buf_putc(b, '\n');
+	if (key_at_entry(pt)) {
+		if (!put_attach(b, sp->name, pt, pt->point == POINT_KRETPROBE ? "kprobe" : "uprobe",
+				exe))
+			return 0;
+		buf_printf(b, "\n%s\n{\n\t@spa%zu_%s[tid] = (int64)arg%d;\n}\n\n", parts->pid_filter,
+			   i, sp->name, pt->key_index);
+		n++;
+	}
+	if (!put_attach(b, sp->name, pt, NULL, exe))
+		return 0;
+	buf_printf(b, "\n%s\n{\n", parts->pid_filter);
+	put_key(b, sp->name, i, pt, parts, sp->limit);
+	if (stage == 0)
+		put_start(b, sp->name, pt, sp->labels);
+	else
+		put_stage_end(b, parts, sp, pt, stage, span_stages(sp), func_labelled(sp));
+	buf_puts(b, "}\n");
+	return n;
+}
+
+int span_emit(gen_parts *pt, const resolved *r, size_t i)
+{
+	const spec_probe *sp = r->probes[i].sp;
+	static const char *const printed[] = { SPAN_BUCKETS, SPAN_SUM, SPAN_MIN, SPAN_MAX,
+					       SPAN_EVICTED, NULL };
+	static const char *const slots[] = { "spk", "spt0", "spt", "spi", "spl", "splk",
+					     SPAN_OPENED, SPAN_GONE, NULL };
+	static const char *const label_set[] = { "spln", "splc", NULL };
+
+	for (size_t k = 0; k < sp->n_points; k++) {
+		unsigned n = emit_point(pt, r, sp, k);
+		if (n == 0)
+			return -1;
+		pt->attach += n;
+		if (key_at_entry(&sp->points[k]))
+			buf_printf(&pt->finals, "\tclear(@spa%zu_%s);\n", k, sp->name);
+	}
+	gen_add_maps(pt, sp->name, printed, NULL, slots);
+	if (span_labelled(sp))
+		gen_add_maps(pt, sp->name, NULL, NULL, label_set);
+	buf_printf(&pt->prints, "\tprint(@" SPAN_OPENED "_%s);\n\tprint(@" SPAN_GONE "_%s);\n",
+		   sp->name, sp->name);
+	return 0;
+}
