@@ -13,6 +13,7 @@
 #include "run/report_internal.h"
 #include "serve/promstore_plan.h"
 #include "spec/spec_internal.h"
+#include "target/symtab.h"
 #include "util/safe.h"
 
 size_t span_stage_of(const spec_probe *p, size_t i)
@@ -41,6 +42,40 @@ bool span_labelled(const spec_probe *p)
 
 /* ---- spec ---- */
 
+/* The index + 1 of P's stage NAME, 0 when P has none of that name. */
+static size_t stage_number(const spec_probe *p, const char *name)
+{
+	for (size_t i = 0; name && i < p->n_points; i++)
+		if (p->points[i].stage && strcmp(p->points[i].stage, name) == 0)
+			return span_stage_of(p, i);
+	return 0;
+}
+
+/* 'wait' and 'workers' name stages of P, the wait's before the workers'. */
+static void check_stage_keys(loader *ld, spec_probe *p, const char *where)
+{
+	if (p->wait && !stage_number(p, p->wait))
+		sl_report(ld, DIAG_ERROR, p->wait_loc, "name one of the span's stages",
+			  "'wait' %s names no stage of its points: '%s'", where, p->wait);
+	if (p->workers && !stage_number(p, p->workers))
+		sl_report(ld, DIAG_ERROR, p->workers_loc, "name one of the span's stages",
+			  "'workers' %s names no stage of its points: '%s'", where, p->workers);
+	if (p->wait && !p->workers)
+		sl_report(ld, DIAG_ERROR, p->wait_loc,
+			  "add 'workers: STAGE', the stage the threads it waits for run",
+			  "'wait' %s needs 'workers'", where);
+	if (p->wait && p->workers && stage_number(p, p->wait) >= stage_number(p, p->workers) &&
+	    stage_number(p, p->workers))
+		sl_report(ld, DIAG_ERROR, p->wait_loc,
+			  "the wait for a worker comes before the stage the worker runs",
+			  "'wait' %s names a stage that does not come before '%s'", where, p->workers);
+}
+
+size_t span_workers_stage(const spec_probe *p)
+{
+	return stage_number(p, p->workers);
+}
+
 /* The rules between a span's keys: its points, a stage not named
  * "total" (whole spans are), 'labels' with a label, 'limit' within the
  * open-span table's bound. */
@@ -59,6 +94,7 @@ static void span_check(loader *ld, spec_probe *p, const node *map, const node *c
 		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_LABELS]),
 			  "add 'label' to the point where the label is read, or remove 'labels'",
 			  "'labels' %s, but no point reads a label", where);
+	check_stage_keys(ld, p, where);
 	if (!seen[P_OPEN])
 		p->limit = SPEC_DEFAULT_OPEN_SPANS;
 	if (!seen[P_LABELS])
@@ -74,7 +110,7 @@ static const char *const span_instead[N_PROBE] = {
 
 static const spec_kind_rules span_spec_rules = {
 	.kind = PROBE_SPAN,
-	.keys = KEYS_EVERY | KEY(P_POINTS) | KEY(P_LABELS) | KEY(P_OPEN) | KEY(P_UNIT),
+	.keys = KEYS_EVERY | KEY(P_POINTS) | KEY(P_LABELS) | KEY(P_OPEN) | KEY(P_WAIT) | KEY(P_WORKERS) | KEY(P_UNIT),
 	.purpose = "times work from one probe point to others, across threads",
 	.offer = "'kind: span' (work from one probe point to others, across threads)",
 	.instead = span_instead,
@@ -221,6 +257,13 @@ static void finish_rows(report_probe *p)
 	qsort_r(p->span_rows, p->n_span_rows, sizeof *p->span_rows, compare_rows, p->stages);
 }
 
+/* Workers by tid. */
+static int compare_workers(const void *a, const void *b)
+{
+	const report_span_worker *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
 /* P's stage names, from its spec. */
 static int add_stages(report_probe *p, const spec_probe *sp)
 {
@@ -248,17 +291,85 @@ static uint64_t scalar(const bpfout_window *w, const char *prefix, const char *n
 	return (uint64_t)m->entries[0].value;
 }
 
+/* The threads of map @spw_NAME in W, by tid, with their names. */
+static int add_workers(report_probe *p, const bpfout_map *m, const kind_fill_ctx *ctx)
+{
+	if (!m || !m->n_entries)
+		return 0;
+	if (!(p->workers = calloc(m->n_entries, sizeof *p->workers)))
+		return -1;
+	for (size_t i = 0; i < m->n_entries; i++) {
+		const bpfout_entry *e = &m->entries[i];
+		if (e->n_ikeys != 1 || e->type != BPFOUT_VALUE_INT || e->value < 0)
+			continue;
+		report_span_worker *wk = &p->workers[p->n_workers++];
+		wk->tid = (long)e->ikeys[0];
+		wk->busy_ns = (uint64_t)e->value;
+		wk->thread = report_thread_name(ctx->pids, wk->tid);
+	}
+	qsort(p->workers, p->n_workers, sizeof *p->workers, compare_workers);
+	return 0;
+}
+
+/* What name_labels looks for: the rows whose label is an address. */
+typedef struct unnamed {
+	report_probe *p;
+	size_t left;		/* rows still unnamed */
+} unnamed;
+
+/* Names the rows whose label is SYM's address (bpftrace prints an
+ * address it could not name: the process was gone by then). */
+static int name_rows(void *ctx, const symtab_symbol *sym)
+{
+	unnamed *u = ctx;
+	for (size_t i = 0; i < u->p->n_span_rows; i++) {
+		report_span_row *r = &u->p->span_rows[i];
+		char *end;
+		if (!r->label || strncmp(r->label, "0x", 2) != 0 ||
+		    strtoull(r->label, &end, 16) != sym->addr || *end)
+			continue;
+		char *name = strdup(sym->name);
+		if (!name)
+			return -1;
+		free(r->label);
+		r->label = name;
+		u->left--;
+	}
+	return u->left ? 0 : -1;
+}
+
+/* With 'label: func', rows labelled by an address bpftrace could not
+ * name get the name of the function at that address in EXE (an
+ * executable not loaded at another address: official node builds); the
+ * others keep the address. */
+static void name_labels(report_probe *p, const spec_probe *sp, const char *exe)
+{
+	unnamed u = { .p = p };
+	char err[256];
+	bool func = false;
+	for (size_t i = 0; i < sp->n_points; i++)
+		func |= sp->points[i].label == SPAN_LABEL_FUNC;
+	for (size_t i = 0; i < p->n_span_rows; i++)
+		u.left += p->span_rows[i].label && !strncmp(p->span_rows[i].label, "0x", 2);
+	if (func && exe && u.left)
+		(void)symtab_foreach(exe, name_rows, &u, NULL, err, sizeof err);
+}
+
 static int span_fill(report_probe *p, const resolved_probe *rp, const bpfout_window *w,
 		     const kind_fill_ctx *ctx)
 {
 	const char *n = rp->sp->name;
-	(void)ctx;
+	if ((rp->sp->wait && !(p->span_wait = strdup(rp->sp->wait))) ||
+	    (rp->sp->workers && !(p->span_work = strdup(rp->sp->workers))) ||
+	    add_workers(p, report_window_map(w, SPAN_WORKER, n), ctx) < 0)
+		return -1;
 	if (add_stages(p, rp->sp) < 0 ||
 	    add_map(p, report_window_map(w, SPAN_BUCKETS, n), true, 'b') < 0 ||
 	    add_map(p, report_window_map(w, SPAN_SUM, n), false, 's') < 0 ||
 	    add_map(p, report_window_map(w, SPAN_MIN, n), false, 'm') < 0 ||
 	    add_map(p, report_window_map(w, SPAN_MAX, n), false, 'x') < 0)
 		return -1;
+	name_labels(p, rp->sp, ctx->exe);
 	finish_rows(p);
 	uint64_t opened = scalar(w, SPAN_OPENED, n), gone = scalar(w, SPAN_GONE, n);
 	p->spans_open = opened > gone ? opened - gone : 0;
@@ -269,7 +380,7 @@ static int span_fill(report_probe *p, const resolved_probe *rp, const bpfout_win
 /* ---- the row ---- */
 
 static const char *const span_cleared[] = { SPAN_BUCKETS, SPAN_SUM, SPAN_MIN, SPAN_MAX,
-					    SPAN_EVICTED, NULL };
+					    SPAN_EVICTED, SPAN_WORKER, NULL };
 static const char *const span_kept[] = { SPAN_OPENED, SPAN_GONE, NULL };
 static const wire_kind span_wire = { .cleared = span_cleared, .kept = span_kept };
 

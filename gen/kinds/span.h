@@ -14,6 +14,8 @@
  *   @spev_NAME                           spans evicted in the window
  *   @spopen_NAME, @spgone_NAME           spans opened, and ended or
  *                                        evicted, since tracing began (kept)
+ *   @spw_NAME[TID]                       with 'workers': ns each thread spent
+ *                                        in that stage, begun and ended on it
  * STAGE is the stage's index (0 for the first), the number of stages
  * for whole spans; LK is 0 (no label), 1 (LABEL is the label) or 2
  * (other: past the spec's 'labels'; LABEL 0). */
@@ -33,6 +35,7 @@
 #define SPAN_EVICTED "spev"
 #define SPAN_OPENED "spopen"
 #define SPAN_GONE "spgone"
+#define SPAN_WORKER "spw"
 
 /* LK's values. */
 enum { SPAN_NO_LABEL, SPAN_LABEL, SPAN_OTHER };
@@ -43,6 +46,10 @@ size_t span_stage_of(const spec_probe *p, size_t i);
 
 /* How many stages P has. */
 size_t span_stages(const spec_probe *p);
+
+/* The number (1-based, as span_stage_of's) of P's 'workers' stage; 0:
+ * none. */
+size_t span_workers_stage(const spec_probe *p);
 
 /* Whether a point of P reads a label. */
 bool span_labelled(const spec_probe *p);

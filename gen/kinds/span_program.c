@@ -73,9 +73,11 @@ static void put_key(buf *b, const char *name, size_t i, const spec_span_point *p
 	if (pt->key_offset)
 		buf_printf(b, "\t$k = $k %c %ld;\n", pt->key_offset < 0 ? '-' : '+',
 			   pt->key_offset < 0 ? -pt->key_offset : pt->key_offset);
+	/* Fibonacci hashing: aligned pointers (their low bits all 0) spread
+	 * over every slot. */
 	buf_printf(b, "\tif ($k == 0) { return; }\n"
-		   "\t$h = $k ^ ($k >> 12);\n\tif ($h < 0) { $h = 0 - $h; }\n"
-		   "\t$s = (uint64)$h %% %u;\n", limit);
+		   "\t$h = (uint64)$k * 2654435761;\n"
+		   "\t$s = ($h >> 16) %% %u;\n", limit);
 }
 
 /* With a label read at PT: the statements that set @spl and @splk of
@@ -114,7 +116,8 @@ static void put_record(buf *b, const gen_parts *pt, const char *name, size_t sta
 }
 
 /* The body of a point that starts a span of probe NAME. */
-static void put_start(buf *b, const char *name, const spec_span_point *pt, unsigned labels)
+static void put_start(buf *b, const char *name, const spec_span_point *pt, unsigned labels,
+		      bool workers)
 {
 	buf_printf(b, "\t$old = @spk_%s[$s];\n"
 		   "\tif ($old != 0 && $old != $k) { @" SPAN_EVICTED "_%s = count(); "
@@ -128,6 +131,8 @@ static void put_start(buf *b, const char *name, const spec_span_point *pt, unsig
 	else
 		buf_printf(b, "\t@spl_%s[$s] = (int64)0;\n\t@splk_%s[$s] = (int64)0;\n", name,
 			   name);
+	if (workers)
+		buf_printf(b, "\t@sptid_%s[$s] = tid;\n", name);
 }
 
 /* The body of a point that ends stage STAGE (1-based) of N_STAGES. */
@@ -140,14 +145,21 @@ static void put_stage_end(buf *b, const gen_parts *parts, const spec_probe *sp,
 	put_label(b, n, pt, sp->labels);
 	buf_printf(b, "\t$l = @spl_%s[$s];\n\t$lk = @splk_%s[$s];\n", n, n);
 	put_record(b, parts, n, stage - 1, "$t", func_label, wstart);
+	size_t workers = span_workers_stage(sp);
+	if (workers == stage)
+		buf_printf(b, "\tif ($t >= %s && @sptid_%s[$s] == tid) {\n"
+			   "\t\t@" SPAN_WORKER "_%s[tid] = sum($now - $t);\n\t}\n", wstart, n, n);
 	if (stage < n_stages) {
 		buf_printf(b, "\t@spt_%s[$s] = $now;\n\t@spi_%s[$s] = (int64)%zu;\n", n, n, stage);
+		if (workers)
+			buf_printf(b, "\t@sptid_%s[$s] = tid;\n", n);
 		return;
 	}
 	buf_printf(b, "\t$t0 = @spt0_%s[$s];\n", n);
 	put_record(b, parts, n, n_stages, "$t0", func_label, wstart);
-	static const char *const slot_maps[] = { "spk", "spt0", "spt", "spi", "spl", "splk" };
-	for (size_t m = 0; m < sizeof slot_maps / sizeof *slot_maps; m++)
+	static const char *const slot_maps[] = { "spk", "spt0", "spt", "spi", "spl", "splk",
+						  "sptid" };
+	for (size_t m = 0; m < sizeof slot_maps / sizeof *slot_maps - !workers; m++)
 		buf_printf(b, "\t%s(@%s_%s[$s]);\n", parts->delete_call, slot_maps[m], n);
 	buf_printf(b, "\t@" SPAN_GONE "_%s = count();\n", n);
 }
@@ -187,7 +199,7 @@ static unsigned emit_point(gen_parts *parts, const resolved *r, const spec_probe
 	buf_printf(b, "\n%s\n{\n", parts->pid_filter);
 	put_key(b, sp->name, i, pt, parts, sp->limit);
 	if (stage == 0)
-		put_start(b, sp->name, pt, sp->labels);
+		put_start(b, sp->name, pt, sp->labels, span_workers_stage(sp) != 0);
 	else
 		put_stage_end(b, parts, sp, pt, stage, span_stages(sp), func_labelled(sp));
 	buf_puts(b, "}\n");
@@ -214,6 +226,10 @@ int span_emit(gen_parts *pt, const resolved *r, size_t i)
 	gen_add_maps(pt, sp->name, printed, NULL, slots);
 	if (span_labelled(sp))
 		gen_add_maps(pt, sp->name, NULL, NULL, label_set);
+	if (span_workers_stage(sp)) {
+		static const char *const worker[] = { SPAN_WORKER, NULL }, *const tids[] = { "sptid", NULL };
+		gen_add_maps(pt, sp->name, worker, NULL, tids);
+	}
 	buf_printf(&pt->prints, "\tprint(@" SPAN_OPENED "_%s);\n\tprint(@" SPAN_GONE "_%s);\n",
 		   sp->name, sp->name);
 	return 0;

@@ -2,6 +2,7 @@
  * serve's series.  Labels come from the traced process (a symbol's
  * name, a number it passed): every output escapes them as its format
  * wants (safe.h, rjson_put_bytes, promtext). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,10 +28,76 @@ void span_text_row(FILE *out, const report_probe *p, const report *rep)
 	text_stats_row(out, &p->st, p, rep->duration_ns);
 }
 
-/* A row per stage and label, then open and evicted spans. */
+/* The row of P for stage STAGE (NULL: whole spans) and the label of ROW
+ * (the same label), or NULL. */
+static const report_span_row *row_for(const report_probe *p, const char *stage,
+				      const report_span_row *row)
+{
+	for (size_t i = 0; i < p->n_span_rows; i++) {
+		const report_span_row *r = &p->span_rows[i];
+		bool same_stage = stage ? r->stage && !strcmp(r->stage, stage) : !r->stage;
+		bool same_label = r->other == row->other &&
+				  (r->label == row->label ||
+				   (r->label && row->label && !strcmp(r->label, row->label)));
+		if (same_stage && same_label)
+			return r;
+	}
+	return NULL;
+}
+
+/* The threads that ran the workers stage, and how busy they were. */
+static void put_workers(FILE *out, const report_probe *p, uint64_t window_ns)
+{
+	char busy[32];
+	if (!p->span_work)
+		return;
+	fprintf(out, "threads that ran '%s': %zu\n", p->span_work, p->n_workers);
+	for (size_t i = 0; i < p->n_workers; i++) {
+		const report_span_worker *wk = &p->workers[i];
+		text_fmt_auto(busy, sizeof busy, wk->busy_ns);
+		fprintf(out, "  %-8ld ", wk->tid);
+		safe_fputs_cell(wk->thread ? wk->thread : "?", NULL, TEXT_THREAD_COLS, out);
+		fprintf(out, " busy %s, %.0f%% of the window\n", busy,
+			window_ns ? 100.0 * (double)wk->busy_ns / (double)window_ns : 0.0);
+	}
+}
+
+/* With 'wait': when the wait is half or more of the whole span's p99
+ * for the label whose wait is longest, a line that says so, with how
+ * busy the workers were. */
+static void put_verdict(FILE *out, const report_probe *p, uint64_t window_ns)
+{
+	const report_span_row *worst = NULL, *whole;
+	char wait[32], total[32];
+	uint64_t busy = 0;
+
+	for (size_t i = 0; p->span_wait && i < p->n_span_rows; i++) {
+		const report_span_row *r = &p->span_rows[i];
+		if (r->stage && !strcmp(r->stage, p->span_wait) &&
+		    (!worst || r->st.p99_ns > worst->st.p99_ns))
+			worst = r;
+	}
+	if (!worst || !(whole = row_for(p, NULL, worst)) || 2 * worst->st.p99_ns < whole->st.p99_ns)
+		return;
+	for (size_t i = 0; i < p->n_workers; i++)
+		busy += p->workers[i].busy_ns;
+	text_fmt_auto(wait, sizeof wait, worst->st.p99_ns);
+	text_fmt_auto(total, sizeof total, whole->st.p99_ns);
+	fputs("verdict: ", out);
+	safe_fputs(worst->label ? worst->label : p->name, out);
+	fprintf(out, " spans waited p99 %s in '%s' (of p99 %s in all) for a thread running '%s'", wait,
+		p->span_wait, total, p->span_work);
+	if (p->n_workers && window_ns)
+		fprintf(out, ": the %zu that ran it were busy %.0f%% of the window\n", p->n_workers,
+			100.0 * (double)busy / ((double)window_ns * (double)p->n_workers));
+	else
+		fputs("\n", out);
+}
+
+/* A row per stage and label, then open and evicted spans, the workers
+ * and the verdict. */
 void span_text_details(FILE *out, const report_probe *p, const report *rep)
 {
-	(void)rep;
 	text_section(out, p);
 	fprintf(out, "spans by stage%s (%llu still open",
 		p->n_span_rows && p->span_rows[0].label ? " and label" : "",
@@ -56,6 +123,8 @@ void span_text_details(FILE *out, const report_probe *p, const report *rep)
 		fprintf(out, " %10llu %11s %10s %10s %10s %10s\n", (unsigned long long)st->count, total,
 			mean, p50, p99, max);
 	}
+	put_workers(out, p, rep->duration_ns);
+	put_verdict(out, p, rep->duration_ns);
 }
 
 void span_json(json_t *jp, const report_probe *p, const report *rep)
@@ -82,6 +151,21 @@ void span_json(json_t *jp, const report_probe *p, const report *rep)
 	json_object_set_new(jp, "groups", json_array());
 	json_object_set_new(jp, "open", rjson_u64(p->spans_open));
 	json_object_set_new(jp, "evicted", rjson_u64(p->spans_evicted));
+	json_object_set_new(jp, "wait", rjson_text(p->span_wait));
+	json_object_set_new(jp, "workers_stage", rjson_text(p->span_work));
+	json_t *workers = json_array();
+	for (size_t i = 0; i < p->n_workers; i++) {
+		const report_span_worker *wk = &p->workers[i];
+		json_t *jw = json_object();
+		json_object_set_new(jw, "tid", json_integer(wk->tid));
+		if (wk->thread)
+			rjson_put_bytes(jw, "thread", wk->thread);
+		else
+			json_object_set_new(jw, "thread", json_null());
+		json_object_set_new(jw, "busy_ns", rjson_u64(wk->busy_ns));
+		json_array_append_new(workers, jw);
+	}
+	json_object_set_new(jp, "workers", workers);
 }
 
 void span_prom(FILE *out, const report *rep)

@@ -235,6 +235,11 @@ void report_free(report *rep)
 			free(p->span_rows[k].st.buckets);
 		}
 		free(p->span_rows);
+		free(p->span_wait);
+		free(p->span_work);
+		for (size_t k = 0; k < p->n_workers; k++)
+			free(p->workers[k].thread);
+		free(p->workers);
 		free(p->groups);
 		for (size_t k = 0; k < p->n_syscalls; k++) {
 			report_syscall *sc = &p->syscalls[k];

@@ -150,6 +150,13 @@ typedef struct report_span_row {
 	report_stats st;
 } report_span_row;
 
+/* A thread that ran a span probe's 'workers' stage, and its time in it. */
+typedef struct report_span_worker {
+	long tid;
+	char *thread;		/* NULL when unknown */
+	uint64_t busy_ns;	/* in the window: stages begun and ended on it */
+} report_span_worker;
+
 typedef struct report_probe {
 	char *name;
 	probe_kind kind;	/* kind.h */
@@ -186,12 +193,18 @@ typedef struct report_probe {
 	/* span probes: the stages in order, then rows by stage (in that
 	 * order, whole spans last) and label (most spans first); spans open
 	 * when the window ended (since tracing began) and spans evicted in
-	 * the window (the open-span table was full where they fell). */
+	 * the window (the open-span table was full where they fell).
+	 * stages is NULL-terminated (n_stages + 1 entries). */
 	char **stages;
 	size_t n_stages;
 	report_span_row *span_rows;
 	size_t n_span_rows;
 	uint64_t spans_open, spans_evicted;
+	/* The spec's 'wait' and 'workers' stages (NULL: none), and the
+	 * threads that ran the workers stage, by tid. */
+	char *span_wait, *span_work;
+	report_span_worker *workers;
+	size_t n_workers;
 } report_probe;
 
 typedef struct report {

@@ -35,11 +35,35 @@ static int load_row(loader *l, const json_t *obj, const char *base, report_span_
 	return rl_load_stats(l, obj, base, &r->st, true);
 }
 
+/* The threads that ran the workers stage. */
+static int load_workers(loader *l, const json_t *obj, const char *base, report_probe *p)
+{
+	char path[JPATH_LEN], apath[JPATH_LEN];
+	json_t *arr = rl_get_arr(l, obj, base, "workers");
+	size_t n = arr ? json_array_size(arr) : 0;
+	if (!arr || rl_alloc_array(l, (void **)&p->workers, n, sizeof *p->workers) < 0)
+		return -1;
+	rl_path_key(apath, base, "workers");
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = rl_elem_obj(l, arr, apath, i, path);
+		report_span_worker *wk = &p->workers[i];
+		p->n_workers = i + 1;
+		if (!e || rl_get_long(l, e, path, "tid", &wk->tid) < 0 ||
+		    rl_get_bytes(l, e, path, "thread", &wk->thread, true, false) < 0 ||
+		    rl_get_u64(l, e, path, "busy_ns", &wk->busy_ns) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int rl_load_spans(loader *l, const json_t *obj, const char *base, report_probe *p)
 {
 	char path[JPATH_LEN], apath[JPATH_LEN];
 
 	if (load_stages(l, obj, base, p) < 0 ||
+	    rl_get_str(l, obj, base, "wait", &p->span_wait, true, false) < 0 ||
+	    rl_get_str(l, obj, base, "workers_stage", &p->span_work, true, false) < 0 ||
+	    load_workers(l, obj, base, p) < 0 ||
 	    rl_get_u64(l, obj, base, "open", &p->spans_open) < 0 ||
 	    rl_get_u64(l, obj, base, "evicted", &p->spans_evicted) < 0)
 		return -1;

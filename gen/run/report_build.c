@@ -226,7 +226,8 @@ static int put_probe(report *rep, report_probe *p, const resolved_probe *rp,
 	if (rp->active) {
 		kind_fill_ctx ctx = { .run = run, .pids = report_pids_of(rep),
 				      .begin_ns = rep->begin_clock_ns,
-				      .end_ns = rep->begin_clock_ns + rep->duration_ns };
+				      .end_ns = rep->begin_clock_ns + rep->duration_ns,
+				      .exe = rep->binary };
 		if (kind_ops_of(rp->sp->kind)->fill(p, rp, w, &ctx) < 0)
 			return -1;
 	}

@@ -17,6 +17,7 @@ typedef struct kind_fill_ctx {
 	report_pids pids;	/* the traced processes (none: n 0) */
 	uint64_t begin_ns;	/* the window, bpftrace's clock */
 	uint64_t end_ns;
+	const char *exe;	/* the target's executable, or NULL */
 } kind_fill_ctx;
 
 /* Map @PREFIX_NAME of window W (wire.h's prefixes), or NULL when W is

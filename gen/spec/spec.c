@@ -36,6 +36,8 @@ void spec_free(spec *s)
 		for (size_t j = 0; j < p->n_points; j++)
 			spec_span_point_free(&p->points[j]);
 		free(p->points);
+		free(p->workers);
+		free(p->wait);
 	}
 	free(s->probes);
 	for (size_t i = 0; i < s->n_checks; i++)

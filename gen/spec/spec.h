@@ -160,6 +160,14 @@ typedef struct spec_probe {
 	spec_span_point *points;
 	size_t n_points;
 	unsigned labels;
+	/* span: the stage worker threads run (each thread's time in it is
+	 * kept), and the stage that waits for one (text reports say when
+	 * the wait is a large part of the span); NULL: none.  Each names a
+	 * stage of the points, the wait's before the workers'. */
+	char *workers;
+	diag_loc workers_loc;
+	char *wait;
+	diag_loc wait_loc;
 } spec_probe;
 
 /* A parameter the spec declares (`parameters:`), with the value in force:

@@ -419,6 +419,11 @@ static void check_probe_scalar(probe_check *pc, int key, const node *k, const no
 	case P_OPEN:
 		sl_check_span_open(ld, p, v, pc->where);
 		break;
+	case P_WAIT:
+	case P_WORKERS:
+		sl_check_span_stage_key(ld, p, key == P_WAIT ? &p->wait : &p->workers,
+					key == P_WAIT ? &p->wait_loc : &p->workers_loc, v, pc->where);
+		break;
 	}
 }
 

@@ -328,3 +328,19 @@ void sl_check_span_open(loader *ld, spec_probe *p, const node *v, const char *wh
 	}
 	p->limit = (unsigned)n;
 }
+
+void sl_check_span_stage_key(loader *ld, spec_probe *p, char **out, diag_loc *loc, const node *v,
+			     const char *where)
+{
+	char buf[SHOW_BUF];
+	(void)p;
+	if (!sl_probe_name_ok(v->value, v->len)) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
+			  "name one of the span's stages (a 'stage' of its points)",
+			  "invalid stage name '%s' %s", sl_show(buf, v->value, v->len), where);
+		return;
+	}
+	*loc = sl_node_loc(ld, v);
+	if (!(*out = sl_dup_value(v)))
+		sl_no_memory(ld);
+}

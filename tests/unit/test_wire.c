@@ -35,7 +35,7 @@ static const struct {
 	{ PROBE_COUNT,
 	  "name: w\nprobes:\n  - name: p\n    kind: count\n    probe: tracepoint:sched:sched_switch\n" },
 	{ PROBE_UTILIZATION, "name: w\nprobes:\n  - name: p\n    kind: utilization\n" },
-	{ PROBE_SPAN, "name: w\nprobes:\n  - name: p\n    kind: span\n    points:\n"
+	{ PROBE_SPAN, "name: w\nprobes:\n  - name: p\n    kind: span\n    workers: run\n    points:\n"
 		      "      - {probe: \"uprobe:main:a\", key: arg0}\n"
 		      "      - {stage: run, probe: \"uprobe:main:b\", key: arg0, label: func}\n" },
 };
@@ -165,6 +165,7 @@ static const struct {
 	{ PROBE_SPAN, "spev_p", "{\"@spev_p\": 2}" },
 	{ PROBE_SPAN, "spopen_p", "{\"@spopen_p\": 9}" },
 	{ PROBE_SPAN, "spgone_p", "{\"@spgone_p\": 5}" },
+	{ PROBE_SPAN, "spw_p", "{\"@spw_p\": {\"43\": 5000000}}" },
 };
 
 /* Feeds one bpftrace line: a map's print (its data, or the whole line
