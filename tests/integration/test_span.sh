@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# A span spec as a user writes one, on a C workload of known behaviour:
+# tests/workloads/span_handoff.c submits items on its main thread
+# (span_submit) and a worker thread completes them (span_complete).
+#   phase 1: N items one at a time, each completed DELAY_MS after its
+#            submit: N spans of DELAY_MS (a nanosleep: ±15%, the p50);
+#   phase 2: M items submitted together, then completed: M spans open at
+#            once in a table of 'open: 16' slots, so at least M - 16 are
+#            evicted (two keys can share a slot: more may be).
+# Truth, from the workload's own counts: every span opened is counted
+# once, as completed, evicted or still open (completed + evicted + open
+# = N + M, exactly); all N of phase 1 complete (one open at a time);
+# at most 16 of phase 2 complete.  The run covers the workload's whole
+# life (-- CMD: held until every probe is attached).
+. "$(dirname "$0")/../lib.sh"
+need_root
+
+N=30 M=64 DELAY_MS=20
+cc -O2 -g -Wall -Werror -pthread -o "$TMP/span_handoff" "$TOP/tests/workloads/span_handoff.c"
+cat >"$TMP/handoff.yaml" <<YAML
+# Items handed from the main thread to a worker: submit to complete.
+name: handoff
+probes:
+  - name: item
+    kind: span
+    unit: ms
+    open: 16
+    points:
+      - {probe: "uprobe:$TMP/span_handoff:span_submit", key: arg0}
+      - {stage: handed, probe: "uprobe:$TMP/span_handoff:span_complete", key: arg0}
+YAML
+"$BPFSPEC" check "$TMP/handoff.yaml" >/dev/null || fail "bpfspec check rejects the span spec"
+"$BPFSPEC" run "$TMP/handoff.yaml" -o json -- "$TMP/span_handoff" "$N" "$M" "$DELAY_MS" \
+	>"$TMP/r.json" 2>"$TMP/r.err" || { cat "$TMP/r.err"; fail "bpfspec run failed"; }
+grep -qx "$N $M" "$TMP/r.json" || fail "the workload did not finish"
+sed -i "/^$N $M\$/d" "$TMP/r.json"
+
+count=$(jqr "$TMP/r.json" '.probes[0].count')
+evicted=$(jqr "$TMP/r.json" '.probes[0].evicted')
+open=$(jqr "$TMP/r.json" '.probes[0].open')
+handed=$(jqr "$TMP/r.json" '[.probes[0].rows[] | select(.stage == "handed")][0].count')
+echo "measured: spans completed $count (stage handed $handed), evicted $evicted, open $open; opened $((N + M))"
+[ "$((count + evicted + open))" -eq $((N + M)) ] ||
+	fail "completed $count + evicted $evicted + open $open is not the $((N + M)) spans opened"
+[ "$handed" -eq "$count" ] || fail "the one stage counts $handed spans, the whole spans $count"
+[ "$count" -ge "$N" ] && [ "$count" -le $((N + 16)) ] ||
+	fail "$count spans completed: phase 1's $N, and at most the 16 of phase 2 the table kept"
+[ "$evicted" -ge $((M - 16)) ] || fail "only $evicted evicted of $M spans open in 16 slots"
+p50=$(jqr "$TMP/r.json" '.probes[0].p50_ns / 1e6')
+within "span p50 (ms)" "$p50" "$DELAY_MS" 0.15
+"$BPFSPEC" report "$TMP/r.json" >"$TMP/r.txt" || fail "bpfspec report cannot read the span report back"
+grep -q "^  handed  *- *$count " "$TMP/r.txt" || { cat "$TMP/r.txt"; fail "the text view has no row for the stage"; }
+grep -q "$evicted evicted" "$TMP/r.txt" || fail "the text view does not say spans were evicted"
+echo "ok"
