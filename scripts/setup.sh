@@ -11,8 +11,10 @@ demo | all) ;;
 *) echo "usage: setup.sh [demo|all]" >&2; exit 2 ;;
 esac
 
-# prometheus: for promtool only (tests/integration/test_prom.sh checks -o prom
-# with it); about 19 MB to download, 96 MB installed, server included.
+# prometheus: promtool (tests/integration/test_prom.sh checks -o prom with it,
+# test_mixin.sh the alerting rules and the dashboard's queries) and the server
+# that test_serve_prometheus.sh scrapes serve with; about 19 MB to download,
+# 96 MB installed.
 # python3-jsonschema, python3-yaml: scripts/validate-json-schema.py (run with
 # /usr/bin/python3) checks specs and reports against docs/*.schema.json.
 # clang, libclang-rt-14-dev: libFuzzer for tests/fuzz/run.sh.
