@@ -6,6 +6,7 @@ dashboard's queries with its variables filled in.
   mixin.py dashboard-check DASHBOARD SERVE_METRICS_MD SERVE_MD
   mixin.py dashboard-queries DASHBOARD NAME=VALUE...
   mixin.py dashboard-rules DASHBOARD NAME=VALUE...
+  mixin.py dashboard-series PROMETHEUS_URL DASHBOARD NAME=VALUE...
   mixin.py alerts-check RULES RUNBOOK_MD SERVE_METRICS_MD SERVE_MD
   mixin.py rules-same RULES PROMETHEUSRULE
   mixin.py alerts-tested RULES PROMTOOL_TESTS
@@ -18,6 +19,9 @@ import difflib
 import json
 import re
 import sys
+import urllib.error
+import urllib.parse
+import urllib.request
 
 import yaml
 
@@ -260,6 +264,32 @@ def dashboard_rules(path, words):
     print(yaml.safe_dump({"groups": [{"name": "dashboard", "rules": rules}]}, sort_keys=False))
 
 
+def series_count(prom_url, expr):
+    """How many series (or 1 for a scalar) Prometheus at PROM_URL answers
+    the instant query EXPR with now; exits with Prometheus' error when it
+    refuses the query or does not answer."""
+    data = urllib.parse.urlencode({"query": expr}).encode()
+    try:
+        with urllib.request.urlopen(prom_url + "/api/v1/query", data, timeout=10) as r:
+            answer = json.load(r)
+    except urllib.error.HTTPError as e:
+        answer = json.load(e)
+    except (OSError, ValueError) as e:
+        sys.exit("Prometheus at %s did not answer %s: %s" % (prom_url, expr, e))
+    if answer.get("status") != "success":
+        sys.exit("Prometheus refused %s: %s" % (expr, answer.get("error")))
+    result = answer["data"]["result"]
+    return 1 if answer["data"]["resultType"] == "scalar" else len(result)
+
+
+def dashboard_series(prom_url, path, words):
+    """Prints, for each query of the dashboard (variables filled in from
+    NAME=VALUE WORDS), ID TAB REFID TAB SERIES TAB TITLE: the number of
+    series Prometheus answers it with now."""
+    for i, ref, title, expr in queries(path, words):
+        print("%s\t%s\t%d\t%s" % (i, ref, series_count(prom_url, expr), title))
+
+
 def heading_anchors(markdown_path):
     """The anchors of the Markdown file's headings, as Git hosts make them:
     lower case, punctuation but - and _ dropped, spaces as -."""
@@ -362,19 +392,21 @@ def alerts_tested(rules_path, tests_path):
 
 
 def main(argv):
+    # name: (function, fewest arguments, most arguments or None)
     commands = {
-        "dashboard-check": (dashboard_check, 3),
-        "dashboard-queries": (lambda p, *w: dashboard_queries(p, w), None),
-        "dashboard-rules": (lambda p, *w: dashboard_rules(p, w), None),
-        "alerts-check": (alerts_check, 4),
-        "rules-same": (rules_same, 2),
-        "alerts-tested": (alerts_tested, 2),
+        "dashboard-check": (dashboard_check, 3, 3),
+        "dashboard-queries": (lambda p, *w: dashboard_queries(p, w), 1, None),
+        "dashboard-rules": (lambda p, *w: dashboard_rules(p, w), 1, None),
+        "dashboard-series": (lambda u, p, *w: dashboard_series(u, p, w), 2, None),
+        "alerts-check": (alerts_check, 4, 4),
+        "rules-same": (rules_same, 2, 2),
+        "alerts-tested": (alerts_tested, 2, 2),
     }
     if len(argv) < 2 or argv[1] not in commands:
         sys.exit(__doc__)
-    fn, nargs = commands[argv[1]]
+    fn, least, most = commands[argv[1]]
     args = argv[2:]
-    if (nargs is not None and len(args) != nargs) or not args:
+    if len(args) < least or (most is not None and len(args) > most):
         sys.exit(__doc__)
     fn(*args)
 

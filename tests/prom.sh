@@ -156,21 +156,22 @@ start_serve() {
 	echo "measured: serve ready after           $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s on $SERVE_URL"
 }
 
-# stop_serve — SIGTERM to serve: it must exit within 20 s (each child
-# ends its window and bpftrace detaches its probes, about 0.1 s each) and
-# leave no process of its own behind (its bpfspec run children and their
-# bpftrace, given 5 s more).  Prints its exit status.
+# stop_serve [PID] — SIGTERM to serve (SERVE_PID, or PID: another serve
+# the test started): it must exit within 20 s (each child ends its window
+# and bpftrace detaches its probes, about 0.1 s each) and leave no process
+# of its own behind (its bpfspec run children and their bpftrace, given
+# 5 s more).  Prints its exit status.
 stop_serve() {
-	local kids rc i p left
-	kids=$(serve_descendants)
-	kill -TERM "$SERVE_PID"
+	local pid=${1:-$SERVE_PID} kids rc i p left
+	kids=$(serve_descendants "$pid")
+	kill -TERM "$pid"
 	for ((i = 0; i < 200; i++)); do
-		running "$SERVE_PID" || break
+		running "$pid" || break
 		sleep 0.1
 	done
-	running "$SERVE_PID" && fail "bpfspec serve did not exit within 20 s of SIGTERM"
+	running "$pid" && fail "bpfspec serve (pid $pid) did not exit within 20 s of SIGTERM"
 	rc=0
-	wait "$SERVE_PID" || rc=$?
+	wait "$pid" || rc=$?
 	echo "measured: serve exit status on SIGTERM $rc, within $(awk -v i="$i" 'BEGIN { print i / 10 }') s"
 	for ((i = 0; i < 50; i++)); do
 		left=
@@ -194,11 +195,12 @@ running() {
 	[ -n "$st" ] && [ "$st" != Z ]
 }
 
-# serve_descendants — the pids of serve's children and theirs, one level
-# deeper (bpfspec run children and their bpftrace).
+# serve_descendants [PID] — the pids of serve's (SERVE_PID's, or PID's)
+# children and theirs, one level deeper (bpfspec run children and their
+# bpftrace).
 serve_descendants() {
 	local c
-	for c in $(pgrep -P "$SERVE_PID" || true); do
+	for c in $(pgrep -P "${1:-$SERVE_PID}" || true); do
 		echo "$c"
 		pgrep -P "$c" || true
 	done

@@ -50,8 +50,23 @@
 # bpfspec_up goes to 0 and back to 1, bpfspec_restarts_total grows, its
 # count keeps growing.  Over the whole run, resets() is 0 for every
 # latency histogram series (_count, _sum, _bucket), nodejs counter and
-# window counter: nothing ever decreased.  Last, SIGTERM stops serve and
-# every process it started.
+# window counter: nothing ever decreased.
+#
+# The Grafana dashboard (deploy/monitoring/dashboard.json): every query,
+# its variables set as a user would pick these targets (job bpfspec, every
+# host, targets a, b and w, spec libuv-phases, role main, 10 s for
+# $__rate_interval), returns at least one series, or is listed below as
+# not covered, with the reason.  Its loop-why and syscall-latency panels
+# read a second serve (target w: workload b's process, the same bracketed
+# marker), scraped by the same Prometheus, which runs those two specs
+# from the start (its bpftrace compile while the first serve's do, before
+# the 20 s of data) until the judging is done: the dashboard is read then,
+# and the second serve stopped before the restarts, whose timings it
+# would stretch (its scheduler and syscall tracepoints fire for every
+# process).  The queries are read again at the end, for what only exists
+# then (bpftrace restarts); each must have had series in one of the two
+# readings.  The assertions select the first serve's targets (a, b) or
+# instance.  Last, SIGTERM stops serve and every process it started.
 #
 # The markers are found with a bracket (cmdline=bpfspec-test-PID-[a]): the
 # regex's own text does not match itself, so no process whose command
@@ -63,6 +78,8 @@
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/prom.sh"
 need_root
+PY=/usr/bin/python3	# Debian's, with python3-yaml: tests/mixin.py reads the dashboard
+"$PY" -c 'import yaml' 2>/dev/null || fail "python3-yaml is missing: run scripts/setup.sh"
 
 interval=2
 tag=bpfspec-test-$$
@@ -85,10 +102,15 @@ workload() {
 workload a 20 "$tag-a-gen1"
 workload b 40 "$tag-b-gen1"
 
+# The second serve (see above), then the first: SERVE_* are the first's.
+start_serve loop-why syscall-latency --target "w=cmdline=$tag-[b]" \
+	--listen 127.0.0.1:0 --interval "${interval}s"
+why_pid=$SERVE_PID why_port=$SERVE_PORT
 start_serve libuv-phases loop-utilization \
 	--target "a=cmdline=$tag-[a]" --target "b=cmdline=$tag-[b]" \
 	--listen 127.0.0.1:0 --interval "${interval}s"
-prom_start "127.0.0.1:$SERVE_PORT"
+prom_start "127.0.0.1:$SERVE_PORT" "127.0.0.1:$why_port"
+main_instance="instance=\"127.0.0.1:$SERVE_PORT\""
 
 prom_wait 'count(bpfspec_targets{target=~"a|b"} == 1)' 'v == 2' 30
 echo "measured: targets a, b matched 1 each seen after $PROM_WAITED s"
@@ -96,13 +118,13 @@ echo "measured: targets a, b matched 1 each seen after $PROM_WAITED s"
 # an interval.
 prom_wait 'count(bpfspec_up{target=~"a|b"} == 1)' 'v == 4' 90
 echo "measured: bpfspec_up 1 for 2 specs x 2 targets after $PROM_WAITED s"
-info=$(prom_query 'bpfspec_build_info')
+info=$(prom_query "bpfspec_build_info{$main_instance}")
 [ "$(printf '%s\n' "$info" | grep -c .)" -eq 1 ] && [ "${info##* }" = 1 ] ||
 	fail "bpfspec_build_info is not one series of value 1: $info"
 case $info in *bpftrace_version=*version=*) ;; *) fail "bpfspec_build_info lacks version or bpftrace_version: $info" ;; esac
 echo "measured: bpfspec_build_info          $info"
 # The previous scrape's own duration: well inside the 1 s scrape timeout.
-d=$(prom_value 'bpfspec_scrape_duration_seconds')
+d=$(prom_value "bpfspec_scrape_duration_seconds{$main_instance}")
 echo "measured: bpfspec_scrape_duration_seconds  $d s (under 1 s, the scrape timeout)"
 awk -v d="$d" 'BEGIN { exit !(d >= 0 && d < 1) }' || fail "bpfspec_scrape_duration_seconds is $d"
 for t in a b; do
@@ -167,6 +189,35 @@ judge_both() {
 plan_kept "$TMP/a.log" 20 a
 plan_kept "$TMP/b.log" 40 b
 up_to 3 judge_both
+
+# --- The dashboard's queries (see the header).  Panels whose families no
+# spec served here exports, and why:
+declare -A not_covered=(
+	["Events per second (events probes)"]="no spec served here has an events probe (file-io, net-connect and memory have)"
+)
+dashboard=$TOP/deploy/monitoring/dashboard.json
+dash_vars=(job=bpfspec 'instance=.+' 'target=a|b|w' spec=libuv-phases thread_role=main __rate_interval=10s)
+"$PY" "$TOP/tests/mixin.py" dashboard-queries "$dashboard" "${dash_vars[@]}" >"$TMP/queries" ||
+	fail "the dashboard's queries could not be read"
+# dashboard_read FILE — each query's series now, as mixin.py prints them
+# (ID, REFID, SERIES, TITLE), into FILE; prints how long it took.
+dashboard_read() {
+	local t0=$EPOCHREALTIME
+	"$PY" "$TOP/tests/mixin.py" dashboard-series "$PROM_URL" "$dashboard" "${dash_vars[@]}" >"$1" ||
+		fail "the dashboard's queries could not be run"
+	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
+}
+prom_wait 'count(bpfspec_up{target="w"} == 1)' 'v == 2' 30
+echo "measured: second serve's 2 specs up   waited $PROM_WAITED s more"
+took=$(dashboard_read "$TMP/dashboard.1")
+[ "$(wc -l <"$TMP/dashboard.1")" -ge 10 ] || fail "only $(wc -l <"$TMP/dashboard.1") dashboard queries read"
+for title in "${!not_covered[@]}"; do
+	cut -f4 "$TMP/dashboard.1" | grep -qxF "$title" || fail "not_covered names '$title', a panel the dashboard does not have"
+done
+echo "measured: dashboard, first reading    $(awk -F '\t' '$3 > 0' "$TMP/dashboard.1" | wc -l) of $(wc -l <"$TMP/dashboard.1") queries with series, in $took s"
+t0=$EPOCHREALTIME
+stop_serve "$why_pid"
+echo "measured: second serve stopped in     $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
 
 # --- The process of target a restarts under a new pid.
 a_series="{spec=\"libuv-phases\",probe=\"timers\",target=\"a\",thread_role=\"main\"}"
@@ -258,7 +309,7 @@ for ((i = 0; i < 40; i++)); do
 	sleep 0.5
 	n=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", b - a }')
 	[ "$n" -ge 1 ] || continue
-	down=$(prom_query "min_over_time(bpfspec_up[${n}s]) == 0")
+	down=$(prom_query "min_over_time(bpfspec_up{target=~\"a|b\"}[${n}s]) == 0")
 	[ -n "$down" ] && break
 done
 [ -n "$down" ] || fail "no bpfspec_up went to 0 within 20 s of SIGKILL to bpftrace $victim"
@@ -312,5 +363,19 @@ for family in bpfspec_latency_seconds_count bpfspec_latency_seconds_sum bpfspec_
 	[ "$nseries" -gt 0 ] || fail "no $family series"
 	[ "$resets" = 0 ] || fail "$family reset $resets times: $(prom_query "resets(${family}[${span}s]) > 0" | head -5)"
 done
+
+# --- The dashboard's queries again: each had series in one reading.
+took=$(dashboard_read "$TMP/dashboard.2")
+echo "measured: dashboard, second reading   $(awk -F '\t' '$3 > 0' "$TMP/dashboard.2" | wc -l) of $(wc -l <"$TMP/dashboard.2") queries with series, in $took s"
+while IFS=$'\t' read -r id ref n1 title; do
+	n2=$(awk -F '\t' -v i="$id" -v r="$ref" '$1 == i && $2 == r { print $3 }' "$TMP/dashboard.2")
+	if [ -n "${not_covered[$title]+set}" ]; then
+		echo "measured: dashboard panel $id $ref not covered: $title (${not_covered[$title]}; series $n1, $n2)"
+	elif [ "$n1" -ge 1 ] || [ "${n2:-0}" -ge 1 ]; then
+		echo "measured: dashboard panel $id $ref series $n1, then ${n2:-none}: $title"
+	else
+		fail "dashboard panel $id query $ref ($title) returned no series in either reading: $(awk -F '\t' -v i="$id" -v r="$ref" '$1 == i && $2 == r { print $4 }' "$TMP/queries")"
+	fi
+done <"$TMP/dashboard.1"
 
 stop_serve
