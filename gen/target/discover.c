@@ -43,11 +43,30 @@ static unsigned kind_field(discover_kind kind)
 		return DISCOVER_F_CMDLINE;
 	case DISCOVER_CGROUP:
 	case DISCOVER_UNIT:
+	case DISCOVER_K8S_NAMESPACE:
+	case DISCOVER_K8S_POD:
+	case DISCOVER_K8S_CONTAINER:
 		return DISCOVER_F_CGROUP;
 	case DISCOVER_PID:
 		return 0;
 	}
 	return 0;
+}
+
+static bool is_k8s(discover_kind kind)
+{
+	return kind == DISCOVER_K8S_NAMESPACE || kind == DISCOVER_K8S_POD ||
+	       kind == DISCOVER_K8S_CONTAINER;
+}
+
+/* The name a k8s-* target of KIND matches against ("" when unknown). */
+static const char *k8s_field(const k8s_names *names, discover_kind kind)
+{
+	if (!names)
+		return "";
+	if (kind == DISCOVER_K8S_NAMESPACE)
+		return names->namespace_name;
+	return kind == DISCOVER_K8S_POD ? names->pod_name : names->container_name;
 }
 
 /* The errno of the field T reads (0 when it was read). */
@@ -66,8 +85,12 @@ static int field_err(const discover_target *t, const discover_proc *p)
 	return 0;
 }
 
-static bool target_matches(const discover_target *t, const discover_proc *p)
+/* True when P matches T; NAMES are P's Kubernetes names (or NULL). */
+static bool target_matches(const discover_target *t, const discover_proc *p,
+			   const k8s_names *names)
 {
+	const char *name;
+
 	switch (t->kind) {
 	case DISCOVER_COMM:
 		return p->comm && fnmatch(t->value, p->comm, 0) == 0;
@@ -81,6 +104,11 @@ static bool target_matches(const discover_target *t, const discover_proc *p)
 		return p->cgroup && unit_in_path(p->cgroup, t->value);
 	case DISCOVER_PID:
 		return p->pid == t->pid;
+	case DISCOVER_K8S_NAMESPACE:
+	case DISCOVER_K8S_POD:
+	case DISCOVER_K8S_CONTAINER:
+		name = k8s_field(names, t->kind);
+		return *name && fnmatch(t->value, name, 0) == 0;
 	}
 	return false;
 }
@@ -90,6 +118,8 @@ typedef struct scan {
 	const discover_target *targets;
 	size_t n;
 	unsigned fields;	/* what the targets other than pid= read */
+	bool k8s;		/* a k8s-* target is among them */
+	k8s_cache *names;	/* NULL: k8s-* targets match nothing */
 	pid_t self;
 	discover_set *out;
 	size_t *cap;		/* capacity of out->per[i].pids */
@@ -119,18 +149,38 @@ static void count_unreadable(scan *s)
 			s->out->per[i].unreadable++;
 }
 
+/* P's Kubernetes names, when the scan has k8s-* targets and P runs in a
+ * pod's container; NULL otherwise, with *FAILED when they could not be
+ * read.  Borrowed from the cache until its next call. */
+static const k8s_names *names_of(const scan *s, const discover_proc *p, bool *failed)
+{
+	discover_pod pod;
+	k8s_status st;
+	const k8s_names *names;
+
+	*failed = false;
+	if (!s->k8s || !s->names || !discover_pod_labels(p->cgroup, &pod))
+		return NULL;
+	names = k8s_cache_get(s->names, pod.runtime, pod.container_id, &st);
+	*failed = k8s_status_failed(st);
+	return names;
+}
+
 /* Matches the targets other than pid= against the fields of P. */
 static int match_fields(scan *s, const discover_proc *p)
 {
+	bool names_failed;
+	const k8s_names *names = names_of(s, p, &names_failed);
+
 	for (size_t i = 0; i < s->n; i++) {
 		const discover_target *t = &s->targets[i];
 		int err = field_err(t, p);
 
 		if (t->kind == DISCOVER_PID || discover_err_gone(err))
 			continue;
-		if (err)
+		if (err || (is_k8s(t->kind) && names_failed))
 			s->out->per[i].unreadable++;
-		else if (target_matches(t, p) && push(s, i, p->pid) < 0)
+		else if (target_matches(t, p, names) && push(s, i, p->pid) < 0)
 			return -1;
 	}
 	return 0;
@@ -222,16 +272,18 @@ static int scan_dir(scan *s, DIR *d)
 	}
 }
 
-int discover_scan(const char *proc_root, const discover_target *targets, size_t n,
-		  discover_set *out)
+int discover_scan(const char *proc_root, k8s_cache *names, const discover_target *targets,
+		  size_t n, discover_set *out)
 {
-	scan s = { .targets = targets, .n = n, .self = getpid(), .out = out };
+	scan s = { .targets = targets, .n = n, .names = names, .self = getpid(), .out = out };
 	DIR *d;
 	int rc, e;
 
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		s.fields |= kind_field(targets[i].kind);
+		s.k8s |= is_k8s(targets[i].kind);
+	}
 	if (s.fields)
 		s.fields |= DISCOVER_F_CMDLINE;
 	d = opendir(proc_root);

@@ -29,6 +29,13 @@
  *                 when NAME holds no '.' (unit=nginx: nginx.service).
  *   pid=N         exactly that process, if /proc lists it (a thread id,
  *                 which /proc does not list, matches nothing).
+ *   k8s-namespace=GLOB, k8s-pod=GLOB, k8s-container=GLOB
+ *                 the Kubernetes namespace, pod name or container name of
+ *                 the pod's container the process runs in (its cgroup path,
+ *                 discover_pod_labels, then the runtime's state, k8s.h),
+ *                 fnmatch without flags.  A process in no pod, or whose
+ *                 names cannot be read, matches none of them (the latter
+ *                 is counted in `unreadable`).
  *
  * Scanning.  Every process listed under the proc root is read through
  * one directory descriptor, so all its fields come from the same process
@@ -59,6 +66,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "target/k8s.h"
+
 #define DISCOVER_NAME_MAX 63			/* a target name: [A-Za-z0-9_.-]{1,63} */
 #define DISCOVER_CMDLINE_MAX (64 * 1024)	/* bytes of cmdline read */
 #define DISCOVER_COMM_MAX 64			/* bytes of comm read */
@@ -72,6 +81,9 @@ typedef enum {
 	DISCOVER_CGROUP,
 	DISCOVER_UNIT,
 	DISCOVER_PID,
+	DISCOVER_K8S_NAMESPACE,
+	DISCOVER_K8S_POD,
+	DISCOVER_K8S_CONTAINER,
 } discover_kind;
 
 typedef struct discover_target {
@@ -111,10 +123,12 @@ typedef struct discover_set {
 } discover_set;
 
 /* Scans PROC_ROOT ("/proc", or a fixture laid out like it) for the N
- * TARGETS and fills OUT.  Returns 0, or -1 with errno set when PROC_ROOT
- * cannot be listed or memory runs out (OUT is then empty). */
-int discover_scan(const char *proc_root, const discover_target *targets, size_t n,
-		  discover_set *out);
+ * TARGETS and fills OUT.  NAMES gives the Kubernetes names of the k8s-*
+ * selectors (NULL: they match nothing); the caller sweeps it.  Returns 0,
+ * or -1 with errno set when PROC_ROOT cannot be listed or memory runs out
+ * (OUT is then empty). */
+int discover_scan(const char *proc_root, k8s_cache *names, const discover_target *targets,
+		  size_t n, discover_set *out);
 
 void discover_set_free(discover_set *s);
 
@@ -185,6 +199,7 @@ typedef struct discover_pod {
 	char uid[37];		/* 8-4-4-4-12 lower-case hex, with dashes */
 	char container_id[65];	/* 64 lower-case hex */
 	const char *qos;	/* "guaranteed", "burstable" or "besteffort" */
+	k8s_runtime runtime;	/* the runtime the path names, if it does */
 } discover_pod;
 
 /* Fills OUT and returns true when CGROUP_PATH (may be NULL) is a pod's

@@ -12,6 +12,11 @@
  *             runtime: cri-containerd, docker, crio
  *   cgroupfs  /kubepods/burstable/pod<UID>/<64 hex>   (besteffort alike)
  *             /kubepods/pod<UID>/<64 hex>             (guaranteed)
+ *             the container is the bare id under containerd and docker,
+ *             crio-<64 hex> under CRI-O (its cgroupfs manager prefixes it
+ *             as its systemd one does, cri-o internal/config/cgmgr)
+ * The scope's prefix, or CRI-O's, says which runtime runs the container
+ * (discover_pod.runtime); a bare id does not.
  * The container's cgroup must end the path: a cgroup below it, a pod
  * without a container, a UID or ID of the wrong length or case, or any
  * other name is "no labels" (crio's conmon-<id>.scope, for instance).
@@ -123,16 +128,38 @@ static bool parse_id(comp c, char *out)
 	return true;
 }
 
-/* <runtime>-<id>.scope */
-static bool parse_scope(comp c, char *out)
+/* <runtime>-<id>.scope into OUT->container_id and OUT->runtime. */
+static bool parse_scope(comp c, discover_pod *out)
 {
-	static const char *const runtimes[] = { "cri-containerd-", "docker-", "crio-" };
+	static const struct {
+		const char *prefix;
+		k8s_runtime runtime;
+	} runtimes[] = {
+		{ "cri-containerd-", K8S_RUNTIME_CONTAINERD },
+		{ "docker-", K8S_RUNTIME_DOCKER },
+		{ "crio-", K8S_RUNTIME_CRIO },
+	};
 	comp id;
 
 	for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
-		if (strip(c, runtimes[i], ".scope", &id))
-			return parse_id(id, out);
+		if (strip(c, runtimes[i].prefix, ".scope", &id)) {
+			out->runtime = runtimes[i].runtime;
+			return parse_id(id, out->container_id);
+		}
 	return false;
+}
+
+/* The cgroupfs layout's container: <id>, or crio-<id> (CRI-O). */
+static bool parse_cgroupfs_id(comp c, discover_pod *out)
+{
+	comp id;
+
+	if (strip(c, "crio-", "", &id)) {
+		out->runtime = K8S_RUNTIME_CRIO;
+		return parse_id(id, out->container_id);
+	}
+	out->runtime = K8S_RUNTIME_ANY;
+	return parse_id(c, out->container_id);
 }
 
 /* The QoS class component C names, or NULL: "kubepods-burstable.slice"
@@ -163,10 +190,10 @@ static bool parse_pod(const comp *c, size_t n, bool systemd, discover_pod *out)
 	if (systemd) {
 		snprintf(prefix, sizeof(prefix), "kubepods-%s%spod", qos ? qos : "", qos ? "-" : "");
 		if (!strip(c[i], prefix, ".slice", &uid) || !parse_uid(uid, '_', out->uid) ||
-		    !parse_scope(c[i + 1], out->container_id))
+		    !parse_scope(c[i + 1], out))
 			return false;
 	} else if (!strip(c[i], "pod", "", &uid) || !parse_uid(uid, '-', out->uid) ||
-		   !parse_id(c[i + 1], out->container_id)) {
+		   !parse_cgroupfs_id(c[i + 1], out)) {
 		return false;
 	}
 	out->qos = qos ? qos : "guaranteed";

@@ -15,10 +15,13 @@
 
 #define SHOW_MAX 64		/* bytes of user text quoted in a message */
 
+/* In discover_kind's order. */
 static const char *const kind_words[] = {
-	"comm", "exe", "cmdline", "cgroup", "unit", "pid", NULL,
+	"comm", "exe", "cmdline", "cgroup", "unit", "pid",
+	"k8s-namespace", "k8s-pod", "k8s-container", NULL,
 };
-static const char kind_list[] = "comm, exe, cmdline, cgroup, unit, pid";
+static const char kind_list[] =
+	"comm, exe, cmdline, cgroup, unit, pid, k8s-namespace, k8s-pod, k8s-container";
 
 const char *discover_kind_name(discover_kind kind)
 {
@@ -35,6 +38,10 @@ const char *discover_kind_name(discover_kind kind)
 		return "unit";
 	case DISCOVER_PID:
 		return "pid";
+	case DISCOVER_K8S_NAMESPACE:
+	case DISCOVER_K8S_POD:
+	case DISCOVER_K8S_CONTAINER:
+		return kind_words[kind];
 	}
 	return "?";
 }
@@ -55,6 +62,12 @@ static const char *kind_example(discover_kind kind)
 		return "a systemd unit, e.g. unit=nginx";
 	case DISCOVER_PID:
 		return "a process id, e.g. pid=1234";
+	case DISCOVER_K8S_NAMESPACE:
+		return "a glob, e.g. k8s-namespace=shop";
+	case DISCOVER_K8S_POD:
+		return "a glob, e.g. k8s-pod='api-*'";
+	case DISCOVER_K8S_CONTAINER:
+		return "a glob, e.g. k8s-container=node";
 	}
 	return "?";
 }
@@ -222,6 +235,9 @@ static int parse_value(const char *arg, discover_target *t, char *err, size_t er
 	case DISCOVER_COMM:
 	case DISCOVER_EXE:
 	case DISCOVER_CGROUP:
+	case DISCOVER_K8S_NAMESPACE:
+	case DISCOVER_K8S_POD:
+	case DISCOVER_K8S_CONTAINER:
 		return 0;	/* fnmatch takes any pattern */
 	}
 	return 0;

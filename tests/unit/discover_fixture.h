@@ -180,7 +180,7 @@ static inline void scan_dir_args(const char *dir, const char *const *args, disco
 		ck_assert_uint_lt(n, 32);
 		parse_ok(args[n], &t[n]);
 	}
-	ck_assert_int_eq(discover_scan(dir, t, n, set), 0);
+	ck_assert_int_eq(discover_scan(dir, NULL, t, n, set), 0);
 	ck_assert_uint_eq(set->n, n);
 	for (size_t i = 0; i < n; i++)
 		discover_target_free(&t[i]);

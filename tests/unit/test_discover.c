@@ -34,6 +34,9 @@ START_TEST(test_parse_kinds)
 		{ "k=cgroup=/kubepods.slice/*", "k", DISCOVER_CGROUP, "/kubepods.slice/*" },
 		{ "n=unit=nginx", "n", DISCOVER_UNIT, "nginx" },
 		{ "p=pid=0042", "p", DISCOVER_PID, "0042" },
+		{ "s=k8s-namespace=shop", "s", DISCOVER_K8S_NAMESPACE, "shop" },
+		{ "a=k8s-pod=api-*", "a", DISCOVER_K8S_POD, "api-*" },
+		{ "c=k8s-container=no=de", "c", DISCOVER_K8S_CONTAINER, "no=de" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -61,15 +64,33 @@ START_TEST(test_parse_errors)
 		const char *arg, *msg;
 	} cases[] = {
 		{ "api=cmdlin=x", "--target 'api=cmdlin=x': unknown selector 'cmdlin' (did you mean "
-				  "'cmdline'?); selectors: comm, exe, cmdline, cgroup, unit, pid" },
+				  "'cmdline'?); selectors: comm, exe, cmdline, cgroup, unit, pid, "
+				  "k8s-namespace, k8s-pod, k8s-container" },
 		{ "api=COMM=x", "--target 'api=COMM=x': unknown selector 'COMM' (did you mean "
-				"'comm'?); selectors: comm, exe, cmdline, cgroup, unit, pid" },
+				"'comm'?); selectors: comm, exe, cmdline, cgroup, unit, pid, "
+				"k8s-namespace, k8s-pod, k8s-container" },
 		{ "api=bogus=x", "--target 'api=bogus=x': unknown selector 'bogus'; selectors: "
-				 "comm, exe, cmdline, cgroup, unit, pid" },
+				 "comm, exe, cmdline, cgroup, unit, pid, k8s-namespace, k8s-pod, "
+				 "k8s-container" },
+		{ "api=k8s-pods=x", "--target 'api=k8s-pods=x': unknown selector 'k8s-pods' (did "
+				    "you mean 'k8s-pod'?); selectors: comm, exe, cmdline, cgroup, "
+				    "unit, pid, k8s-namespace, k8s-pod, k8s-container" },
+		{ "api=K8S-Namespace=x", "--target 'api=K8S-Namespace=x': unknown selector "
+					 "'K8S-Namespace' (did you mean 'k8s-namespace'?); "
+					 "selectors: comm, exe, cmdline, cgroup, unit, pid, "
+					 "k8s-namespace, k8s-pod, k8s-container" },
+		{ "api=k8s-namespace=", "--target 'api=k8s-namespace=': selector 'k8s-namespace' "
+					"needs a value after '=': a glob, e.g. k8s-namespace=shop" },
+		{ "api=k8s-pod", "--target 'api=k8s-pod': selector 'k8s-pod' needs a value after "
+				 "'=': a glob, e.g. k8s-pod='api-*'" },
+		{ "api=k8s-container=", "--target 'api=k8s-container=': selector 'k8s-container' "
+					"needs a value after '=': a glob, e.g. k8s-container=node" },
 		{ "api", "--target 'api': expected NAME=KIND=VALUE, e.g. api=comm=node; "
-			 "selectors: comm, exe, cmdline, cgroup, unit, pid" },
+			 "selectors: comm, exe, cmdline, cgroup, unit, pid, k8s-namespace, "
+			 "k8s-pod, k8s-container" },
 		{ "api=node", "--target 'api=node': expected NAME=KIND=VALUE, e.g. api=comm=node; "
-			      "selectors: comm, exe, cmdline, cgroup, unit, pid" },
+			      "selectors: comm, exe, cmdline, cgroup, unit, pid, k8s-namespace, "
+			      "k8s-pod, k8s-container" },
 		{ "api=comm", "--target 'api=comm': selector 'comm' needs a value after '=': "
 			      "a glob, e.g. comm=node" },
 		{ "api=pid=", "--target 'api=pid=': selector 'pid' needs a value after '=': "
@@ -138,7 +159,8 @@ START_TEST(test_parse_long_argument)
 	arg[sizeof(arg) - 1] = '\0';
 	ck_assert_int_eq(discover_target_parse(arg, &t, err, sizeof(err)), -1);
 	ck_assert_contains(err, "...': expected NAME=KIND=VALUE");
-	ck_assert_contains(err, "selectors: comm, exe, cmdline, cgroup, unit, pid");
+	ck_assert_contains(err, "selectors: comm, exe, cmdline, cgroup, unit, pid, "
+				"k8s-namespace, k8s-pod, k8s-container");
 	memcpy(arg, "api=cmdlin=", 11);
 	ck_assert_int_eq(discover_target_parse(arg, &t, err, sizeof(err)), -1);
 	ck_assert_contains(err, "(did you mean 'cmdline'?)");

@@ -16,15 +16,20 @@ START_TEST(test_pod_layouts)
 {
 	static const struct {
 		const char *path, *qos;
+		k8s_runtime runtime;
 	} cases[] = {
 		{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_ ".slice/"
-		  "cri-containerd-" ID ".scope", "burstable" },
+		  "cri-containerd-" ID ".scope", "burstable", K8S_RUNTIME_CONTAINERD },
 		{ "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_ ".slice/"
-		  "docker-" ID ".scope", "besteffort" },
-		{ "/kubepods.slice/kubepods-pod" UID_ ".slice/crio-" ID ".scope", "guaranteed" },
-		{ "/kubepods/burstable/pod" UID "/" ID, "burstable" },
-		{ "/kubepods/besteffort/pod" UID "/" ID, "besteffort" },
-		{ "/kubepods/pod" UID "/" ID, "guaranteed" },
+		  "docker-" ID ".scope", "besteffort", K8S_RUNTIME_DOCKER },
+		{ "/kubepods.slice/kubepods-pod" UID_ ".slice/crio-" ID ".scope", "guaranteed",
+		  K8S_RUNTIME_CRIO },
+		{ "/kubepods/burstable/pod" UID "/" ID, "burstable", K8S_RUNTIME_ANY },
+		{ "/kubepods/besteffort/pod" UID "/" ID, "besteffort", K8S_RUNTIME_ANY },
+		{ "/kubepods/pod" UID "/" ID, "guaranteed", K8S_RUNTIME_ANY },
+		/* CRI-O's cgroupfs manager. */
+		{ "/kubepods/burstable/pod" UID "/crio-" ID, "burstable", K8S_RUNTIME_CRIO },
+		{ "/kubepods/pod" UID "/crio-" ID, "guaranteed", K8S_RUNTIME_CRIO },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -35,6 +40,7 @@ START_TEST(test_pod_layouts)
 		ck_assert_str_eq(pod.uid, UID);
 		ck_assert_str_eq(pod.container_id, ID);
 		ck_assert_str_eq(pod.qos, cases[i].qos);
+		ck_assert_int_eq(pod.runtime, cases[i].runtime);
 	}
 }
 END_TEST
@@ -71,6 +77,10 @@ START_TEST(test_pod_near_misses)
 		"/kubepods.slice/kubepods-pod" UID_ ".slice/crio-conmon-" ID ".scope",
 		"/kubepods.slice/kubepods-pod" UID_ ".slice/podman-" ID ".scope",
 		"/kubepods/pod" UID "/docker-" ID ".scope",
+		"/kubepods/pod" UID "/crio-" ID ".scope",
+		"/kubepods/pod" UID "/crio-conmon-" ID,
+		"/kubepods/pod" UID "/libpod-" ID,
+		"/kubepods/pod" UID "/crio-" ID "0",
 		"/kubepods//pod" UID "/" ID,
 		/* Not at the root: a delegated subtree (a user's, a container's own)
 		 * could be named so; a nested node; a cgroup namespace's view. */

@@ -242,11 +242,11 @@ START_TEST(test_scan_errors)
 
 	parse_ok("a=comm=x", &t);
 	errno = 0;
-	ck_assert_int_eq(discover_scan("/nonexistent/proc", &t, 1, &set), -1);
+	ck_assert_int_eq(discover_scan("/nonexistent/proc", NULL, &t, 1, &set), -1);
 	ck_assert_int_eq(errno, ENOENT);
 	ck_assert_ptr_null(set.per);
 	ck_assert_uint_eq(set.n, 0);
-	ck_assert_int_eq(discover_scan(root, &t, 0, &set), 0);	/* no targets */
+	ck_assert_int_eq(discover_scan(root, NULL, &t, 0, &set), 0);	/* no targets */
 	ck_assert_uint_eq(set.n, 0);
 	discover_set_free(&set);
 	discover_target_free(&t);
