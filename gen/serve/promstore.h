@@ -15,8 +15,8 @@
  *     practice); seconds have 2^64 s of room.
  *
  * Series labels: spec and probe, then the labels the caller's labeler
- * gives each thread (target, namespace, pod, container, pid,
- * thread_role), then the family's own (syscall, errno, cause,
+ * gives each thread (target, k8s_namespace_name, k8s_pod_name,
+ * k8s_container_name, pod_uid, container_id, pid, thread_role), then the family's own (syscall, errno, cause,
  * nodejs_eventloop_state).  The threads of one target and role fold into
  * one series (their values are summed): thread names and ids never become
  * labels, which bounds the number of series.  The families (R: per
@@ -82,9 +82,9 @@ typedef enum {
  * Strings are borrowed and copied at once. */
 typedef struct promstore_labelset {
 	const char *target;	/* always a label; NULL is "" */
-	const char *k8s_namespace;	/* label "namespace" */
-	const char *pod;
-	const char *container;
+	const char *k8s_namespace;	/* label k8s_namespace_name */
+	const char *pod;	/* label k8s_pod_name */
+	const char *container;	/* label k8s_container_name */
 	const char *pod_uid;	/* from the cgroup path (discover_pod_labels) */
 	const char *container_id;
 	long pid;		/* > 0: label "pid" */

@@ -172,9 +172,9 @@ int ps_plan_thread_labels(ps_add *a, long tid, const char *name, const char **la
 			const char *name, *value;
 		} pairs[] = {
 			{ "target", ls.target ? ls.target : "" },
-			{ "namespace", ls.k8s_namespace },
-			{ "pod", ls.pod },
-			{ "container", ls.container },
+			{ "k8s_namespace_name", ls.k8s_namespace },
+			{ "k8s_pod_name", ls.pod },
+			{ "k8s_container_name", ls.container },
 			{ "pod_uid", ls.pod_uid },
 			{ "container_id", ls.container_id },
 			{ "pid", ls.pid > 0 ? pid : NULL },

@@ -213,7 +213,7 @@ static void say_target_change(serve *sv, size_t t, size_t before, size_t now)
 static void scan(serve *sv)
 {
 	discover_set set;
-	if (discover_scan(sv->cfg.proc_root, sv->cfg.targets, sv->cfg.n_targets, &set) < 0) {
+	if (discover_scan(sv->cfg.proc_root, sv->k8s, sv->cfg.targets, sv->cfg.n_targets, &set) < 0) {
 		fprintf(stderr, "bpfspec serve: cannot scan %s: %s; the processes stay as the "
 				"last scan found them (in a container: run it with hostPID and /proc "
 				"mounted)\n", sv->cfg.proc_root, strerror(errno));
@@ -229,6 +229,11 @@ static void scan(serve *sv)
 		say_target_change(sv, t, before, set.per[t].n);
 	}
 	discover_set_free(&set);
+	pthread_mutex_lock(&sv->lock);
+	if (sv->k8s)
+		k8s_cache_sweep(sv->k8s);
+	serve_k8s_note(sv);
+	pthread_mutex_unlock(&sv->lock);
 	for (size_t i = 0; i < sv->n_slots; i++) {
 		serve_slot *s = &sv->slots[i];
 		if (s->n_over && s->n_over != s->said_over)
@@ -481,6 +486,10 @@ static int prepare(serve *sv, serve_http_web **web, serve_http **http)
 	promstore_gauge_set(sv->store, "bpfspec_build_info",
 			    "bpfspec's version and the bpftrace it runs; always 1.", info, 2, 1);
 	serve_host_cgroupns(sv);
+	if (sv->pod_labels && !(sv->k8s = k8s_cache_new(cfg->host_run))) {
+		diag_error(NULL, "out of memory");
+		return EXIT_TRACER;
+	}
 	serve_update_gauges(sv);
 	serve_http_config hc = { .listen = cfg->listen, .web = *web,
 				 .metrics = serve_write_metrics, .index = serve_write_index,
@@ -542,6 +551,7 @@ int serve_main(int argc, char **argv)
 	if (sig_fd >= 0)
 		close(sig_fd);
 	promstore_free(sv.store);
+	k8s_cache_free(sv.k8s);
 	for (size_t i = 0; i < sv.cfg.n_specs; i++)
 		if (sv.cfg.spec_fds[i] >= 0)
 			close(sv.cfg.spec_fds[i]);

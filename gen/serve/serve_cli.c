@@ -1,10 +1,12 @@
 /* serve_cli — the options of `bpfspec serve` (serve_internal.h). */
 #include "serve/serve_internal.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "spec/spec.h"
 #include "util/diag.h"
@@ -14,7 +16,8 @@
 const char serve_help_text[] =
 	"usage: bpfspec serve SPEC... --target NAME=SELECTOR... [--listen ADDR:PORT]\n"
 	"                     [--interval D] [--web-config FILE] [--pid-label]\n"
-	"                     [--set NAME=VALUE]... [--bpftrace PATH] [-v]\n"
+	"                     [--set NAME=VALUE]... [--bpftrace PATH] [--host-run DIR]\n"
+	"                     [-v]\n"
 	"\n"
 	"Traces every process the targets select with each SPEC, all the time, and\n"
 	"serves the figures as cumulative Prometheus metrics on /metrics (a status\n"
@@ -29,6 +32,9 @@ const char serve_help_text[] =
 	"  cgroup=GLOB    the cgroup v2 path, e.g. cgroup=*kubepods*\n"
 	"  unit=NAME      a systemd unit (NAME.service when NAME has no dot)\n"
 	"  pid=N          one process\n"
+	"  k8s-namespace=GLOB, k8s-pod=GLOB, k8s-container=GLOB\n"
+	"                 the Kubernetes namespace, pod or container name of the\n"
+	"                 pod's container (from the container runtime's state)\n"
 	"NAME becomes the `target` label.\n"
 	"\n"
 	"Options:\n"
@@ -44,6 +50,8 @@ const char serve_help_text[] =
 	"                          declare it: serve one spec per command otherwise)\n"
 	"      --bpftrace PATH     the bpftrace to run (default: $BPFSPEC_BPFTRACE, or\n"
 	"                          bpftrace from PATH)\n"
+	"      --host-run DIR      where the host's /run is seen (default /run): the\n"
+	"                          container runtimes' state, for the Kubernetes names\n"
 	"  -v, --verbose           say what each scan and child does\n"
 	"\n"
 	"One bpftrace runs per spec, target and executable (the processes of a target\n"
@@ -53,9 +61,10 @@ const char serve_help_text[] =
 	"Examples:\n"
 	"  bpfspec serve libuv-phases --target api=cmdline='server\\.js'\n"
 	"  bpfspec serve libuv-phases loop-utilization --target node='exe=*/node' \\\n"
-	"      --listen 0.0.0.0:9477 --interval 15s\n";
+	"      --listen 0.0.0.0:9477 --interval 15s\n"
+	"  bpfspec serve libuv-phases --target shop=k8s-namespace=shop --host-run /host/run\n";
 
-enum { OPT_WEB_CONFIG = 256, OPT_PID_LABEL, OPT_SET, OPT_BPFTRACE };
+enum { OPT_WEB_CONFIG = 256, OPT_PID_LABEL, OPT_SET, OPT_BPFTRACE, OPT_HOST_RUN };
 
 static int add_target(serve_config *cfg, const char *arg)
 {
@@ -79,6 +88,21 @@ static int add_target(serve_config *cfg, const char *arg)
 	return EXIT_OK;
 }
 
+/* --host-run DIR: a directory (read-only will do). */
+static int check_host_run(const char *dir)
+{
+	struct stat st;
+	int err = stat(dir, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	if (!err)
+		return EXIT_OK;
+	char *clean = safe_text(dir);
+	int rc = usage_error("--host-run '%s': %s; give the directory where the host's /run is "
+			     "mounted, e.g. --host-run /host/run (docs/fleet.md)",
+			     clean ? clean : "?", strerror(err));
+	free(clean);
+	return rc;
+}
+
 int serve_cli_parse(int argc, char **argv, serve_config *cfg)
 {
 	static const struct option longs[] = {
@@ -89,6 +113,7 @@ int serve_cli_parse(int argc, char **argv, serve_config *cfg)
 		{ "pid-label", no_argument, NULL, OPT_PID_LABEL },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "bpftrace", required_argument, NULL, OPT_BPFTRACE },
+		{ "host-run", required_argument, NULL, OPT_HOST_RUN },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -96,6 +121,7 @@ int serve_cli_parse(int argc, char **argv, serve_config *cfg)
 	memset(cfg, 0, sizeof *cfg);
 	cfg->interval_ns = SERVE_DEFAULT_INTERVAL_NS;
 	cfg->proc_root = "/proc";
+	cfg->host_run = "/run";
 	for (size_t i = 0; i < SERVE_MAX_SPECS; i++)
 		cfg->spec_fds[i] = -1;
 	optind = 1;
@@ -131,6 +157,11 @@ int serve_cli_parse(int argc, char **argv, serve_config *cfg)
 			break;
 		case OPT_BPFTRACE:
 			cfg->bpftrace = optarg;
+			break;
+		case OPT_HOST_RUN:
+			if ((rc = check_host_run(optarg)) != EXIT_OK)
+				return rc;
+			cfg->host_run = optarg;
 			break;
 		case 'v':
 			cfg->verbose = true;

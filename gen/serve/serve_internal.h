@@ -47,6 +47,7 @@ typedef struct serve_config {
 	const char *web_config;	/* NULL: plain HTTP, no auth */
 	const char *bpftrace;	/* NULL: $BPFSPEC_BPFTRACE or "bpftrace" */
 	const char *proc_root;	/* "/proc" */
+	const char *host_run;	/* the host's /run as serve sees it (--host-run) */
 	uint64_t interval_ns;
 	bool pid_label;		/* --pid-label */
 	bool verbose;
@@ -57,6 +58,8 @@ typedef struct serve_pod {
 	pid_t pid;
 	bool in_pod;
 	discover_pod pod;
+	bool has_names;		/* names were read (in_pod only) */
+	k8s_names names;
 } serve_pod;
 
 /* One spec on one target's processes that run one executable. */
@@ -103,6 +106,13 @@ typedef struct serve {
 	bool rescan;		/* scan at the next turn of the loop */
 	uint64_t last_scrape_ns;	/* the previous scrape's duration */
 	bool pod_labels;	/* cgroup paths are seen from the host's namespace */
+	k8s_cache *k8s;		/* the containers' Kubernetes names; NULL: none */
+	/* What the status page shows of the names (under the lock): the
+	 * first failure to read them, raw, and how many containers have
+	 * none; k8s_said once it is on stderr. */
+	char k8s_problem[K8S_WHY_MAX];
+	size_t k8s_failed;
+	bool k8s_said;
 } serve;
 
 /* CLOCK_MONOTONIC in nanoseconds. */
@@ -131,18 +141,22 @@ void serve_child_ended(serve *sv, serve_slot *slot, int status);
  * context is static). */
 promstore_labeler serve_labeler(serve *sv, serve_slot *slot);
 /* The labeler's function, on a serve_label_ctx (promstore.h's contract):
- * target always; thread_role main for a traced pid's main thread; pod_uid
- * and container_id of the thread's process (tid 0: of every process of
- * the slot, when they share one container); pid with --pid-label (tid 0:
- * when the slot traces one process). */
+ * target always; thread_role main for a traced pid's main thread; pod_uid,
+ * container_id and the Kubernetes names of the thread's process (tid 0:
+ * of every process of the slot, when they share one container); pid with
+ * --pid-label (tid 0: when the slot traces one process). */
 typedef struct serve_label_ctx {
 	serve *sv;
 	serve_slot *slot;
 } serve_label_ctx;
 int serve_label_thread(void *ctx, const report *rep, long tid, const char *thread,
 		       promstore_labelset *out);
-/* Reads the pod labels of SLOT's run_pids. */
+/* Reads the pod labels and Kubernetes names of SLOT's run_pids (caller
+ * holds the lock). */
 void serve_read_pods(serve *sv, serve_slot *slot);
+/* Takes the names' state for the status page (caller holds the lock), and
+ * says the first failure to read names on stderr, once. */
+void serve_k8s_note(serve *sv);
 /* Sets bpfspec_up, bpfspec_probes_attached and bpfspec_targets from the
  * slots (caller holds the lock). */
 void serve_update_gauges(serve *sv);

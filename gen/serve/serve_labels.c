@@ -33,7 +33,29 @@ void serve_read_pods(serve *sv, serve_slot *s)
 			continue;
 		p->in_pod = discover_pod_labels(proc.cgroup, &p->pod);
 		discover_proc_free(&proc);
+		const k8s_names *names = p->in_pod && sv->k8s
+			? k8s_cache_get(sv->k8s, p->pod.runtime, p->pod.container_id, NULL)
+			: NULL;
+		if (names) {
+			p->names = *names;
+			p->has_names = true;
+		}
 	}
+	serve_k8s_note(sv);
+}
+
+void serve_k8s_note(serve *sv)
+{
+	const char *problem = sv->k8s ? k8s_cache_problem(sv->k8s) : NULL;
+	sv->k8s_failed = sv->k8s ? k8s_cache_failed(sv->k8s) : 0;
+	if (!problem || sv->k8s_said)
+		return;
+	snprintf(sv->k8s_problem, sizeof sv->k8s_problem, "%s", problem);
+	sv->k8s_said = true;
+	fputs("bpfspec serve: warning: cannot read a container's Kubernetes names: ", stderr);
+	safe_fputs(problem, stderr);
+	fputs("; its series have no k8s_namespace_name, k8s_pod_name or k8s_container_name "
+	      "(said once; the status page counts such containers; docs/fleet.md)\n", stderr);
 }
 
 /* The process of the slot that thread TID belongs to, or 0. */
@@ -104,6 +126,11 @@ int serve_label_thread(void *arg, const report *rep, long tid, const char *threa
 	if (pod) {
 		out->pod_uid = pod->pod.uid;
 		out->container_id = pod->pod.container_id;
+	}
+	if (pod && pod->has_names) {
+		out->k8s_namespace = pod->names.namespace_name;
+		out->pod = pod->names.pod_name;
+		out->container = pod->names.container_name;
 	}
 	if (c->sv->cfg.pid_label && pid)
 		out->pid = pid;
@@ -183,6 +210,24 @@ static const char *slot_state(const serve_slot *s, char *text, size_t len)
 	return "down";
 }
 
+/* Where the Kubernetes names come from, and the first failure to read
+ * them (caller holds the lock). */
+static void write_k8s_state(const serve *sv, FILE *out)
+{
+	fputs("<p>Kubernetes names: ", out);
+	if (!sv->k8s) {
+		fputs("none (the processes' cgroup paths cannot be read whole)</p>\n", out);
+		return;
+	}
+	fputs("read from the container runtimes' state under ", out);
+	safe_fputs_html(sv->cfg.host_run, out);
+	if (sv->k8s_problem[0]) {
+		fprintf(out, "; containers without names: %zu; the first failure: ", sv->k8s_failed);
+		safe_fputs_html(sv->k8s_problem, out);
+	}
+	fputs("</p>\n", out);
+}
+
 int serve_write_index(void *ctx, FILE *out)
 {
 	serve *sv = ctx;
@@ -197,7 +242,9 @@ int serve_write_index(void *ctx, FILE *out)
 		safe_fputs_html(cfg->targets[t].value, out);
 		fprintf(out, "</td><td>%zu</td></tr>\n", sv->matched[t]);
 	}
-	fputs("</table>\n<h2>bpftrace per spec, target and executable</h2>\n<table>\n"
+	fputs("</table>\n", out);
+	write_k8s_state(sv, out);
+	fputs("<h2>bpftrace per spec, target and executable</h2>\n<table>\n"
 	      "<tr><th>spec</th><th>target</th><th>executable</th><th>pids</th>"
 	      "<th>state</th><th>probes</th><th>starts</th><th>last error</th></tr>\n", out);
 	for (size_t i = 0; i < sv->n_slots; i++) {

@@ -117,7 +117,7 @@ START_TEST(test_rich_twice)
 	ck_assert_int_eq(promstore_add(ps, &fx_rich, &lab), 0);
 	char *text = fx_render(ps);
 	assert_well_formed(text);
-#define T "target=\"api\",namespace=\"shop\",pod=\"api-7d9f\",container=\"node\""
+#define T "target=\"api\",k8s_namespace_name=\"shop\",k8s_pod_name=\"api-7d9f\",k8s_container_name=\"node\""
 	/* Pool threads 101 and 102 fold: (4000000 + 4100000) x 2 ns. */
 	ck_assert_line(text, "bpfspec_syscall_seconds_total{spec=\"loop-why\",probe=\"files\"," T
 			     ",thread_role=\"pool\",syscall=\"openat\"} 0.0162");
@@ -310,7 +310,7 @@ START_TEST(test_hostile_labels)
 	char *text = fx_render(ps);
 	ck_assert_line(text, "bpfspec_window_seconds_total{spec=\"s\\\"\\\\\\\\\\\\xff\","
 			     "target=\"we\\\"ird\\\\\\\\\\\\x0a\\\\xff\","
-			     "pod=\"\xc3\xa9\\\\x1b[31m\\\\u202e\"} 2");
+			     "k8s_pod_name=\"\xc3\xa9\\\\x1b[31m\\\\u202e\"} 2");
 	/* The same as safe_fputs_prom_label, for bytes 1..255 in turn. */
 	for (int ch = 1; ch < 256; ch++) {
 		char s[4] = { 'a', (char)ch, 'z', 0 }, *want = NULL, *got;

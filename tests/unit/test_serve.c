@@ -1,6 +1,6 @@
 /* Unit tests for serve's parts that need no child: its options, the
- * labels of a report's threads, the restart plan after a child ends, and
- * the self-metrics. */
+ * labels of a report's threads (Kubernetes names included), the restart
+ * plan after a child ends, the self-metrics and the status page. */
 #include <check.h>
 #include <jansson.h>
 #include <signal.h>
@@ -52,6 +52,13 @@ START_TEST(test_cli_good)
 	ck_assert_int_eq(parse(&cfg, defaults), EXIT_OK);
 	ck_assert_uint_eq(cfg.interval_ns, SERVE_DEFAULT_INTERVAL_NS);
 	ck_assert(!cfg.pid_label);
+	ck_assert_str_eq(cfg.host_run, "/run");
+	serve_config_free(&cfg);
+
+	const char *k8s[] = { "x.yaml", "-t", "s=k8s-namespace=shop", "--host-run", "/tmp", NULL };
+	ck_assert_int_eq(parse(&cfg, k8s), EXIT_OK);
+	ck_assert_int_eq(cfg.targets[0].kind, DISCOVER_K8S_NAMESPACE);
+	ck_assert_str_eq(cfg.host_run, "/tmp");
 	serve_config_free(&cfg);
 }
 END_TEST
@@ -66,6 +73,10 @@ START_TEST(test_cli_bad)
 		{ "s", "-t", "a=pid=1", "-i", "500ms", NULL },		/* under 1 s */
 		{ "s", "-t", "a=pid=1", "-i", "soon", NULL },
 		{ "s", "-t", "a=pid=1", "--unsafe", NULL },
+		{ "s", "-t", "a=k8s-pods=x", NULL },
+		{ "s", "-t", "a=pid=1", "--host-run", "/nonexistent/run", NULL },
+		{ "s", "-t", "a=pid=1", "--host-run", "/etc/passwd", NULL },	/* not a directory */
+		{ "s", "-t", "a=pid=1", "--host-run", NULL },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		serve_config cfg;
@@ -194,6 +205,135 @@ START_TEST(test_labels)
 	ck_assert_int_eq(labels_of(&f, 0).pid, 100);
 	/* One process: every thread is its, even one gone. */
 	ck_assert_int_eq(labels_of(&f, 270).pid, 100);
+	fixture_free(&f);
+}
+END_TEST
+
+/* The names of the thread's process become labels; "" ones do not. */
+START_TEST(test_labels_names)
+{
+	fixture f;
+	fixture_init(&f);
+	promstore_labelset ls = labels_of(&f, 200);
+	ck_assert_ptr_null(ls.k8s_namespace);	/* no names read */
+	for (size_t i = 0; i < 2; i++) {
+		f.slot.pods[i].has_names = true;
+		strcpy(f.slot.pods[i].names.namespace_name, "shop");
+		strcpy(f.slot.pods[i].names.pod_name, "api-7d9f");
+	}
+	ls = labels_of(&f, 200);
+	ck_assert_str_eq(ls.k8s_namespace, "shop");
+	ck_assert_str_eq(ls.pod, "api-7d9f");
+	ck_assert_str_eq(ls.container, "");	/* left out by the store */
+	ls = labels_of(&f, 0);
+	ck_assert_str_eq(ls.pod, "api-7d9f");
+	fixture_free(&f);
+}
+END_TEST
+
+/* Writes TEXT to DIR/REL, making its directories. */
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		mkdir(path, 0755);
+		*s = '/';
+	}
+	FILE *out = fopen(path, "w");
+	ck_assert_ptr_nonnull(out);
+	fputs(text, out);
+	ck_assert_int_eq(fclose(out), 0);
+}
+
+/* What FN(F) writes on stderr. */
+static char *stderr_of(void (*fn)(fixture *), fixture *f)
+{
+	char path[] = "/tmp/test_serve_err.XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	ck_assert_int_ge(fd, 0);
+	fflush(stderr);
+	dup2(fd, 2);
+	fn(f);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	char *text = calloc(1, 8192);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_ge(pread(fd, text, 8191, 0), 0);
+	close(fd);
+	unlink(path);
+	return text;
+}
+
+static void read_pods(fixture *f)
+{
+	serve_read_pods(&f->sv, &f->slot);
+}
+
+#define CGROUP_OF(id) "0::/kubepods/burstable/pod" UID "/" id "\n"
+#define OTHER_ID "5a5b6c7d8e9f00112233445566778899aabbccddeeff00112233445566778899"
+
+/* Pid 100 in a containerd container whose config names it (hostile
+ * text included), pid 200 in one whose config is not JSON: the names of
+ * the first, none for the second, said once on stderr and on the page. */
+START_TEST(test_read_pods_names)
+{
+	fixture f;
+	fixture_init(&f);
+	char run[128];
+	snprintf(run, sizeof run, "%s/run", f.dir);
+	put(f.dir, "100/cgroup", CGROUP_OF(ID));
+	put(f.dir, "200/cgroup", CGROUP_OF(OTHER_ID));
+	put(run, "containerd/io.containerd.runtime.v2.task/k8s.io/" ID "/config.json",
+	    "{\"annotations\":{\"io.kubernetes.cri.sandbox-namespace\":\"shop\","
+	    "\"io.kubernetes.cri.sandbox-name\":\"api\\u001b[2J\\\"<b>\","
+	    "\"io.kubernetes.cri.container-name\":\"node\"}}");
+	put(run, "containerd/io.containerd.runtime.v2.task/k8s.io/" OTHER_ID "/config.json", "{<i>");
+	f.sv.cfg.host_run = run;
+	f.sv.pod_labels = true;
+	f.sv.k8s = k8s_cache_new(run);
+	ck_assert_ptr_nonnull(f.sv.k8s);
+
+	char *err = stderr_of(read_pods, &f);
+	ck_assert(f.slot.pods[0].has_names);
+	ck_assert_str_eq(f.slot.pods[0].names.namespace_name, "shop");
+	ck_assert_str_eq(f.slot.pods[0].names.pod_name, "api\x1b[2J\"<b>");
+	ck_assert(f.slot.pods[1].in_pod);
+	ck_assert(!f.slot.pods[1].has_names);
+	ck_assert_contains(err, "bpfspec serve: warning: cannot read a container's Kubernetes "
+				"names: ");
+	ck_assert_contains(err, "/k8s.io/" OTHER_ID "/config.json: not JSON");
+	ck_assert_contains(err, "(said once;");
+	free(err);
+	err = stderr_of(read_pods, &f);
+	ck_assert_str_eq(err, "");	/* once */
+	free(err);
+	ck_assert_uint_eq(f.sv.k8s_failed, 1);
+
+	/* The page: where the names come from, the failure escaped. */
+	char *page = NULL;
+	size_t len;
+	FILE *out = open_memstream(&page, &len);
+	ck_assert_int_eq(serve_write_index(&f.sv, out), 0);
+	fclose(out);
+	ck_assert_contains(page, "<p>Kubernetes names: read from the container runtimes' state "
+				 "under /tmp/test_serve.");
+	ck_assert_contains(page, "; containers without names: 1; the first failure: ");
+	ck_assert_contains(page, "not JSON (line 1, column ");
+	free(page);
+	strcpy(f.sv.k8s_problem, "/run/x: <script>\x1b[2J");
+	out = open_memstream(&page, &len);
+	ck_assert_int_eq(serve_write_index(&f.sv, out), 0);
+	fclose(out);
+	ck_assert_contains(page, "the first failure: /run/x: &lt;script&gt;\\x1b[2J</p>");
+	free(page);
+
+	/* The labels carry the names; the store escapes them. */
+	promstore_labelset ls = labels_of(&f, 100);
+	ck_assert_str_eq(ls.pod, "api\x1b[2J\"<b>");
+	k8s_cache_free(f.sv.k8s);
 	fixture_free(&f);
 }
 END_TEST
@@ -376,6 +516,8 @@ static Suite *suite(void)
 	tcase_add_test(cli, test_cli_bad);
 	suite_add_tcase(s, cli);
 	tcase_add_test(state, test_labels);
+	tcase_add_test(state, test_labels_names);
+	tcase_add_test(state, test_read_pods_names);
 	tcase_add_test(state, test_restart_plan);
 	tcase_add_test(state, test_gauges);
 	tcase_add_test(state, test_stopping_child);
