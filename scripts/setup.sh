@@ -28,6 +28,10 @@ esac
 # self-signed certificate and requests through TLS with them.
 # wrk, libbpf-tools (funclatency, syscount), linux-perf (perf trace): the
 # comparators and load generator of `make bench` (scripts/bench.sh).
+# podman, runc: the container runtime of tests/integration/test_serve_k8s_names.sh
+# (podman writes each container's OCI config in containers/storage's layout,
+# CRI-O's; runc, as crun refuses a hybrid cgroup hierarchy); podman alone
+# would install crun only.
 # chromium: the real browser that tests/browser/check_html.mjs drives (with
 # playwright-core from npm, below) to load `-o html` reports; about 110 MB
 # to download (chromium and chromium-common), 350 MB installed.
@@ -38,7 +42,7 @@ libmicrohttpd-dev libcrypt-dev nodejs"
 [ "$profile" = demo ] || packages="$packages openssl curl
 systemtap-sdt-dev check
 valgrind jq strace prometheus python3-jsonschema python3-yaml clang libclang-rt-14-dev
-wrk libbpf-tools linux-perf chromium"
+wrk libbpf-tools linux-perf chromium podman runc"
 missing=""
 for p in $packages; do
 	# nodejs: any node on PATH will do (the NodeSource build included).
