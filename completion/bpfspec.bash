@@ -160,7 +160,7 @@ _bpfspec() {
 			_bpfspec_reply < <(compgen -W "$(_bpfspec_params "$spec")" -- "$cur")
 		fi
 		return 0 ;;
-	--debug-dir)
+	--debug-dir | --host-run)
 		_bpfspec_filenames
 		_bpfspec_reply < <(compgen -d -- "$cur")
 		return 0 ;;
@@ -178,7 +178,7 @@ _bpfspec() {
 	report) opts="-o --output-format --output -v --verbose -h --help" ;;
 	check) opts="--set -h --help" ;;
 	list) opts="-h --help" ;;
-	serve) opts="-t --target -l --listen -i --interval --web-config --pid-label --set --bpftrace -v --verbose -h --help" ;;
+	serve) opts="-t --target -l --listen -i --interval --web-config --pid-label --set --bpftrace --host-run -v --verbose -h --help" ;;
 	*) return 0 ;;
 	esac
 

@@ -197,8 +197,8 @@ n_targets=0
 for ((i = 1; i < ${#args[@]}; i++)); do
 	[ "${args[i]}" = --target ] || continue
 	t=${args[i + 1]:-}
-	[[ $t =~ ^[A-Za-z0-9_.-]{1,63}=(comm|exe|cmdline|cgroup|unit|pid)=.+$ ]] ||
-		fail "the DaemonSet's --target '$t' is not NAME=SELECTOR (comm, exe, cmdline, cgroup, unit, pid)"
+	[[ $t =~ ^[A-Za-z0-9_.-]{1,63}=(comm|exe|cmdline|cgroup|unit|pid|k8s-namespace|k8s-pod|k8s-container)=.+$ ]] ||
+		fail "the DaemonSet's --target '$t' is not NAME=SELECTOR (comm, exe, cmdline, cgroup, unit, pid, k8s-namespace, k8s-pod, k8s-container)"
 	n_targets=$((n_targets + 1))
 done
 [ "$n_targets" -ge 1 ] || fail "the DaemonSet's serve has no --target"

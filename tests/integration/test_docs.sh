@@ -139,6 +139,8 @@ expect_completion "r1.json sub" bpfspec diff ""
 expect_completion "mine.yaml notes.txt other.yml r1.json sub" bpfspec run libuv-phases --output ""
 expect_completion "notes.txt" bpfspec gen libuv-phases --binary no
 expect_completion "records= threshold=" bpfspec run file-io --set ""
+expect_completion "--host-run" bpfspec serve libuv-phases --host
+expect_completion "sub" bpfspec serve libuv-phases --host-run ""
 expect_completion "threshold=" bpfspec run file-io -p 1 --set th
 sleep 30 &
 sleeper=$!
