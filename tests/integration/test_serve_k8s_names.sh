@@ -63,6 +63,11 @@ made=()
 k8s_cleanup() {
 	local i d p
 	"${pod[@]}" rm -f -t 0 -a >/dev/null 2>&1 || true
+	# What podman left mounted under TMP (the overlay driver may bind its
+	# home onto itself), innermost first, so that TMP can be removed.
+	for d in $(awk -v t="$TMP/" 'index($2, t) == 1 { print $2 }' /proc/self/mounts | sort -r); do
+		umount "$d" || echo "test_serve_k8s_names: could not unmount $d" >&2
+	done
 	[ -n "${ghost:-}" ] && { kill "$ghost" 2>/dev/null || true; wait "$ghost" 2>/dev/null || true; }
 	for ((i = ${#made[@]} - 1; i >= 0; i--)); do
 		d=$cgroot/${made[i]}
