@@ -1,5 +1,6 @@
 /* serve_labels — what `bpfspec serve` says about its slots: the labels
- * of their reports' threads, its own metrics, and the status page
+ * of their reports' threads (Kubernetes names from the runtime's state,
+ * target/k8s.h, included), its own metrics, and the status page
  * (serve_internal.h).
  *
  * A thread's process is the one of the slot's pids it belongs to (its
@@ -333,7 +334,8 @@ void serve_host_cgroupns(serve *sv)
 		close(fd);
 	sv->pod_labels = false;
 	fprintf(stderr, "bpfspec serve: warning: runs in a cgroup namespace of its own and cannot "
-			"enter the host's (%s): no pod_uid or container_id labels; run it with "
-			"hostPID and CAP_SYS_ADMIN, or privileged (docs/fleet.md)\n",
+			"enter the host's (%s): no pod_uid, container_id or Kubernetes name labels, "
+			"and k8s-* targets match nothing; run it with hostPID and CAP_SYS_ADMIN, or "
+			"privileged (docs/fleet.md)\n",
 		strerror(saved));
 }
