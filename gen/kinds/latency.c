@@ -520,7 +520,7 @@ static void latency_text_details(FILE *out, const report_probe *p, const report 
 		safe_fputs(p->object, out);
 	}
 	fputc('\n', out);
-	text_histogram(out, p);
+	text_histogram(out, &p->st);
 	if (p->n_groups < 2)
 		return;
 	fprintf(out, "\n  %-8s %-*s %10s %11s %7s %10s %10s %10s %10s %10s\n", "TID",

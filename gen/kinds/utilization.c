@@ -52,7 +52,8 @@ static int utilization_emit(gen_parts *pt, const resolved *r, size_t i)
 	free(x);
 	/* Waits in progress stay across windows: printed, never cleared by a
 	 * flush; the window start moves with every flush. */
-	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_UTILIZATION)->cleared, NULL, NULL);
+	static const char *const wait_ends[] = { "uout", NULL };
+	gen_add_maps(pt, rp->sp->name, wire_of(PROBE_UTILIZATION)->cleared, NULL, wait_ends);
 	for (const char *const *k = wire_of(PROBE_UTILIZATION)->kept; *k; k++)
 		buf_printf(&pt->prints, "\tprint(@%s_%s);\n", *k, rp->sp->name);
 	/* clear() runs later, in bpftrace's userspace, after the statements
@@ -100,8 +101,9 @@ static int utilization_fill(report_probe *p, const resolved_probe *rp, const bpf
 	for (size_t i = 0; i < ctx->run->n_waiting; i++)
 		if (!report_find_thread(&p->groups, &p->n_groups, ctx->run->waiting_tids[i]))
 			return -1;
-	if (report_fill_timed(p, name, w, ctx->pids) < 0)
+	if (report_fill_stalls(p, name, w) < 0 || report_fill_timed(p, name, w, ctx->pids) < 0)
 		return -1;
+	p->has_stalls = true;
 	p->utilization = 0;
 	for (size_t i = 0; i < p->n_groups; i++) {
 		report_group *g = &p->groups[i];
@@ -131,15 +133,66 @@ static int utilization_fill(report_probe *p, const resolved_probe *rp, const bpf
 
 /* ---- render -------------------------------------------------------- */
 
+/* The stall histogram's name in -o prom and serve alike (bpfspec's own:
+ * not what monitorEventLoopDelay measures, docs/serve-metrics.md). */
+#define STALL_FAMILY "bpfspec_eventloop_stall_seconds"
+#define STALL_HELP \
+	"Stalls of the event loop thread: each the time from the end of one of its waits in " \
+	"epoll to the start of the next (one turn of the loop, all its phases)."
+
 static void utilization_text_row(FILE *out, const report_probe *p, const report *rep)
 {
 	(void)rep;
-	fprintf(out, "%10llu waits in epoll; busiest thread %.1f%% busy (below)\n",
-		(unsigned long long)p->st.count, 100.0 * p->utilization);
+	char stall[32] = "";
+	fprintf(out, "%10llu waits in epoll; busiest thread %.1f%% busy", (unsigned long long)p->st.count,
+		100.0 * p->utilization);
+	if (p->stalls.count) {
+		text_fmt_auto(stall, sizeof stall, p->stalls.max_ns);
+		fprintf(out, "; longest stall %s", stall);
+	}
+	fputs(" (below)\n", out);
+}
+
+/* The group of P with the highest utilization that stalled, or NULL. */
+static const report_group *busiest_stalling(const report_probe *p)
+{
+	/* (stall counts are unknown, not 0, in a report written before) */
+	const report_group *best = NULL;
+	for (size_t g = 0; g < p->n_groups; g++)
+		if (p->groups[g].stalls.count &&
+		    (!best || p->groups[g].utilization > best->utilization))
+			best = &p->groups[g];
+	return best;
+}
+
+/* Each thread's stalls, then the busiest one's distribution. */
+static void utilization_text_stalls(FILE *out, const report_probe *p, const report *rep)
+{
+	const report_group *busiest = busiest_stalling(p);
+	if (!busiest)
+		return;
+	fputs("\nstalls (from a wait's end to the thread's next wait: a turn of its loop) per thread\n",
+	      out);
+	fprintf(out, "  %-8s %-*s %10s %11s %10s %10s %10s\n", "TID", TEXT_THREAD_COLS, "THREAD",
+		"STALLS", "TOTAL", "P50~", "P99~", "MAX");
+	for (size_t g = 0; g < p->n_groups; g++) {
+		const report_group *gr = &p->groups[g];
+		char sum[32], p50[32], p99[32], max[32];
+		text_fmt_auto(sum, sizeof sum, gr->stalls.sum_ns);
+		text_fmt_auto(p50, sizeof p50, gr->stalls.p50_ns);
+		text_fmt_auto(p99, sizeof p99, gr->stalls.p99_ns);
+		text_fmt_auto(max, sizeof max, gr->stalls.max_ns);
+		fprintf(out, "  %-8ld ", gr->tid);
+		text_thread_cell(out, gr, report_pids_of(rep));
+		fprintf(out, " %10llu %11s %10s %10s %10s\n", (unsigned long long)gr->stalls.count, sum,
+			p50, p99, max);
+	}
+	fprintf(out, "stalls of the busiest thread (tid %ld)\n", busiest->tid);
+	text_histogram(out, &busiest->stalls);
 }
 
 /* Busy and idle time of each thread that waited in epoll, then the waits'
- * distribution. */
+ * distribution, then the stalls. */
 static void utilization_text_details(FILE *out, const report_probe *p, const report *rep)
 {
 	if (p->st.count == 0 && p->n_groups == 0)
@@ -161,7 +214,16 @@ static void utilization_text_details(FILE *out, const report_probe *p, const rep
 			idle, (unsigned long long)gr->st.count, p50, max);
 	}
 	if (p->st.count)
-		text_histogram(out, p);
+		text_histogram(out, &p->st);
+	utilization_text_stalls(out, p, rep);
+}
+
+/* ST as an object of its own: the statistics fields of a latency probe. */
+static json_t *stats_object(const report_stats *st)
+{
+	json_t *o = json_object();
+	rjson_put_stats(o, st);
+	return o;
 }
 
 static void utilization_json(json_t *jp, const report_probe *p, const report *rep)
@@ -169,6 +231,8 @@ static void utilization_json(json_t *jp, const report_probe *p, const report *re
 	json_t *groups = json_array();
 	rjson_put_stats(jp, &p->st);
 	json_object_set_new(jp, "utilization", json_real(p->utilization));
+	if (p->has_stalls)
+		json_object_set_new(jp, "stalls", stats_object(&p->stalls));
 	for (size_t g = 0; g < p->n_groups; g++) {
 		const report_group *gr = &p->groups[g];
 		json_t *jg = rjson_group(gr, report_pids_of(rep));
@@ -176,6 +240,8 @@ static void utilization_json(json_t *jp, const report_probe *p, const report *re
 		json_object_set_new(jg, "idle_ns", rjson_u64(gr->idle_ns));
 		json_object_set_new(jg, "busy_ns", rjson_u64(gr->busy_ns));
 		json_object_set_new(jg, "utilization", json_real(gr->utilization));
+		if (p->has_stalls)
+			json_object_set_new(jg, "stalls", stats_object(&gr->stalls));
 		json_array_append_new(groups, jg);
 	}
 	json_object_set_new(jp, "groups", groups);
@@ -190,13 +256,20 @@ static void utilization_prom(FILE *out, const report *rep)
 	prom_family idle = { "bpfspec_thread_idle_seconds", "gauge",
 			     "Time the thread waited in epoll in the window.", false };
 
-	for (int pass = 0; pass < 2; pass++)
+	prom_family stalls = { STALL_FAMILY, "histogram", STALL_HELP, false };
+
+	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = 0; (p = prom_next(rep, PROBE_UTILIZATION, &i));) {
 			for (size_t g = 0; g < p->n_groups; g++) {
 				const report_group *gr = &p->groups[g];
 				char tid[24], v[32];
 				promtext_label ls[5];
 				prom_thread_labels(ls, tid, rep, p, gr);
+				if (pass == 2) {
+					if (p->has_stalls)
+						prom_histogram(out, &stalls, ls, 5, &gr->stalls);
+					continue;
+				}
 				if (pass == 0)
 					snprintf(v, sizeof v, "%.6f", gr->utilization);
 				else
@@ -216,6 +289,11 @@ static const spec_kind_rules utilization_spec_rules = {
 	.offer = "'kind: utilization' (busy and idle time of the loop threads)",
 };
 
+static const char *const utilization_cleared[] = { WIRE_BUCKETS,	   WIRE_SUM,
+						    WIRE_MIN,	   WIRE_MAX,
+						    WIRE_STALL_BUCKETS, WIRE_STALL_SUM,
+						    WIRE_STALL_MIN, WIRE_STALL_MAX,
+						    NULL };
 static const char *const utilization_kept[] = { WIRE_WAITING, NULL };
 /* ---- serve --------------------------------------------------------- */
 
@@ -231,21 +309,26 @@ static const ps_family_def loop_utilization_family = {
 	"Share of the last interval the event loop threads of the role were active (not waiting "
 	"in epoll), 0 to 1.", PS_GAUGE, false
 };
+static const ps_family_def loop_stall_family = { STALL_FAMILY, STALL_HELP, PS_HISTOGRAM, false };
 static const ps_family_def *const utilization_families[] = { &loop_time_family,
-							     &loop_utilization_family, NULL };
+							     &loop_utilization_family,
+							     &loop_stall_family, NULL };
 
 static int utilization_serve_group(ps_add *a, const report_probe *p, const report_group *g,
 				   const char *labels)
 {
-	(void)p;
 	if (ps_plan(a, &loop_time_family, labels, "nodejs_eventloop_state", "active", NULL, NULL,
 		    g->busy_ns, NULL) < 0)
 		return -1;
 	if (ps_plan(a, &loop_time_family, labels, "nodejs_eventloop_state", "idle", NULL, NULL,
 		    g->idle_ns, NULL) < 0)
 		return -1;
-	return ps_plan_ratio(a, &loop_utilization_family, labels, NULL, NULL, g->busy_ns,
-			     g->busy_ns + g->idle_ns);
+	if (ps_plan_ratio(a, &loop_utilization_family, labels, NULL, NULL, g->busy_ns,
+			  g->busy_ns + g->idle_ns) < 0)
+		return -1;
+	if (!p->has_stalls)
+		return 0;
+	return ps_plan(a, &loop_stall_family, labels, NULL, NULL, NULL, NULL, 0, &g->stalls);
 }
 
 static int utilization_serve(ps_add *a, const report_probe *p)
@@ -253,7 +336,7 @@ static int utilization_serve(ps_add *a, const report_probe *p)
 	return ps_plan_groups(a, p, utilization_serve_group);
 }
 
-static const wire_kind utilization_wire = { .cleared = wire_timed_maps,
+static const wire_kind utilization_wire = { .cleared = utilization_cleared,
 					    .kept = utilization_kept };
 
 const kind_ops kind_utilization_ops = {

@@ -216,9 +216,11 @@ void report_free(report *rep)
 		free(p->reason);
 		free(p->derived);
 		free(p->st.buckets);
+		free(p->stalls.buckets);
 		for (size_t g = 0; g < p->n_groups; g++) {
 			free(p->groups[g].thread);
 			free(p->groups[g].st.buckets);
+			free(p->groups[g].stalls.buckets);
 			report_split_free(p->groups[g].split);
 			free(p->groups[g].split);
 		}

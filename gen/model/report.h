@@ -79,6 +79,11 @@ typedef struct report_group {
 	 * window (0..1). */
 	uint64_t idle_ns, busy_ns;
 	double utilization;
+	/* utilization probes: the thread's stalls, each from the end of one
+	 * of its waits in epoll to the start of its next (one turn of its
+	 * loop, every phase in it); one that ends in the window counts,
+	 * whole (docs/report.md).  Empty in a report written before them. */
+	report_stats stalls;
 	report_split *split;	/* attributed latency probes: owned; else NULL */
 } report_group;
 
@@ -172,6 +177,11 @@ typedef struct report_probe {
 	char *derived;		/* a derived phase: how it is timed; else NULL */
 	report_stats st;	/* all groups together (count probes: only count) */
 	double utilization;	/* utilization probes: the busiest thread's */
+	/* utilization probes: every group's stalls; has_stalls false for a
+	 * report written before stalls were measured (then no group has
+	 * any either: unknown, not none) */
+	report_stats stalls;
+	bool has_stalls;
 	report_group *groups;	/* main thread (tid == pid) first, then by tid */
 	size_t n_groups;
 	/* syscalls probes: per syscall, slowest total first */

@@ -30,6 +30,12 @@
 #define WIRE_DROPPED "evdrop"	/* events: -> records over the limit */
 #define WIRE_WAITING "uin"	/* utilization: [tid] -> when the wait in
 				 * progress began (kept across windows) */
+/* utilization's stalls (from a wait's end to the thread's next wait),
+ * as WIRE_BUCKETS, WIRE_SUM, WIRE_MIN and WIRE_MAX have its waits */
+#define WIRE_STALL_BUCKETS "sb"
+#define WIRE_STALL_SUM "ssum"
+#define WIRE_STALL_MIN "smin"
+#define WIRE_STALL_MAX "smax"
 
 typedef struct wire_kind {
 	const char *const *cleared;	/* printed, then cleared, every window */

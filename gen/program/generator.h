@@ -19,7 +19,8 @@
  *             bucket] and @sum_/@min_/@max_NAME[key] (uprobe pairs,
  *             entry-only phases and derived phases alike)
  *   utilization: @b_NAME[tid, bucket], @sum_/@min_/@max_NAME[tid]: time in
- *             epoll waits
+ *             epoll waits; @sb_NAME[tid, bucket], @ssum_/@smin_/@smax_NAME[tid]:
+ *             stalls, from a wait's end to the thread's next wait
  *   syscalls: @b_NAME[nr, bucket] (count)   @st_NAME[key, nr] (stats: calls and
  *             their total)  @min_/@max_NAME[key, nr]
  *             @err_NAME[nr, errno] (count)
@@ -38,7 +39,7 @@
  *   helpers, never printed: @start_NAME @evstart_NAME @evarg_NAME @evn_NAME
  *             @gapK_NAME (derived phases) @pair_start @pair_nest (libuv pairs)
  *             @phase_cur @phase_t @phase_loop (entry-only)
- *             @uin_NAME @ustart_NAME (utilization) @wstart (window start)
+ *             @uin_NAME @uout_NAME @ustart_NAME (utilization) @wstart (window start)
  *             @wkeep (the run's start while an interval is flushed)
  *
  * Ownership: gen_program returns an owned program or NULL after a

@@ -40,8 +40,8 @@ void text_fmt_auto(char *out, size_t len, uint64_t ns);
 /* COUNT TOTAL %WIN MEAN P50 P90 P99 MAX of ST in P's unit, '\n' ended. */
 void text_stats_row(FILE *out, const report_stats *st, const report_probe *p, uint64_t window_ns);
 
-/* P's distribution as log2 rows with bars (nothing when empty). */
-void text_histogram(FILE *out, const report_probe *p);
+/* The distribution ST as log2 rows with bars (nothing when empty). */
+void text_histogram(FILE *out, const report_stats *st);
 
 /* "\nNAME: " — the first line of a probe's section, up to its title. */
 void text_section(FILE *out, const report_probe *p);

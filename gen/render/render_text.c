@@ -98,14 +98,14 @@ void text_stats_row(FILE *out, const report_stats *st, const report_probe *p, ui
 		(unsigned long long)st->count, total, share, mean, p50, p90, p99, max);
 }
 
-void text_histogram(FILE *out, const report_probe *p)
+void text_histogram(FILE *out, const report_stats *st)
 {
 	uint64_t rows[65] = { 0 };
 	int first = -1, last = -1;
 	uint64_t peak = 0;
 
-	for (size_t i = 0; i < p->st.n_buckets; i++) {
-		const report_bucket *b = &p->st.buckets[i];
+	for (size_t i = 0; i < st->n_buckets; i++) {
+		const report_bucket *b = &st->buckets[i];
 		int r = b->lo_ns == 0 ? 0 : 64 - __builtin_clzll(b->lo_ns);
 		rows[r] += b->count;
 	}

@@ -62,13 +62,30 @@ int rl_load_stats(loader *l, const json_t *obj, const char *base, report_stats *
 	return 0;
 }
 
+/* The optional object KEY of OBJ (at BASE), a latency probe's statistics,
+ * into ST (left empty when absent: a report written before it).  Returns
+ * 0, or -1 after a diagnostic. */
+static int load_optional_stats(loader *l, const json_t *obj, const char *base, const char *key,
+			       report_stats *st, bool *present)
+{
+	char path[JPATH_LEN];
+	json_t *o = rl_get(l, obj, base, key, T_OBJ, false, true);
+
+	if (present)
+		*present = o != NULL;
+	if (!o)
+		return l->failed ? -1 : 0;
+	rl_path_key(path, base, key);
+	return rl_load_stats(l, o, path, st, true);
+}
+
 /* What one entry of a groups or threads array holds besides tid,
  * thread and main_thread. */
 typedef enum {
 	GROUP_COUNT,		/* count alone (count probes) */
 	GROUP_TOTALS,		/* count, sum, min, max, mean (syscalls probes) */
 	GROUP_FULL,		/* and percentiles and buckets (latency) */
-	GROUP_BUSY,		/* and idle_ns, busy_ns, utilization */
+	GROUP_BUSY,		/* and idle_ns, busy_ns, utilization, stalls */
 } group_holds;
 
 static int load_group(loader *l, const json_t *obj, const char *base, report_group *g,
@@ -87,9 +104,10 @@ static int load_group(loader *l, const json_t *obj, const char *base, report_gro
 	if (holds != GROUP_BUSY)
 		return 0;
 	if (rl_get_u64(l, obj, base, "idle_ns", &g->idle_ns) < 0 ||
-	    rl_get_u64(l, obj, base, "busy_ns", &g->busy_ns) < 0)
+	    rl_get_u64(l, obj, base, "busy_ns", &g->busy_ns) < 0 ||
+	    rl_get_fraction(l, obj, base, "utilization", &g->utilization) < 0)
 		return -1;
-	return rl_get_fraction(l, obj, base, "utilization", &g->utilization);
+	return load_optional_stats(l, obj, base, "stalls", &g->stalls, NULL);
 }
 
 static int load_groups(loader *l, const json_t *obj, const char *base, const char *key,
@@ -384,7 +402,8 @@ int rl_load_probe(loader *l, const json_t *obj, const char *base, report_probe *
 	if (sh->durations ? rl_load_stats(l, obj, base, &p->st, true) < 0
 			  : rl_get_u64(l, obj, base, "count", &p->st.count) < 0)
 		return -1;
-	if (sh->busy && rl_get_fraction(l, obj, base, "utilization", &p->utilization) < 0)
+	if (sh->busy && (rl_get_fraction(l, obj, base, "utilization", &p->utilization) < 0 ||
+			 load_optional_stats(l, obj, base, "stalls", &p->stalls, &p->has_stalls) < 0))
 		return -1;
 	if (load_groups(l, obj, base, "groups", &p->groups, &p->n_groups, holds) < 0)
 		return -1;

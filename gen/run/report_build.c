@@ -69,23 +69,41 @@ int report_add_histogram(const bpfout_map *m, report_stats *total,
 	return 0;
 }
 
-/* The stats of probe CTX's group for thread KEY. */
-static report_stats *group_stats(void *ctx, long key)
+/* Which statistics of a group a set of duration maps fills. */
+typedef report_stats *stats_pick(report_group *g);
+
+static report_stats *pick_calls(report_group *g)
 {
-	report_probe *p = ctx;
-	report_group *g = report_find_thread(&p->groups, &p->n_groups, key);
-	return g ? &g->st : NULL;
+	return &g->st;
 }
 
-int report_fill_timed(report_probe *p, const char *name, const bpfout_window *w,
-		      report_pids pids)
+static report_stats *pick_stalls(report_group *g)
+{
+	return &g->stalls;
+}
+
+/* What report_add_histogram's callback needs: the probe and the pick. */
+typedef struct group_stats_ctx {
+	report_probe *p;
+	stats_pick *pick;
+} group_stats_ctx;
+
+/* The picked stats of probe CTX's group for thread KEY. */
+static report_stats *group_stats(void *ctx, long key)
+{
+	group_stats_ctx *c = ctx;
+	report_group *g = report_find_thread(&c->p->groups, &c->p->n_groups, key);
+	return g ? c->pick(g) : NULL;
+}
+
+/* The sum, min and max maps ([tid] -> ns) of probe NAME with prefixes
+ * KINDS[0..3) into the picked stats of P's groups and into TOTAL.
+ * Returns 0, or -1 out of memory. */
+static int add_totals(report_probe *p, report_stats *total, const char *name,
+		      const bpfout_window *w, const char *const kinds[3], stats_pick *pick)
 {
 	const bpfout_map *m;
 
-	if (report_add_histogram(report_window_map(w, WIRE_BUCKETS, name), &p->st, group_stats, p) < 0)
-		return -1;
-	static const char *const kinds[] = { WIRE_SUM, WIRE_MIN, WIRE_MAX };
-	p->st.min_ns = UINT64_MAX;
 	for (size_t k = 0; k < 3; k++) {
 		if (!(m = report_window_map(w, kinds[k], name)))
 			continue;
@@ -96,21 +114,62 @@ int report_fill_timed(report_probe *p, const char *name, const bpfout_window *w,
 			report_group *g = report_find_thread(&p->groups, &p->n_groups, (long)e->ikeys[0]);
 			if (!g)
 				return -1;
+			report_stats *st = pick(g);
 			uint64_t v = (uint64_t)e->value;
 			if (k == 0) {
-				g->st.sum_ns = v;
-				p->st.sum_ns += v;
+				st->sum_ns = v;
+				total->sum_ns += v;
 			} else if (k == 1) {
-				g->st.min_ns = v;
-				if (v < p->st.min_ns)
-					p->st.min_ns = v;
+				st->min_ns = v;
+				if (v < total->min_ns)
+					total->min_ns = v;
 			} else {
-				g->st.max_ns = v;
-				if (v > p->st.max_ns)
-					p->st.max_ns = v;
+				st->max_ns = v;
+				if (v > total->max_ns)
+					total->max_ns = v;
 			}
 		}
 	}
+	return 0;
+}
+
+/* Probe NAME's duration maps with prefixes MAPS (buckets, sum, min, max)
+ * into the picked stats of P's groups (finished) and TOTAL.  Returns 0,
+ * or -1 out of memory. */
+static int fill_durations(report_probe *p, report_stats *total, const char *name,
+			  const bpfout_window *w, const char *const maps[4], stats_pick *pick)
+{
+	group_stats_ctx c = { p, pick };
+
+	if (report_add_histogram(report_window_map(w, maps[0], name), total, group_stats, &c) < 0)
+		return -1;
+	total->min_ns = UINT64_MAX;
+	if (add_totals(p, total, name, w, maps + 1, pick) < 0)
+		return -1;
+	if (total->min_ns == UINT64_MAX)
+		total->min_ns = 0;
+	report_finish_stats(total);
+	return 0;
+}
+
+int report_fill_stalls(report_probe *p, const char *name, const bpfout_window *w)
+{
+	static const char *const maps[] = { WIRE_STALL_BUCKETS, WIRE_STALL_SUM, WIRE_STALL_MIN,
+					    WIRE_STALL_MAX };
+	if (fill_durations(p, &p->stalls, name, w, maps, pick_stalls) < 0)
+		return -1;
+	for (size_t i = 0; i < p->n_groups; i++)
+		report_finish_stats(&p->groups[i].stalls);
+	return 0;
+}
+
+int report_fill_timed(report_probe *p, const char *name, const bpfout_window *w,
+		      report_pids pids)
+{
+	static const char *const maps[] = { WIRE_BUCKETS, WIRE_SUM, WIRE_MIN, WIRE_MAX };
+
+	if (fill_durations(p, &p->st, name, w, maps, pick_calls) < 0)
+		return -1;
 	for (size_t i = 0; i < p->n_groups; i++) {
 		report_group *g = &p->groups[i];
 		if (g->st.min_ns == UINT64_MAX)
@@ -118,9 +177,6 @@ int report_fill_timed(report_probe *p, const char *name, const bpfout_window *w,
 		report_finish_stats(&g->st);
 		g->thread = report_thread_name(pids, g->tid);
 	}
-	if (p->st.min_ns == UINT64_MAX)
-		p->st.min_ns = 0;
-	report_finish_stats(&p->st);
 	report_sort_groups(p->groups, p->n_groups, pids);
 	return 0;
 }

@@ -46,4 +46,10 @@ char *report_exit_syscall_name(long nr);
 int report_fill_timed(report_probe *p, const char *name, const bpfout_window *w,
 		      report_pids pids);
 
+/* Utilization probe NAME's stall maps (@sb_, @ssum_, @smin_, @smax_NAME
+ * keyed by tid, wire.h) into the stalls of P's groups (added when
+ * missing) and P's; before report_fill_timed, which names and sorts the
+ * groups.  Returns 0, or -1 out of memory. */
+int report_fill_stalls(report_probe *p, const char *name, const bpfout_window *w);
+
 #endif

@@ -32,6 +32,8 @@
  *   count probes        bpfspec_probe_hits_total                   counter R
  *   events probes       bpfspec_events_total                       counter T
  *   utilization probes  nodejs_eventloop_time_seconds_total{nodejs_eventloop_state} R
+ *                       nodejs_eventloop_utilization_ratio        gauge R
+ *                       bpfspec_eventloop_stall_seconds           histogram R
  *   the spec (no probe) bpfspec_loop_blockers_total (attributed specs),
  *                       bpfspec_window_seconds_total, bpfspec_lost_events_total T
  * cause: on_cpu, waiting_for_cpu, blocked_syscall, off_cpu_other;

@@ -481,6 +481,49 @@ START_TEST(test_utilization_ratio)
 }
 END_TEST
 
+/* bpfspec_eventloop_stall_seconds: each role's stall histogram, added
+ * up over intervals; none for a report read back from before stalls
+ * were measured (has_stalls false: unknown, not none). */
+START_TEST(test_stall_histogram)
+{
+	report_bucket main_b[] = { { 39845888, 40894464, 3 } };	/* 40 ms */
+	report_bucket worker_b[] = { { 14680064, 15204352, 2 } };	/* 15 ms */
+	report_group loop[] = {
+		{ .tid = 100, .thread = S("node"), .idle_ns = 1, .busy_ns = 1,
+		  .stalls = { .count = 3, .sum_ns = 120000000, .buckets = main_b, .n_buckets = 1 } },
+		{ .tid = 200, .thread = S("WorkerThread"), .idle_ns = 1, .busy_ns = 1,
+		  .stalls = { .count = 2, .sum_ns = 30000000, .buckets = worker_b, .n_buckets = 1 } },
+	};
+	report_probe probe = { .name = S("loop"), .kind = PROBE_UTILIZATION, .attached = true,
+			       .groups = loop, .n_groups = 2, .has_stalls = true };
+	report rep = { .spec_name = S("u"), .pid = 100, .binary = S("/usr/bin/node"),
+		       .duration_ns = 2000000000, .probes = &probe, .n_probes = 1 };
+	promstore *ps = promstore_new();
+
+	ck_assert_int_eq(promstore_add(ps, &rep, NULL), 0);
+	ck_assert_int_eq(promstore_add(ps, &rep, NULL), 0);
+	probe.has_stalls = false;	/* adds nothing to the stalls */
+	ck_assert_int_eq(promstore_add(ps, &rep, NULL), 0);
+	char *text = fx_render(ps);
+	assert_well_formed(text);
+#define U "spec=\"u\",probe=\"loop\",target=\"node\""
+	ck_assert_contains(text, "# TYPE bpfspec_eventloop_stall_seconds histogram\n");
+	/* [39845888, 40894464) counts at the first bound at or above its end. */
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_bucket{" U ",thread_role=\"main\","
+			     "le=\"0.037748736\"} 0");
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_bucket{" U ",thread_role=\"main\","
+			     "le=\"0.04194304\"} 6");
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_count{" U ",thread_role=\"main\"} 6");
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_sum{" U ",thread_role=\"main\"} 0.24");
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_bucket{" U ",thread_role=\"worker\","
+			     "le=\"0.01572864\"} 4");
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_count{" U ",thread_role=\"worker\"} 4");
+#undef U
+	free(text);
+	promstore_free(ps);
+}
+END_TEST
+
 START_TEST(test_roles)
 {
 	ck_assert_int_eq(promstore_node_role(&fx_rich, 100, "node"), PROMSTORE_ROLE_MAIN);
@@ -629,6 +672,7 @@ int main(void)
 	tcase_add_test(totals, test_stable_order);
 	tcase_add_test(totals, test_roles);
 	tcase_add_test(totals, test_utilization_ratio);
+	tcase_add_test(totals, test_stall_histogram);
 	tcase_add_test(text, test_hostile_labels);
 	tcase_add_test(text, test_caller_families);
 	tcase_add_test(text, test_promtool_accepts);	/* starts promtool (Go): slow on a busy machine */

@@ -340,6 +340,46 @@ END_TEST
 
 /* A count larger than the buckets' total (calls no bucket recorded) goes
  * to +Inf, and _count follows it. */
+/* A utilization probe's stalls: one histogram per thread, with the
+ * thread gauges' labels; none when the report predates stalls. */
+START_TEST(test_utilization_stalls)
+{
+	report_bucket b[] = { { 29360128, 30408704, 4 }, { 65536, 69632, 1 } };	/* 30 ms, 66 us */
+	report_group g[] = {
+		{ .tid = 100, .thread = S("node"), .idle_ns = 1200000000, .busy_ns = 800000000,
+		  .utilization = 0.4,
+		  .stalls = { .count = 5, .sum_ns = 120070000, .buckets = b, .n_buckets = 2 } },
+		{ .tid = 101, .thread = S("node"), .idle_ns = 2000000000 },
+	};
+	report_probe p = { .name = S("loop"), .kind = PROBE_UTILIZATION, .unit = S("ms"),
+			   .unit_ns = 1000000, .attached = true, .groups = g, .n_groups = 2,
+			   .has_stalls = true };
+	report rep = { .spec_name = S("u"), .pid = 100, .binary = S("/usr/bin/node"),
+		       .duration_ns = 2000000000, .probes = &p, .n_probes = 1 };
+#define L "spec=\"u\",probe=\"loop\",tid=\"100\",thread=\"node\",main=\"true\""
+	char *text = render(&rep);
+	ck_assert_ptr_nonnull(strstr(text, "# TYPE bpfspec_eventloop_stall_seconds histogram\n"));
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_bucket{" L ",le=\"0.000065536\"} 0");
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_bucket{" L ",le=\"0.000131072\"} 1");
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_bucket{" L ",le=\"0.016777216\"} 1");
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_bucket{" L ",le=\"0.033554432\"} 5");
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_bucket{" L ",le=\"+Inf\"} 5");
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_sum{" L "} 0.12007");
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_count{" L "} 5");
+	/* A thread that never stalled has its (empty) histogram too. */
+	ck_assert_line(text, "bpfspec_eventloop_stall_seconds_count{spec=\"u\",probe=\"loop\","
+			     "tid=\"101\",thread=\"node\",main=\"false\"} 0");
+	ck_assert_line(text, "bpfspec_thread_utilization_ratio{" L "} 0.400000");
+	free(text);
+#undef L
+	p.has_stalls = false;
+	text = render(&rep);
+	ck_assert_ptr_null(strstr(text, "stall"));
+	ck_assert_ptr_nonnull(strstr(text, "bpfspec_thread_idle_seconds{"));
+	free(text);
+}
+END_TEST
+
 START_TEST(test_count_beyond_buckets)
 {
 	report_bucket bs[] = { { 1024, 1088, 2 } };
@@ -391,6 +431,7 @@ static Suite *render_prom_suite(void)
 	tcase_add_test(tc, test_label_escaping);
 	tcase_add_test(tc, test_folding_cumulative);
 	tcase_add_test(tc, test_count_beyond_buckets);
+	tcase_add_test(tc, test_utilization_stalls);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");

@@ -729,6 +729,13 @@ START_TEST(test_utilization)
 		"{\"type\": \"map\", \"data\": {\"@max_loop\": {\"100\": 300000000, \"101\": 100000000}}}",
 		/* 100 waits since 2.8 s; 102 since before the window began. */
 		"{\"type\": \"map\", \"data\": {\"@uin_loop\": {\"100\": 2800000000, \"102\": 500000000}}}",
+		/* stalls: 100 two (300 and 200 ms: buckets 401, 391), 101 one
+		 * (50 ms, bucket 359) */
+		"{\"type\": \"map\", \"data\": {\"@sb_loop\": {\"100,401\": 1, \"100,391\": 1, "
+		"\"101,359\": 1}}}",
+		"{\"type\": \"map\", \"data\": {\"@ssum_loop\": {\"100\": 500000000, \"101\": 50000000}}}",
+		"{\"type\": \"map\", \"data\": {\"@smin_loop\": {\"100\": 200000000, \"101\": 50000000}}}",
+		"{\"type\": \"map\", \"data\": {\"@smax_loop\": {\"100\": 300000000, \"101\": 50000000}}}",
 		"{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}",
 	};
 	spec *s = spec_parse("t/u.yaml", yaml, strlen(yaml));
@@ -763,6 +770,40 @@ START_TEST(test_utilization)
 		ck_assert_double_eq_tol(g->utilization, (double)g->busy_ns / 2e9, 1e-9);
 	}
 	ck_assert_double_eq_tol(p->utilization, 0.95, 1e-9);
+	/* Stalls: per thread, and all threads together. */
+	ck_assert(p->has_stalls);
+	static const struct { uint64_t count, sum, min, max; } stalls[] = {
+		{ 2, 500000000, 200000000, 300000000 }, { 1, 50000000, 50000000, 50000000 },
+		{ 0, 0, 0, 0 }, { 0, 0, 0, 0 },
+	};
+	for (size_t i = 0; i < 4; i++) {
+		const report_stats *st = &p->groups[i].stalls;
+		ck_assert_uint_eq(st->count, stalls[i].count);
+		ck_assert_uint_eq(st->sum_ns, stalls[i].sum);
+		ck_assert_uint_eq(st->min_ns, stalls[i].min);
+		ck_assert_uint_eq(st->max_ns, stalls[i].max);
+		ck_assert_uint_eq(st->n_buckets, stalls[i].count);
+	}
+	ck_assert_uint_eq(p->groups[0].stalls.p99_ns, 300000000);
+	ck_assert_uint_eq(p->stalls.count, 3);
+	ck_assert_uint_eq(p->stalls.sum_ns, 550000000);
+	ck_assert_uint_eq(p->stalls.min_ns, 50000000);
+	ck_assert_uint_eq(p->stalls.max_ns, 300000000);
+	/* The waits are the waits still. */
+	ck_assert_uint_eq(p->st.count, 3);
+	ck_assert_uint_eq(p->st.sum_ns, 600000000);
+	/* Text: the longest stall in the summary, a table, and the busiest
+	 * thread's histogram (101: 95% busy). */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_int_eq(render_text(f, rep), 0);
+	fclose(f);
+	ck_assert_contains(text, "busiest thread 95.0% busy; longest stall 300.0ms (below)\n");
+	ck_assert_contains(text, "STALLS       TOTAL       P50~       P99~        MAX\n");
+	ck_assert_contains(text, "                 2     500.0ms    201.3ms    300.0ms    300.0ms\n");
+	ck_assert_contains(text, "stalls of the busiest thread (tid 101)\n");
+	free(text);
 	report_free(rep);
 	bpfout_free(out);
 	spec_free(s);

@@ -148,6 +148,11 @@ static const struct {
 	{ PROBE_UTILIZATION, "min_p", "{\"@min_p\": {\"42\": 3680000}}" },
 	{ PROBE_UTILIZATION, "max_p", "{\"@max_p\": {\"42\": 3790000}}" },
 	{ PROBE_UTILIZATION, "uin_p", "{\"@uin_p\": {\"43\": 1500000000}}" },
+	/* stalls: bucket 290 = [2359296, 2490368) ns */
+	{ PROBE_UTILIZATION, "sb_p", "{\"@sb_p\": {\"42,290\": 2}}" },
+	{ PROBE_UTILIZATION, "ssum_p", "{\"@ssum_p\": {\"42\": 4850000}}" },
+	{ PROBE_UTILIZATION, "smin_p", "{\"@smin_p\": {\"42\": 2400000}}" },
+	{ PROBE_UTILIZATION, "smax_p", "{\"@smax_p\": {\"42\": 2450000}}" },
 	{ PROBE_SYSCALLS, "b_p", "{\"@b_p\": {\"257,300\": 3}}" },
 	{ PROBE_SYSCALLS, "st_p", "{\"type\": \"stats\", \"data\": {\"@st_p\": {\"42,257\": "
 				  "{\"count\": 3, \"average\": 3700000, \"total\": 11100000}}}}" },
