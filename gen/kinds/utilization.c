@@ -20,10 +20,14 @@
 /* ---- gen ----------------------------------------------------------- */
 
 /* Every window starts at its own time, which the busy/idle split of the
- * waits in progress is measured from. */
+ * waits in progress is measured from.  @uout_NAME, read by the wait's
+ * entry before its exit fills it, is typed first: bpftrace 0.17 and
+ * 0.23 take the stall's arithmetic for mixed signs otherwise (tid 0's
+ * entry is never a traced thread's). */
 static void utilization_begin(gen_parts *pt, const resolved *r, size_t i)
 {
 	buf_printf(&pt->starts, "\t@ustart_%s = (int64)nsecs;\n", r->probes[i].sp->name);
+	buf_printf(&pt->types, "\t@uout_%s[0] = (int64)0;\n", r->probes[i].sp->name);
 }
 
 static int utilization_emit(gen_parts *pt, const resolved *r, size_t i)
