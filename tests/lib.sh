@@ -218,6 +218,34 @@ logged_truth() {
 		awk '{ printf("%d %.4f %.4f %.4f %.4f %.4f\n", $1, $2 / 1e6, $3 / 1e6, $4 / 1e6, $5 / 1e6, $6 / 1e6) }'
 }
 
+# node_elu LOG REPORT — what Node.js itself measured of its main loop
+# over REPORT's window: performance.eventLoopUtilization()'s busy share
+# between the window's start and end, from the totals phases.js --elu
+# logged ("elu UNIX_NS IDLE_NS ACTIVE_NS") at each switch between busy
+# and idle, each total interpolated linearly at both ends between the
+# samples around it (exact but for the microseconds a switch takes).
+# Waits (up to 5 s) for a sample after the window.  Prints "UTIL SAMPLES".
+node_elu() {
+	local log=$1 rep=$2 ws we i
+	ws=$(jqr "$rep" .window_start_unix_ns)
+	we=$(awk -v a="$ws" -v b="$(jqr "$rep" .duration_ns)" 'BEGIN { printf "%.0f", a + b }')
+	for ((i = 0; i < 50; i++)); do
+		awk -v we="$we" '$1 == "elu" && $2 > we { f = 1; exit } END { exit !f }' "$log" && break
+		sleep 0.1
+	done
+	awk '$1 == "elu"' "$log" | sort -n -k2 | awk -v ws="$ws" -v we="$we" '
+	function at(t, col,   k) {
+		for (k = 2; k <= n; k++)
+			if (T[k] >= t)
+				return V[col, k - 1] + (V[col, k] - V[col, k - 1]) * (t - T[k - 1]) / (T[k] - T[k - 1])
+		return -1 }
+	{ T[++n] = $2; V[1, n] = $3; V[2, n] = $4; if ($2 >= ws && $2 <= we) inside++ }
+	END {
+		if (n < 2 || T[1] > ws || T[n] < we) { print "none 0"; exit }
+		idle = at(we, 1) - at(ws, 1); active = at(we, 2) - at(ws, 2)
+		printf("%.4f %d\n", active / (idle + active), inside) }'
+}
+
 # window_length NAME SECONDS PLANNED — a fixed window (-d PLANNED) lasted
 # SECONDS: never shorter (1% for clock granularity), and at most 0.5 s
 # longer: a window ends on a deadline, and a host that takes the CPU away

@@ -19,10 +19,17 @@
 // took (a busy-wait is stretched when the CPU is taken away at its end:
 // host steal, a busier thread), so tests judge a tracer's figures
 // against what happened rather than against the plan.
+// With --elu (and --log), the main thread also logs what Node.js itself
+// measures of its loop, performance.eventLoopUtilization()'s running
+// totals: "elu UNIX_NS IDLE_NS ACTIVE_NS", read as each timer callback
+// begins (the loop has just left its wait) and as each setImmediate
+// callback ends (it is about to wait again), so that between two
+// samples the loop was either busy or idle throughout and a test can
+// interpolate the totals at any instant (tests/lib.sh node_elu).
 // Arguments it does not know are ignored (tests add a word to a
 // workload's command line for a process selector to find).
 // Usage: node phases.js [--worker] [--worker-busy MS] [--exec MS] [--timer-ms MS]
-//                       [--seconds N] [--stats FILE] [--log FILE]
+//                       [--seconds N] [--stats FILE] [--log FILE] [--elu]
 'use strict';
 
 const { Worker, isMainThread } = require('worker_threads');
@@ -62,6 +69,19 @@ const logFd = logFile ? require('fs').openSync(logFile, 'a') : null;
 const KINDS = ['timer', 'immediate', 'worker'];
 const pending = new Float64Array(3 * 64);
 let npending = 0;
+const eluOn = logFd !== null && args.includes('--elu');
+const elus = new Float64Array(3 * 64);
+let nelus = 0;
+
+// Notes performance.eventLoopUtilization()'s totals (ms) as of now.
+function sampleElu() {
+	if (!eluOn || nelus === 64)
+		return;
+	const t = performance.now(), u = performance.eventLoopUtilization();
+	elus[3 * nelus] = t;
+	elus[3 * nelus + 1] = u.idle;
+	elus[3 * nelus++ + 2] = u.active;
+}
 
 // Notes that a callback of KINDS[KIND] began at performance.now() T0 and
 // ends now.
@@ -74,17 +94,22 @@ function record(kind, t0) {
 	pending[3 * npending++ + 2] = t1;
 }
 
-// Appends the noted callbacks to the log: "KIND START_UNIX_NS DUR_NS".
+// Appends the noted callbacks to the log: "KIND START_UNIX_NS DUR_NS",
+// and the noted utilization totals: "elu UNIX_NS IDLE_NS ACTIVE_NS".
 function flush() {
-	if (npending === 0)
+	if (npending === 0 && nelus === 0)
 		return;
+	const ns = (ms) => Math.round(ms * 1e6);
 	let text = '';
 	for (let i = 0; i < npending; i++) {
 		const t0 = pending[3 * i + 1], t1 = pending[3 * i + 2];
-		text += `${KINDS[pending[3 * i]]} ${Math.round((performance.timeOrigin + t0) * 1e6)} ` +
-			`${Math.round((t1 - t0) * 1e6)}\n`;
+		text += `${KINDS[pending[3 * i]]} ${ns(performance.timeOrigin + t0)} ${ns(t1 - t0)}\n`;
 	}
+	for (let i = 0; i < nelus; i++)
+		text += `elu ${ns(performance.timeOrigin + elus[3 * i])} ${ns(elus[3 * i + 1])} ` +
+			`${ns(elus[3 * i + 2])}\n`;
 	npending = 0;
+	nelus = 0;
 	require('fs').writeSync(logFd, text);
 }
 let timerCalls = 0;
@@ -99,6 +124,7 @@ if (!isMainThread) {
 	}, 50);
 } else {
 	setInterval(() => {
+		sampleElu();
 		const t0 = performance.now();
 		flush();
 		timerCalls++;
@@ -114,6 +140,7 @@ if (!isMainThread) {
 			immediateCalls++;
 			busy(15);
 			record(1, t1);
+			sampleElu();
 		});
 		record(0, t0);
 	}, 100);
