@@ -39,34 +39,6 @@ static void put_record(buf *b, int indent, const char *number, const char *key)
 	buf_printf(b, "%.*s@max[%s, %s] = max($ns);\n", indent, tabs, number, key);
 }
 
-/* With slices on (gen_options' slice_min_ns: -o trace), the statements
- * that print a call of probe NAME that began at START (a variable) and
- * took $ns, when it took long enough; indented by INDENT tabs. */
-static void put_slice(buf *b, const gen_parts *pt, const char *name, const char *start,
-		      int indent)
-{
-	if (!pt->slice_min_ns)
-		return;
-	buf_printf(b, "%.*sif ($ns >= %llu) {\n", indent, "\t\t\t\t\t\t",
-		   (unsigned long long)pt->slice_min_ns);
-	buf_printf(b, "%.*s\tif (@evn_%s < %d) {\n", indent, "\t\t\t\t\t\t", name, GEN_SLICE_LIMIT);
-	buf_printf(b, "%.*s\t\t@evn_%s = @evn_%s + 1;\n", indent, "\t\t\t\t\t\t", name, name);
-	buf_printf(b, "%.*s\t\tprintf(\"bpfspec:ev %s %%lld %%d %%lld\\n\", %s, tid, $ns);\n", indent,
-		   "\t\t\t\t\t\t", name, start);
-	buf_printf(b, "%.*s\t} else {\n%.*s\t\t@%s_%s = count();\n%.*s\t}\n%.*s}\n", indent,
-		   "\t\t\t\t\t\t", indent, "\t\t\t\t\t\t", WIRE_DROPPED, name, indent, "\t\t\t\t\t\t",
-		   indent, "\t\t\t\t\t\t");
-}
-
-/* With slices on, probe NAME's record counter and its count of the
- * records over the limit. */
-static void add_slice_maps(gen_parts *pt, const char *name)
-{
-	static const char *const printed[] = { WIRE_DROPPED, NULL }, *const counter[] = { "evn", NULL };
-	if (pt->slice_min_ns)
-		gen_add_maps(pt, name, printed, counter, NULL);
-}
-
 /* The statements that time derived phases at probe number SELF's entry
  * (ENTRY true: the gaps it ends) or return (the gaps it starts), for
  * every derived probe of R.  They read the probe's $now, the moment its
@@ -91,7 +63,7 @@ static char *derived_hooks(const gen_parts *pt, const resolved *r, size_t self, 
 					   "\t\t%s(@gap%zu_%s[tid]);\n%s\n",
 					   k, n, n, k, pt->delete_call, k, n, pt->bucket_nested);
 				put_record(&b, 2, num, group_key(d->sp));
-				put_slice(&b, pt, n, "$g", 2);
+				gen_put_slice(&b, pt, n, "$g", "tid", 2);
 				buf_puts(&b, "\t}\n");
 			}
 		}
@@ -124,7 +96,7 @@ static char *joined(char *a, char *b)
 static void emit_derived(gen_parts *pt, const resolved_probe *rp)
 {
 	gen_add_shared_maps(pt, PROBE_LATENCY);
-	add_slice_maps(pt, rp->sp->name);
+	gen_add_slice_maps(pt, rp->sp->name);
 	for (size_t k = 0; k < rp->n_gaps; k++)
 		buf_printf(&pt->finals, "\tclear(@gap%zu_%s);\n", k, rp->sp->name);
 }
@@ -209,7 +181,7 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	char *on_entry = joined(derived_hooks(pt, r, i, true), gen_feature_hooks(pt, r, i, true)),
 	     *on_return = joined(gen_feature_hooks(pt, r, i, false), derived_hooks(pt, r, i, false));
 	buf slice = BUF_INIT;
-	put_slice(&slice, pt, rp->sp->name, "$t0", 1);
+	gen_put_slice(&slice, pt, rp->sp->name, "$t0", "tid", 1);
 	char *on_slice = gen_chop(buf_take(&slice));
 	gen_vars v = { .n = 0 };
 	gen_vars_set(&v, "name", rp->sp->name);
@@ -259,7 +231,7 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	gen_add_shared_maps(pt, PROBE_LATENCY);
 	if (!loop)
 		gen_add_maps(pt, rp->sp->name, NULL, NULL, in_flight);
-	add_slice_maps(pt, rp->sp->name);
+	gen_add_slice_maps(pt, rp->sp->name);
 	return rc;
 }
 
@@ -327,7 +299,7 @@ static void put_phase_record(buf *rec, const gen_parts *pt, const resolved *r)
 		buf_printf(rec, "\t\tif ($prev == %s) {\n", num);
 		if (per_thread == 2)
 			put_record(rec, 3, num, group_key(o->sp));
-		put_slice(rec, pt, o->sp->name, "$t", 3);
+		gen_put_slice(rec, pt, o->sp->name, "$t", "tid", 3);
 		buf_puts(rec, "\t\t}\n");
 	}
 }
@@ -374,7 +346,7 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 	free(loop_test);
 	pt->attach += (unsigned)rp->n_addrs;
 	gen_add_shared_maps(pt, PROBE_LATENCY);
-	add_slice_maps(pt, rp->sp->name);
+	gen_add_slice_maps(pt, rp->sp->name);
 	if (index == 1) {
 		/* The thread's loop learnt while attaching stays (a nested
 		 * loop's, learnt first, is forgotten when it closes). */
@@ -434,69 +406,12 @@ static void latency_describe(buf *b, const resolved_probe *rp)
 
 /* ---- report -------------------------------------------------------- */
 
-/* With -o trace: the window's slices of probe NAME, records "NAME START
- * TID NS" (put_slice), into P's events, and the count over the limit.  A
- * call that began in the interval before belongs to the one it ended in
- * (the program drops the calls that began before the first). */
-static int fill_slices(report_probe *p, const char *name, const bpfout_window *w,
-		       const kind_fill_ctx *ctx)
-{
-	size_t nl = strlen(name);
-	const bpfout_map *m;
-
-	p->threshold_ns = ctx->run->slice_min_ns;
-	if (w->n_events && !(p->events = calloc(w->n_events, sizeof *p->events)))
-		return -1;
-	for (size_t i = 0; i < w->n_events; i++) {
-		const char *rec = w->events[i];
-		long long start, ns;
-		long tid;
-		int used = 0;
-		if (strncmp(rec, name, nl) != 0 || rec[nl] != ' ' ||
-		    sscanf(rec + nl + 1, "%lld %ld %lld%n", &start, &tid, &ns, &used) != 3 ||
-		    rec[nl + 1 + used] != '\0' || start < 0 || ns < 0 ||
-		    (uint64_t)start + (uint64_t)ns < ctx->begin_ns)
-			continue;	/* malformed, or ended before this window (as events) */
-		report_event *ev = &p->events[p->n_events++];
-		ev->t_ns = (uint64_t)start + (uint64_t)ns - ctx->begin_ns;
-		ev->tid = tid;
-		ev->latency_ns = (uint64_t)ns;
-		const report_group *g = NULL;
-		for (size_t k = 0; k < p->n_groups && !g; k++)
-			g = p->groups[k].tid == tid ? &p->groups[k] : NULL;
-		const report_event *prev = p->n_events > 1 ? &p->events[p->n_events - 2] : NULL;
-		if (g && g->thread)
-			ev->thread = strdup(g->thread);
-		else if (prev && prev->tid == tid)	/* not per thread: no /proc read each */
-			ev->thread = prev->thread ? strdup(prev->thread) : NULL;
-		else
-			ev->thread = report_thread_name(ctx->pids, tid);
-	}
-	/* Over the program's limit, and over bpfspec's (BPFOUT_MAX_EVENTS,
-	 * shared by every probe). */
-	p->events_dropped = bpfout_dropped_records(w, name);
-	if ((m = report_window_map(w, WIRE_DROPPED, name)))
-		for (size_t i = 0; i < m->n_entries; i++)
-			if (m->entries[i].type == BPFOUT_VALUE_INT && m->entries[i].value > 0)
-				p->events_dropped += (uint64_t)m->entries[i].value;
-	/* Room was made for every record of the window: give back the rest. */
-	if (p->n_events < w->n_events) {
-		report_event *fit = p->n_events ? realloc(p->events, p->n_events * sizeof *fit) : NULL;
-		if (fit || !p->n_events) {
-			if (!p->n_events)
-				free(p->events);
-			p->events = fit;
-		}
-	}
-	return 0;
-}
-
 static int latency_fill(report_probe *p, const resolved_probe *rp, const bpfout_window *w,
 			const kind_fill_ctx *ctx)
 {
 	if (report_fill_timed(p, rp->sp->name, w, ctx->pids) < 0)
 		return -1;
-	return ctx->run->slice_min_ns && w ? fill_slices(p, rp->sp->name, w, ctx) : 0;
+	return ctx->run->slice_min_ns && w ? report_fill_slices(p, rp->sp->name, w, ctx) : 0;
 }
 
 /* ---- render -------------------------------------------------------- */

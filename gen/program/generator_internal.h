@@ -127,6 +127,19 @@ void gen_syscall_filter(const gen_parts *pt, const spec_probe *sp, buf *pred, bu
 /* The probe's syscalls for people: "every syscall" or "openat, read". */
 void gen_put_syscalls(buf *b, const spec_probe *sp);
 
+/* With slices on (gen_options' slice_min_ns: -o trace), the statements
+ * that print a record "bpfspec:ev NAME START TID NS" of a call (or span)
+ * of probe NAME that began at START (a variable) on thread TID (tid, or a
+ * variable) and took $ns, when it took long enough: at most
+ * GEN_SLICE_LIMIT a window, the rest counted in @evdrop_NAME; indented by
+ * INDENT tabs.  Nothing without slices. */
+void gen_put_slice(buf *b, const gen_parts *pt, const char *name, const char *start,
+		   const char *tid, int indent);
+
+/* With slices on, probe NAME's record counter and its count of the
+ * records over the limit (gen_put_slice's). */
+void gen_add_slice_maps(gen_parts *pt, const char *name);
+
 /* Drops the last character of owned string S (a trailing '\n'). */
 char *gen_chop(char *s);
 

@@ -133,6 +133,59 @@ static int add_totals(report_probe *p, report_stats *total, const char *name,
 	return 0;
 }
 
+int report_fill_slices(report_probe *p, const char *name, const bpfout_window *w,
+		       const kind_fill_ctx *ctx)
+{
+	size_t nl = strlen(name);
+	const bpfout_map *m;
+
+	p->threshold_ns = ctx->run->slice_min_ns;
+	if (w->n_events && !(p->events = calloc(w->n_events, sizeof *p->events)))
+		return -1;
+	for (size_t i = 0; i < w->n_events; i++) {
+		const char *rec = w->events[i];
+		long long start, ns;
+		long tid;
+		int used = 0;
+		if (strncmp(rec, name, nl) != 0 || rec[nl] != ' ' ||
+		    sscanf(rec + nl + 1, "%lld %ld %lld%n", &start, &tid, &ns, &used) != 3 ||
+		    rec[nl + 1 + used] != '\0' || start < 0 || ns < 0 ||
+		    (uint64_t)start + (uint64_t)ns < ctx->begin_ns)
+			continue;	/* malformed, or ended before this window (as events) */
+		report_event *ev = &p->events[p->n_events++];
+		ev->t_ns = (uint64_t)start + (uint64_t)ns - ctx->begin_ns;
+		ev->tid = tid;
+		ev->latency_ns = (uint64_t)ns;
+		const report_group *g = NULL;
+		for (size_t k = 0; k < p->n_groups && !g; k++)
+			g = p->groups[k].tid == tid ? &p->groups[k] : NULL;
+		const report_event *prev = p->n_events > 1 ? &p->events[p->n_events - 2] : NULL;
+		if (g && g->thread)
+			ev->thread = strdup(g->thread);
+		else if (prev && prev->tid == tid)	/* not per thread: no /proc read each */
+			ev->thread = prev->thread ? strdup(prev->thread) : NULL;
+		else
+			ev->thread = report_thread_name(ctx->pids, tid);
+	}
+	/* Over the program's limit, and over bpfspec's (BPFOUT_MAX_EVENTS,
+	 * shared by every probe). */
+	p->events_dropped = bpfout_dropped_records(w, name);
+	if ((m = report_window_map(w, WIRE_DROPPED, name)))
+		for (size_t i = 0; i < m->n_entries; i++)
+			if (m->entries[i].type == BPFOUT_VALUE_INT && m->entries[i].value > 0)
+				p->events_dropped += (uint64_t)m->entries[i].value;
+	/* Room was made for every record of the window: give back the rest. */
+	if (p->n_events < w->n_events) {
+		report_event *fit = p->n_events ? realloc(p->events, p->n_events * sizeof *fit) : NULL;
+		if (fit || !p->n_events) {
+			if (!p->n_events)
+				free(p->events);
+			p->events = fit;
+		}
+	}
+	return 0;
+}
+
 /* Probe NAME's duration maps with prefixes MAPS (buckets, sum, min, max)
  * into the picked stats of P's groups (finished) and TOTAL.  Returns 0,
  * or -1 out of memory. */

@@ -20,6 +20,14 @@ typedef struct kind_fill_ctx {
 	const char *exe;	/* the target's executable, or NULL */
 } kind_fill_ctx;
 
+/* With -o trace: the window's slices of probe NAME, records "NAME START
+ * TID NS" (gen_put_slice), into P's events (t_ns: when each ended), and
+ * the count over the limit.  A call (span) that began in the interval
+ * before belongs to the one it ended in (the program drops those that
+ * began before the first).  Returns 0, or -1 out of memory. */
+int report_fill_slices(report_probe *p, const char *name, const bpfout_window *w,
+		       const kind_fill_ctx *ctx);
+
 /* Map @PREFIX_NAME of window W (wire.h's prefixes), or NULL when W is
  * NULL or did not print it. */
 const bpfout_map *report_window_map(const bpfout_window *w, const char *prefix,
