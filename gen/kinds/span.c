@@ -374,7 +374,7 @@ static int span_fill(report_probe *p, const resolved_probe *rp, const bpfout_win
 	uint64_t opened = scalar(w, SPAN_OPENED, n), gone = scalar(w, SPAN_GONE, n);
 	p->spans_open = opened > gone ? opened - gone : 0;
 	p->spans_evicted = scalar(w, SPAN_EVICTED, n);
-	return 0;
+	return ctx->run->slice_min_ns && w ? report_fill_slices(p, n, w, ctx) : 0;
 }
 
 /* ---- the row ---- */
@@ -386,7 +386,8 @@ static const wire_kind span_wire = { .cleared = span_cleared, .kept = span_kept 
 
 const kind_ops kind_span_ops = {
 	.kind = PROBE_SPAN,
-	.shape = { .durations = true, .spans = true, .article = "a", .counts = "spans" },
+	.shape = { .durations = true, .spans = true, .timeline = true, .article = "a",
+		   .counts = "spans" },
 	.wire = &span_wire,
 	.spec = &span_spec_rules,
 	.emit = span_emit,

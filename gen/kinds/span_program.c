@@ -104,7 +104,7 @@ static void put_label(buf *b, const char *name, const spec_span_point *pt, unsig
 /* The statements that add $ns to stage STAGE's histograms of probe NAME,
  * for the label in $l/$lk, when $t (the stage's start) is in the window. */
 static void put_record(buf *b, const gen_parts *pt, const char *name, size_t stage,
-		       const char *from, bool func_label, const char *wstart)
+		       const char *from, bool func_label, const char *wstart, bool slice)
 {
 	const char *label = func_label ? "usym($l)" : "$l";
 	buf_printf(b, "\tif (%s >= %s) {\n\t\t$ns = $now - %s;\n%s\n", from, wstart, from,
@@ -112,12 +112,18 @@ static void put_record(buf *b, const gen_parts *pt, const char *name, size_t sta
 	buf_printf(b, "\t\t@" SPAN_BUCKETS "_%s[%zu, $lk, $b, %s] = count();\n", name, stage, label);
 	buf_printf(b, "\t\t@" SPAN_SUM "_%s[%zu, $lk, %s] = sum($ns);\n", name, stage, label);
 	buf_printf(b, "\t\t@" SPAN_MIN "_%s[%zu, $lk, %s] = min($ns);\n", name, stage, label);
-	buf_printf(b, "\t\t@" SPAN_MAX "_%s[%zu, $lk, %s] = max($ns);\n\t}\n", name, stage, label);
+	buf_printf(b, "\t\t@" SPAN_MAX "_%s[%zu, $lk, %s] = max($ns);\n", name, stage, label);
+	if (slice && pt->slice_min_ns) {
+		/* -o trace: the whole span, on the thread that started it. */
+		buf_printf(b, "\t\t$st = @spst_%s[$s];\n", name);
+		gen_put_slice(b, pt, name, from, "$st", 2);
+	}
+	buf_puts(b, "\t}\n");
 }
 
 /* The body of a point that starts a span of probe NAME. */
 static void put_start(buf *b, const char *name, const spec_span_point *pt, unsigned labels,
-		      bool workers)
+		      bool workers, bool slices)
 {
 	buf_printf(b, "\t$old = @spk_%s[$s];\n"
 		   "\tif ($old != 0 && $old != $k) { @" SPAN_EVICTED "_%s = count(); "
@@ -133,6 +139,8 @@ static void put_start(buf *b, const char *name, const spec_span_point *pt, unsig
 			   name);
 	if (workers)
 		buf_printf(b, "\t@sptid_%s[$s] = tid;\n", name);
+	if (slices)
+		buf_printf(b, "\t@spst_%s[$s] = tid;\n", name);
 }
 
 /* The body of a point that ends stage STAGE (1-based) of N_STAGES. */
@@ -144,7 +152,7 @@ static void put_stage_end(buf *b, const gen_parts *parts, const spec_probe *sp,
 		   "\t$now = (int64)nsecs;\n\t$t = @spt_%s[$s];\n", n, n, stage - 1, n);
 	put_label(b, n, pt, sp->labels);
 	buf_printf(b, "\t$l = @spl_%s[$s];\n\t$lk = @splk_%s[$s];\n", n, n);
-	put_record(b, parts, n, stage - 1, "$t", func_label, wstart);
+	put_record(b, parts, n, stage - 1, "$t", func_label, wstart, false);
 	size_t workers = span_workers_stage(sp);
 	if (workers == stage)
 		buf_printf(b, "\tif ($t >= %s && @sptid_%s[$s] == tid) {\n"
@@ -156,11 +164,14 @@ static void put_stage_end(buf *b, const gen_parts *parts, const spec_probe *sp,
 		return;
 	}
 	buf_printf(b, "\t$t0 = @spt0_%s[$s];\n", n);
-	put_record(b, parts, n, n_stages, "$t0", func_label, wstart);
-	static const char *const slot_maps[] = { "spk", "spt0", "spt", "spi", "spl", "splk",
-						  "sptid" };
-	for (size_t m = 0; m < sizeof slot_maps / sizeof *slot_maps - !workers; m++)
+	put_record(b, parts, n, n_stages, "$t0", func_label, wstart, true);
+	static const char *const slot_maps[] = { "spk", "spt0", "spt", "spi", "spl", "splk" };
+	for (size_t m = 0; m < sizeof slot_maps / sizeof *slot_maps; m++)
 		buf_printf(b, "\t%s(@%s_%s[$s]);\n", parts->delete_call, slot_maps[m], n);
+	if (workers)
+		buf_printf(b, "\t%s(@sptid_%s[$s]);\n", parts->delete_call, n);
+	if (parts->slice_min_ns)
+		buf_printf(b, "\t%s(@spst_%s[$s]);\n", parts->delete_call, n);
 	buf_printf(b, "\t@" SPAN_GONE "_%s = count();\n", n);
 }
 
@@ -199,7 +210,8 @@ static unsigned emit_point(gen_parts *parts, const resolved *r, const spec_probe
 	buf_printf(b, "\n%s\n{\n", parts->pid_filter);
 	put_key(b, sp->name, i, pt, parts, sp->limit);
 	if (stage == 0)
-		put_start(b, sp->name, pt, sp->labels, span_workers_stage(sp) != 0);
+		put_start(b, sp->name, pt, sp->labels, span_workers_stage(sp) != 0,
+			  parts->slice_min_ns != 0);
 	else
 		put_stage_end(b, parts, sp, pt, stage, span_stages(sp), func_labelled(sp));
 	buf_puts(b, "}\n");
@@ -226,6 +238,11 @@ int span_emit(gen_parts *pt, const resolved *r, size_t i)
 	gen_add_maps(pt, sp->name, printed, NULL, slots);
 	if (span_labelled(sp))
 		gen_add_maps(pt, sp->name, NULL, NULL, label_set);
+	if (pt->slice_min_ns) {
+		static const char *const starters[] = { "spst", NULL };
+		gen_add_slice_maps(pt, sp->name);
+		gen_add_maps(pt, sp->name, NULL, NULL, starters);
+	}
 	if (span_workers_stage(sp)) {
 		static const char *const worker[] = { SPAN_WORKER, NULL }, *const tids[] = { "sptid", NULL };
 		gen_add_maps(pt, sp->name, worker, NULL, tids);

@@ -9,6 +9,9 @@
  *     syscalls: each such call nests in the phase that made it;
  *   - an instant event ("i", cat "event") per record of an events probe
  *     on a probe point;
+ *   - an async event pair ("b"/"e", cat "span") per span of a span probe
+ *     at least the run's threshold long, from its start to its end, on
+ *     the thread that started it (spans cross threads and overlap);
  *   - a counter ("C") per utilization probe and thread: its busy share
  *     in each interval;
  *   - a complete event per record a feature puts on the timeline
@@ -39,7 +42,8 @@ typedef struct slice {
 	long tid;
 	const report_probe *p;	/* NULL for a feature's record */
 	const report_event *ev;
-	char cat;		/* 'p' phase, 's' syscall, 'i' instant, 'f' a feature's */
+	char cat;		/* 'p' phase, 's' syscall, 'i' instant, 'a' span (async),
+				 * 'f' a feature's */
 	const char *feature_cat;	/* 'f': the feature's category */
 	bool unnested;		/* written as an async pair */
 } slice;
@@ -132,10 +136,11 @@ static void collect_probes(slice_list *all, const report *rep)
 		for (size_t k = 0; sh->timeline && k < p->n_events; k++) {
 			const report_event *ev = &p->events[k];
 			uint64_t end = rep->begin_clock_ns + ev->t_ns;
-			char cat = !sh->events ? 'p' : ev->syscall ? 's' : 'i';
+			char cat = sh->spans ? 'a' : !sh->events ? 'p' : ev->syscall ? 's' : 'i';
 			uint64_t dur = cat == 'i' ? 0 : ev->latency_ns;
 			add_slice(all, (slice){ .start_ns = end >= dur ? end - dur : 0, .dur_ns = dur,
-						.tid = ev->tid, .p = p, .ev = ev, .cat = cat });
+						.tid = ev->tid, .p = p, .ev = ev, .cat = cat,
+						.unnested = cat == 'a' });
 		}
 	}
 }
@@ -189,8 +194,8 @@ static size_t mark_unnested(slice *s, size_t n)
 		uint64_t end = s[i].start_ns + s[i].dur_ns;
 		while (depth && ends[depth - 1] <= s[i].start_ns)
 			depth--;
-		if (s[i].cat == 'i')
-			continue;	/* an instant nests anywhere */
+		if (s[i].cat == 'i' || s[i].cat == 'a')
+			continue;	/* an instant nests anywhere; a span is async */
 		if (depth && end > ends[depth - 1]) {
 			s[i].unnested = true;
 			marked++;
@@ -248,7 +253,7 @@ static void put_args(FILE *out, const slice *s)
 	json_t *a = json_object();
 	if (s->cat == 'f') {
 		put_feature_args(a, ev);
-	} else if (s->cat == 'p') {
+	} else if (s->cat == 'p' || s->cat == 'a') {
 		json_object_set_new(a, "probe", json_string(s->p->name));
 		if (s->p->function)
 			json_object_set_new(a, "function", json_string(s->p->function));
@@ -302,7 +307,7 @@ static const char *slice_name(const slice *s)
 static const char *slice_cat(const slice *s)
 {
 	return s->cat == 'f' ? s->feature_cat : s->cat == 'p' ? "phase" : s->cat == 's' ? "syscall"
-										 : "event";
+					     : s->cat == 'a' ? "span" : "event";
 }
 
 /* The begin ("b") or end ("e") of unnested slice S, async id ID. */
@@ -526,7 +531,9 @@ int render_trace(FILE *out, const report *const *reps, size_t n)
 	long ns = collect(reps, n, &s);
 	if (ns < 0)
 		return -1;
-	size_t unnested = mark_unnested(s, (size_t)ns);
+	size_t unnested = mark_unnested(s, (size_t)ns), async = 0;
+	for (long i = 0; i < ns; i++)
+		async += s[i].unnested;	/* those, and spans */
 	long pid = reps[0]->pid;
 	trace_out t = { .out = out, .first = true };
 
@@ -534,8 +541,8 @@ int render_trace(FILE *out, const report *const *reps, size_t n)
 	put_names(&t, reps, n, s, (size_t)ns, pid);
 	/* The ends of unnested slices, written in time order among the rest
 	 * of their thread's events. */
-	size_t *ends = unnested ? malloc(unnested * sizeof *ends) : NULL, n_ends = 0;
-	if (unnested && !ends) {
+	size_t *ends = async ? malloc(async * sizeof *ends) : NULL, n_ends = 0;
+	if (async && !ends) {
 		free(s);
 		return -1;
 	}

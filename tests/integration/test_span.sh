@@ -11,7 +11,9 @@
 # once, as completed, evicted or still open (completed + evicted + open
 # = N + M, exactly); all N of phase 1 complete (one open at a time);
 # at most 16 of phase 2 complete.  The run covers the workload's whole
-# life (-- CMD: held until every probe is attached).
+# life (-- CMD: held until every probe is attached).  Then once more
+# with -o trace: phase 1's spans as async slices from start to end on the
+# main thread, which started them.
 . "$(dirname "$0")/../lib.sh"
 need_root
 
@@ -51,4 +53,18 @@ within "span p50 (ms)" "$p50" "$DELAY_MS" 0.15
 "$BPFSPEC" report "$TMP/r.json" >"$TMP/r.txt" || fail "bpfspec report cannot read the span report back"
 grep -q "^  handed  *- *$count " "$TMP/r.txt" || { cat "$TMP/r.txt"; fail "the text view has no row for the stage"; }
 grep -q "$evicted evicted" "$TMP/r.txt" || fail "the text view does not say spans were evicted"
+
+# -o trace: each span at least the threshold long (phase 1's, none of
+# phase 2's, which take microseconds) as an async slice on the thread
+# that started it (the main thread: pid = tid), as long as the span.
+"$BPFSPEC" run "$TMP/handoff.yaml" -o trace --trace-threshold 5ms --output "$TMP/t.json" -- \
+	"$TMP/span_handoff" "$N" "$M" "$DELAY_MS" >/dev/null 2>"$TMP/t.err" ||
+	{ cat "$TMP/t.err"; fail "bpfspec run -o trace failed"; }
+begins=$(jq '[.traceEvents[] | select(.cat == "span" and .ph == "b" and .tid == .pid)] | length' "$TMP/t.json")
+ends=$(jq '[.traceEvents[] | select(.cat == "span" and .ph == "e")] | length' "$TMP/t.json")
+echo "measured: spans on the timeline: $begins begun on the main thread, $ends ended (phase 1: $N)"
+[ "$begins" -eq "$N" ] && [ "$ends" -eq "$N" ] || fail "$begins/$ends span slices for $N spans of ${DELAY_MS} ms"
+mean=$(jq '[.traceEvents[] | select(.cat == "span")] | group_by(.id) |
+	map((.[] | select(.ph == "e") | .ts) - (.[] | select(.ph == "b") | .ts)) | add / length / 1000' "$TMP/t.json")
+within "span slice mean (ms)" "$mean" "$DELAY_MS" 0.15
 echo "ok"
