@@ -158,9 +158,9 @@ static report_span_row *row_of(report_probe *p, size_t stage, long lk, const cha
 	memset(r, 0, sizeof *r);
 	r->st.min_ns = UINT64_MAX;
 	r->other = lk == SPAN_OTHER;
+	p->n_span_rows++;	/* counted from here: report_free frees what it has */
 	if ((name && !(r->stage = strdup(name))) || (text && !(r->label = strdup(text))))
-		return NULL;	/* the row is not counted: report_free misses it */
-	p->n_span_rows++;
+		return NULL;
 	return r;
 }
 

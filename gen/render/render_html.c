@@ -572,6 +572,40 @@ static int put_syscall_charts(FILE *out, const page *pg, const report_probe *p)
 	return 0;
 }
 
+/* Span probe P's figures: one per row (stage and label) seen in any
+ * report of the stream, in the order first seen (a stage's rows together,
+ * whole spans last, in each report): a heatmap over the intervals, or
+ * the one report's histogram. */
+static void put_span_charts(FILE *out, const page *pg, const report_probe *p)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < pg->n; i++) {
+		const report_probe *q = html_probe_named(pg->reps[i], p->name);
+		for (size_t k = 0; q && k < q->n_span_rows; k++) {
+			const report_span_row *r = &q->span_rows[k];
+			html_series s = { .probe = p->name, .span = true, .stage = r->stage,
+					  .label = r->label, .other = r->other };
+			bool before = false;	/* drawn for an earlier report */
+			for (size_t j = 0; j < i && !before; j++)
+				before = html_series_stats(pg->reps[j], &s) != NULL;
+			if (before)
+				continue;
+			fputs("<h3>", out);
+			safe_fputs_html(r->stage ? r->stage : "total", out);
+			fputs(" &middot; ", out);
+			safe_fputs_html(r->label ? r->label : "all", out);
+			fputs("</h3>\n", out);
+			if (pg->n > 1)
+				html_heatmap(out, pg->reps, pg->n, &s, pg->interval_ns);
+			else
+				html_histogram(out, pg->reps[0], &s, pg->window_ns);
+			shown++;
+		}
+	}
+	if (shown == 0)
+		fputs("<p class=\"note\">no spans in the window</p>\n", out);
+}
+
 /* Timed probe P's figures per thread (TIDS[0..NT) with NAMES): over
  * intervals, a busy-share strip and a heatmap; for one report, the
  * thread's busy share (a utilization probe) and a histogram.  A note
@@ -633,7 +667,9 @@ static int put_probe(FILE *out, const page *pg, const report_probe *p)
 		put_events(out, pg, p->name);
 	if (!sh->durations && !sh->events && !sh->per_syscall)
 		put_counts(out, pg, p->name, tids, names, nt);
-	if (sh->durations && !sh->per_syscall)
+	if (sh->spans)
+		put_span_charts(out, pg, p);
+	else if (sh->durations && !sh->per_syscall)
 		put_thread_charts(out, pg, p, tids, names, nt);
 	fputs("</section>\n", out);
 	return 0;

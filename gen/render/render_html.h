@@ -11,6 +11,7 @@
 #define BPFSPEC_RENDER_HTML_H
 
 #include <stdbool.h>
+#include <string.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -42,12 +43,23 @@ const report_group *html_group_of(const report_probe *p, long tid);
 int html_merge_stats(report_stats *acc, const report_stats *st);
 
 /* What one figure draws: thread TID's durations of probe PROBE, or
- * (SYSCALL not NULL) one syscall's of a syscalls probe. */
+ * (SYSCALL not NULL) one syscall's of a syscalls probe, or (SPAN) one
+ * row of a span probe: stage STAGE (NULL: whole spans) and label LABEL
+ * (NULL: none; "other" with OTHER). */
 typedef struct html_series {
 	const char *probe;
 	long tid;
 	const char *syscall;
+	bool span;
+	const char *stage, *label;
+	bool other;
 } html_series;
+
+/* Whether A and B (either may be NULL) are the same text. */
+static inline bool html_same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
 
 /* S's statistics in REP, or NULL when REP does not have it. */
 const report_stats *html_series_stats(const report *rep, const html_series *s);

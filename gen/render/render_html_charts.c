@@ -96,6 +96,15 @@ const report_group *html_group_of(const report_probe *p, long tid)
 const report_stats *html_series_stats(const report *rep, const html_series *s)
 {
 	const report_probe *p = html_probe_named(rep, s->probe);
+	if (p && s->span) {
+		for (size_t i = 0; i < p->n_span_rows; i++) {
+			const report_span_row *r = &p->span_rows[i];
+			if (html_same_text(r->stage, s->stage) && html_same_text(r->label, s->label) &&
+			    r->other == s->other)
+				return &r->st;
+		}
+		return NULL;
+	}
 	if (p && s->syscall) {
 		for (size_t i = 0; i < p->n_syscalls; i++)
 			if (p->syscalls[i].name && strcmp(p->syscalls[i].name, s->syscall) == 0)
@@ -230,6 +239,13 @@ static void series_attributes(FILE *out, const html_series *s, size_t n, uint64_
 	if (s->syscall) {
 		fputs("\" data-syscall=\"", out);
 		safe_fputs_html(s->syscall, out);
+	}
+	if (s->span) {
+		/* "STAGE LABEL": "total" for whole spans, "-" for no label. */
+		fputs("\" data-row=\"", out);
+		safe_fputs_html(s->stage ? s->stage : "total", out);
+		fputc(' ', out);
+		safe_fputs_html(s->label ? s->label : "-", out);
 	}
 	fprintf(out, "\" data-tid=\"%ld\" data-intervals=\"%zu\" data-interval-ns=\"%llu\"", s->tid, n,
 		(unsigned long long)interval_ns);

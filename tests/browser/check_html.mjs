@@ -12,6 +12,8 @@
 //     and comes before any script, style or link;
 //   - syscalls probes: the same per syscall (data-syscall, data-tid 0) for
 //     the five slowest in total over the stream (a tie: by name);
+//   - span probes: the same per row (data-row "STAGE LABEL", data-tid 0),
+//     every row of every report;
 //   - one report (a JSON object, or NDJSON of one line): per probe and
 //     group with buckets, an <svg class="hist" data-probe data-tid> whose
 //     <rect class="bar" data-lo-ns data-hi-ns data-count> are that group's
@@ -161,12 +163,18 @@ function expectedFigures(reps) {
 						add(`${p.name}\x000\x00${sc.syscall}`, interval, sc.buckets);
 				continue;
 			}
+			for (const r of p.kind === 'span' ? p.rows || [] : [])
+				add(`${p.name}\x000\x00${spanRow(r)}`, interval, r.buckets);
 			for (const g of p.groups || [])
 				add(`${p.name}\0${g.tid}\0`, interval, g.buckets);
 		}
 	});
 	return figs;
 }
+
+// A span probe's row as its figure's data-row says it: "STAGE LABEL",
+// "total" for whole spans, "-" for no label.
+const spanRow = (r) => `${r.stage ?? 'total'} ${r.label ?? '-'}`;
 
 const figName = (key) => {
 	const [probe, tid, syscall] = key.split('\0');
@@ -542,7 +550,7 @@ async function checkPage(htmlArg, reportArg, shotArg) {
 				});
 				const a = (n) => fig.getAttribute(`data-${n}`);
 				const m = mask(fig, colours);
-				out.figs.push({ probe: a('probe'), tid: a('tid'), syscall: a('syscall') || '',
+				out.figs.push({ probe: a('probe'), tid: a('tid'), syscall: a('syscall') || a('row') || '',
 					intervals: a('intervals'), rows: a('rows'), maxCount: a('max-count'),
 					rowLo: a('row-lo-ns'), rowHi: a('row-hi-ns'), cells: a('cells'),
 					canvasW: m.w, canvasH: m.h, drawn: m.drawn, mask: m.mask });
@@ -562,7 +570,7 @@ async function checkPage(htmlArg, reportArg, shotArg) {
 							count: r.getAttribute('data-count'), drawn: box.width > 0 && box.height > 0 });
 					}
 					out.figs.push({ probe: svg.getAttribute('data-probe'), tid: svg.getAttribute('data-tid'),
-						syscall: svg.getAttribute('data-syscall') || '',
+						syscall: svg.getAttribute('data-syscall') || svg.getAttribute('data-row') || '',
 						intervals: svg.getAttribute('data-intervals'), rects });
 				}
 			return out;

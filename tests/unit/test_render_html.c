@@ -37,7 +37,9 @@ static size_t drawn_buckets(const report *rep)
 		const kind_shape *sh = kind_shape_of(p->kind);
 		for (size_t k = 0; sh->per_syscall && k < p->n_syscalls && k < 5; k++)
 			n += p->syscalls[k].st.n_buckets;
-		if (!sh->durations || sh->per_syscall)
+		for (size_t r = 0; sh->spans && r < p->n_span_rows; r++)
+			n += p->span_rows[r].st.n_buckets;
+		if (!sh->durations || sh->per_syscall || sh->spans)
 			continue;
 		for (size_t g = 0; g < p->n_groups; g++)
 			n += p->groups[g].st.n_buckets;
@@ -184,6 +186,17 @@ START_TEST(test_single_report_draws_each_bucket_as_a_bar)
 	ck_assert(strstr(page, "data-syscall=\"read\""));
 	/* Its errors by syscall and errno. */
 	ck_assert(strstr(page, "<tr><td>openat</td><td class=\"text\">ENOENT</td><td data-sort=\"5\">5</td></tr>"));
+	free(page);
+	report_free(rep);
+	/* A span probe: a figure per stage and label, whole spans too. */
+	rep = report_load_json(FIXTURES "threadpool.json");
+	ck_assert_ptr_nonnull(rep);
+	page = render_page(&rep, 1);
+	ck_assert_uint_gt(drawn_buckets(rep), 20);
+	ck_assert_uint_eq(count_of(page, "<rect class=\"bar\""), drawn_buckets(rep));
+	ck_assert_uint_eq(count_of(page, "data-row=\""), rep->probes[0].n_span_rows);
+	ck_assert(strstr(page, "data-row=\"queued uv__fs_work\""));
+	ck_assert(strstr(page, "data-row=\"total uv__queue_work\""));
 	free(page);
 	report_free(rep);
 }
