@@ -19,6 +19,7 @@
 
 #include "helpers.h"
 #include "render/render.h"
+#include "render/report_load.h"
 #include "serve/promstore.h"
 #include "serve/promstore_internal.h"
 #include "util/buf.h"
@@ -658,6 +659,40 @@ START_TEST(test_promtool_accepts)
 }
 END_TEST
 
+/* A span probe's rows (tests/fixtures/reports/threadpool.json) as
+ * histograms by stage and label, added over two intervals; evictions a
+ * counter, open spans a gauge; promtool takes the page. */
+START_TEST(test_span_rows)
+{
+	const char *top = getenv("TOP");
+	char path[4096], *output = NULL;
+	snprintf(path, sizeof path, "%s/tests/fixtures/reports/threadpool.json", top ? top : ".");
+	capture_start();
+	report *rep = report_load_json(path);
+	free(capture_end());
+	ck_assert_msg(rep != NULL, "%s does not load (run from the repo top or set TOP)", path);
+	fx_labeler c = k8s;
+	promstore_labeler lab = { fx_labels, &c };
+	promstore *ps = promstore_new();
+	ck_assert_int_eq(promstore_add(ps, rep, &lab), 0);
+	ck_assert_int_eq(promstore_add(ps, rep, &lab), 0);
+	char *text = fx_render(ps);
+	ck_assert_contains(text, "bpfspec_span_seconds_count{spec=\"threadpool\",probe=\"work\",");
+	ck_assert_contains(text, "stage=\"total\",label=\"uv__queue_work\"} 64\n");
+	ck_assert_contains(text, "stage=\"queued\",label=\"uv__fs_work\"} 52\n");
+	ck_assert_contains(text, "# TYPE bpfspec_span_evictions_total counter\n");
+	ck_assert_contains(text, "# TYPE bpfspec_spans_open gauge\n");
+	assert_well_formed(text);
+	int rc = fx_promtool(text, &output);
+	ck_assert_msg(rc != 127, "promtool is missing (package prometheus): run scripts/setup.sh");
+	ck_assert_msg(rc == 0 && !*output, "promtool check metrics: exit %d:\n%s", rc, output);
+	free(output);
+	free(text);
+	promstore_free(ps);
+	report_free(rep);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("promstore");
@@ -673,6 +708,7 @@ int main(void)
 	tcase_add_test(totals, test_roles);
 	tcase_add_test(totals, test_utilization_ratio);
 	tcase_add_test(totals, test_stall_histogram);
+	tcase_add_test(text, test_span_rows);	/* starts promtool too */
 	tcase_add_test(text, test_hostile_labels);
 	tcase_add_test(text, test_caller_families);
 	tcase_add_test(text, test_promtool_accepts);	/* starts promtool (Go): slow on a busy machine */
