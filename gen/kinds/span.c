@@ -110,6 +110,7 @@ static const char *const span_instead[N_PROBE] = {
 
 static const spec_kind_rules span_spec_rules = {
 	.kind = PROBE_SPAN,
+	.needs = { .point_symbols = true },
 	.keys = KEYS_EVERY | KEY(P_POINTS) | KEY(P_LABELS) | KEY(P_OPEN) | KEY(P_WAIT) | KEY(P_WORKERS) | KEY(P_UNIT),
 	.purpose = "times work from one probe point to others, across threads",
 	.offer = "'kind: span' (work from one probe point to others, across threads)",

@@ -505,7 +505,7 @@ resolved *resolve_spec(const spec *s, const target *t)
 	if (settle_probes(s, t, r, lk) < 0)
 		failed = 1;
 	free_lookups(lk, s->n_probes);
-	if (check_usdt_probes(r) < 0)
+	if (check_usdt_probes(r) < 0 || resolve_check_points(r) < 0)
 		failed = 1;
 	if (failed) {
 		resolved_free(r);

@@ -16,4 +16,12 @@ static inline bool has_point(const spec_probe *p)
 	return p->probe != NULL;
 }
 
+struct resolved;
+
+/* The functions the points of each active probe whose kind needs them
+ * (spec_kind_needs.point_symbols) name on OBJECT main exist in the
+ * target's executable (resolve_points.c).  Returns 0, or -1 after a
+ * diagnostic per missing one. */
+int resolve_check_points(const struct resolved *r);
+
 #endif

@@ -266,6 +266,8 @@ typedef struct spec_kind_needs {
 				 * there, with libuv's version and derived phases */
 	bool syscall_tracepoints;	/* raw_syscalls:sys_enter and sys_exit */
 	bool loop_waits;	/* syscalls:sys_enter_ of each of spec_loop_waits */
+	bool point_symbols;	/* the functions its points name on OBJECT main
+				 * (span points) exist in the executable */
 } spec_kind_needs;
 
 /* What KIND needs (never NULL for a kind of the enum). */

@@ -40,6 +40,20 @@ YAML
 expect 4 "function 'no_such_function_here' not in /usr/bin/node" \
 	"$BPFSPEC" run "$TMP/missing.yaml" -d 1s -- node -e 0
 
+# A span point on a function the binary lacks (bpftrace 0.17 would drop
+# the uprobe without a word): names the function, the point and the file.
+cat >"$TMP/span.yaml" <<'YAML'
+probes:
+  - name: job
+    kind: span
+    points:
+      - {probe: "uprobe:main:no_such_submit", key: arg0}
+      - {stage: done, probe: "uprobe:main:uv__fs_done", key: arg0}
+YAML
+node_exe=$(readlink -f "$(command -v node)")
+expect 4 "$node_exe: no function no_such_submit for point 1 of probe 'job'" \
+	"$BPFSPEC" gen "$TMP/span.yaml" --binary "$node_exe"
+
 # bpftrace missing: says what to install.
 node "$TOP/scripts/workloads/phases.js" --seconds 30 &
 app=$!
