@@ -64,9 +64,19 @@ k8s_cleanup() {
 	local i d p
 	"${pod[@]}" rm -f -t 0 -a >/dev/null 2>&1 || true
 	# What podman left mounted under TMP (the overlay driver may bind its
-	# home onto itself), innermost first, so that TMP can be removed.
-	for d in $(awk -v t="$TMP/" 'index($2, t) == 1 { print $2 }' /proc/self/mounts | sort -r); do
-		umount "$d" || echo "test_serve_k8s_names: could not unmount $d" >&2
+	# home onto itself), innermost first, so that TMP can be removed.  A
+	# podman cleanup process can still be mounting as `rm` returns (seen
+	# on a fresh machine): look again until nothing is left, and detach
+	# lazily what is still busy.
+	for i in 1 2 3 4 5; do
+		local left=0
+		for d in $(awk -v t="$TMP/" 'index($2, t) == 1 { print $2 }' /proc/self/mounts | sort -r); do
+			umount "$d" 2>/dev/null || umount -l "$d" ||
+				echo "test_serve_k8s_names: could not unmount $d" >&2
+			left=1
+		done
+		[ "$left" = 0 ] && [ "$i" -gt 1 ] && break
+		sleep 0.2
 	done
 	[ -n "${ghost:-}" ] && { kill "$ghost" 2>/dev/null || true; wait "$ghost" 2>/dev/null || true; }
 	for ((i = ${#made[@]} - 1; i >= 0; i--)); do

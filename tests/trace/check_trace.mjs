@@ -29,7 +29,8 @@
 // asked for (20 ms) and no more than its span, 5% either way.  Wall clock to the trace's clock: otherData's
 // window_start_unix_ns and window_start_clock_ns; spans within 100 ms of
 // the window's ends are left out (their phase may begin before it or end
-// after it).
+// after it), and with -i those within 100 ms of an interval's start (a
+// call that ends in the hold before it is in no interval: docs/report.md).
 // With --node-trace FILE (node's own --trace-events output, category
 // node.environment, of the same process): each of node's RunTimers slices
 // of 1 ms or more inside the window lies within a "timers" slice of the same
@@ -201,6 +202,16 @@ const windowNs = [Number(clock0), 0];
 for (const e of events)
 	if (e.ph === 'C' || e.ph === 'X')
 		windowNs[1] = Math.max(windowNs[1], Math.round((e.ts + (e.dur || 0)) * 1000));
+// With -i, the starts of the intervals after the first (the utilization
+// counters' times, but the first and the last, the window's ends): the
+// run held tracing for a few milliseconds before each (docs/report.md,
+// duration_ns), and a call that ended then is in no interval.
+const resumes = [...new Set(events.filter((e) => e.ph === 'C').map((e) => Math.round(e.ts * 1000)))]
+	.sort((a, b) => a - b).slice(1, -1);
+// Whether span S (ts, dur: ns) is well inside the window and away from
+// every hold between intervals.
+const awayFromEdges = (s) => s.ts > windowNs[0] + EDGE_NS && s.ts + s.dur < windowNs[1] - EDGE_NS &&
+	!resumes.some((r) => r > s.ts - EDGE_NS && r < s.ts + s.dur + EDGE_NS);
 
 // Each logged span (KIND START_UNIX_NS DUR_NS) of KINDS -> the slice NAME on
 // the threads THREADOK(tid) accepts: matched by start (within 10 ms), length
@@ -210,8 +221,8 @@ function compare(log, kinds, name, threadOk, label) {
 	const spans = lines.filter(([k]) => kinds.includes(k)).map(([k, start, dur]) =>
 		({ kind: k, ts: toTraceNs(start), dur: Number(dur) }))
 		// A phase runs on around its callback: one whose phase began before
-		// the window or ends after it has no slice.
-		.filter((s) => s.ts > windowNs[0] + EDGE_NS && s.ts + s.dur < windowNs[1] - EDGE_NS);
+		// the window or ends after it (or in a hold) has no slice.
+		.filter(awayFromEdges);
 	const candidates = [];
 	for (const [thread, list] of byThread)
 		if (threadOk(Number(thread.split(' ')[1])))
@@ -272,7 +283,7 @@ if (blockingLog) {
 	const waits = readFileSync(blockingLog, 'utf8').split('\n').filter((l) => l.startsWith('wait '))
 		.map((l) => l.split(' ')).map(([, start, dur, want]) =>
 			({ ts: toTraceNs(start), dur: Number(dur), want: Number(want) }))
-		.filter((w) => w.ts > windowNs[0] + EDGE_NS && w.ts + w.dur < windowNs[1] - EDGE_NS);
+		.filter(awayFromEdges);
 	const futexes = byThread.get(`${pid} ${pid}`)?.filter((s) => s.name === 'futex') ?? [];
 	const ratios = [];
 	let outOfBounds = 0, none = 0;
