@@ -255,7 +255,8 @@ static void finish_rows(report_probe *p)
 	report_finish_stats(&p->st);
 	if (p->st.min_ns == UINT64_MAX)
 		p->st.min_ns = 0;
-	qsort_r(p->span_rows, p->n_span_rows, sizeof *p->span_rows, compare_rows, p->stages);
+	if (p->n_span_rows)	/* no rows: no array (qsort takes no NULL) */
+		qsort_r(p->span_rows, p->n_span_rows, sizeof *p->span_rows, compare_rows, p->stages);
 }
 
 /* Workers by tid. */
@@ -308,7 +309,8 @@ static int add_workers(report_probe *p, const bpfout_map *m, const kind_fill_ctx
 		wk->busy_ns = (uint64_t)e->value;
 		wk->thread = report_thread_name(ctx->pids, wk->tid);
 	}
-	qsort(p->workers, p->n_workers, sizeof *p->workers, compare_workers);
+	if (p->n_workers)
+		qsort(p->workers, p->n_workers, sizeof *p->workers, compare_workers);
 	return 0;
 }
 
