@@ -192,6 +192,12 @@ int discover_proc_read(const char *proc_root, pid_t pid, unsigned fields, discov
 
 void discover_proc_free(discover_proc *p);
 
+/* Reads at most CAP bytes of file NAME under directory DIR_FD (a
+ * process's /proc directory, say) into an owned buffer with a NUL after
+ * them, never blocking on a FIFO.  Sets *LEN to the bytes kept and *CUT
+ * when the file held more.  Returns the buffer, or NULL with errno set. */
+char *discover_read_bounded(int dir_fd, const char *name, size_t cap, size_t *len, bool *cut);
+
 /* Kubernetes labels of a process, from its cgroup v2 path (kubelet's
  * layouts; see discover_labels.c).  Every string is validated (hex and
  * dashes), safe to print as it is. */

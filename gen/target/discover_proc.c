@@ -25,10 +25,7 @@ int discover_proc_open(int root_fd, pid_t pid)
 	return openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-/* Reads at most CAP bytes of file NAME under DIR_FD into an owned buffer
- * with a NUL after them.  Sets *LEN to the bytes kept and *CUT when the
- * file held more.  Returns the buffer, or NULL with errno set. */
-static char *read_bounded(int dir_fd, const char *name, size_t cap, size_t *len, bool *cut)
+char *discover_read_bounded(int dir_fd, const char *name, size_t cap, size_t *len, bool *cut)
 {
 	int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	size_t n = 0;
@@ -71,7 +68,7 @@ static int read_comm(int dir_fd, discover_proc *p)
 {
 	size_t len;
 	bool cut;
-	char *s = read_bounded(dir_fd, "comm", DISCOVER_COMM_MAX, &len, &cut);
+	char *s = discover_read_bounded(dir_fd, "comm", DISCOVER_COMM_MAX, &len, &cut);
 
 	if (!s) {
 		p->comm_err = errno;
@@ -114,7 +111,7 @@ static int read_cmdline(int dir_fd, discover_proc *p)
 {
 	size_t len;
 	bool cut;
-	char *s = read_bounded(dir_fd, "cmdline", DISCOVER_CMDLINE_MAX, &len, &cut);
+	char *s = discover_read_bounded(dir_fd, "cmdline", DISCOVER_CMDLINE_MAX, &len, &cut);
 
 	if (!s) {
 		p->cmdline_err = errno;
@@ -151,7 +148,7 @@ static int read_cgroup(int dir_fd, discover_proc *p)
 {
 	size_t len;
 	bool cut;
-	char *s = read_bounded(dir_fd, "cgroup", DISCOVER_CGROUP_FILE_MAX, &len, &cut);
+	char *s = discover_read_bounded(dir_fd, "cgroup", DISCOVER_CGROUP_FILE_MAX, &len, &cut);
 
 	if (!s) {
 		p->cgroup_err = errno;
