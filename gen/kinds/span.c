@@ -13,6 +13,7 @@
 #include "run/report_internal.h"
 #include "serve/promstore_plan.h"
 #include "spec/spec_internal.h"
+#include "target/libuv_pool.h"
 #include "target/symtab.h"
 #include "util/safe.h"
 
@@ -51,7 +52,8 @@ static size_t stage_number(const spec_probe *p, const char *name)
 	return 0;
 }
 
-/* 'wait' and 'workers' name stages of P, the wait's before the workers'. */
+/* 'wait' and 'workers' name stages of P, the wait's before the workers';
+ * 'pool' says what runs the workers stage. */
 static void check_stage_keys(loader *ld, spec_probe *p, const char *where)
 {
 	if (p->wait && !stage_number(p, p->wait))
@@ -69,6 +71,10 @@ static void check_stage_keys(loader *ld, spec_probe *p, const char *where)
 		sl_report(ld, DIAG_ERROR, p->wait_loc,
 			  "the wait for a worker comes before the stage the worker runs",
 			  "'wait' %s names a stage that does not come before '%s'", where, p->workers);
+	if (p->pool_libuv && !p->workers)
+		sl_report(ld, DIAG_ERROR, p->pool_loc,
+			  "add 'workers: STAGE', the stage the pool's threads run",
+			  "'pool' %s needs 'workers'", where);
 }
 
 size_t span_workers_stage(const spec_probe *p)
@@ -111,7 +117,7 @@ static const char *const span_instead[N_PROBE] = {
 static const spec_kind_rules span_spec_rules = {
 	.kind = PROBE_SPAN,
 	.needs = { .point_symbols = true },
-	.keys = KEYS_EVERY | KEY(P_POINTS) | KEY(P_LABELS) | KEY(P_OPEN) | KEY(P_WAIT) | KEY(P_WORKERS) | KEY(P_UNIT),
+	.keys = KEYS_EVERY | KEY(P_POINTS) | KEY(P_LABELS) | KEY(P_OPEN) | KEY(P_WAIT) | KEY(P_WORKERS) | KEY(P_POOL) | KEY(P_UNIT),
 	.purpose = "times work from one probe point to others, across threads",
 	.offer = "'kind: span' (work from one probe point to others, across threads)",
 	.instead = span_instead,
@@ -358,13 +364,34 @@ static void name_labels(report_probe *p, const spec_probe *sp, const char *exe)
 		(void)symtab_foreach(exe, name_rows, &u, NULL, err, sizeof err);
 }
 
+/* With 'pool: libuv': the pools' size of the traced processes PIDS as
+ * /proc has them now, and where it was read.  Returns 0, or -1 out of
+ * memory. */
+static int add_pool(report_probe *p, report_pids pids)
+{
+	const char *source = NULL;
+	for (size_t i = 0; i < pids.n; i++) {
+		libuv_pool_source src;
+		int n = libuv_pool_size("/proc", (pid_t)pids.v[i], &src);
+		if (n <= 0)
+			continue;
+		p->pool_size += (uint64_t)n;
+		if (!source)
+			source = libuv_pool_source_name(src);
+		else if (strcmp(source, libuv_pool_source_name(src)) != 0)
+			source = "several";
+	}
+	return source && !(p->pool_source = strdup(source)) ? -1 : 0;
+}
+
 static int span_fill(report_probe *p, const resolved_probe *rp, const bpfout_window *w,
 		     const kind_fill_ctx *ctx)
 {
 	const char *n = rp->sp->name;
 	if ((rp->sp->wait && !(p->span_wait = strdup(rp->sp->wait))) ||
 	    (rp->sp->workers && !(p->span_work = strdup(rp->sp->workers))) ||
-	    add_workers(p, report_window_map(w, SPAN_WORKER, n), ctx) < 0)
+	    add_workers(p, report_window_map(w, SPAN_WORKER, n), ctx) < 0 ||
+	    (rp->sp->pool_libuv && add_pool(p, ctx->pids) < 0))
 		return -1;
 	if (add_stages(p, rp->sp) < 0 ||
 	    add_map(p, report_window_map(w, SPAN_BUCKETS, n), true, 'b') < 0 ||

@@ -51,7 +51,11 @@ static void put_workers(FILE *out, const report_probe *p, uint64_t window_ns)
 	char busy[32];
 	if (!p->span_work)
 		return;
-	fprintf(out, "threads that ran '%s': %zu\n", p->span_work, p->n_workers);
+	fprintf(out, "threads that ran '%s': %zu", p->span_work, p->n_workers);
+	if (p->pool_size)
+		fprintf(out, " of a pool of %llu (%s)", (unsigned long long)p->pool_size,
+			p->pool_source ? p->pool_source : "?");
+	fputs("\n", out);
 	for (size_t i = 0; i < p->n_workers; i++) {
 		const report_span_worker *wk = &p->workers[i];
 		text_fmt_auto(busy, sizeof busy, wk->busy_ns);
@@ -60,6 +64,27 @@ static void put_workers(FILE *out, const report_probe *p, uint64_t window_ns)
 		fprintf(out, " busy %s, %.0f%% of the window\n", busy,
 			window_ns ? 100.0 * (double)wk->busy_ns / (double)window_ns : 0.0);
 	}
+}
+
+/* How busy the threads that ran the stage were over the window, and how
+ * many of the pool's they were when its size is known: "all 2 were busy
+ * 97% of the window", "2 of the pool's 4 ran it, busy 48% of the
+ * window". */
+static void put_busy_share(FILE *out, const report_probe *p, uint64_t busy, uint64_t window_ns)
+{
+	if (!window_ns || !p->n_workers) {
+		fputs("\n", out);
+		return;
+	}
+	double share = 100.0 * (double)busy / ((double)window_ns * (double)p->n_workers);
+	if (p->pool_size && p->n_workers >= p->pool_size)
+		fprintf(out, ": all %zu were busy %.0f%% of the window\n", p->n_workers, share);
+	else if (p->pool_size)
+		fprintf(out, ": %zu of the pool's %llu ran it, busy %.0f%% of the window\n",
+			p->n_workers, (unsigned long long)p->pool_size, share);
+	else
+		fprintf(out, ": the %zu that ran it were busy %.0f%% of the window\n", p->n_workers,
+			share);
 }
 
 /* With 'wait': when the wait is half or more of the whole span's p99
@@ -87,11 +112,7 @@ static void put_verdict(FILE *out, const report_probe *p, uint64_t window_ns)
 	safe_fputs(worst->label ? worst->label : p->name, out);
 	fprintf(out, " spans waited p99 %s in '%s' (of p99 %s in all) for a thread running '%s'", wait,
 		p->span_wait, total, p->span_work);
-	if (p->n_workers && window_ns)
-		fprintf(out, ": the %zu that ran it were busy %.0f%% of the window\n", p->n_workers,
-			100.0 * (double)busy / ((double)window_ns * (double)p->n_workers));
-	else
-		fputs("\n", out);
+	put_busy_share(out, p, busy, window_ns);
 }
 
 /* A row per stage and label, then open and evicted spans, the workers
@@ -166,6 +187,8 @@ void span_json(json_t *jp, const report_probe *p, const report *rep)
 		json_array_append_new(workers, jw);
 	}
 	json_object_set_new(jp, "workers", workers);
+	json_object_set_new(jp, "pool_size", p->pool_size ? rjson_u64(p->pool_size) : json_null());
+	json_object_set_new(jp, "pool_source", rjson_text(p->pool_source));
 }
 
 void span_prom(FILE *out, const report *rep)

@@ -239,6 +239,7 @@ void report_free(report *rep)
 		free(p->span_rows);
 		free(p->span_wait);
 		free(p->span_work);
+		free(p->pool_source);
 		for (size_t k = 0; k < p->n_workers; k++)
 			free(p->workers[k].thread);
 		free(p->workers);

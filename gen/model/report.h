@@ -215,6 +215,12 @@ typedef struct report_probe {
 	char *span_wait, *span_work;
 	report_span_worker *workers;
 	size_t n_workers;
+	/* With 'pool: libuv': the threads of the traced processes' pools
+	 * (their sum) and where that was read ("thread names",
+	 * "UV_THREADPOOL_SIZE", "libuv's default", or "several" when the
+	 * processes differ); 0 and NULL: unknown. */
+	uint64_t pool_size;
+	char *pool_source;
 } report_probe;
 
 typedef struct report {

@@ -56,6 +56,18 @@ static int load_workers(loader *l, const json_t *obj, const char *base, report_p
 	return 0;
 }
 
+/* The pool's size and its source, both absent or null when unknown
+ * (and in reports written before they were). */
+static int load_pool(loader *l, const json_t *obj, const char *base, report_probe *p)
+{
+	json_t *size = rl_get(l, obj, base, "pool_size", T_UINT, true, true);
+	if (l->failed)
+		return -1;
+	if (size && !json_is_null(size))
+		p->pool_size = (uint64_t)json_integer_value(size);
+	return rl_get_str(l, obj, base, "pool_source", &p->pool_source, true, true);
+}
+
 int rl_load_spans(loader *l, const json_t *obj, const char *base, report_probe *p)
 {
 	char path[JPATH_LEN], apath[JPATH_LEN];
@@ -63,7 +75,7 @@ int rl_load_spans(loader *l, const json_t *obj, const char *base, report_probe *
 	if (load_stages(l, obj, base, p) < 0 ||
 	    rl_get_str(l, obj, base, "wait", &p->span_wait, true, false) < 0 ||
 	    rl_get_str(l, obj, base, "workers_stage", &p->span_work, true, false) < 0 ||
-	    load_workers(l, obj, base, p) < 0 ||
+	    load_workers(l, obj, base, p) < 0 || load_pool(l, obj, base, p) < 0 ||
 	    rl_get_u64(l, obj, base, "open", &p->spans_open) < 0 ||
 	    rl_get_u64(l, obj, base, "evicted", &p->spans_evicted) < 0)
 		return -1;

@@ -168,6 +168,10 @@ typedef struct spec_probe {
 	diag_loc workers_loc;
 	char *wait;
 	diag_loc wait_loc;
+	/* span: the workers stage runs on libuv's thread pool ('pool:
+	 * libuv'): reports give the pool's size (target/libuv_pool.h). */
+	bool pool_libuv;
+	diag_loc pool_loc;
 } spec_probe;
 
 /* A parameter the spec declares (`parameters:`), with the value in force:

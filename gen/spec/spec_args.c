@@ -424,6 +424,9 @@ static void check_probe_scalar(probe_check *pc, int key, const node *k, const no
 		sl_check_span_stage_key(ld, p, key == P_WAIT ? &p->wait : &p->workers,
 					key == P_WAIT ? &p->wait_loc : &p->workers_loc, v, pc->where);
 		break;
+	case P_POOL:
+		sl_check_span_pool(ld, p, v, pc->where);
+		break;
 	}
 }
 

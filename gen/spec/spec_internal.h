@@ -91,7 +91,7 @@ enum {
 enum {
 	P_NAME, P_KIND, P_FUNCTION, P_OBJECT, P_OPTIONAL, P_MISSING_REASON, P_SYSCALLS,
 	P_PROBE, P_THRESHOLD, P_LIMIT, P_UNIT, P_PER_THREAD, P_DESCRIPTION, P_ARGS, P_DERIVED,
-	P_ATTRIBUTE, P_POINTS, P_LABELS, P_OPEN, P_WAIT, P_WORKERS, N_PROBE,
+	P_ATTRIBUTE, P_POINTS, P_LABELS, P_OPEN, P_WAIT, P_WORKERS, P_POOL, N_PROBE,
 };
 
 /* A set of probe keys: KEY(P_UNIT) | ... */
@@ -225,6 +225,8 @@ void sl_check_span_points(loader *ld, spec_probe *p, const node *k, const node *
 			  const char *where);
 void sl_check_span_labels(loader *ld, spec_probe *p, const node *v, const char *where);
 void sl_check_span_open(loader *ld, spec_probe *p, const node *v, const char *where);
+/* 'pool': the one pool bpfspec knows, libuv. */
+void sl_check_span_pool(loader *ld, spec_probe *p, const node *v, const char *where);
 void sl_check_span_stage_key(loader *ld, spec_probe *p, char **out, diag_loc *loc, const node *v,
 			     const char *where);
 void spec_span_point_free(spec_span_point *pt);

@@ -22,7 +22,7 @@ const char *const sl_top_examples[] = {
 const char *const sl_probe_keys[] = {
 	"name", "kind", "function", "object", "optional", "missing_reason", "syscalls",
 	"probe", "threshold", "limit", "unit", "per_thread", "description", "args", "derived",
-	"attribute", "points", "labels", "open", "wait", "workers", NULL,
+	"attribute", "points", "labels", "open", "wait", "workers", "pool", NULL,
 };
 const char *const sl_probe_examples[] = {
 	"name: timers", "kind: latency", "function: uv__run_timers", "object: \"libuv.so*\"",
@@ -32,7 +32,7 @@ const char *const sl_probe_examples[] = {
 	"args: [{name: line, value: retval, type: string}]",
 	"derived: libuv-pending", "attribute: true",
 	"points: [{probe: \"uprobe:main:submit\", key: arg0}, {stage: run, probe: \"uprobe:main:done\", key: arg0}]",
-	"labels: 16", "open: 1024", "wait: queued", "workers: run",
+	"labels: 16", "open: 1024", "wait: queued", "workers: run", "pool: libuv",
 };
 
 /* What each probe key is for, for "does not apply" hints: a use ("to
@@ -50,6 +50,7 @@ const char *const sl_probe_key_uses[] = {
 	[P_OPEN] = "to bound the spans open at once",
 	[P_WAIT] = "to name the stage of a span that waits for a worker thread",
 	[P_WORKERS] = "to name the stage of a span that worker threads run",
+	[P_POOL] = "to say which thread pool runs a span's workers stage",
 	[N_PROBE] = NULL,
 };
 const char *const sl_probe_key_roles[] = {

@@ -329,6 +329,20 @@ void sl_check_span_open(loader *ld, spec_probe *p, const node *v, const char *wh
 	p->limit = (unsigned)n;
 }
 
+void sl_check_span_pool(loader *ld, spec_probe *p, const node *v, const char *where)
+{
+	char buf[SHOW_BUF];
+	if (v->len != 5 || memcmp(v->value, "libuv", 5) != 0) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
+			  "write 'pool: libuv' (libuv's thread pool, the one pool bpfspec knows), or "
+			  "leave 'pool' out",
+			  "unknown pool '%s' %s", sl_show(buf, v->value, v->len), where);
+		return;
+	}
+	p->pool_libuv = true;
+	p->pool_loc = sl_node_loc(ld, v);
+}
+
 void sl_check_span_stage_key(loader *ld, spec_probe *p, char **out, diag_loc *loc, const node *v,
 			     const char *where)
 {

@@ -1,12 +1,18 @@
-/* Unit tests for libuv (decoding uv_version_string and uv_version) and
- * for `bpfspec symbols`' name filter. */
+/* Unit tests for libuv (decoding uv_version_string and uv_version), for
+ * the thread pool's size (libuv_pool, on a fabricated /proc) and for
+ * `bpfspec symbols`' name filter. */
+#define _XOPEN_SOURCE 700
 #include <check.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/symbols.h"
 #include "target/libuv.h"
+#include "target/libuv_pool.h"
 
 START_TEST(test_decode_string_fn)
 {
@@ -46,6 +52,93 @@ START_TEST(test_decode_string_fn)
 	ck_assert_uint_eq(str, 0x2000 + 8 + 7 + 0x10);
 	ck_assert_int_eq(libuv_decode_string_fn(unbalanced, sizeof unbalanced, 0, &str), -1);
 	ck_assert_int_eq(libuv_decode_string_fn(framed_mov, sizeof framed_mov - 1, 0, &str), -1);
+}
+END_TEST
+
+START_TEST(test_pool_size_of_env)
+{
+	ck_assert_int_eq(libuv_pool_size_of_env("2"), 2);
+	ck_assert_int_eq(libuv_pool_size_of_env(" 16abc"), 16);	/* atoi: leading digits */
+	ck_assert_int_eq(libuv_pool_size_of_env("0"), 1);
+	ck_assert_int_eq(libuv_pool_size_of_env(""), 1);
+	ck_assert_int_eq(libuv_pool_size_of_env("many"), 1);
+	ck_assert_int_eq(libuv_pool_size_of_env("1024"), 1024);
+	ck_assert_int_eq(libuv_pool_size_of_env("1025"), 1024);
+	ck_assert_int_eq(libuv_pool_size_of_env("99999999999999999999999"), 1024);
+	ck_assert_int_eq(libuv_pool_size_of_env("-3"), 1024);	/* unsigned in libuv */
+	ck_assert_int_eq(libuv_pool_size_of_env("+7"), 7);
+}
+END_TEST
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st, (void)flag, (void)f;
+	return remove(path);
+}
+
+/* Writes LEN bytes of TEXT to DIR/NAME. */
+static void put_file(const char *dir, const char *name, const char *text, size_t len)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+	fclose(f);
+}
+
+/* Makes thread TID of process 42 under ROOT, named COMM. */
+static void put_thread(const char *root, int tid, const char *comm)
+{
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s/42/task/%d", root, tid);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	put_file(dir, "comm", comm, strlen(comm));
+}
+
+START_TEST(test_pool_size)
+{
+	char root[] = "/tmp/bpfspec-pool.XXXXXX", dir[512];
+	libuv_pool_source src;
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(dir, sizeof dir, "%s/42", root);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	snprintf(dir, sizeof dir, "%s/42/task", root);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	snprintf(dir, sizeof dir, "%s/42", root);
+	char exe[600];
+	snprintf(exe, sizeof exe, "%s/exe", dir);
+	/* Exited, not reaped: no executable. */
+	ck_assert_int_eq(libuv_pool_size(root, 42, &src), -1);
+	ck_assert_int_eq(symlink("/usr/bin/node", exe), 0);
+
+	/* No environment file, no pool threads: libuv's default. */
+	put_thread(root, 42, "node\n");
+	ck_assert_int_eq(libuv_pool_size(root, 42, &src), 4);
+	ck_assert_int_eq(src, LIBUV_POOL_DEFAULT);
+	/* The environment: the first setting counts, a name that only ends
+	 * with the variable's does not. */
+	static const char env[] = "XUV_THREADPOOL_SIZE=9\0UV_THREADPOOL_SIZE=2\0UV_THREADPOOL_SIZE=3\0";
+	put_file(dir, "environ", env, sizeof env - 1);
+	ck_assert_int_eq(libuv_pool_size(root, 42, &src), 2);
+	ck_assert_int_eq(src, LIBUV_POOL_ENVIRONMENT);
+	/* A setting cut off at the end of the file is not read. */
+	put_file(dir, "environ", "A=1\0UV_THREADPOOL_SIZE=2", 24);
+	ck_assert_int_eq(libuv_pool_size(root, 42, &src), 4);
+	/* Threads named libuv-worker win over the environment; a name that
+	 * only begins so does not count. */
+	put_file(dir, "environ", env, sizeof env - 1);
+	put_thread(root, 43, "libuv-worker\n");
+	put_thread(root, 44, "libuv-worker\n");
+	put_thread(root, 45, "libuv-worker-x\n");
+	put_thread(root, 46, "libuv-worker");
+	ck_assert_int_eq(libuv_pool_size(root, 42, &src), 2);
+	ck_assert_int_eq(src, LIBUV_POOL_THREADS);
+	ck_assert_str_eq(libuv_pool_source_name(src), "thread names");
+	/* A process that is gone. */
+	ck_assert_int_eq(libuv_pool_size(root, 7, &src), -1);
+
+	ck_assert_int_eq(nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
 }
 END_TEST
 
@@ -118,6 +211,8 @@ static Suite *libuv_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_decode_string_fn);
 	tcase_add_test(tc, test_decode_version_fn);
+	tcase_add_test(tc, test_pool_size_of_env);
+	tcase_add_test(tc, test_pool_size);
 	tcase_add_test(tc, test_files);
 	tcase_add_test(tc, test_symbols_name_matches);
 	suite_add_tcase(s, tc);

@@ -562,7 +562,7 @@ static const struct {
 	    "      |     ^~~~~~~~\n",
 	    "hint: did you mean 'function'? valid keys are: name, kind, function, object, "
 	    "optional, missing_reason, syscalls, probe, threshold, limit, unit, per_thread, "
-	    "description, args, derived, attribute, points, labels, open, wait, workers\n" } },
+	    "description, args, derived, attribute, points, labels, open, wait, workers, pool\n" } },
 	{ "probe:\n  - a\n",
 	  { ":1:1: error: unknown key 'probe' at the top level",
 	    "did you mean 'probes'? valid keys are: name, description, objects, duration, probes",
@@ -595,6 +595,10 @@ static const struct {
 	  { "'labels' in probe 'job', but no point reads a label" } },
 	{ SPAN_HEAD "    wait: queued\n    points:\n      - {probe: \"uprobe:main:a\", key: arg0}\n      - {stage: end, probe: \"uprobe:main:b\", key: arg0}\n",
 	  { "'wait' in probe 'job' names no stage of its points: 'queued'", "'wait' in probe 'job' needs 'workers'" } },
+	{ SPAN_HEAD "    pool: glibc\n    workers: end\n    points:\n      - {probe: \"uprobe:main:a\", key: arg0}\n      - {stage: end, probe: \"uprobe:main:b\", key: arg0}\n",
+	  { ":4:11: error: unknown pool 'glibc' in probe 'job'", "write 'pool: libuv'" } },
+	{ SPAN_HEAD "    pool: libuv\n    points:\n      - {probe: \"uprobe:main:a\", key: arg0}\n      - {stage: end, probe: \"uprobe:main:b\", key: arg0}\n",
+	  { ":4:11: error: 'pool' in probe 'job' needs 'workers'" } },
 	{ SPAN_HEAD "    points:\n      - {probe: \"uprobe:main:a\", key: arg0}\n      - {stage: end, probe: \"kprobe:x\", key: arg0, label: func}\n",
 	  { "'label: func' names the function of a uprobe" } },
 	{ SPAN_HEAD "    function: f\n    points:\n      - {probe: \"uprobe:main:a\", key: arg0}\n      - {stage: end, probe: \"uprobe:main:b\", key: arg0}\n",
