@@ -2,7 +2,10 @@
 # demo.sh BPFSPEC — starts the bundled node demo app, traces it with the
 # loop-why spec for 5 seconds and prints the report: each libuv phase's
 # time, where it went (on-CPU, waiting for a CPU, blocked in syscalls) and
-# the JavaScript that ran in the slow ones.  Node runs with
+# the JavaScript that ran in the slow ones; then the threadpool spec for 3
+# seconds: the app gives libuv's thread pool a pbkdf2, a file read and a
+# stat every 100 ms (--pool), each timed from its submit on the loop
+# thread to its callback (queue wait, run, callback delay).  Node runs with
 # --perf-basic-prof, so that JavaScript frames have names; it runs in a
 # directory of its own (V8 writes a log there) removed at the end, with
 # the perf map it writes in /tmp.
@@ -10,10 +13,13 @@ set -eu
 bpfspec=${1:-build/bpfspec}
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d "${TMPDIR:-/tmp}/bpfspec-demo.XXXXXX")
-(cd "$dir" && exec node --perf-basic-prof "$here/workloads/phases.js" --worker) &
+(cd "$dir" && exec node --perf-basic-prof "$here/workloads/phases.js" --worker --pool) &
 app=$!
 trap 'kill $app 2>/dev/null; wait $app 2>/dev/null || true; rm -rf "$dir" "/tmp/perf-$app.map"' EXIT
 sleep 1
-echo "demo: node app (pid $app): 40 ms timer callback and 15 ms setImmediate every 100 ms, plus a worker_thread"
+echo "demo: node app (pid $app): 40 ms timer callback and 15 ms setImmediate every 100 ms, a worker_thread, thread-pool work"
 echo "demo: \$ $bpfspec run loop-why -p $app -d 5s"
 "$bpfspec" run loop-why -p "$app" -d 5s
+echo
+echo "demo: \$ $bpfspec run threadpool -p $app -d 3s"
+"$bpfspec" run threadpool -p "$app" -d 3s

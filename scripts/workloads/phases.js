@@ -26,10 +26,13 @@
 // callback ends (it is about to wait again), so that between two
 // samples the loop was either busy or idle throughout and a test can
 // interpolate the totals at any instant (tests/lib.sh node_elu).
+// With --pool, the main thread also gives libuv's thread pool some work
+// every 100 ms: a crypto.pbkdf2 (about 10 ms on an idle core), a read of this file and a
+// stat of it (what `bpfspec run threadpool` shows in the README).
 // Arguments it does not know are ignored (tests add a word to a
 // workload's command line for a process selector to find).
 // Usage: node phases.js [--worker] [--worker-busy MS] [--exec MS] [--timer-ms MS]
-//                       [--seconds N] [--stats FILE] [--log FILE] [--elu]
+//                       [--seconds N] [--stats FILE] [--log FILE] [--elu] [--pool]
 'use strict';
 
 const { Worker, isMainThread } = require('worker_threads');
@@ -112,6 +115,14 @@ function flush() {
 	nelus = 0;
 	require('fs').writeSync(logFd, text);
 }
+// Work for libuv's thread pool (--pool): crypto, a file read, a stat.
+function givePoolWork() {
+	const fs = require('fs');
+	require('crypto').pbkdf2('demo', 'salt', 50000, 32, 'sha256', () => {});
+	fs.readFile(__filename, () => {});
+	fs.stat(__filename, () => {});
+}
+
 let timerCalls = 0;
 let immediateCalls = 0;
 
@@ -149,6 +160,8 @@ if (!isMainThread) {
 			`timer_callbacks=${timerCalls}\nimmediate_callbacks=${immediateCalls}\n`));
 	if (args.includes('--worker'))
 		new Worker(__filename, { argv: args });
+	if (args.includes('--pool'))
+		setInterval(givePoolWork, 100);
 	if (seconds > 0)
 		setTimeout(() => process.exit(0), seconds * 1000).unref();
 	process.on('SIGTERM', () => process.exit(0));
