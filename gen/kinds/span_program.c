@@ -150,8 +150,10 @@ static void put_stage_end(buf *b, const gen_parts *parts, const spec_probe *sp,
 	const char *n = sp->name, *wstart = gen_window_start_read(pt->point);
 	buf_printf(b, "\tif (@spk_%s[$s] != $k || @spi_%s[$s] != %zu) { return; }\n"
 		   "\t$now = (int64)nsecs;\n\t$t = @spt_%s[$s];\n", n, n, stage - 1, n);
-	put_label(b, n, pt, sp->labels);
-	buf_printf(b, "\t$l = @spl_%s[$s];\n\t$lk = @splk_%s[$s];\n", n, n);
+	if (pt->label)
+		put_label(b, n, pt, sp->labels);	/* sets $l and $lk */
+	else
+		buf_printf(b, "\t$l = @spl_%s[$s];\n\t$lk = @splk_%s[$s];\n", n, n);
 	put_record(b, parts, n, stage - 1, "$t", func_label, wstart, false);
 	size_t workers = span_workers_stage(sp);
 	if (workers == stage)
@@ -165,14 +167,11 @@ static void put_stage_end(buf *b, const gen_parts *parts, const spec_probe *sp,
 	}
 	buf_printf(b, "\t$t0 = @spt0_%s[$s];\n", n);
 	put_record(b, parts, n, n_stages, "$t0", func_label, wstart, true);
-	static const char *const slot_maps[] = { "spk", "spt0", "spt", "spi", "spl", "splk" };
-	for (size_t m = 0; m < sizeof slot_maps / sizeof *slot_maps; m++)
-		buf_printf(b, "\t%s(@%s_%s[$s]);\n", parts->delete_call, slot_maps[m], n);
-	if (workers)
-		buf_printf(b, "\t%s(@sptid_%s[$s]);\n", parts->delete_call, n);
-	if (parts->slice_min_ns)
-		buf_printf(b, "\t%s(@spst_%s[$s]);\n", parts->delete_call, n);
-	buf_printf(b, "\t@" SPAN_GONE "_%s = count();\n", n);
+	/* The slot is free again: its key 0 (no span's) is enough, every
+	 * other slot map is read only after the key matched and written
+	 * anew by the next start (one store where deleting each slot map
+	 * cost a helper call apiece on the loop thread). */
+	buf_printf(b, "\t@spk_%s[$s] = (int64)0;\n\t@" SPAN_GONE "_%s = count();\n", n, n);
 }
 
 /* Whether P reads a label with 'label: func'. */
