@@ -2,6 +2,7 @@
  * reading the point's key, finding the span's slot and, at a stage's
  * end, adding the stage's time (and at the last, the whole span's) to
  * the span's histograms. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +27,35 @@ static bool key_at_entry(const spec_span_point *pt)
 {
 	return pt->key_src == VALUE_ARG &&
 	       (pt->point == POINT_URETPROBE || pt->point == POINT_KRETPROBE);
+}
+
+/* The first point of SP before return point J on the entry of the
+ * function J returns from (a uprobe for a uretprobe, a kprobe for a
+ * kretprobe, same object and function): that point's probe saves J's
+ * key too, and J has no entry probe of its own (one trap fewer a call:
+ * threadpool's work functions are such pairs).  SIZE_MAX: none. */
+static size_t entry_sharer(const spec_probe *sp, size_t j)
+{
+	const spec_span_point *rt = &sp->points[j];
+	int entry = rt->point == POINT_URETPROBE ? POINT_UPROBE : POINT_KPROBE;
+	const char *where = strchr(rt->probe, ':');
+	for (size_t i = 0; i < j; i++) {
+		const spec_span_point *p = &sp->points[i];
+		if ((int)p->point == entry && !strcmp(strchr(p->probe, ':'), where))
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+/* In the body of point I of SP: the keys of the later return points
+ * whose entry it shares (entry_sharer), saved first, before anything can
+ * return. */
+static void put_shared_entry_keys(buf *b, const spec_probe *sp, size_t i)
+{
+	for (size_t j = i + 1; j < sp->n_points; j++)
+		if (key_at_entry(&sp->points[j]) && entry_sharer(sp, j) == i)
+			buf_printf(b, "	@spa%zu_%s[tid] = (int64)arg%d;\n", j, sp->name,
+				   sp->points[j].key_index);
 }
 
 /* PT's attach point, TYPE (NULL: its own) replacing its type: OBJECT main
@@ -196,7 +226,7 @@ static unsigned emit_point(gen_parts *parts, const resolved *r, const spec_probe
 	buf_printf(b, "\n// ---- %s: point %zu, ", sp->name, i + 1);
 	gen_put_comment(b, pt->probe);
 	buf_putc(b, '\n');
-	if (key_at_entry(pt)) {
+	if (key_at_entry(pt) && entry_sharer(sp, i) == SIZE_MAX) {
 		if (!put_attach(b, sp->name, pt, pt->point == POINT_KRETPROBE ? "kprobe" : "uprobe",
 				exe))
 			return 0;
@@ -207,6 +237,7 @@ static unsigned emit_point(gen_parts *parts, const resolved *r, const spec_probe
 	if (!put_attach(b, sp->name, pt, NULL, exe))
 		return 0;
 	buf_printf(b, "\n%s\n{\n", parts->pid_filter);
+	put_shared_entry_keys(b, sp, i);
 	put_key(b, sp->name, i, pt, parts, sp->limit);
 	if (stage == 0)
 		put_start(b, sp->name, pt, sp->labels, span_workers_stage(sp) != 0,
