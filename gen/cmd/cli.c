@@ -134,6 +134,9 @@ static const char help_run[] =
 static const char help_run_opts[] =
 	"      --set NAME=VALUE   override a parameter the spec declares (repeatable;\n"
 	"                         a list parameter takes VALUE,VALUE...)\n"
+	"      --pids-from-stdin  with -p and -i: the traced processes change as lines\n"
+	"                         +PID and -PID arrive on stdin, without a new bpftrace;\n"
+	"                         a -p process's exit does not end the run (serve uses it)\n"
 	"\n"
 	"Examples:\n"
 	"  bpfspec run libuv-phases -p $(pgrep -n node) -d 10s\n"
@@ -358,6 +361,13 @@ static int take_count(settings *cfg, char *value)
 	return EXIT_OK;
 }
 
+static int take_pids_from_stdin(settings *cfg, char *value)
+{
+	(void)value;
+	cfg->pids_from_stdin = true;
+	return EXIT_OK;
+}
+
 static int take_cumulative(settings *cfg, char *value)
 {
 	(void)value;
@@ -506,6 +516,7 @@ static const cli_option options[OPT_END] = {
 	[OPT_DEBUG_DIR] = { "debug-dir", 0, true, take_debug_dir },
 	[OPT_BPFTRACE_VERSION] = { "bpftrace-version", 0, true, take_bpftrace_version },
 	[OPT_TRACE_THRESHOLD] = { "trace-threshold", 0, true, take_trace_threshold },
+	[OPT_PIDS_FROM_STDIN] = { "pids-from-stdin", 0, false, take_pids_from_stdin },
 	[OPT_VERBOSE] = { "verbose", 'v', false, take_verbose },
 	[OPT_HELP] = { "help", 'h', false, take_help },
 };

@@ -41,6 +41,9 @@ typedef struct settings {
 	uint64_t interval_ns;
 	unsigned interval_count;
 	bool cumulative;
+	/* --pids-from-stdin: the traced processes change through "+PID" and
+	 * "-PID" lines on stdin (serve's children; runner_opts). */
+	bool pids_from_stdin;
 	const output_format *format;	/* -o (never NULL once parsed) */
 	uint64_t trace_threshold_ns;	/* -o trace: a phase's slice, at least (1 ms) */
 	bool trace_threshold_set;
@@ -67,7 +70,7 @@ typedef enum {
 	OPT_PID, OPT_COMMAND, OPT_DURATION, OPT_INTERVAL, OPT_COUNT, OPT_CUMULATIVE,
 	OPT_OUTPUT_FORMAT, OPT_OUTPUT, OPT_FAIL_IF, OPT_EMIT_SPEC, OPT_EMIT_PROGRAM,
 	OPT_BINARY, OPT_SET, OPT_DEBUG_DIR, OPT_BPFTRACE_VERSION, OPT_TRACE_THRESHOLD,
-	OPT_VERBOSE, OPT_HELP,
+	OPT_PIDS_FROM_STDIN, OPT_VERBOSE, OPT_HELP,
 	OPT_END,	/* ends a command's table */
 } cli_opt;
 

@@ -285,17 +285,31 @@ static void on_window(void *arg, const bpfout_window *w, size_t index, bool fina
 	emit_report(arg, w, index, final);
 }
 
-/* Where bpfspec's own window trigger lives, for the program's uprobe.
- * Returns 0 and fills PATH (size LEN) and *ADDR, or -1 (the program then
- * ends its window through bpftrace's SIGINT path). */
-static int find_trigger(char *path, size_t len, uint64_t *addr)
+/* The traced set changed (--pids-from-stdin): the reports list it. */
+static void on_pids(void *arg, pid_t pid, bool traced)
+{
+	run_ctx *ctx = arg;
+	size_t i;
+	for (i = 0; i < ctx->n_pids && ctx->pids[i] != pid; i++)
+		;
+	if (traced && i == ctx->n_pids && ctx->n_pids < TARGET_MAX_PIDS)
+		ctx->pids[ctx->n_pids++] = pid;
+	else if (!traced && i < ctx->n_pids)
+		ctx->pids[i] = ctx->pids[--ctx->n_pids];
+}
+
+/* Where bpfspec's own function SYMBOL lives (the window trigger, the
+ * change of the traced set), for the program's uprobe.  Returns 0 and
+ * fills PATH (size LEN) and *ADDR, or -1 (without the trigger, the
+ * program ends its window through bpftrace's SIGINT path). */
+static int find_own_symbol(const char *symbol, char *path, size_t len, uint64_t *addr)
 {
 	char err[256];
 	ssize_t n = readlink("/proc/self/exe", path, len - 1);
 	if (n <= 0)
 		return -1;
 	path[n] = '\0';
-	symtab_query q = { .name = RUNNER_TRIGGER_SYMBOL };
+	symtab_query q = { .name = symbol };
 	if (symtab_resolve(path, &q, 1, NULL, err, sizeof err) < 0 || q.n_matches != 1) {
 		symtab_query_free(&q, 1);
 		return -1;
@@ -350,6 +364,7 @@ typedef struct trace {
 	bool has_trigger;	/* bpfspec's own window-end function is probed */
 	char self[PATH_MAX];
 	uint64_t trigger_addr;
+	uint64_t pids_addr;	/* --pids-from-stdin: runner_pids_change's */
 	held_command held;
 	const char *bpftrace;
 	char bt_version[32];
@@ -434,7 +449,8 @@ static int stage_prepare(trace *tr)
 	const settings *cfg = tr->cfg;
 	if (tr->gen_only)
 		return EXIT_OK;
-	tr->has_trigger = find_trigger(tr->self, sizeof tr->self, &tr->trigger_addr) == 0;
+	tr->has_trigger = find_own_symbol(RUNNER_TRIGGER_SYMBOL, tr->self, sizeof tr->self,
+					  &tr->trigger_addr) == 0;
 	if (!tr->has_trigger)
 		diag_verbose("bpfspec's own symbol table is unavailable: windows end through "
 			     "SIGINT, after bpftrace detaches");
@@ -442,6 +458,14 @@ static int stage_prepare(trace *tr)
 		diag_error("reinstall bpfspec unstripped (make install keeps its symbols)",
 			   "-i needs bpfspec's own symbol %s, which this binary lacks",
 			   RUNNER_TRIGGER_SYMBOL);
+		return EXIT_TARGET;
+	}
+	if (cfg->pids_from_stdin &&
+	    (!tr->has_trigger || find_own_symbol(RUNNER_PIDS_SYMBOL, tr->self, sizeof tr->self,
+						 &tr->pids_addr) < 0)) {
+		diag_error("reinstall bpfspec unstripped (make install keeps its symbols)",
+			   "--pids-from-stdin needs bpfspec's own symbol %s, which this binary "
+			   "lacks", RUNNER_PIDS_SYMBOL);
 		return EXIT_TARGET;
 	}
 	if (cfg->cmd) {
@@ -497,6 +521,7 @@ static int stage_program(trace *tr)
 		.trigger_path = tr->has_trigger ? tr->self : NULL,
 		.trigger_addr = tr->trigger_addr,
 		.trigger_pid = getpid(),
+		.pids_addr = tr->pids_addr,
 		.cumulative = cfg->cumulative,
 		.bpftrace_major = tr->bt_major,
 		.bpftrace_minor = tr->bt_minor,
@@ -559,6 +584,8 @@ static int run_windows(trace *tr, run_ctx *ctx, runner_result *rr)
 		.shared_probes = tr->prog->shared_probes,
 		.pids = tr->t->pids,
 		.n_pids = tr->t->n_pids,
+		.pids_from_stdin = cfg->pids_from_stdin,
+		.on_pids = on_pids,
 		.held = cfg->cmd ? &tr->held : NULL,
 		.window_ns = tr->window_ns,
 		.interval_ns = cfg->interval_ns,

@@ -13,7 +13,7 @@ static const cli_opt run_takes[] = {
 	OPT_PID, OPT_COMMAND,
 	OPT_DURATION, OPT_INTERVAL, OPT_COUNT, OPT_CUMULATIVE,
 	OPT_OUTPUT_FORMAT, OPT_OUTPUT, OPT_TRACE_THRESHOLD, OPT_FAIL_IF,
-	OPT_SET,
+	OPT_SET, OPT_PIDS_FROM_STDIN,
 	OPT_DEBUG_DIR, OPT_VERBOSE, OPT_HELP, OPT_END,
 };
 
@@ -112,7 +112,11 @@ static int check_window(settings *cfg)
  * is told so, not that it lacks a target. */
 static int run_check(settings *cfg)
 {
-	return check_target(cfg, cfg->emit_spec) ?: check_window(cfg);
+	int rc = check_target(cfg, cfg->emit_spec) ?: check_window(cfg);
+	if (rc == EXIT_OK && cfg->pids_from_stdin && (!cfg->n_pids || !cfg->interval_ns))
+		return usage_error("%s", "--pids-from-stdin changes the -p processes of a run "
+				   "with -i: give -p PID and -i");
+	return rc;
 }
 
 /* gen's rules: one of -p and --binary, no command. */

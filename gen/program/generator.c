@@ -285,6 +285,18 @@ int gen_pid_filter(gen_parts *pt, const pid_t *pids, size_t n)
 	return 0;
 }
 
+int gen_pid_map_filter(gen_parts *pt, const pid_t *pids, size_t n)
+{
+	if (gen_pid_filter(pt, pids, n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		buf_printf(&pt->types, "\t@pids[(uint64)%d] = 1;\n", (int)pids[i]);
+	buf_puts(&pt->finals, "\tclear(@pids);\n");
+	snprintf(pt->pid_filter, sizeof pt->pid_filter, "/@pids[(uint64)pid]/");
+	snprintf(pt->pid_test, sizeof pt->pid_test, "@pids[(uint64)pid] && ");
+	return 0;
+}
+
 /* The spec's point as written (it passed the grammar of its form), or, on
  * OBJECT main, the target's executable: uprobes by address (as latency
  * probes), usdt by path. */
@@ -566,6 +578,29 @@ static int put_window_starts(gen_parts *pt, const gen_options *o, const char *pr
 	return rc;
 }
 
+/* The probe through which bpfspec changes the traced processes
+ * (templates/pids.bt.in), when O asks for one. */
+static int put_pids_probe(gen_parts *pt, const gen_options *o)
+{
+	if (!o->pids_addr || !o->trigger_path)
+		return 0;
+	buf probe = BUF_INIT;
+	gen_put_address_points(&probe, "uprobe", o->trigger_path, &o->pids_addr, 1);
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)o->trigger_pid);
+	gen_vars v = { .n = 0 };
+	gen_vars_set(&v, "pids_probe", probe.data ? probe.data : "");
+	gen_vars_set(&v, "pid", pid);
+	gen_vars_set(&v, "delete", pt->delete_call);
+	buf_putc(&pt->out, '\n');
+	int rc = probe.data ? gen_render(&pt->out, "pids.bt.in", &v) : -1;
+	if (!probe.data)
+		diag_error(NULL, "out of memory");
+	buf_free(&probe);
+	pt->attach++;
+	return rc;
+}
+
 /* The probes that end a window (and with a trigger, start the next):
  * every O->window_ns, or when bpfspec calls its own trigger function. */
 static int put_window(gen_parts *pt, const gen_options *o, const window_texts *t,
@@ -657,7 +692,8 @@ program *gen_program(const resolved *r, const gen_options *o)
 	}
 	size_t n_pids;
 	const pid_t *pids = gen_pids(o, &n_pids);
-	failed |= gen_pid_filter(&pt, pids, n_pids);
+	failed |= o->pids_addr && o->trigger_path ? gen_pid_map_filter(&pt, pids, n_pids)
+						  : gen_pid_filter(&pt, pids, n_pids);
 	failed |= put_header(&pt, r, o);
 	failed |= put_begin(&pt, r, o, &start_text, &begin_text);
 	for (size_t i = 0; i < r->n_probes && !failed; i++)
@@ -670,6 +706,8 @@ program *gen_program(const resolved *r, const gen_options *o)
 	failed |= take_window_texts(&pt, &wt);
 	if (!failed)
 		failed |= put_window(&pt, o, &wt, start_text, begin_text);
+	if (!failed)
+		failed |= put_pids_probe(&pt, o);
 	if (!failed)
 		failed |= put_end(&pt, &wt);
 	window_texts_free(&wt);

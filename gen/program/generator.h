@@ -41,6 +41,7 @@
  *             @phase_cur @phase_t @phase_loop (entry-only)
  *             @uin_NAME @uout_NAME @ustart_NAME (utilization) @wstart (window start)
  *             @wkeep (the run's start while an interval is flushed)
+ *             @pids (the traced processes, with gen_options.pids_addr)
  *
  * Ownership: gen_program returns an owned program or NULL after a
  * diagnostic; program_free(NULL) is a no-op. */
@@ -79,6 +80,12 @@ typedef struct gen_options {
 	const char *trigger_path;
 	uint64_t trigger_addr;
 	pid_t trigger_pid;
+	/* Nonzero (with trigger_path): the traced processes may change while
+	 * the program runs.  Every probe tests @pids[pid] instead of the pids
+	 * written into it; BEGIN puts PIDS there, and trigger_pid's calls of
+	 * bpfspec's own runner_pids_change(PID, TRACED), at this address in
+	 * trigger_path, add or remove one (templates/pids.bt.in). */
+	uint64_t pids_addr;
 	bool cumulative;	/* interval flushes keep the maps (-i --cumulative) */
 	/* The bpftrace that will run the program (0.0 = unknown: the 0.17
 	 * dialect).  Where versions disagree on what compiles silently,

@@ -117,6 +117,12 @@ void gen_put_where(buf *b, const resolved_probe *rp);
  * is above GEN_MAX_PIDS or a pid is not positive. */
 int gen_pid_filter(gen_parts *pt, const pid_t *pids, size_t n);
 
+/* Fills PT's pid_filter and pid_test with the test of a set that changes
+ * while the program runs (gen_options.pids_addr): "@pids[(uint64)pid]",
+ * and puts PIDS[0..N) into @pids in BEGIN (PT's types; END clears it).
+ * Returns 0, or -1 after a diagnostic as gen_pid_filter. */
+int gen_pid_map_filter(gen_parts *pt, const pid_t *pids, size_t n);
+
 /* "/pid == N && (args->id == A || ...)/" for the probe's syscalls into
  * PRED ("" when there is nothing to test), "(args->id == A || ...) && "
  * into EXIT_TEST (the same syscalls as their exit tracepoint gives them;

@@ -122,6 +122,7 @@ typedef struct run_state {
 	sigset_t old_mask;	/* the caller's, put back unless a signal came */
 	pipe_in out, err;	/* bpftrace's stdout and stderr */
 	target_watch tw;
+	runner_pids_in pids_in;	/* a changing set of processes (or fd -1) */
 	uint64_t kill_deadline;	/* SIGKILL after this, once SIGINT was sent */
 	uint64_t t_start;
 	uint64_t trigger_deadline;	/* fall back to SIGINT after this, unless
@@ -556,7 +557,8 @@ static int start_bpftrace(run_state *st)
 	st->err.fd = err_pipe[0];
 	out_pipe[0] = err_pipe[0] = -1;
 	st->bpf_pidfd = pidfd_open_compat(st->bpf_pid);
-	watch_open(&st->tw, o->pids, o->n_pids);
+	if (!o->pids_from_stdin)
+		watch_open(&st->tw, o->pids, o->n_pids);
 	rc = 0;
 out:
 	for (int i = 0; i < 2; i++) {
@@ -685,8 +687,8 @@ static void target_gone(run_state *st, pid_t gone, bool stop)
  * when poll failed (said). */
 static int turn(run_state *st)
 {
-	struct pollfd pf[4 + GEN_MAX_PIDS];
-	int idx_out = -1, idx_err = -1, idx_bpf = -1, idx_tgt[GEN_MAX_PIDS], n = 0;
+	struct pollfd pf[5 + GEN_MAX_PIDS];
+	int idx_out = -1, idx_err = -1, idx_bpf = -1, idx_pids = -1, idx_tgt[GEN_MAX_PIDS], n = 0;
 	if (st->out.fd >= 0) { pf[n] = (struct pollfd){ st->out.fd, POLLIN, 0 }; idx_out = n++; }
 	if (st->err.fd >= 0) { pf[n] = (struct pollfd){ st->err.fd, POLLIN, 0 }; idx_err = n++; }
 	int idx_sig = n;
@@ -696,6 +698,11 @@ static int turn(run_state *st)
 		idx_bpf = n++;
 	}
 	watch_polls(&st->tw, pf, &n, idx_tgt);
+	/* Changes of the set wait for the window: BEGIN's set is the first. */
+	if (st->pids_in.fd >= 0 && st->res->begun) {
+		pf[n] = (struct pollfd){ st->pids_in.fd, POLLIN, 0 };
+		idx_pids = n++;
+	}
 	uint64_t now = now_ns();
 	check_clocks(st, now);
 	int pr = poll(pf, (nfds_t)n, poll_timeout(st, now));
@@ -711,6 +718,8 @@ static int turn(run_state *st)
 		pump(st, &st->err, on_stderr_line);
 	if (pf[idx_sig].revents)
 		take_signals(st);
+	if (idx_pids >= 0 && pf[idx_pids].revents)
+		runner_pids_read(&st->pids_in);
 	for (pid_t gone; (gone = watch_exited(&st->tw, pf, idx_tgt)) > 0;)
 		target_gone(st, gone, true);
 	int status;
@@ -740,6 +749,7 @@ static void finish(run_state *st, bool left_detaching)
 	if (st->err.fd >= 0) close(st->err.fd);
 	line_buffer_free(&st->out.lines);
 	line_buffer_free(&st->err.lines);
+	line_buffer_free(&st->pids_in.lines);
 	if (st->bpf_pidfd >= 0) close(st->bpf_pidfd);
 	watch_close(&st->tw);
 	if (st->sig_fd >= 0) {
@@ -758,6 +768,8 @@ int runner_run(const runner_opts *o, runner_result *res)
 	run_state st = { .o = o, .res = res, .bpf_pidfd = -1, .sig_fd = -1,
 			  .out = { .fd = -1, .lines = { .max_line = CHILD_LINE_MAX } },
 			  .err = { .fd = -1, .lines = { .max_line = CHILD_LINE_MAX } },
+			  .pids_in = { .fd = o->pids_from_stdin ? STDIN_FILENO : -1,
+				       .lines = { .max_line = 64 }, .o = o },
 			  .kernel_functions = has_kernel_function_probes(o->prog->text) };
 	bool left_detaching = false;	/* the last report is out, bpftrace still runs */
 

@@ -87,6 +87,12 @@ void runner_window_end(int final);
 /* Name of that function in bpfspec's symbol table. */
 #define RUNNER_TRIGGER_SYMBOL "runner_window_end"
 
+/* The function the program probes to change the processes it traces
+ * (gen_options.pids_addr): calling it from bpfspec's own process adds
+ * PID (TRACED 1) or removes it (TRACED 0). */
+void runner_pids_change(int pid, int traced);
+#define RUNNER_PIDS_SYMBOL "runner_pids_change"
+
 /* Called for each window the program completes: W is window number
  * INDEX (0-based) of the run; FINAL is true for the last one. */
 typedef void (*runner_window_fn)(void *ctx, const bpfout_window *w, size_t index, bool final);
@@ -99,6 +105,15 @@ typedef struct runner_opts {
 	 * (through a pidfd): the first to exit ends the run. */
 	const pid_t *pids;
 	size_t n_pids;
+	/* The traced processes change through lines on stdin (a program
+	 * made with gen_options.pids_addr), read once the window has begun:
+	 * "+PID" adds one, "-PID" removes one, anything else is said and
+	 * skipped.  PIDS are then not watched: a traced process's exit does
+	 * not end the run (whoever writes the lines says when one leaves).
+	 * At the end of stdin the set stays as it is.  ON_PIDS, when set,
+	 * is called after each change. */
+	bool pids_from_stdin;
+	void (*on_pids)(void *ctx, pid_t pid, bool traced);
 	held_command *held;	/* -c: released once probes attach; or NULL */
 	uint64_t window_ns;	/* > 0: end the run after this long */
 	uint64_t interval_ns;	/* > 0: end an interval this often (-i) */

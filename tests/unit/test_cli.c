@@ -275,7 +275,7 @@ static const struct line {
 	  "'--command' '--duration' '--interval' '--count' '--cumulative' "
 	  "'--output-format' '--output' '--fail-if' '--emit-spec' "
 	  "'--emit-program' '--binary' '--set' '--debug-dir' "
-	  "'--bpftrace-version' '--trace-threshold' '--verbose' '--help'\n" },
+	  "'--bpftrace-version' '--trace-threshold' '--pids-from-stdin' '--verbose' '--help'\n" },
 	{ { "report", "f", "--em" },
 	  EXIT_USAGE, "report: option '--em' is ambiguous; possibilities: '--emit-spec' "
 	  "'--emit-program'\n" },
