@@ -143,7 +143,7 @@ static serve_slot *add_slot(serve *sv, size_t sp, size_t t, dev_t dev, ino_t ino
 	s->target = t;
 	s->dev = dev;
 	s->ino = ino;
-	s->out_fd = s->err_fd = -1;
+	s->in_fd = s->out_fd = s->err_fd = -1;
 	return s;
 }
 
@@ -241,9 +241,12 @@ static void scan(serve *sv)
 					"are not traced\n", sv->cfg.spec_names[s->spec],
 				sv->cfg.targets[s->target].name, s->n_over, SERVE_MAX_PIDS);
 		s->said_over = s->n_over;
-		bool same = s->n_run == s->n_pids &&
-			    memcmp(s->run_pids, s->pids, s->n_pids * sizeof *s->pids) == 0;
-		if (s->child && (s->gone || !same))
+		/* A process joins or leaves: the running child is told (no
+		 * new bpftrace, no gap); a child that cannot be told starts
+		 * again on the new set. */
+		if (!s->child || s->stopping || serve_churn_settled(s))
+			continue;
+		if (s->gone || serve_churn_tell(sv, s) < 0)
 			serve_child_stop(sv, s);
 	}
 	pthread_mutex_lock(&sv->lock);

@@ -1,9 +1,11 @@
 /* serve_child — the children of `bpfspec serve` (serve_internal.h): one
- * `bpfspec run SPEC -p PID... -d 0 -i INTERVAL -o json` per slot, started
- * without a shell, its stdout read as one JSON report per line and its
- * stderr passed on, each line prefixed with the slot's spec and target.
+ * `bpfspec run SPEC -p PID... -d 0 -i INTERVAL -o json --pids-from-stdin`
+ * per slot, started without a shell, its stdout read as one JSON report
+ * per line and its stderr passed on, each line prefixed with the slot's
+ * spec and target; its stdin is serve's, to tell it which processes join
+ * and leave (serve_churn.c).
  *
- * Restarts: a child ended by serve (a new set of processes, a reload)
+ * Restarts: a child ended by serve (one it could not tell of a change, a reload)
  * starts again at once; one that ended by itself after a traced process
  * exited (status 0, or 7 for a partial last interval, or 4 when it exited
  * before the probes attached) starts again after a new scan; any other
@@ -26,7 +28,7 @@
 #include "util/safe.h"
 #include "util/usage.h"
 
-#define ARGV_MAX (16 + 2 * SERVE_MAX_PIDS + 2 * SERVE_MAX_SETS)
+#define ARGV_MAX (17 + 2 * SERVE_MAX_PIDS + 2 * SERVE_MAX_SETS)
 
 /* "bpfspec serve: SPEC/TARGET: " then TEXT made safe, on stderr. */
 static void say(const serve *sv, const serve_slot *s, const char *text)
@@ -39,7 +41,8 @@ static void say(const serve *sv, const serve_slot *s, const char *text)
 
 /* The words of slot S's child, into ARGV (room for ARGV_MAX), the pids'
  * text into PIDS and the interval's into INTERVAL:
- * `bpfspec run SPEC [--set ...] -p PID... -d 0 -i INTERVAL -o json`. */
+ * `bpfspec run SPEC [--set ...] -p PID... -d 0 -i INTERVAL -o json
+ * --pids-from-stdin`. */
 static void child_argv(const serve *sv, const serve_slot *s, char **argv,
 		       char pids[SERVE_MAX_PIDS][16], char interval[32])
 {
@@ -58,7 +61,7 @@ static void child_argv(const serve *sv, const serve_slot *s, char **argv,
 		argv[n++] = pids[i];
 	}
 	snprintf(interval, 32, "%llums", (unsigned long long)(sv->cfg.interval_ns / 1000000ull));
-	const char *tail[] = { "-d", "0", "-i", interval, "-o", "json" };
+	const char *tail[] = { "-d", "0", "-i", interval, "-o", "json", "--pids-from-stdin" };
 	for (size_t i = 0; i < sizeof tail / sizeof *tail; i++)
 		argv[n++] = (char *)tail[i];
 	argv[n] = NULL;
@@ -70,30 +73,43 @@ int serve_child_start(serve *sv, serve_slot *s)
 	int spec_fd = sv->cfg.spec_fds[s->spec];
 	child_argv(sv, s, argv, pids, interval);
 
-	int out[2], err[2];
-	if (pipe2(out, O_CLOEXEC) < 0)
+	int in[2], out[2], err[2];
+	if (pipe2(in, O_CLOEXEC) < 0)
 		goto fail;
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		close(in[0]);
+		close(in[1]);
+		goto fail;
+	}
 	if (pipe2(err, O_CLOEXEC) < 0) {
+		close(in[0]);
+		close(in[1]);
 		close(out[0]);
 		close(out[1]);
 		goto fail;
 	}
 	/* This binary, even once its file was replaced (an upgrade); it
 	 * gets SIGTERM when serve ends. */
-	child_setup cs = { .path = "/proc/self/exe", .argv = argv, .in_fd = -1, .out_fd = out[1],
+	child_setup cs = { .path = "/proc/self/exe", .argv = argv, .in_fd = in[0], .out_fd = out[1],
 			   .err_fd = err[1], .fd3 = spec_fd, .hold_fd = -1, .hold_writer = -1,
 			   .death_signal = SIGTERM, .errno_fd = -1, .say_failure = true };
 	pid_t child = child_start(&cs);
+	close(in[0]);
 	close(out[1]);
 	close(err[1]);
 	if (child < 0) {
+		close(in[1]);
 		close(out[0]);
 		close(err[0]);
 		goto fail;
 	}
+	/* A full pipe is a child that does not read: it is restarted
+	 * (serve_churn_tell), never waited for. */
+	fcntl(in[1], F_SETFL, O_NONBLOCK);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	fcntl(err[0], F_SETFL, O_NONBLOCK);
 	pthread_mutex_lock(&sv->lock);
+	s->in_fd = in[1];
 	s->out_fd = out[0];
 	s->err_fd = err[0];
 	s->child = child;
@@ -101,6 +117,7 @@ int serve_child_start(serve *sv, serve_slot *s)
 	s->last_start_ns = serve_now_ns();
 	memcpy(s->run_pids, s->pids, s->n_pids * sizeof *s->pids);
 	s->n_run = s->n_pids;
+	s->n_left = 0;
 	serve_read_pods(sv, s);
 	s->starts++;
 	if (s->starts > 1) {
@@ -166,6 +183,7 @@ static void take_report(serve *sv, serve_slot *s, const char *line, size_t len)
 	int rc = promstore_add(sv->store, rep, &lab);
 	int saved = errno;
 	s->up = !s->stopping;	/* a stopping child's last report: not up */
+	serve_churn_reported(s);
 	s->failures = 0;
 	s->attached = rep->attached_probes > 0 ? (unsigned)rep->attached_probes : 0;
 	s->expected = rep->expected_probes > 0 ? (unsigned)rep->expected_probes : 0;
@@ -233,6 +251,10 @@ static bool all_alive(const serve_slot *s)
 
 void serve_child_ended(serve *sv, serve_slot *s, int status)
 {
+	if (s->in_fd >= 0) {
+		close(s->in_fd);
+		s->in_fd = -1;
+	}
 	if (s->out_fd >= 0) {
 		serve_child_read(sv, s, s->out_fd);
 		close(s->out_fd);

@@ -24,6 +24,9 @@
 #define SERVE_MAX_SPECS 32
 #define SERVE_MAX_TARGETS 64
 #define SERVE_MAX_PIDS 64	/* per child: `bpfspec run` takes at most 64 -p */
+/* Processes a slot labels: those its child traces, and those that left
+ * it, until their last interval is in (serve_churn.c). */
+#define SERVE_MAX_LABELLED (2 * SERVE_MAX_PIDS)
 #define SERVE_MAX_SETS 64
 #define SERVE_DEFAULT_INTERVAL_NS 10000000000ull
 #define SERVE_MIN_INTERVAL_NS 1000000000ull
@@ -72,10 +75,17 @@ typedef struct serve_slot {
 	size_t n_pids;
 	size_t n_over;		/* matched beyond SERVE_MAX_PIDS: not traced */
 	size_t said_over;	/* n_over when it was last said */
-	pid_t run_pids[SERVE_MAX_PIDS];	/* what the running child traces */
+	/* What the running child traces, then the processes that left it
+	 * (serve_churn.c): their threads keep their labels until the
+	 * reports of the intervals they were in have come. */
+	pid_t run_pids[SERVE_MAX_LABELLED];
 	size_t n_run;
-	serve_pod pods[SERVE_MAX_PIDS];	/* of run_pids */
+	serve_pod pods[SERVE_MAX_LABELLED];	/* of run_pids */
+	pid_t left[SERVE_MAX_PIDS];	/* of run_pids: no longer traced */
+	size_t n_left;
+	unsigned left_reports;	/* reports to come before they are forgotten */
 	pid_t child;		/* 0: none running */
+	int in_fd;		/* the child's stdin: "+PID", "-PID" lines; -1: closed */
 	int out_fd, err_fd;	/* -1: closed */
 	line_buffer out_line, err_line;	/* a line read in part */
 	bool up;		/* the child delivered a report since it started */
@@ -130,6 +140,20 @@ extern const char serve_help_text[];
 int serve_child_start(serve *sv, serve_slot *slot);
 /* Asks the child to end (SIGTERM) once; SIGKILL after the grace. */
 void serve_child_stop(serve *sv, serve_slot *slot);
+/* serve_churn.c.  Tells SLOT's running child which processes join and
+ * leave, so that its traced set becomes the wanted pids without a new
+ * bpftrace.  Returns 0, or -1 when the child could not be told (it is
+ * then to be restarted). */
+int serve_churn_tell(serve *sv, serve_slot *slot);
+/* Whether SLOT's child traces exactly its wanted pids. */
+bool serve_churn_settled(const serve_slot *slot);
+/* A report of SLOT came in: the processes that left it are forgotten
+ * after the reports of the intervals they were in (caller holds the
+ * lock). */
+void serve_churn_reported(serve_slot *slot);
+/* Reads the pod labels of P->pid into P (caller holds the lock). */
+void serve_read_pod(serve *sv, serve_pod *p, pid_t pid);
+
 /* Reads what the child wrote; adds each complete report.  Returns false
  * at the end of its output. */
 bool serve_child_read(serve *sv, serve_slot *slot, int fd);

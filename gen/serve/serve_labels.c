@@ -22,26 +22,29 @@
 #include "util/safe.h"
 #include "util/version.h"
 
+void serve_read_pod(serve *sv, serve_pod *p, pid_t pid)
+{
+	memset(p, 0, sizeof *p);
+	p->pid = pid;
+	discover_proc proc;
+	if (!sv->pod_labels ||
+	    discover_proc_read(sv->cfg.proc_root, p->pid, DISCOVER_F_CGROUP, &proc) < 0)
+		return;
+	p->in_pod = discover_pod_labels(proc.cgroup, &p->pod);
+	discover_proc_free(&proc);
+	const k8s_names *names = p->in_pod && sv->k8s
+		? k8s_cache_get(sv->k8s, p->pod.runtime, p->pod.container_id, NULL)
+		: NULL;
+	if (names) {
+		p->names = *names;
+		p->has_names = true;
+	}
+}
+
 void serve_read_pods(serve *sv, serve_slot *s)
 {
-	for (size_t i = 0; i < s->n_run; i++) {
-		serve_pod *p = &s->pods[i];
-		memset(p, 0, sizeof *p);
-		p->pid = s->run_pids[i];
-		discover_proc proc;
-		if (!sv->pod_labels ||
-		    discover_proc_read(sv->cfg.proc_root, p->pid, DISCOVER_F_CGROUP, &proc) < 0)
-			continue;
-		p->in_pod = discover_pod_labels(proc.cgroup, &p->pod);
-		discover_proc_free(&proc);
-		const k8s_names *names = p->in_pod && sv->k8s
-			? k8s_cache_get(sv->k8s, p->pod.runtime, p->pod.container_id, NULL)
-			: NULL;
-		if (names) {
-			p->names = *names;
-			p->has_names = true;
-		}
-	}
+	for (size_t i = 0; i < s->n_run; i++)
+		serve_read_pod(sv, &s->pods[i], s->run_pids[i]);
 	serve_k8s_note(sv);
 }
 
