@@ -495,6 +495,14 @@ static const struct line {
 	  "one stream cannot hold several scrapes") },
 	{ { "run", "s.yaml", "-p", "40", "--cumulative" },
 	  EXIT_USAGE, USAGE("--cumulative applies to -i intervals") },
+	{ { "run", "s.yaml", "-p", "40", "--pids-from-stdin" },
+	  EXIT_USAGE, USAGE("--pids-from-stdin changes the -p processes of a run with -i: "
+	  "give -p PID and -i") },
+	{ { "run", "s.yaml", "-i", "1", "--pids-from-stdin", "--", "node" },
+	  EXIT_USAGE, USAGE("--pids-from-stdin changes the -p processes of a run with -i: "
+	  "give -p PID and -i") },
+	{ { "gen", "s.yaml", "-p", "40", "--pids-from-stdin" },
+	  EXIT_USAGE, USAGE("--pids-from-stdin is not an option of this command") },
 	{ { "run", "s.yaml", "-p", "40", "-i", "1", "--cumulative", "-o", "html" },
 	  EXIT_USAGE, USAGE("-o html draws each interval as a heatmap column: it takes -i "
 	  "without --cumulative (the page sums the intervals itself)") },

@@ -754,6 +754,51 @@ END_TEST
 /* The delete() statements follow the bpftrace that runs the program:
  * 0.17-0.23 refuse its value in an assignment, 0.25+ warns when it is
  * discarded (0.24 returns it).  Unknown (0.0) is 0.17's dialect. */
+/* With pids_addr, the traced set changes in place: every probe tests
+ * @pids, BEGIN fills it with the pids given, only bpfspec's own process
+ * can add or remove one through runner_pids_change, and only END clears
+ * it. */
+START_TEST(test_program_pid_map)
+{
+	static const pid_t pids[] = { 42, 7 };
+	gen_options o = { .pids = pids, .n_pids = 2,
+			  .trigger_path = "/usr/local/bin/bpfspec", .trigger_addr = 0x4321,
+			  .pids_addr = 0x5678, .trigger_pid = 777 };
+	capture_start();
+	program *p = gen_program(&fx.r, &o);
+	char *out = capture_end();
+	ck_assert_msg(p != NULL && out[0] == '\0', "gen_program failed:\n%s", out);
+	free(out);
+	const char *t = p->text;
+	check_shape(t);
+	ck_assert_contains(t, "uprobe:/usr/bin/x:0x1000,\nuprobe:/usr/bin/x:0x2000\n"
+			      "/@pids[(uint64)pid]/\n");
+	ck_assert_contains(t, "/@pids[(uint64)pid] && (@pair_start[tid] || @pair_nest[tid])/\n");
+	ck_assert_lacks(t, "pid == 42");
+	ck_assert_contains(t, "\t@pids[(uint64)42] = 1;\n\t@pids[(uint64)7] = 1;\n");
+	ck_assert_contains(t, "\nuprobe:/usr/local/bin/bpfspec:0x5678\n/pid == 777/\n{\n"
+			      "\tif (arg1) {\n\t\t@pids[arg0] = 1;\n\t} else {\n"
+			      "\t\tdelete(@pids[arg0]);\n\t}\n}\n");
+	ck_assert_uint_eq(count_of(t, "clear(@pids)"), 1);
+	ck_assert_contains(t, "END\n{\n");
+	ck_assert_contains(strstr(t, "END\n{\n"), "\tclear(@pids);\n");
+	ck_assert_uint_eq(p->expected_attach, 1 + 2 * 2 + 1 + 3 + 1 + 1);
+	program_free(p);
+
+	/* Without the trigger's path there is no way to change the set:
+	 * the pids are written in, as without pids_addr. */
+	o.trigger_path = NULL;
+	o.window_ns = 1000000000ull;
+	capture_start();
+	p = gen_program(&fx.r, &o);
+	free(capture_end());
+	ck_assert_ptr_nonnull(p);
+	ck_assert_lacks(p->text, "@pids");
+	ck_assert_contains(p->text, "/pid == 42 || pid == 7/\n");
+	program_free(p);
+}
+END_TEST
+
 START_TEST(test_program_delete_dialect)
 {
 	static const struct {
@@ -902,6 +947,7 @@ static Suite *gen_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_program_pid_window);
 	tcase_add_test(tc, test_program_several_pids);
+	tcase_add_test(tc, test_program_pid_map);
 	tcase_add_test(tc, test_program_pid_limit);
 	tcase_add_test(tc, test_program_any_pid_no_window);
 	tcase_add_test(tc, test_program_trigger_window);
