@@ -10,8 +10,8 @@
  * When the window ends — the duration has passed since the probes were
  * attached, Ctrl-C or SIGTERM arrived, or a traced process exited (with
  * several, the first of them to exit ends the run: the others are not
- * traced on without it; a caller that watches a changing set of
- * processes, such as serve, starts a run for the new set) — bpfspec
+ * traced on without it; unless the set changes through stdin,
+ * runner_opts.pids_from_stdin, as serve's children's does) — bpfspec
  * calls runner_window_end(), a function of its own that the program
  * probes (see gen_options.trigger_*): the program prints its maps at once,
  * before bpftrace spends ~0.1 s per probe detaching, and exits.  If the
