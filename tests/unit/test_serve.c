@@ -117,7 +117,7 @@ static void fixture_init(fixture *f)
 	f->slot.run_pids[0] = 100;
 	f->slot.run_pids[1] = 200;
 	f->slot.n_run = 2;
-	f->slot.out_fd = f->slot.err_fd = -1;
+	f->slot.in_fd = f->slot.out_fd = f->slot.err_fd = -1;
 	for (size_t i = 0; i < 2; i++) {
 		f->slot.pods[i].pid = f->slot.run_pids[i];
 		f->slot.pods[i].in_pod = true;
@@ -506,6 +506,61 @@ START_TEST(test_stopping_child)
 }
 END_TEST
 
+/* What the running child is told when processes join and leave, and
+ * how long a leaver keeps its labels. */
+START_TEST(test_churn)
+{
+	fixture f;
+	fixture_init(&f);
+	f.sv.cfg.pid_label = true;
+	signal(SIGPIPE, SIG_IGN);
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	f.slot.in_fd = p[1];
+	f.slot.pids[0] = 100;
+	f.slot.pids[1] = 300;
+	f.slot.n_pids = 2;
+	ck_assert(!serve_churn_settled(&f.slot));
+	ck_assert_int_eq(serve_churn_tell(&f.sv, &f.slot), 0);
+	ck_assert(serve_churn_settled(&f.slot));
+	char got[64] = "";
+	ck_assert_int_eq(read(p[0], got, sizeof got - 1), 10);
+	ck_assert_str_eq(got, "-200\n+300\n");
+	/* The leaver keeps its labels for two reports, then is forgotten. */
+	ck_assert_int_eq(labels_of(&f, 200).pid, 200);
+	ck_assert_int_eq(labels_of(&f, 200).role, PROMSTORE_ROLE_MAIN);
+	ck_assert_int_eq(labels_of(&f, 300).pid, 300);
+	serve_churn_reported(&f.slot);
+	ck_assert_int_eq(labels_of(&f, 200).pid, 200);
+	serve_churn_reported(&f.slot);
+	ck_assert_int_eq(labels_of(&f, 200).pid, 0);
+	ck_assert_uint_eq(f.slot.n_run, 2);
+	ck_assert(serve_churn_settled(&f.slot));
+
+	/* One that left comes back before it is forgotten: told again. */
+	f.slot.n_pids = 1;	/* 300 leaves */
+	ck_assert_int_eq(serve_churn_tell(&f.sv, &f.slot), 0);
+	f.slot.n_pids = 2;	/* and is back */
+	ck_assert(!serve_churn_settled(&f.slot));
+	ck_assert_int_eq(serve_churn_tell(&f.sv, &f.slot), 0);
+	ck_assert(serve_churn_settled(&f.slot));
+	memset(got, 0, sizeof got);
+	ck_assert_int_eq(read(p[0], got, sizeof got - 1), 10);
+	ck_assert_str_eq(got, "-300\n+300\n");
+	ck_assert_uint_eq(f.slot.n_run, 2);
+	ck_assert_uint_eq(f.slot.n_left, 0);
+
+	/* A child that does not read any more: -1, to be restarted. */
+	close(p[0]);
+	f.slot.pids[1] = 400;
+	ck_assert_int_eq(serve_churn_tell(&f.sv, &f.slot), -1);
+	close(p[1]);
+	f.slot.in_fd = -1;
+	ck_assert_int_eq(serve_churn_tell(&f.sv, &f.slot), -1);
+	fixture_free(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("serve");
@@ -521,6 +576,7 @@ static Suite *suite(void)
 	tcase_add_test(state, test_restart_plan);
 	tcase_add_test(state, test_gauges);
 	tcase_add_test(state, test_stopping_child);
+	tcase_add_test(state, test_churn);
 	suite_add_tcase(s, state);
 	return s;
 }
