@@ -18,7 +18,8 @@
 #   pictures     the HTML page of an hour at -i 1: its size, bpfspec's
 #                time to write it, chromium's time to draw it
 #   serve        bpfspec serve on 20 node processes: its CPU, peak RSS and
-#                scrape time
+#                scrape time, its whole tree's CPU and RSS, and the time
+#                untraced per churn (a process in, one out)
 #
 # Usage: scripts/bench.sh   (BUILD=build ROUNDS=3 VERSION_ROUNDS=3 LOAD_ROUNDS=4 WHY_ROUNDS=8 WRK_SECONDS=3
 #                            SYSCALL_N=1000000 SBPF_ROUNDS=5)

@@ -7,16 +7,90 @@
 #           the record (they are the tracing, not serve's overhead);
 #   RSS     serve's peak (VmHWM, goal < 50 MB);
 #   scrape  GET /metrics with curl, median and worst of SERVE_SCRAPES
-#           (goal < 50 ms).
+#           (goal < 50 ms);
+#   tree    serve with its children and their bpftrace: user+system time
+#           over the same SERVE_SECONDS (goal < 3%) and the sum of their
+#           RSS at its end (goal < 300 MB);
+#   churn   SERVE_CHURNS times, one node process starts and one of the
+#           first ones is killed, one interval apart: the time no process
+#           was traced per churn, elapsed time minus the time measured
+#           (bpfspec_window_seconds_total), both taken as a report comes
+#           in (goal 0 s: the bpftrace is never restarted), and the
+#           restarts (bpfspec_restarts_total).
 # The node processes each run a 1 ms busy timer every 50 ms (about 2% of
 # a CPU each), so that every loop phase fires.
 
 SERVE_SECONDS=${SERVE_SECONDS:-60}
 SERVE_SCRAPES=${SERVE_SCRAPES:-20}
 SERVE_PROCS=${SERVE_PROCS:-20}
+SERVE_CHURNS=${SERVE_CHURNS:-4}
 
 # cpu_ticks PID — utime + stime of PID (clock ticks), empty when gone.
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null; }
+# tree_of PID — PID and its descendants, two levels down (serve, its
+# bpfspec run children, their bpftrace).
+tree_of() {
+	local c
+	echo "$1"
+	for c in $(pgrep -P "$1" || true); do
+		echo "$c"
+		pgrep -P "$c" || true
+	done
+}
+# tree_ticks PID — cpu_ticks summed over tree_of PID.
+tree_ticks() {
+	local p t=0
+	for p in $(tree_of "$1"); do t=$((t + $(cpu_ticks "$p" || echo 0))); done
+	echo "$t"
+}
+# tree_rss PID — VmRSS summed over tree_of PID, in MB.
+tree_rss() {
+	local p
+	for p in $(tree_of "$1"); do cat "/proc/$p/status" 2>/dev/null || true; done |
+		awk '/^VmRSS:/ { kb += $2 } END { printf "%.1f", kb / 1024 }'
+}
+# metric PORT NAME — the value of serve's first sample of NAME.
+metric() {
+	curl -s "http://127.0.0.1:$1/metrics" | awk -v n="$2" 'index($1, n "{") == 1 { print $2; exit }'
+}
+# at_report PORT — waits (up to 30 s) for the next report to come in (a
+# change of bpfspec_window_seconds_total), then prints the time and that
+# total.
+at_report() {
+	local w0 w i
+	w0=$(metric "$1" bpfspec_window_seconds_total)
+	for ((i = 0; i < 1500; i++)); do
+		w=$(metric "$1" bpfspec_window_seconds_total)
+		[ "$w" != "$w0" ] && break
+		sleep 0.02
+	done
+	echo "$EPOCHREALTIME $w"
+}
+
+# churn_rows PORT SERVE_PID — SERVE_CHURNS churns of the node processes
+# (nodes[] and pids[] of serve_section), then their rows.
+churn_rows() {
+	local port=$1 serve_pid=$2 i n t0 w0 t1 w1 r0 r1 untraced
+	r0=$(metric "$port" bpfspec_restarts_total)
+	read -r t0 w0 < <(at_report "$port")
+	for ((i = 0; i < SERVE_CHURNS; i++)); do
+		node -e 'setInterval(() => { const e = Date.now() + 1; while (Date.now() < e); }, 50)' \
+			"$marker" &
+		pids+=($!)
+		nodes+=($!)
+		kill "${nodes[$i]}" 2>/dev/null || true
+		wait "${nodes[$i]}" 2>/dev/null || true
+		forget "${nodes[$i]}"
+		sleep 10
+	done
+	sleep 10	# the last churn's scan and interval
+	read -r t1 w1 < <(at_report "$port")
+	r1=$(metric "$port" bpfspec_restarts_total)
+	n=$SERVE_CHURNS
+	untraced=$(calc "(($t1 - $t0) - ($w1 - $w0)) / $n")
+	row serve "untraced time per churn" "$untraced" s - - "< 0.05 s" "$(goal_le "$untraced" 0.05)" \
+		"$n churns (one node process in, one out), $(fix2 "$t1 - $t0") s elapsed, $(fix2 "$w1 - $w0") s measured; restarts ${r0:-0} -> ${r1:-0}"
+}
 
 serve_section() {
 	local marker=bpfspec-bench-serve i serve_pid port up=0 t0 t1 c0 c1 k0 k1 b0 b1 kid bt p
@@ -52,10 +126,13 @@ serve_section() {
 	fi
 	kid=$(pgrep -P "$serve_pid" -f 'bpfspec run' | head -1)
 	bt=$(pgrep -P "$kid" bpftrace | head -1)
+	local tree0 tree1
 	t0=$EPOCHREALTIME c0=$(cpu_ticks "$serve_pid") k0=$(cpu_ticks "$kid") b0=$(cpu_ticks "$bt")
+	tree0=$(tree_ticks "$serve_pid")
 	sleep "$SERVE_SECONDS"
 	t1=$EPOCHREALTIME c1=$(cpu_ticks "$serve_pid") k1=$(cpu_ticks "$kid") b1=$(cpu_ticks "$bt")
-	local hz dt share kshare bshare
+	tree1=$(tree_ticks "$serve_pid")
+	local hz dt share kshare bshare tshare trss
 	hz=$(getconf CLK_TCK)
 	dt=$(calc "$t1 - $t0")
 	share=$(calc "100 * ($c1 - $c0) / $hz / $dt")
@@ -69,6 +146,12 @@ serve_section() {
 		bshare=$(calc "100 * ($b1 - $b0) / $hz / $dt")
 		row serve "its bpftrace" "$bshare" "% CPU" - - - - "user space only: the probes' cost is the processes'"
 	fi
+	tshare=$(calc "100 * ($tree1 - $tree0) / $hz / $dt")
+	row serve "serve's whole tree CPU" "$tshare" "% CPU" - - "< 3%" "$(goal_le "$tshare" 3)" \
+		"serve, its bpfspec run children and their bpftrace: $(tree_of "$serve_pid" | wc -l) processes"
+	trss=$(tree_rss "$serve_pid")
+	row serve "serve's whole tree RSS" "$trss" MB - - "< 300 MB" "$(goal_le "$trss" 300)" \
+		"VmRSS summed over the same processes"
 	local hwm
 	hwm=$(awk '/^VmHWM:/ { printf "%.1f", $2 / 1024 }' "/proc/$serve_pid/status")
 	row serve "serve peak RSS" "$hwm" MB - - "< 50 MB" "$(goal_le "$hwm" 50)" "VmHWM"
@@ -82,6 +165,7 @@ serve_section() {
 	row serve "scrape, GET /metrics" "$(calc "$med * 1000")" ms - - "< 50 ms" \
 		"$(goal_le "$(calc "$med * 1000")" 50)" \
 		"median of $SERVE_SCRAPES, worst $(calc "$worst * 1000") ms; $series lines"
+	churn_rows "$port" "$serve_pid"
 	kill "$serve_pid" 2>/dev/null
 	wait "$serve_pid" 2>/dev/null || true
 	forget "$serve_pid"
