@@ -244,9 +244,9 @@ static void scan(serve *sv)
 		/* A process joins or leaves: the running child is told (no
 		 * new bpftrace, no gap); a child that cannot be told starts
 		 * again on the new set. */
-		if (!s->child || s->stopping || serve_churn_settled(s))
+		if (!s->child || s->stopping)
 			continue;
-		if (s->gone || serve_churn_tell(sv, s) < 0)
+		if (s->gone || (!serve_churn_settled(s) && serve_churn_tell(sv, s) < 0))
 			serve_child_stop(sv, s);
 	}
 	pthread_mutex_lock(&sv->lock);
