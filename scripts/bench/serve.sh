@@ -15,8 +15,10 @@
 #           first ones is killed, one interval apart: the time no process
 #           was traced per churn, elapsed time minus the time measured
 #           (bpfspec_window_seconds_total), both taken as a report comes
-#           in (goal 0 s: the bpftrace is never restarted), and the
-#           restarts (bpfspec_restarts_total).
+#           in (goal < 0.5 s: a restart is seconds; the holds between
+#           intervals are in it, and the note gives them as measured over
+#           two intervals without churn), and the restarts
+#           (bpfspec_restarts_total).
 # The node processes each run a 1 ms busy timer every 50 ms (about 2% of
 # a CPU each), so that every loop phase fires.
 
@@ -70,9 +72,14 @@ at_report() {
 # churn_rows PORT SERVE_PID — SERVE_CHURNS churns of the node processes
 # (nodes[] and pids[] of serve_section), then their rows.
 churn_rows() {
-	local port=$1 serve_pid=$2 i n t0 w0 t1 w1 r0 r1 untraced
+	local port=$1 serve_pid=$2 i n tb wb t0 w0 t1 w1 r0 r1 held untraced
 	r0=$(metric "$port" bpfspec_restarts_total)
+	# Without churn, over two intervals: the holds between intervals
+	# (bpftrace printing and clearing the maps) are untraced too.
+	read -r tb wb < <(at_report "$port")
+	at_report "$port" >/dev/null
 	read -r t0 w0 < <(at_report "$port")
+	held=$(calc "(($t0 - $tb) - ($w0 - $wb)) / 2")
 	for ((i = 0; i < SERVE_CHURNS; i++)); do
 		node -e 'setInterval(() => { const e = Date.now() + 1; while (Date.now() < e); }, 50)' \
 			"$marker" &
@@ -88,8 +95,8 @@ churn_rows() {
 	r1=$(metric "$port" bpfspec_restarts_total)
 	n=$SERVE_CHURNS
 	untraced=$(calc "(($t1 - $t0) - ($w1 - $w0)) / $n")
-	row serve "untraced time per churn" "$untraced" s - - "< 0.05 s" "$(goal_le "$untraced" 0.05)" \
-		"$n churns (one node process in, one out), $(fix2 "$t1 - $t0") s elapsed, $(fix2 "$w1 - $w0") s measured; restarts ${r0:-0} -> ${r1:-0}"
+	row serve "untraced time per churn" "$untraced" s - - "< 0.5 s" "$(goal_le "$untraced" 0.5)" \
+		"$n churns (one node process in, one out), $(fix2 "$t1 - $t0") s elapsed, $(fix2 "$w1 - $w0") s measured, one interval each; without churn $(fix2 "$held") s an interval (the holds, and the polling's error); restarts ${r0:-0} -> ${r1:-0}"
 }
 
 serve_section() {
