@@ -14,7 +14,7 @@
 #     2 s, given 3.5 s (node's start, the report, the scrape);
 #   - the leaver's series stay, with the figures they had (a counter never
 #     falls), and stop growing.
-# Runs in about 30 s (bpftrace's start is 8 to 14 s of it).
+# Runs in about 20 s (bpftrace's start is 4 to 14 s of it).
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/prom.sh"
 need_root
