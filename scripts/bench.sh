@@ -21,7 +21,7 @@
 #                scrape time, its whole tree's CPU and RSS, and the time
 #                untraced per churn (a process in, one out)
 #
-# Usage: scripts/bench.sh   (BUILD=build ROUNDS=3 VERSION_ROUNDS=3 LOAD_ROUNDS=4 WHY_ROUNDS=8 WRK_SECONDS=3
+# Usage: scripts/bench.sh   (BUILD=build ROUNDS=3 VERSION_ROUNDS=3 LOAD_ROUNDS=4 WHY_ROUNDS=8 POOL_ROUNDS=3 WRK_SECONDS=3
 #                            SYSCALL_N=1000000 SBPF_ROUNDS=5)
 # Takes about 17 minutes on a 2-core machine.
 set -eu
@@ -32,6 +32,7 @@ case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
 ROUNDS=${ROUNDS:-3}
 LOAD_ROUNDS=${LOAD_ROUNDS:-4}
 WHY_ROUNDS=${WHY_ROUNDS:-8}
+POOL_ROUNDS=${POOL_ROUNDS:-3}
 WRK_SECONDS=${WRK_SECONDS:-3}
 bpfspec=$BUILD/bpfspec
 stamp=$BUILD/bench/stamp
@@ -284,13 +285,15 @@ wrk_run() {
 # request (cpr_*, and cslow_NAME: 1 - untraced/traced).
 load_run() {
 	local tl=$tmp/ld_$1_$2.tl out=$tmp/ld_$1_$2.out marker="bpftrace attached" tracer base rps st
-	local cmd=()
+	local cmd=() u=${LOAD_BASE:-untraced}
 	case $1 in
 	bpfspec_phases) cmd=("$bpfspec" run libuv-phases -p "$server" -d 0 -v -o json) ;;
 	bpfspec_entry) cmd=("$bpfspec" run "$spec_entry" -p "$server" -d 0 -v -o json) ;;
 	bpfspec_util) cmd=("$bpfspec" run "$spec_util" -p "$server" -d 0 -v -o json) ;;
 	bpfspec_why) cmd=("$bpfspec" run "$spec_why" -p "$server" -d 0 -v -o json) ;;
 	bpfspec_sys) cmd=("$bpfspec" run syscall-latency -p "$server" -d 0 -v -o json) ;;
+	bpfspec_fsphases) cmd=("$bpfspec" run libuv-phases -p "$server" -d 0 -v -o json) ;;
+	bpfspec_pool) cmd=("$bpfspec" run threadpool -p "$server" -d 0 -v -o json) ;;
 	bt_phases) cmd=(bpftrace -B line "$top/scripts/bench/libuv-phases.bt" "$server"); marker="Tracing libuv" ;;
 	bt_sys) cmd=(bpftrace -B line "$top/scripts/bench/syscall-latency.bt" "$server"); marker="Tracing syscalls" ;;
 	strace) cmd=(strace -c -f -p "$server"); marker="attached" ;;
@@ -328,10 +331,10 @@ load_run() {
 	strace) grep -q 'calls' "$tl" || echo "$2" >>"$tmp/strace_crashed" ;;
 	perf) grep -q 'syscall\|calls' "$tl" || die "perf trace: no summary" ;;
 	esac
-	echo "$base" >>"$tmp/rps_untraced"
+	echo "$base" >>"$tmp/rps_$u"
 	echo "$rps" >>"$tmp/rps_$1"
 	echo "$(calc "1 - $rps / $base")" >>"$tmp/slow_$1"
-	echo "$base_cpr" >>"$tmp/cpr_untraced"
+	echo "$base_cpr" >>"$tmp/cpr_$u"
 	echo "$cpr" >>"$tmp/cpr_$1"
 	echo "$(calc "1 - $base_cpr / $cpr")" >>"$tmp/cslow_$1"
 }
@@ -378,7 +381,7 @@ noise=$(run_noise "$tmp/rps_untraced")
 cnoise=$(run_noise "$tmp/cpr_untraced")
 row overhead "untraced" "${rps[untraced]}" req/s - - - - "median of $(wc -l <"$tmp/rps_untraced") untraced runs, $(sort -g "$tmp/rps_untraced" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f to %.0f", lo, hi }'); noise $(pct "$noise")"
 declare -A ref_label=([bt_phases]="bpftrace by hand" [bt_sys]="bpftrace by hand" [strace]="strace -c"
-	[bpfspec_entry]="libuv-entry: bpfspec"
+	[bpfspec_entry]="libuv-entry: bpfspec" [bpfspec_fsphases]="libuv-phases: bpfspec"
 	[perf]="perf trace -s" [-]="-")
 # below_noise SLOWDOWN NOISE — true when |SLOWDOWN| < 2 NOISE.
 below_noise() { awk -v s="$1" -v n="$2" 'BEGIN { s = s < 0 ? -s : s; exit !(s < 2 * n) }'; }
@@ -437,6 +440,48 @@ row overhead "syscall-latency: bpfspec vs by hand" "$(calc "${slow[bpfspec_sys]}
 # (scripts/bench/syscall_call.sh).
 . "$top/scripts/bench/syscall_call.sh"
 syscall_bpf_section
+kill "$server"
+wait "$server" 2>/dev/null || true
+forget "$server"
+
+# 3e: the thread-pool spec on a server whose every request does pool work
+# (http_hello.js --fs: a stat and a read of a file), against libuv-phases
+# on the same server, interleaved; its own untraced runs.
+port=$((port + 1))
+nice -n -10 taskset -c 0 node "$top/scripts/workloads/http_hello.js" "$port" --fs >"$tmp/http_fs.out" &
+server=$!
+pids+=("$server")
+wait_for "$tmp/http_fs.out" listening 10 || die "the HTTP server with fs work did not start"
+url=http://127.0.0.1:$port/
+say "overhead, thread pool: $POOL_ROUNDS rounds of libuv-phases and threadpool on a server doing fs work"
+for r in $(seq "$POOL_ROUNDS"); do
+	LOAD_BASE=fs_untraced load_run bpfspec_fsphases "$r"
+	LOAD_BASE=fs_untraced load_run bpfspec_pool "$r"
+done
+for t in bpfspec_fsphases bpfspec_pool; do
+	rps[$t]=$(median <"$tmp/rps_$t")
+	slow[$t]=$(median <"$tmp/slow_$t")
+	cpr[$t]=$(median <"$tmp/cpr_$t")
+	cslow[$t]=$(median <"$tmp/cslow_$t")
+done
+rps[fs_untraced]=$(median <"$tmp/rps_fs_untraced")
+cpr[fs_untraced]=$(median <"$tmp/cpr_fs_untraced")
+# load_row judges these slowdowns against this server's own noise.
+noise=$(run_noise "$tmp/rps_fs_untraced")
+cnoise=$(run_noise "$tmp/cpr_fs_untraced")
+row overhead "untraced, fs work per request" "${rps[fs_untraced]}" req/s - - - - "median of $(wc -l <"$tmp/rps_fs_untraced") untraced runs of http_hello.js --fs; noise $(pct "$noise")"
+row overhead_cpu "untraced, fs work per request" "$(fix2 "${cpr[fs_untraced]} / 1000")" us/req - - - - "server main thread CPU per request; noise $(pct "$cnoise")"
+load_row bpfspec_fsphases "libuv-phases, fs work per request" - -
+# At most 1.5 times libuv-phases' slowdown: its probes are on the pool's
+# work and done functions (4 per piece of work, 2 on pool threads) where
+# libuv-phases' are on the loop's phases.
+load_row bpfspec_pool "threadpool: bpfspec" bpfspec_fsphases 1.5
+# What a span costs: the request time the server lost per span, from the
+# traced runs' requests/s and the spans their reports counted per request.
+spans=$(for f in "$tmp"/ld_bpfspec_pool_*.out; do jq '.probes[0].count' "$f"; done | median)
+per_req=$(calc "$spans / (${rps[bpfspec_pool]} * $WRK_SECONDS)")
+row overhead "threadpool: cost per span" "$(calc "(1 / ${rps[bpfspec_pool]} - 1 / ${rps[fs_untraced]}) * 1e6 / $per_req")" us - - - - \
+	"request time lost per span (each $(calc "$per_req") spans per request by its reports, a stat and a read: 4 probe hits each)"
 kill "$server"
 wait "$server" 2>/dev/null || true
 forget "$server"
