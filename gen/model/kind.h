@@ -29,14 +29,16 @@
  *   events       one record per slow syscall, or per hit of a probe point
  *   count        hits of one probe point
  *   utilization  busy vs idle (waiting in epoll) per loop thread
- *   span         work from one probe point to others, across threads */
+ *   span         work from one probe point to others, across threads
+ *   http         HTTP/1.x server requests per route, from the syscalls */
 #define PROBE_KINDS(X) \
 	X(PROBE_LATENCY, latency) \
 	X(PROBE_SYSCALLS, syscalls) \
 	X(PROBE_EVENTS, events) \
 	X(PROBE_COUNT, count) \
 	X(PROBE_UTILIZATION, utilization) \
-	X(PROBE_SPAN, span)
+	X(PROBE_SPAN, span) \
+	X(PROBE_HTTP, http)
 
 #define KIND_ENUM_VALUE(value, name) value,
 typedef enum { PROBE_KINDS(KIND_ENUM_VALUE) } probe_kind;

@@ -174,6 +174,19 @@ void report_split_free(report_split *s)
 	free(s->syscalls);
 }
 
+void report_free_http_routes(report_http_route *r, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		free(r[k].method);
+		free(r[k].route);
+		free(r[k].st.buckets);
+		for (size_t s = 0; s < r[k].n_statuses; s++)
+			free(r[k].statuses[s].st.buckets);
+		free(r[k].statuses);
+	}
+	free(r);
+}
+
 void report_free_events(report_event *ev, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
@@ -184,6 +197,7 @@ void report_free_events(report_event *ev, size_t n)
 		free(ev[k].address);
 		free(ev[k].phase);
 		free(ev[k].command);
+		free(ev[k].method);
 		report_free_values(ev[k].args, ev[k].n_args);
 	}
 	free(ev);
@@ -256,6 +270,7 @@ void report_free(report *rep)
 			free(sc->threads);
 		}
 		free(p->syscalls);
+		report_free_http_routes(p->http_routes, p->n_http_routes);
 		report_free_events(p->events, p->n_events);
 	}
 	free(rep->probes);

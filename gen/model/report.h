@@ -142,6 +142,7 @@ typedef struct report_event {
 				 * phase ran (node's spawnSync, execSync) */
 	char *command;		/* blockers: with nested_loop, the command line of
 				 * the child it waited for, when seen; else NULL */
+	char *method;		/* http slow requests: the request's method */
 } report_event;
 
 /* One row of a span probe (gen/kinds/span.c): the durations of one of
@@ -154,6 +155,25 @@ typedef struct report_span_row {
 	bool other;		/* labels past the spec's 'labels' */
 	report_stats st;
 } report_span_row;
+
+/* How many requests of an http route ended with one status code. */
+typedef struct report_http_status {
+	unsigned code;		/* 200..599 */
+	report_stats st;	/* their durations (st.count: how many) */
+} report_http_status;
+
+/* One route of an http probe (gen/kinds/http.c): the requests of one
+ * method to one folded request path, or those past the spec's 'labels'
+ * (other, route "other"). */
+typedef struct report_http_route {
+	char *method;		/* bytes as the client sent them ("GET"); "other"
+				 * with other */
+	char *route;		/* the folded path: "/users/:id" (bytes as sent) */
+	bool other;		/* past the spec's 'labels' */
+	report_stats st;	/* first bytes read -> status line written */
+	report_http_status *statuses;	/* by code */
+	size_t n_statuses;
+} report_http_route;
 
 /* A thread that ran a span probe's 'workers' stage, and its time in it. */
 typedef struct report_span_worker {
@@ -221,6 +241,16 @@ typedef struct report_probe {
 	 * processes differ); 0 and NULL: unknown. */
 	uint64_t pool_size;
 	char *pool_source;
+	/* http probes: routes, slowest p99 first; request lines longer than
+	 * the copy the program takes (their target cut); requests read while
+	 * another was open on their connection (pipelined or unanswered: the
+	 * earlier one is not measured); reads that began with HTTP/2's
+	 * preface (not measured).  Slow requests (at least threshold_ns) are
+	 * events: path the route, method, ret the status, fd the
+	 * connection. */
+	report_http_route *http_routes;
+	size_t n_http_routes;
+	uint64_t http_cut, http_replaced, http2_seen;
 } report_probe;
 
 typedef struct report {
@@ -349,6 +379,9 @@ void report_sort_groups(report_group *g, size_t n, report_pids pids);
 
 /* Frees what S holds (not S); NULL is a no-op. */
 void report_split_free(report_split *s);
+
+/* Frees the N routes R of an http probe and the array. */
+void report_free_http_routes(report_http_route *r, size_t n);
 
 /* Frees the N events EV and the array. */
 void report_free_events(report_event *ev, size_t n);

@@ -214,6 +214,31 @@ static ps_series *plan_series(ps_add *a, const ps_family_def *def, const char *l
 	return ps_series_get(ps, fam, k->data);
 }
 
+static int plan_item(promstore *ps, ps_plan_item item);
+
+int ps_plan_pairs(ps_add *a, const ps_family_def *def, const char *labels,
+		  const char *const *pairs, size_t n, uint64_t v, const report_stats *st)
+{
+	promstore *ps = a->ps;
+	ps_text *k = &ps->key;
+	ps_family *fam;
+	ps_series *s;
+
+	k->len = 0;
+	if (ps_text_label(ps, k, "spec", a->rep->spec_name) < 0 ||
+	    (a->probe && ps_text_label(ps, k, "probe", a->probe) < 0) ||
+	    ps_text_put(ps, k, ",", 1) < 0 || ps_text_put(ps, k, labels, strlen(labels)) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (ps_text_label(ps, k, pairs[2 * i], pairs[2 * i + 1]) < 0)
+			return -1;
+	if (!(fam = ps_family_get(ps, def->name, def->type, def->seconds, def->help)) ||
+	    !(s = ps_series_get(ps, fam, k->data)))
+		return -1;
+	return plan_item(ps, (ps_plan_item){ .s = s, .type = def->type, .seconds = def->seconds,
+					     .v = v, .st = st });
+}
+
 static int plan_item(promstore *ps, ps_plan_item item)
 {
 	ps_plan_item *arr = ps_grow(ps, ps->plan, &ps->cap_plan, ps->n_plan + 1, sizeof *arr);

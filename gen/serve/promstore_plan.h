@@ -41,6 +41,10 @@ typedef struct ps_add ps_add;
 int ps_plan(ps_add *a, const ps_family_def *f, const char *labels, const char *n1, const char *v1,
 	    const char *n2, const char *v2, uint64_t v, const report_stats *st);
 
+/* As ps_plan, with N more pairs: PAIRS[2i] = PAIRS[2i + 1]. */
+int ps_plan_pairs(ps_add *a, const ps_family_def *f, const char *labels,
+		  const char *const *pairs, size_t n, uint64_t v, const report_stats *st);
+
 /* Plans setting gauge family F's series (labels as for ps_plan) to a
  * ratio: the PARTs planned for it in this add over their WHOLEs (the
  * threads of one role, say, pool into one figure).  A series whose
