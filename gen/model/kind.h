@@ -62,6 +62,8 @@ typedef struct kind_shape {
 	bool busy;		/* utilization, and idle and busy time per thread */
 	bool spans;		/* stages, rows per stage and label, open and
 				 * evicted spans (span probes) */
+	bool http;		/* routes (method, route, statuses with their
+				 * durations) and slow requests (http probes) */
 	bool timeline;		/* -o trace draws each of its calls (slices,
 				 * durations) or records (events) */
 	const char *article;	/* "a" or "an", before the kind's name */

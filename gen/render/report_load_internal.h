@@ -115,6 +115,10 @@ int rl_load_stats(loader *l, const json_t *obj, const char *base, report_stats *
  * Returns 0, or -1 after a diagnostic. */
 int rl_load_spans(loader *l, const json_t *obj, const char *base, report_probe *p);
 
+/* An http probe's routes, counters and slow requests
+ * (report_load_http.c).  Returns 0, or -1 after a diagnostic. */
+int rl_load_http(loader *l, const json_t *obj, const char *base, report_probe *p);
+
 /* The fields every syscall record has (an events probe's, a loop
  * blocker's; render_internal.h's rjson_put_syscall writes them) of OBJ at
  * BASE into EV: syscall, its duration (key DURATION: "duration_ns", or a

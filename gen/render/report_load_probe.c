@@ -303,7 +303,7 @@ static int load_probe_head(loader *l, const json_t *obj, const char *base, repor
 	int known = kind_from_name(kind, &p->kind);
 	if (known < 0) {
 		rl_path_key(path, base, "kind");
-		rl_fail(l, path, "unknown kind '%s' (latency, syscalls, events, count, utilization or span)",
+		rl_fail(l, path, "unknown kind '%s' (latency, syscalls, events, count, utilization, span or http)",
 			kind);
 	}
 	free(kind);
@@ -415,6 +415,8 @@ int rl_load_probe(loader *l, const json_t *obj, const char *base, report_probe *
 	if (sh->events && load_events(l, obj, base, p) < 0)
 		return -1;
 	if (sh->spans && rl_load_spans(l, obj, base, p) < 0)
+		return -1;
+	if (sh->http && rl_load_http(l, obj, base, p) < 0)
 		return -1;
 	return 0;
 }
