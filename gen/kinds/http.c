@@ -34,8 +34,11 @@ static const spec_kind_rules http_spec_rules = {
 	.kind = PROBE_HTTP,
 	.needs = { .syscall_tracepoints = true },
 	.keys = KEYS_EVERY | KEY(P_THRESHOLD) | KEY(P_LIMIT) | KEY(P_LABELS) | KEY(P_UNIT),
+	/* slow requests, records per window, routes: not a syscall's or a
+	 * span's */
+	.not_offered = KEY(P_THRESHOLD) | KEY(P_LIMIT) | KEY(P_LABELS),
 	.purpose = "measures the HTTP/1.x requests a server answers, per route",
-	.offer = "'kind: http' (HTTP/1.x server requests per route, from the syscalls)",
+	.offer = "'kind: http' (HTTP/1.x requests per route)",
 	.default_limit = SPEC_MAX_EVENT_LIMIT,
 	.check = http_check,
 };

@@ -71,7 +71,9 @@ int rl_load_http(loader *l, const json_t *obj, const char *base, report_probe *p
 	char path[JPATH_LEN], abase[JPATH_LEN];
 	json_t *arr;
 
-	if (rl_get_u64(l, obj, base, "threshold_ns", &p->threshold_ns) < 0 ||
+	/* every request together: the shape's count, and the rest */
+	if (rl_load_stats(l, obj, base, &p->st, true) < 0 ||
+	    rl_get_u64(l, obj, base, "threshold_ns", &p->threshold_ns) < 0 ||
 	    rl_get_u64(l, obj, base, "requests_dropped", &p->events_dropped) < 0 ||
 	    rl_get_u64(l, obj, base, "requests_replaced", &p->http_replaced) < 0 ||
 	    rl_get_u64(l, obj, base, "lines_cut", &p->http_cut) < 0 ||

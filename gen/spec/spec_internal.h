@@ -106,6 +106,9 @@ typedef struct spec_kind_rules {
 	probe_kind kind;
 	spec_kind_needs needs;
 	unsigned keys;		/* the probe keys it takes (KEY(P_x) | ...) */
+	unsigned not_offered;	/* keys it takes with a meaning of its own: a
+				 * hint for another kind's misplaced key does
+				 * not offer it for them */
 	const char *purpose;	/* what it does, after "a count probe ": "counts
 				 * the hits of its 'probe'" */
 	const char *offer;	/* how a hint offers it: "'kind: count' (hits of a

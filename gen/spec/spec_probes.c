@@ -500,7 +500,7 @@ int sl_probe_kind_in(const node *map)
 }
 
 /* Writes into OUT (SIZE bytes) the kinds, other than EXCEPT (-1: none),
- * that take every key in KEYS: "'kind: a' or 'kind: b'", each with what
+ * that take every key in KEYS and are offered for them: "'kind: a' or 'kind: b'", each with what
  * it does when DESCRIBED ("'kind: count' (hits of a probe point)"). */
 static const char *offer_kinds(char *out, size_t size, unsigned keys, int except, bool described)
 {
@@ -508,7 +508,8 @@ static const char *offer_kinds(char *out, size_t size, unsigned keys, int except
 	size_t n = 0, len = 0;
 
 	for (int k = 0; k < N_PROBE_KINDS; k++)
-		if (k != except && (sl_kind_rules((probe_kind)k)->keys & keys) == keys)
+		if (k != except && (sl_kind_rules((probe_kind)k)->keys & keys) == keys &&
+		    !(sl_kind_rules((probe_kind)k)->not_offered & keys))
 			kinds[n++] = (probe_kind)k;
 	out[0] = '\0';
 	for (size_t i = 0; i < n && len < size; i++) {

@@ -543,7 +543,8 @@ START_TEST(test_names_of_enums)
 	ck_assert_str_eq(spec_kind_name(PROBE_EVENTS), "events");
 	ck_assert_str_eq(spec_kind_name(PROBE_COUNT), "count");
 	ck_assert_str_eq(spec_kind_name(PROBE_SPAN), "span");
-	ck_assert_str_eq(spec_kind_name((probe_kind)6), "?");
+	ck_assert_str_eq(spec_kind_name(PROBE_HTTP), "http");
+	ck_assert_str_eq(spec_kind_name((probe_kind)N_PROBE_KINDS), "?");
 	spec_free(NULL);
 }
 END_TEST
@@ -620,7 +621,7 @@ static const struct {
 	{ "probes:\n  - kind: latency\n    function: f\n", { ":2:5: error: probe 1 has no 'name'" } },
 	/* without a kind, what else is required is unknown (see test_kind_rules) */
 	{ "probes:\n  - {}\n", { ":2:5: error: probe 1 has no 'name'", "probe 1 has no 'kind'",
-				"hint: add 'kind: latency' (time a function), 'kind: syscalls' (latency and errors per syscall), 'kind: events' (a record per slow call, or per hit of a probe point), 'kind: count' (hits of a probe point), 'kind: utilization' (busy and idle time of the loop threads) or 'kind: span' (work from one probe point to others, across threads)\n" } },
+				"hint: add 'kind: latency' (time a function), 'kind: syscalls' (latency and errors per syscall), 'kind: events' (a record per slow call, or per hit of a probe point), 'kind: count' (hits of a probe point), 'kind: utilization' (busy and idle time of the loop threads), 'kind: span' (work from one probe point to others, across threads) or 'kind: http' (HTTP/1.x requests per route)\n" } },
 	{ "probes:\n  - name: t\n    function: f\n", { "probe 't' has no 'kind'", "hint: add 'kind: latency' (time a function)\n" } },
 	{ "probes:\n  - name: t\n    syscalls: [read]\n", { "probe 't' has no 'kind'", "hint: add 'kind: syscalls' (latency and errors per syscall) or 'kind: events'" } },
 	{ "name: x\n", { ":1:1: error: the spec has no 'probes'" } },
@@ -639,9 +640,9 @@ static const struct {
 	{ "objects: [main, main]\n" PROBE_OK, { ":1:17: error: object 'main' is listed twice" } },
 	/* kinds, units, booleans */
 	{ "probes:\n  - name: t\n    kind: latancy\n    function: f\n",
-	  { ":3:11: error: unknown probe kind 'latancy' in probe 't'", "did you mean 'latency'? valid kinds are: latency, syscalls, events, count, utilization, span\n" } },
+	  { ":3:11: error: unknown probe kind 'latancy' in probe 't'", "did you mean 'latency'? valid kinds are: latency, syscalls, events, count, utilization, span, http\n" } },
 	{ "probes:\n  - name: t\n    kind: counter\n    function: f\n",
-	  { "unknown probe kind 'counter'", "hint: did you mean 'count'? valid kinds are: latency, syscalls, events, count, utilization, span\n" } },
+	  { "unknown probe kind 'counter'", "hint: did you mean 'count'? valid kinds are: latency, syscalls, events, count, utilization, span, http\n" } },
 	{ PROBE_OK "    unit: msec\n", { "error: unknown unit 'msec' in probe 'timers'", "did you mean 'ms'? valid units are: ns, us, ms, s" } },
 	{ PROBE_OK "    unit: MS\n", { "unknown unit 'MS'" } },
 	{ PROBE_OK "    optional: yes\n", { "'optional' in probe 'timers' must be true or false, not 'yes'", "yes, no, on, off and 1 are not accepted" } },

@@ -38,6 +38,7 @@ static const struct {
 	{ PROBE_SPAN, "name: w\nprobes:\n  - name: p\n    kind: span\n    workers: run\n    points:\n"
 		      "      - {probe: \"uprobe:main:a\", key: arg0}\n"
 		      "      - {stage: run, probe: \"uprobe:main:b\", key: arg0, label: func}\n" },
+	{ PROBE_HTTP, "name: w\nprobes:\n  - name: p\n    kind: http\n" },
 };
 
 /* The program for spec I, with a trigger (so every window is flushed by
@@ -171,6 +172,11 @@ static const struct {
 	{ PROBE_SPAN, "spopen_p", "{\"@spopen_p\": 9}" },
 	{ PROBE_SPAN, "spgone_p", "{\"@spgone_p\": 5}" },
 	{ PROBE_SPAN, "spw_p", "{\"@spw_p\": {\"43\": 5000000}}" },
+	{ PROBE_HTTP, NULL, "bpfspec:ev p q 1500000000 42 7 GET /users/12?x HTTP/1.1" },
+	{ PROBE_HTTP, NULL, "bpfspec:ev p s 1500000000 42 42 7 2000000 404" },
+	{ PROBE_HTTP, "evdrop_p", "{\"@evdrop_p\": 5}" },
+	{ PROBE_HTTP, "hrre_p", "{\"@hrre_p\": 2}" },
+	{ PROBE_HTTP, "hr2_p", "{\"@hr2_p\": 1}" },
 };
 
 /* Feeds one bpftrace line: a map's print (its data, or the whole line
