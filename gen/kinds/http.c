@@ -84,6 +84,7 @@ static int http_emit(gen_parts *pt, const resolved *r, size_t i)
 	gen_vars_set(&v, "line", line);
 	gen_vars_set(&v, "limit", limit);
 	gen_vars_set(&v, "delete", pt->delete_call);
+	gen_vars_set(&v, "u64", pt->u64_field);
 	int rc = gen_render(&respond, "http_respond.bt.in", &v);
 	char *rs = gen_chop(buf_take(&respond));
 	gen_vars_set(&v, "respond", rs);

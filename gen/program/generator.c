@@ -674,7 +674,8 @@ program *gen_program(const resolved *r, const gen_options *o)
 	gen_parts pt = { .out = BUF_INIT, .prints = BUF_INIT, .clears = BUF_INIT,
 			 .late_prints = BUF_INIT, .late_clears = BUF_INIT, .helpers = BUF_INIT, .starts = BUF_INIT, .types = BUF_INIT,
 			 .finals = BUF_INIT, .restarts = BUF_INIT, .slice_min_ns = o->slice_min_ns,
-			 .delete_call = bpftrace_at_least(o, 0, 24) ? "$deleted = delete" : "delete" };
+			 .delete_call = bpftrace_at_least(o, 0, 24) ? "$deleted = delete" : "delete",
+			 .u64_field = bpftrace_at_least(o, 0, 27) ? "" : "(uint64)" };
 	program *prog = calloc(1, sizeof *prog);
 	char *start_text = NULL, *begin_text = NULL;
 	int failed = 0;

@@ -43,6 +43,10 @@ typedef struct gen_parts {
 	char pid_filter[GEN_PID_TEXT];	/* "/pid == N/", "/pid == A || pid == B/" or "" */
 	char pid_test[GEN_PID_TEXT];	/* "pid == N && ", "(pid == A || pid == B) && " or "" */
 	const char *delete_call;	/* "delete" or "$deleted = delete": ${delete}(@m[k]); */
+	/* "(uint64)" before an integer field of a syscalls:sys_* tracepoint
+	 * (typed as the kernel's format says), or "" for bpftrace 0.27+,
+	 * where every such field is a uint64 and a cast draws a warning. */
+	const char *u64_field;
 	uint64_t slice_min_ns;	/* gen_options' */
 	unsigned attach;	/* attach points added */
 	bool shared_added[N_PROBE_KINDS];	/* gen_add_shared_maps done for the kind */
