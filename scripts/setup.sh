@@ -93,6 +93,33 @@ if [ "$profile" = all ] && ! grep -q "\"version\": \"$pw_version\"" "$pw_json" 2
 	fi
 fi
 
+# express, fastify and autocannon, the npm packages of the HTTP test
+# (tests/integration/test_http_server.sh: real frameworks under real
+# load), pinned, into their own root-owned directory (BPFSPEC_HTTP_NPM_DIR
+# overrides it), from the npm registry the host's npm is configured with.
+http_pkgs="express@4.22.3 fastify@4.29.1 autocannon@7.15.0"
+http_npm_dir=${BPFSPEC_HTTP_NPM_DIR:-/var/cache/bpfspec-npm-http}
+http_missing=
+for pkg in $http_pkgs; do
+	grep -q "\"version\": \"${pkg#*@}\"" "$http_npm_dir/node_modules/${pkg%@*}/package.json" 2>/dev/null ||
+		http_missing="$http_missing $pkg"
+done
+if [ "$profile" = all ] && [ -n "$http_missing" ]; then
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "setup: the HTTP test needs npm for$http_missing; it cannot run" >&2
+	elif [ "$(id -u)" -ne 0 ]; then
+		echo "setup: missing$http_missing in $http_npm_dir" >&2
+		echo "setup: run as root" >&2
+		exit 1
+	else
+		echo "setup: installing$http_missing in $http_npm_dir"
+		mkdir -p "$http_npm_dir"
+		# shellcheck disable=SC2086
+		npm install --prefix "$http_npm_dir" --no-save --no-audit --no-fund \
+			--no-update-notifier --loglevel=error $http_pkgs >/dev/null
+	fi
+fi
+
 # Tracepoints need tracefs; a fresh machine does not mount it.
 if [ "$(id -u)" -eq 0 ] && ! mountpoint -q /sys/kernel/tracing; then
 	mount -t tracefs nodev /sys/kernel/tracing

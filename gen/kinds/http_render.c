@@ -166,7 +166,7 @@ void http_json(json_t *jp, const report_probe *p, const report *rep)
 		json_object_set_new(je, "cut", json_boolean(ev->path_truncated));
 		json_array_append_new(slow, je);
 	}
-	json_object_set_new(jp, "events", slow);
+	json_object_set_new(jp, "slow_requests", slow);
 }
 
 void http_prom(FILE *out, const report *rep)

@@ -90,9 +90,9 @@ int rl_load_http(loader *l, const json_t *obj, const char *base, report_probe *p
 		if (!ro || load_route(l, ro, path, &p->http_routes[i]) < 0)
 			return -1;
 	}
-	if (!(arr = rl_get_arr(l, obj, base, "events")))
+	if (!(arr = rl_get_arr(l, obj, base, "slow_requests")))
 		return -1;
-	rl_path_key(abase, base, "events");
+	rl_path_key(abase, base, "slow_requests");
 	if (rl_alloc_array(l, (void **)&p->events, json_array_size(arr), sizeof *p->events) < 0)
 		return -1;
 	for (size_t i = 0; i < json_array_size(arr); i++) {
