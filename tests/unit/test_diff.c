@@ -922,7 +922,7 @@ START_TEST(test_error_fields)
 	json_object_set_new(probe_at(root, 3), "kind", json_string("histogram"));
 	d = json_error_of(root, "before.json");
 	ck_assert_contains(d, "probes[3].kind: unknown kind 'histogram' (latency, syscalls, "
-			      "events, count, utilization or span)");
+			      "events, count, utilization, span or http)");
 
 	root = fixture_json("phases-before.json");
 	json_object_set_new(probe_at(root, 3), "unit", json_string("min"));
