@@ -104,6 +104,45 @@ START_TEST(test_two_intervals_add)
 }
 END_TEST
 
+/* An http probe: one series of OpenTelemetry's histogram per method,
+ * route and status code, the route's bytes (a client's) escaped, counts
+ * adding up over two intervals; requests not measured as a counter. */
+START_TEST(test_http_routes)
+{
+	static report_bucket b[] = { { 1000000, 1062500, 2 }, { 2000000, 2125000, 1 } };
+	static report_http_status codes[] = {
+		{ .code = 200, .st = { .count = 3, .sum_ns = 4100000, .buckets = b, .n_buckets = 2 } },
+	};
+	static report_http_route routes[] = {
+		{ .method = S("GET"), .route = S("/users/:id\"q\"\n"), .statuses = codes, .n_statuses = 1,
+		  .st = { .count = 3 } },
+	};
+	static report_probe probes[] = {
+		{ .name = S("requests"), .kind = PROBE_HTTP, .attached = true, .st = { .count = 3 },
+		  .http_routes = routes, .n_http_routes = 1, .events_dropped = 2, .http_replaced = 1 },
+	};
+	report rep = { .spec_name = S("http-server"), .pid = 100, .binary = S("/usr/bin/node"),
+		       .duration_ns = 1000000000, .probes = probes, .n_probes = 1 };
+	promstore *ps = promstore_new();
+	ck_assert_int_eq(promstore_add(ps, &rep, NULL), 0);
+	ck_assert_int_eq(promstore_add(ps, &rep, NULL), 0);
+	char *text = fx_render(ps);
+	assert_well_formed(text);
+	ck_assert_line(text, "http_server_request_duration_seconds_count{spec=\"http-server\","
+			     "probe=\"requests\",target=\"node\",http_request_method=\"GET\","
+			     "http_route=\"/users/:id\\\"q\\\"\\\\x0a\",http_response_status_code="
+			     "\"200\"} 6");
+	ck_assert_line(text, "http_server_request_duration_seconds_sum{spec=\"http-server\","
+			     "probe=\"requests\",target=\"node\",http_request_method=\"GET\","
+			     "http_route=\"/users/:id\\\"q\\\"\\\\x0a\",http_response_status_code="
+			     "\"200\"} 0.0082");
+	ck_assert_line(text, "bpfspec_http_requests_dropped_total{spec=\"http-server\","
+			     "probe=\"requests\",target=\"node\"} 6");
+	free(text);
+	promstore_free(ps);
+}
+END_TEST
+
 static fx_labeler k8s = { .target = "api", .k8s_namespace = "shop", .pod = "api-7d9f",
 			  .container = "node", .skip_tid = -1 };
 
@@ -701,6 +740,7 @@ int main(void)
 
 	tcase_add_test(totals, test_two_intervals_add);
 	tcase_add_test(totals, test_rich_twice);
+	tcase_add_test(totals, test_http_routes);
 	tcase_add_test(totals, test_series_stays);
 	tcase_add_test(totals, test_histogram_folding);
 	tcase_add_test(totals, test_layout_holds_render_prom);
