@@ -297,9 +297,15 @@ static int check_usdt(resolved_probe *rp)
 	const char *file = rp->object ? rp->object : path;
 	int got = usdt_list(file, &list, &n, err, sizeof err);
 	if (got == USDT_NONE) {
-		diag_error("this build of the program has no USDT probes: trace its functions "
-			   "with uprobes instead (`bpfspec symbols --binary FILE` lists them), or "
-			   "use a build with probes",
+		/* node's http probes: the bundled http-server spec measures the
+		 * same requests from the syscalls, on every build */
+		bool node_http = !strcmp(provider, "node") && !strncmp(name, "http__", 6);
+		diag_error(node_http ? "official Node.js builds have had no USDT probes since "
+				       "version 19: run the bundled http-server spec instead "
+				       "(requests per route and status code, from the syscalls)"
+				     : "this build of the program has no USDT probes: trace its "
+				       "functions with uprobes instead (`bpfspec symbols --binary "
+				       "FILE` lists them), or use a build with probes",
 			   "probe '%s': %s has no USDT probes, so it has no %s:%s", sp->name, file,
 			   provider, name);
 		return -1;

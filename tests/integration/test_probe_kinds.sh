@@ -122,6 +122,8 @@ sed 's/^/    /' "$TMP/node.err"
 [ "$rc" -eq 4 ] || fail "node-usdt-http on this node exited $rc, expected 4"
 grep -qF "has no USDT probes, so it has no node:http__server__request" "$TMP/node.err" ||
 	fail "node-usdt-http: no 'has no USDT probes' message"
+grep -qF "run the bundled http-server spec instead" "$TMP/node.err" ||
+	fail "node-usdt-http: the message does not point at http-server"
 [ ! -e "$TMP/bpftrace-started" ] || fail "node-usdt-http: bpftrace was started"
 echo "ok: node-usdt-http refused: this node has no USDT probes"
 
