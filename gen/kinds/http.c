@@ -356,7 +356,7 @@ static const wire_kind http_wire = { .cleared = http_cleared, .kept = wire_no_ma
 
 const kind_ops kind_http_ops = {
 	.kind = PROBE_HTTP,
-	.shape = { .http = true, .article = "an", .counts = "requests" },
+	.shape = { .http = true, .timeline = true, .article = "an", .counts = "requests" },
 	.wire = &http_wire,
 	.spec = &http_spec_rules,
 	.emit = http_emit,

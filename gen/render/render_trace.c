@@ -11,7 +11,9 @@
  *     on a probe point;
  *   - an async event pair ("b"/"e", cat "span") per span of a span probe
  *     at least the run's threshold long, from its start to its end, on
- *     the thread that started it (spans cross threads and overlap);
+ *     the thread that started it (spans cross threads and overlap), and
+ *     per slow request of an http probe (its 'threshold'), on the thread
+ *     that wrote its status line, with its method, route and status;
  *   - a counter ("C") per utilization probe and thread: its busy share
  *     in each interval;
  *   - a complete event per record a feature puts on the timeline
@@ -135,8 +137,9 @@ static void collect_probes(slice_list *all, const report *rep)
 		const kind_shape *sh = kind_shape_of(p->kind);
 		for (size_t k = 0; sh->timeline && k < p->n_events; k++) {
 			const report_event *ev = &p->events[k];
-			uint64_t end = rep->begin_clock_ns + ev->t_ns;
-			char cat = sh->spans ? 'a' : !sh->events ? 'p' : ev->syscall ? 's' : 'i';
+			/* an http probe's slow request: t_ns is its start */
+			uint64_t end = rep->begin_clock_ns + ev->t_ns + (sh->http ? ev->latency_ns : 0);
+			char cat = sh->spans || sh->http ? 'a' : !sh->events ? 'p' : ev->syscall ? 's' : 'i';
 			uint64_t dur = cat == 'i' ? 0 : ev->latency_ns;
 			add_slice(all, (slice){ .start_ns = end >= dur ? end - dur : 0, .dur_ns = dur,
 						.tid = ev->tid, .p = p, .ev = ev, .cat = cat,
@@ -246,6 +249,25 @@ static void put_feature_args(json_t *a, const report_event *ev)
 	}
 }
 
+/* An http probe's slow request: its method, route (the client's bytes,
+ * in their text form), status and connection. */
+static void put_request_args(json_t *a, const report_event *ev)
+{
+	char *text;
+	if (!ev->method)
+		return;
+	if ((text = safe_text(ev->method))) {
+		json_object_set_new(a, "method", json_string(text));
+		free(text);
+	}
+	if (ev->path && (text = safe_text(ev->path))) {
+		json_object_set_new(a, "route", json_string(text));
+		free(text);
+	}
+	json_object_set_new(a, "status", json_integer(ev->ret));
+	json_object_set_new(a, "fd", json_integer(ev->fd));
+}
+
 /* The args of slice S: what the report says of its call. */
 static void put_args(FILE *out, const slice *s)
 {
@@ -257,6 +279,7 @@ static void put_args(FILE *out, const slice *s)
 		json_object_set_new(a, "probe", json_string(s->p->name));
 		if (s->p->function)
 			json_object_set_new(a, "function", json_string(s->p->function));
+		put_request_args(a, ev);
 	} else {
 		json_object_set_new(a, "probe", json_string(s->p->name));
 		if (ev->syscall)
