@@ -123,7 +123,7 @@ deps-demo:
 
 # One run, one summary line: unit, golden and integration tests, then all
 # of them again under AddressSanitizer + UBSan, and the unit
-# tests under valgrind (leaks are failures), and a 10 s pass of every
+# tests under valgrind (leaks are failures), and a 5 s pass of every
 # libFuzzer harness.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)

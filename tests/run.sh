@@ -173,7 +173,7 @@ for group in "$@"; do
 			"FAIL "*) record "${line#FAIL }" 1 ;;
 			*) echo "    $line" ;;
 			esac
-		done < <(BUILD=$BUILD bash "$here/fuzz/run.sh" "${FUZZ_SECONDS:-10}" 2>&1)
+		done < <(BUILD=$BUILD bash "$here/fuzz/run.sh" "${FUZZ_SECONDS:-5}" 2>&1)
 		;;
 	valgrind)
 		VALGRIND=1
