@@ -14,15 +14,19 @@
 #    intervals 900 times over, an hour at -i 1;
 #  - `run -o html -i` written by the run itself (checked for form: no
 #    report is kept beside it);
-#  - a window of every bundled spec but node-usdt-http (Debian's node has
-#    no USDT probes);
+#  - a window of each bundled spec with a mix of kinds of its own
+#    (bash-readline, file-io, http-server, libuv-phases, loop-utilization,
+#    loop-why, threadpool): the others' pages are these pages' (libuv-entry
+#    and v8-gc are libuv-phases' latency probes; memory and net-connect
+#    file-io's syscalls and events; syscall-latency file-io's syscalls),
+#    and node-usdt-http needs USDT probes Debian's node has not;
 #  - every saved report of tests/fixtures/reports (probes not attached,
 #    events, syscalls, utilization, count, USDT, names a hostile process
 #    chose);
 #  - an empty window: syscalls of a process that makes none.
 # In the sanitizer pass (SANITIZED=1) every page is made the same way but
 # not opened in the browser: that pass is for the renderer's memory.  It
-# leaves out the window of every bundled spec: the saved reports hold
+# leaves out the windows of the bundled specs: the saved reports hold
 # every kind (and hostile names), the stream above is live, and each
 # spec's run is repeated under the sanitizer by its own test; what was
 # left was a minute of bpftrace's start-ups.
@@ -122,15 +126,16 @@ echo "measured: phases-and-busy: $strips busy strips (want $want)"
 [ "$strips" -eq "$want" ] && [ "$strips" -gt 2 ] ||
 	fail "$strips busy strips, expected $want (each loop thread's, and above its timers heatmap)"
 
-# A window of every bundled spec, on the node demo (bash-readline on an
-# interactive bash).  node-usdt-http needs a node built with USDT probes,
-# which Debian's is not (its run says so, exit 4): a USDT report is among
-# the saved ones below (hostile-usdt).
+# A window of each bundled spec with a mix of kinds of its own (see the
+# header), on the node demo (bash-readline on an interactive bash).
+# node-usdt-http needs a node built with USDT probes, which Debian's is
+# not (its run says so, exit 4): a USDT report is among the saved ones
+# below (hostile-usdt).
 specs=$("$BPFSPEC" list | awk '/^[a-z]/ { print $1 }')
 [ "${SANITIZED:-0}" = 1 ] && specs=
 for spec in $specs; do
 	case $spec in
-	node-usdt-http) continue ;;
+	node-usdt-http | libuv-entry | v8-gc | memory | net-connect | syscall-latency) continue ;;
 	bash-readline)
 		printf 'echo one\necho two\n' >"$TMP/lines"
 		start_pty_bash "$TMP/lines"
