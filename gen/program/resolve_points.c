@@ -60,7 +60,8 @@ static int check_probe_points(const resolved_probe *rp, const target *t)
 			diag_error("a point on OBJECT main names a function of the target's executable; "
 				   "when the function lives in a library (a node linking libuv.so "
 				   "dynamically: Debian's nodejs), write the library's absolute path in "
-				   "the point instead of main",
+				   "the point instead of main (a static function of a stripped library "
+				   "needs its debug symbols: libuv1-dbgsym for Debian's libuv)",
 				   "%s: no function %s for point %zu of probe '%s' (%s)",
 				   who, q[j].name, at[j] + 1, sp->name,
 				   out.info.has_symtab ? ".symtab and .dynsym searched"
