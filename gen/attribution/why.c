@@ -9,6 +9,7 @@
 #include "program/generator.h"
 #include "program/generator_internal.h"
 #include "spec/spec.h"
+#include "target/v8meta.h"
 #include "util/systab.h"
 
 bool why_wanted(const resolved *r)
@@ -207,23 +208,94 @@ static void put_ids(buf *b, const char *var, char kind, int index)
 	}
 }
 
+/* "$fp - 8" for OFF -8, "$fp + 16" for 16: bpftrace reads a negative
+ * constant added to an unsigned address as a huge one. */
+static void put_offset(buf *b, const char *var, int off)
+{
+	buf_printf(b, "%s %c %d", var, off < 0 ? '-' : '+', off < 0 ? -off : off);
+}
+
+/* Appends the walk of one frame of the frame-pointer chain: when $fp is
+ * a frame whose context slot holds a heap object (not a marker: a small
+ * integer) and whose function slot a JSFunction (its map's instance
+ * type), $sSLOT gets the function's SharedFunctionInfo; $fp moves to the
+ * caller's frame.  Sequential blocks, never nested ternaries (bpftrace
+ * 0.23's compiler crashes on those). */
+static void put_frame_walk(buf *b, const v8meta *m, int slot)
+{
+	const char *in = "\t\t\t";
+	buf_printf(b, "%sif ($fp != 0) {\n%s\t$c = *(uint64 *)uptr(", in, in);
+	put_offset(b, "$fp", m->fp_context);
+	buf_printf(b, ");\n%s\t$f = *(uint64 *)uptr(", in);
+	put_offset(b, "$fp", m->fp_function);
+	buf_printf(b, ");\n%s\tif (($c & %d) != 0 && ($f & %d) == %d) {\n", in, m->smi_tag_mask,
+		   m->heap_tag_mask, m->heap_tag);
+	buf_printf(b, "%s\t\t$m = *(uint64 *)uptr(", in);
+	put_offset(b, "$f", m->map_off - m->heap_tag);
+	buf_printf(b, ");\n%s\t\tif (*(uint16 *)uptr(", in);
+	put_offset(b, "$m", m->map_instance_type - m->heap_tag);
+	buf_printf(b, ") == %d) {\n%s\t\t\t$s%d = *(uint64 *)uptr(", m->type_jsfunction, in,
+		   slot);
+	put_offset(b, "$f", m->jsfunction_shared - m->heap_tag);
+	buf_printf(b, ");\n%s\t\t}\n%s\t}\n%s\t$fp = *(uint64 *)uptr($fp);\n%s}\n", in, in, in,
+		   in);
+}
+
+/* The statements that fill $s0..$s(WHY_V8_FRAMES-1) from the sampled
+ * thread's frame pointer (0 for a sample taken in the kernel, whose
+ * registers are the kernel's). */
+static void put_walk(buf *b, const v8meta *m)
+{
+	buf_puts(b, "\t\t\t// JavaScript frames: the SharedFunctionInfo of each frame of\n"
+		    "\t\t\t// the frame-pointer chain (gen/target/v8meta.h), paired with\n"
+		    "\t\t\t// ustack's entries by position on that chain\n"
+		    "\t\t\t$fp = (uint64)0;\n"
+		    "\t\t\tif (reg(\"ip\") < 0x800000000000) {\n\t\t\t\t$fp = reg(\"bp\");\n\t\t\t}\n");
+	for (int k = 0; k < WHY_V8_FRAMES; k++)
+		buf_printf(b, "\t\t\t$s%d = (uint64)0;\n", k);
+	for (int k = 0; k < WHY_V8_FRAMES; k++)
+		put_frame_walk(b, m, k);
+}
+
 /* With stacks: a profile probe that counts the user stacks of threads
  * running inside an attributed phase that has lasted the spec's
- * 'stacks' (@stk__why[P, tid, stack]).  It fires on every CPU; the
- * program returns at once for any other thread. */
-static char *profile_probe(const gen_parts *pt, const resolved *r)
+ * 'stacks' (@stk__why[P, tid, stack], or with V8 metadata M
+ * @stk__why[P, tid, S0..S15, stack], the SharedFunctionInfos of the
+ * chain's frames).  It fires on every CPU; the program returns at once
+ * for any other thread. */
+static char *profile_probe(const gen_parts *pt, const resolved *r, const v8meta *m)
 {
-	char *out = NULL;
+	buf b = BUF_INIT;
 	if (!r->sp->stack_ns)
 		return NULL;
-	if (asprintf(&out, "profile:hz:%d\n{\n\t$k = (int64)tid;\n\t$p = @ph__why[$k];\n"
-			   "\tif (%s$p != 0) {\n\t\t$t = @pht__why[$k];\n"
-			   "\t\tif ($t >= kptr(@wstart) && (int64)nsecs - $t >= %llu) {\n"
-			   "\t\t\t@stk__why[$p, $k, ustack(%d)] = count();\n\t\t}\n\t}\n}\n",
-		     WHY_STACK_HZ, pt->pid_test, (unsigned long long)r->sp->stack_ns,
-		     WHY_STACK_FRAMES) < 0)
+	buf_printf(&b, "profile:hz:%d\n{\n\t$k = (int64)tid;\n\t$p = @ph__why[$k];\n"
+		       "\tif (%s$p != 0) {\n\t\t$t = @pht__why[$k];\n"
+		       "\t\tif ($t >= kptr(@wstart) && (int64)nsecs - $t >= %llu) {\n",
+		   WHY_STACK_HZ, pt->pid_test, (unsigned long long)r->sp->stack_ns);
+	if (m) {
+		put_walk(&b, m);
+		buf_puts(&b, "\t\t\t@stk__why[$p, $k");
+		for (int k = 0; k < WHY_V8_FRAMES; k++)
+			buf_printf(&b, ", $s%d", k);
+		buf_printf(&b, ", ustack(%d)] = count();\n", WHY_STACK_FRAMES);
+	} else {
+		buf_printf(&b, "\t\t\t@stk__why[$p, $k, ustack(%d)] = count();\n",
+			   WHY_STACK_FRAMES);
+	}
+	buf_puts(&b, "\t\t}\n\t}\n}\n");
+	return buf_take(&b);
+}
+
+/* The V8 layout of R's executable into M when it carries usable
+ * metadata.  Returns M, or NULL (the stacks are sampled without the
+ * walk; why_report.c says why). */
+static const v8meta *target_v8meta(const resolved *r, v8meta *m)
+{
+	char err[256];
+	if (!r->sp->stack_ns || !r->tg || !r->tg->exe ||
+	    v8meta_read(r->tg->exe, m, err, sizeof err) < 0 || v8meta_check(m, err, sizeof err) < 0)
 		return NULL;
-	return out;
+	return m;
 }
 
 /* The number of the attributed probe timing libuv's poll phase (whose
@@ -339,6 +411,7 @@ int why_emit(gen_parts *pt, const resolved *r)
 	buf open_test = BUF_INIT, paths = BUF_INIT;
 	char threshold[32], limit[32], close_nr[16], execve_nr[16];
 	char *not_waits, *learn;
+	v8meta meta;
 
 	poll_wait_tests(r, &not_waits, &learn);
 	put_nr_tests(&open_test, opens);
@@ -348,7 +421,7 @@ int why_emit(gen_parts *pt, const resolved *r)
 	snprintf(limit, sizeof limit, "%d", GEN_SLICE_LIMIT);
 	snprintf(close_nr, sizeof close_nr, "%d", systab_syscall_nr("close"));
 	char *st = store_arg(), *ot = buf_take(&open_test), *pa = buf_take(&paths),
-	     *profile = profile_probe(pt, r);
+	     *profile = profile_probe(pt, r, target_v8meta(r, &meta));
 	gen_vars v = { .n = 0 };
 	gen_vars_set(&v, "pid_test", pt->pid_test);
 	gen_vars_set(&v, "pid_filter", pt->pid_filter);

@@ -33,6 +33,9 @@ struct gen_parts;
  * and the most frames kept, innermost first. */
 #define WHY_STACK_HZ 499
 #define WHY_STACK_FRAMES 48
+/* With V8 metadata in the target, the frames of the frame-pointer chain
+ * whose JavaScript function the sampler records (the innermost). */
+#define WHY_V8_FRAMES 16
 /* Added to the phase number of a nested loop's epoll wait in the poll
  * phase (templates/why.bt.in): bpfspec reads @sys__why's and the records'
  * phase numbers modulo it.  A spec has at most 64 probes. */
