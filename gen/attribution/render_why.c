@@ -109,6 +109,22 @@ static void blocker_row(FILE *out, const report_event *ev)
 	fputc('\n', out);
 }
 
+/* The end of the stacks' heading: what named the JavaScript frames. */
+static void js_names_text(FILE *out, const report *rep)
+{
+	if (rep->js_names == REPORT_JS_NAMES_PERF_MAP)
+		fputs(" (JavaScript frames named by the perf map)\n", out);
+	else if (rep->js_names == REPORT_JS_NAMES_V8_HEAP)
+		fprintf(out, " (JavaScript frames named from V8's heap: %llu of %llu; functions "
+			"the optimizing compiler inlined show as their caller)\n",
+			(unsigned long long)rep->js_frames_named,
+			(unsigned long long)rep->js_frames);
+	else if (rep->js_symbols == 0)
+		fputs(" (JavaScript frames unnamed: no perf map, see the warning)\n", out);
+	else
+		fputc('\n', out);
+}
+
 void render_why_text(FILE *out, const report *rep)
 {
 	if (!rep->attributed)
@@ -147,9 +163,8 @@ void render_why_text(FILE *out, const report *rep)
 		char at[32];
 		text_fmt_auto(at, sizeof at, rep->stack_ns);
 		fprintf(out, "\nJAVASCRIPT THAT RAN: user stacks sampled at %d Hz while a loop thread ran "
-			"inside a phase lasting %s or more%s\n", WHY_STACK_HZ, at,
-			rep->js_symbols == 0 ? " (JavaScript frames unnamed: no perf map, see the "
-					       "warning)" : "");
+			"inside a phase lasting %s or more", WHY_STACK_HZ, at);
+		js_names_text(out, rep);
 		bool sampled = false;
 		for (size_t i = 0; i < rep->n_probes; i++)
 			if (rep->probes[i].attributed && rep->probes[i].stack_samples) {
@@ -336,6 +351,16 @@ void render_why_json(json_t *root, const report *rep)
 		json_object_set_new(s, "hz", json_integer(WHY_STACK_HZ));
 		if (rep->js_symbols >= 0)
 			json_object_set_new(s, "js_symbols", json_boolean(rep->js_symbols));
+		static const char *const sources[] = {
+			[REPORT_JS_NAMES_PERF_MAP] = "perf_map",
+			[REPORT_JS_NAMES_V8_HEAP] = "v8_heap",
+			[REPORT_JS_NAMES_NONE] = "none",
+		};
+		if (rep->js_names > REPORT_JS_NAMES_UNKNOWN && rep->js_names <= REPORT_JS_NAMES_NONE) {
+			json_object_set_new(s, "js_names", json_string(sources[rep->js_names]));
+			json_object_set_new(s, "js_frames", rjson_u64(rep->js_frames));
+			json_object_set_new(s, "js_frames_named", rjson_u64(rep->js_frames_named));
+		}
 		json_object_set_new(root, "stack_sampling", s);
 	}
 	json_t *b = json_object(), *list = json_array();

@@ -14,6 +14,7 @@
 #include "attribution/report_load_why.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/systab.h"
 
@@ -147,6 +148,25 @@ static int load_blocker(loader *l, const json_t *obj, const char *base, report_e
 	return l->failed ? -1 : 0;
 }
 
+/* stack_sampling's optional js_names ("perf_map", "v8_heap", "none")
+ * with its frame counts into REP.  Returns 0, or -1 (L failed). */
+static int rl_load_js_names(loader *l, const json_t *s, report *rep)
+{
+	static const char *const sources[] = { "perf_map", "v8_heap", "none" };
+	json_t *v = rl_get(l, s, "stack_sampling", "js_names", T_STR, false, true);
+	if (!v)
+		return l->failed ? -1 : 0;
+	for (size_t k = 0; k < sizeof sources / sizeof *sources; k++)
+		if (strcmp(json_string_value(v), sources[k]) == 0)
+			rep->js_names = REPORT_JS_NAMES_PERF_MAP + (int)k;
+	if (rep->js_names == REPORT_JS_NAMES_UNKNOWN)
+		return 0;	/* a later source: said nothing of */
+	if (rl_get_u64(l, s, "stack_sampling", "js_frames", &rep->js_frames) < 0 ||
+	    rl_get_u64(l, s, "stack_sampling", "js_frames_named", &rep->js_frames_named) < 0)
+		return -1;
+	return 0;
+}
+
 int rl_load_blockers(loader *l, const json_t *root, report *rep)
 {
 	char rpath[JPATH_LEN], path[JPATH_LEN];
@@ -162,6 +182,8 @@ int rl_load_blockers(loader *l, const json_t *root, report *rep)
 			return -1;
 		if ((v = rl_get(l, s, "stack_sampling", "js_symbols", T_BOOL, false, true)))
 			rep->js_symbols = json_is_true(v);
+		if (rl_load_js_names(l, s, rep) < 0)
+			return -1;
 		if (l->failed)
 			return -1;
 	}

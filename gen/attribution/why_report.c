@@ -1,6 +1,7 @@
 /* why_report — the attribution's maps and records read into a report;
  * see why.h. */
 #include "attribution/why.h"
+#include "attribution/why_v8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -552,12 +553,22 @@ static size_t vdso_frame(vdso_names *vdso, long pid, const char *s, size_t len, 
 	return vdso_name(vdso, pid, addr, out, out_len) == 1 ? strlen(out) : 0;
 }
 
+/* Whether the frame S (LEN bytes) is a bare address ("0x7f36daee79d"):
+ * bpftrace found no name for it. */
+static bool is_address(const char *s, size_t len)
+{
+	return len > 2 && s[0] == '0' && s[1] == 'x' &&
+	       strspn(s + 2, "0123456789abcdefABCDEF") >= len - 2;
+}
+
 /* The frames of a stack as bpftrace prints a ustack() key (one frame a
  * line, innermost first, "name+offset"; 0.24+ drop the spaces in names)
  * in folded form: outermost first, joined by ';', offsets dropped; a
  * bare address in process PID's vDSO named (VDSO).  Owned; NULL out of
- * memory. */
-static char *folded_frames(const char *text, vdso_names *vdso, long pid)
+ * memory.  JS[i] (NULL: none), when set, is the i-th frame (from the
+ * innermost) when bpftrace left it a bare address ("JS:NAME ..."). */
+static char *folded_frames(const char *text, vdso_names *vdso, long pid,
+			   const char *const *js)
 {
 	char named[WHY_STACK_FRAMES + 8][80];
 	const char *lines[WHY_STACK_FRAMES + 8];
@@ -574,7 +585,11 @@ static char *folded_frames(const char *text, vdso_names *vdso, long pid)
 		if (plus && plus > s && digits && strspn(plus + 1, "0123456789") >= digits)
 			len = (size_t)(plus - s);
 		size_t vlen = vdso_frame(vdso, pid, s, len, named[n], sizeof named[n]);
-		if (vlen) {
+		if (js && n < WHY_V8_FRAMES && js[n] && is_address(s, len)) {
+			lines[n] = js[n];
+			lens[n] = strlen(js[n]);
+			n++;
+		} else if (vlen) {
 			lines[n] = named[n];
 			lens[n++] = vlen;
 		} else if (len) {
@@ -603,13 +618,76 @@ static int stack_order(const void *a, const void *b)
 	return strcmp(x->frames, y->frames);
 }
 
-/* The stacks map (keys "P,TID,\n frames...") into the probes'. */
-static int fill_stacks(report *rep, const bpfout_window *w)
+/* The SharedFunctionInfos after a stack key's tid (",S0,...,S15", the
+ * sampler's V8 walk: why.c) into SFI[0..WHY_V8_FRAMES), 0 when absent;
+ * *AT moves past them to the ',' before the frames. */
+static void key_functions(const char **at, uint64_t *sfi)
+{
+	memset(sfi, 0, WHY_V8_FRAMES * sizeof *sfi);
+	for (int k = 0; k < WHY_V8_FRAMES && (*at)[0] == ',' && (*at)[1] >= '0' &&
+			(*at)[1] <= '9'; k++) {
+		char *end;
+		uint64_t v = strtoull(*at + 1, &end, 10);
+		if (*end != ',')
+			break;
+		sfi[k] = v;
+		*at = end;
+	}
+}
+
+/* Names in JS[i] ("JS:NAME SCRIPT:LINE", in TEXT[i]) the frames whose
+ * SharedFunctionInfo SFI[i] the namer V8 (may be NULL) can read in process
+ * PID, NULL elsewhere; counts them, SAMPLES times, in REP's JavaScript
+ * frames. */
+static void name_functions(report *rep, why_v8 *v8, long pid, const uint64_t *sfi,
+			   uint64_t samples, char text[][2 * 160 + 40], const char **js)
+{
+	for (int k = 0; k < WHY_V8_FRAMES; k++) {
+		const char *name = v8 && sfi[k] ? why_v8_name(v8, pid, sfi[k]) : NULL;
+		js[k] = NULL;
+		if (!sfi[k])
+			continue;
+		rep->js_frames += samples;
+		if (!name)
+			continue;
+		rep->js_frames_named += samples;
+		snprintf(text[k], sizeof text[k], "JS:%s", name);
+		js[k] = text[k];
+	}
+}
+
+/* Adds to probe P's stacks SAMPLES of thread TID's stack FRAMES (owned:
+ * taken).  Returns 0, or -1 out of memory. */
+static int add_stack(report_probe *p, long tid, uint64_t samples, char *frames)
+{
+	p->stack_samples += samples;
+	/* stacks that differ only in offsets are one once folded */
+	for (size_t k = 0; k < p->n_stacks; k++)
+		if (p->stacks[k].tid == tid && strcmp(p->stacks[k].frames, frames) == 0) {
+			p->stacks[k].samples += samples;
+			free(frames);
+			return 0;
+		}
+	report_stack *ns = realloc(p->stacks, (p->n_stacks + 1) * sizeof *ns);
+	if (!ns) {
+		free(frames);
+		return -1;
+	}
+	p->stacks = ns;
+	ns[p->n_stacks++] = (report_stack){ .tid = tid, .samples = samples, .frames = frames };
+	return 0;
+}
+
+/* The stacks map (keys "P,TID,\n frames...", or "P,TID,S0,...,S15,\n
+ * frames..." with the V8 walk) into the probes'; V8 (may be NULL) names
+ * the JavaScript frames. */
+static int fill_stacks(report *rep, const bpfout_window *w, why_v8 *v8)
 {
 	const bpfout_map *m = report_window_map(w, "stk", WHY_NAME);
 	if (!m || !m->n_entries)
 		return 0;
 	vdso_names *vdso = vdso_names_new();	/* NULL: no frame is named there */
+	char text[WHY_V8_FRAMES][2 * 160 + 40];
 	int rc = 0;
 	for (size_t i = 0; i < m->n_entries && rc == 0; i++) {
 		const bpfout_entry *e = &m->entries[i];
@@ -618,33 +696,16 @@ static int fill_stacks(report *rep, const bpfout_window *w)
 		if (*end != ',' || phase < 1 || (size_t)phase > rep->n_probes || e->value <= 0)
 			continue;
 		tid = strtol(end + 1, &end, 10);
-		if (*end != ',')
+		uint64_t sfi[WHY_V8_FRAMES];
+		const char *at = end, *js[WHY_V8_FRAMES];
+		key_functions(&at, sfi);
+		if (*at != ',')
 			continue;
-		report_probe *p = &rep->probes[phase - 1];
-		char *frames = folded_frames(end + 1, vdso, process_of_thread(report_pids_of(rep), tid));
-		if (!frames) {
+		long pid = process_of_thread(report_pids_of(rep), tid);
+		name_functions(rep, v8, pid, sfi, (uint64_t)e->value, text, js);
+		char *frames = folded_frames(at + 1, vdso, pid, js);
+		if (!frames || add_stack(&rep->probes[phase - 1], tid, (uint64_t)e->value, frames) < 0)
 			rc = -1;
-			break;
-		}
-		p->stack_samples += (uint64_t)e->value;
-		/* stacks that differ only in offsets are one once folded */
-		size_t k = 0;
-		while (k < p->n_stacks && !(p->stacks[k].tid == tid && strcmp(p->stacks[k].frames, frames) == 0))
-			k++;
-		if (k < p->n_stacks) {
-			p->stacks[k].samples += (uint64_t)e->value;
-			free(frames);
-			continue;
-		}
-		report_stack *ns = realloc(p->stacks, (p->n_stacks + 1) * sizeof *ns);
-		if (!ns) {
-			free(frames);
-			rc = -1;
-			break;
-		}
-		p->stacks = ns;
-		ns[p->n_stacks++] = (report_stack){ .tid = tid, .samples = (uint64_t)e->value,
-						    .frames = frames };
 	}
 	vdso_names_free(vdso);
 	if (rc < 0)
@@ -688,35 +749,54 @@ static int all_have_perf_maps(report_pids p)
 	return all;
 }
 
-int why_fill(report *rep, const resolved *r, const bpfout_window *w, uint64_t begin_ns)
+/* The parts, the splits' totals and the stacks of window W into REP;
+ * V8 (may be NULL) names JavaScript frames.  Returns 0, or -1 out of
+ * memory. */
+static int fill_window(report *rep, const bpfout_window *w, why_v8 *v8)
 {
 	static const struct { const char *prefix; enum part part; } parts[] = {
 		{ "cpu", PART_CPU }, { "wait", PART_WAIT }, { "blk", PART_BLOCKED },
 		{ "oth", PART_OTHER }, { "slp", PART_SLEEP }, { "sys", PART_CALLS },
 	};
-	if (!why_wanted(r))
-		return 0;
-	rep->attributed = true;
-	rep->blocker_ns = r->sp->blocker_ns;
-	rep->stack_ns = r->sp->stack_ns;
-	rep->js_symbols = rep->stack_ns ? all_have_perf_maps(report_pids_of(rep)) : -1;
-	if (rep->js_symbols == 0 &&
-	    report_add_warning(rep, "JavaScript frames in the stacks have no names: the target "
-				    "wrote no perf map; start node with --perf-basic-prof (or "
-				    "--perf-basic-prof-only-functions) to name them (native frames "
-				    "are named either way)") < 0)
-		return -1;
-	for (size_t i = 0; i < r->n_probes && i < rep->n_probes; i++)
-		rep->probes[i].attributed = why_attributed(r, i);
-	if (!w)
-		return 0;
 	for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
 		if (read_part(rep, w, parts[k].prefix, parts[k].part) < 0)
 			return -1;
 	for (size_t i = 0; i < rep->n_probes; i++)
 		if (rep->probes[i].attributed && total_split(&rep->probes[i]) < 0)
 			return -1;
-	if (fill_stacks(rep, w) < 0)
+	return fill_stacks(rep, w, v8);
+}
+
+int why_fill(report *rep, const resolved *r, const bpfout_window *w, uint64_t begin_ns)
+{
+	if (!why_wanted(r))
+		return 0;
+	rep->attributed = true;
+	rep->blocker_ns = r->sp->blocker_ns;
+	rep->stack_ns = r->sp->stack_ns;
+	rep->js_symbols = rep->stack_ns ? all_have_perf_maps(report_pids_of(rep)) : -1;
+	why_v8 *v8 = NULL;
+	char why[256] = "";
+	if (rep->js_symbols == 1)
+		rep->js_names = REPORT_JS_NAMES_PERF_MAP;
+	else if (rep->stack_ns && r->tg && r->tg->exe)
+		v8 = why_v8_new(r->tg->exe, why, sizeof why);
+	if (rep->js_symbols == 0 && !v8) {
+		char text[512];
+		snprintf(text, sizeof text, "JavaScript frames in the stacks have no names: the "
+			 "target wrote no perf map, and its V8 heap cannot be read (%s); start node "
+			 "with --perf-basic-prof (or --perf-basic-prof-only-functions) to name them "
+			 "(native frames are named either way)", why);
+		if (report_add_warning(rep, text) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < r->n_probes && i < rep->n_probes; i++)
+		rep->probes[i].attributed = why_attributed(r, i);
+	int rc = w ? fill_window(rep, w, v8) : 0;
+	if (rc == 0 && w && rep->js_names != REPORT_JS_NAMES_PERF_MAP && rep->stack_ns)
+		rep->js_names = rep->js_frames_named ? REPORT_JS_NAMES_V8_HEAP : REPORT_JS_NAMES_NONE;
+	why_v8_free(v8);
+	if (rc < 0)
 		return -1;
-	return fill_blockers(rep, w, begin_ns);
+	return w ? fill_blockers(rep, w, begin_ns) : 0;
 }

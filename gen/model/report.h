@@ -253,6 +253,14 @@ typedef struct report_probe {
 	uint64_t http_cut, http_replaced, http2_seen;
 } report_probe;
 
+/* What named a report's JavaScript frames. */
+enum {
+	REPORT_JS_NAMES_UNKNOWN,	/* not sampled, or an older report */
+	REPORT_JS_NAMES_PERF_MAP,	/* the target's perf map, through bpftrace */
+	REPORT_JS_NAMES_V8_HEAP,	/* V8's metadata and heap (attribution/why_v8.h) */
+	REPORT_JS_NAMES_NONE,		/* nothing */
+};
+
 typedef struct report {
 	char *spec_name;
 	char *spec_path;
@@ -296,6 +304,12 @@ typedef struct report {
 	 * -1 unknown. */
 	uint64_t stack_ns;
 	int js_symbols;
+	/* What named the stacks' JavaScript frames (REPORT_JS_NAMES_*);
+	 * js_frames: frames the sampler's V8 walk found a JavaScript
+	 * function in (each stack's times its samples), js_frames_named:
+	 * those named from the target's heap. */
+	int js_names;
+	uint64_t js_frames, js_frames_named;
 	char **warnings;
 	size_t n_warnings;
 } report;
