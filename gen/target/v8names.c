@@ -309,7 +309,7 @@ static int function_script(const v8meta *m, const v8names_reader *r, uint64_t sf
 int v8names_function(const v8meta *m, const v8names_reader *r, uint64_t sfi, char *out,
 		     size_t len)
 {
-	char name[V8NAMES_TEXT_MAX + 4], file[V8NAMES_TEXT_MAX + 4];
+	char name[V8NAMES_TEXT_MAX + 1], file[V8NAMES_TEXT_MAX + 1];
 	uint64_t script, sname;
 	int64_t start, line = -1;
 	int type;
