@@ -162,42 +162,68 @@ static int scope_slot(const v8meta *m, const v8names_reader *r, uint64_t si, int
 	return read_field(m, r, si, m->map_off + 8 * (1 + i), v);
 }
 
+/* Whether slot AT of ScopeInfo SI is a string followed by a small
+ * integer (a function's name and its slot); the name then into NAME. */
+static bool name_at(const v8meta *m, const v8names_reader *r, uint64_t si, int at, char *name,
+		    size_t len)
+{
+	uint64_t v, next;
+	int64_t index;
+	int type;
+	return scope_slot(m, r, si, at, &v) == 0 && scope_slot(m, r, si, at + 1, &next) == 0 &&
+	       is_heap_object(m, v) && object_type(m, r, v, &type) == 0 &&
+	       type < m->first_nonstring && smi_value(m, next, &index) &&
+	       string_text(m, r, v, name, len) >= 0;
+}
+
+/* Whether slots AT and AT+1 of ScopeInfo SI are a source position (two
+ * small integers, 0 <= start <= end); the start then into *START. */
+static bool position_at(const v8meta *m, const v8names_reader *r, uint64_t si, int at,
+			int64_t *start)
+{
+	uint64_t a, b;
+	int64_t s, e;
+	if (scope_slot(m, r, si, at, &a) < 0 || scope_slot(m, r, si, at + 1, &b) < 0 ||
+	    !smi_value(m, a, &s) || !smi_value(m, b, &e) || s < 0 || s > e)
+		return false;
+	*start = s;
+	return true;
+}
+
 /* V8 keeps a compiled function's name and source position in its
- * ScopeInfo, after three counts (flags, parameters, context locals) and
- * the context locals' names and infos (one name slot, a hash table, past
- * 75 locals): maybe a saved class variable (a small integer), then the
- * function's name (a string) with its slot (a small integer), the
- * inferred name, and the position (start, end), as node 18 to 26 lay it
- * out.  The name is taken only as a string right before a small integer,
- * the position only as two small integers start <= end.  NAME gets the
- * name ("" when none is there) and *START the start (-1 when unknown).
- * Returns 0, or -1 when SI is not laid out so. */
+ * ScopeInfo, after three counts (flags, parameters, context locals), laid
+ * out one of two ways (the context locals' names and infos take LOCALS
+ * slots: one name slot, a hash table, past 75 locals; a saved class
+ * variable, a small integer, may come before the name):
+ *   node 18 to 22: locals, the name with its slot, the inferred name, the
+ *                  position (start, end);
+ *   node 24 on:    the position, locals, the name with its slot.
+ * The name is taken only as a string right before a small integer, the
+ * position only as two small integers start <= end.  NAME gets the name
+ * and *START the start (-1 when unknown).  Returns 0, or -1 when SI is
+ * laid out neither way. */
 static int scope_info_name(const v8meta *m, const v8names_reader *r, uint64_t si, char *name,
 			   size_t len, int64_t *start)
 {
-	uint64_t v, next;
-	int64_t locals, end;
+	uint64_t v;
+	int64_t locals;
 	*start = -1;
 	if (scope_slot(m, r, si, 2, &v) < 0 || !smi_value(m, v, &locals) || locals < 0 ||
 	    locals > 100000)
 		return -1;
-	int at = 3 + (locals > 75 ? 1 : (int)locals) + (int)locals;
-	for (int k = 0; k < 2; k++, at++) {
-		int type;
-		if (scope_slot(m, r, si, at, &v) < 0 || scope_slot(m, r, si, at + 1, &next) < 0)
-			return -1;
-		if (!is_heap_object(m, v) || object_type(m, r, v, &type) < 0 ||
-		    type >= m->first_nonstring || smi_value(m, next, &end) == false)
-			continue;
-		if (string_text(m, r, v, name, len) < 0)
-			return -1;
-		uint64_t a, b;
-		int64_t s, e;
-		if (scope_slot(m, r, si, at + 3, &a) == 0 && scope_slot(m, r, si, at + 4, &b) == 0 &&
-		    smi_value(m, a, &s) && smi_value(m, b, &e) && s >= 0 && s <= e)
-			*start = s;
-		return 0;
-	}
+	int slots = (locals > 75 ? 1 : (int)locals) + (int)locals;
+	for (int at = 3 + slots; at < 5 + slots; at++)
+		if (name_at(m, r, si, at, name, len)) {
+			if (!position_at(m, r, si, at + 3, start))
+				*start = -1;
+			return 0;
+		}
+	if (!position_at(m, r, si, 3, start))
+		return -1;
+	for (int at = 5 + slots; at < 7 + slots; at++)
+		if (name_at(m, r, si, at, name, len))
+			return 0;
+	*start = -1;
 	return -1;
 }
 

@@ -120,6 +120,17 @@ static uint64_t new_scope_info(uint64_t name, int64_t start)
 	return o;
 }
 
+/* The same as node 24 on lays it out: the position before the name. */
+static uint64_t new_scope_info24(uint64_t name, int64_t start)
+{
+	uint64_t o = new_object(261, 8 * 10);
+	uint64_t slots[] = { smi(0), smi(1), smi(0), smi(start), smi(start + 40), name, smi(-1),
+			     new_object(131, 8) };
+	for (size_t i = 0; i < sizeof slots / sizeof *slots; i++)
+		put64(o - 1 + 8 + 8 * i, slots[i]);
+	return o;
+}
+
 static uint64_t new_script(const char *name, const char *source)
 {
 	uint64_t o = new_object(167, 64);
@@ -245,6 +256,8 @@ START_TEST(test_names_from_scope_info_with_line)
 	put64(script - 1 + 56, ends);
 	name_of(sfi, 0, "busy /app/x.js:3");
 	name_of(new_sfi(new_scope_info(new_string("tail"), 50), script), 0, "tail /app/x.js:4");
+	/* node 24's layout */
+	name_of(new_sfi(new_scope_info24(new_string("busy"), 40), script), 0, "busy /app/x.js:3");
 	/* past the last line end: no line */
 	name_of(new_sfi(new_scope_info(new_string("far"), 90), script), 0, "far /app/x.js");
 }
