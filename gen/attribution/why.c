@@ -208,11 +208,15 @@ static void put_ids(buf *b, const char *var, char kind, int index)
 	}
 }
 
-/* "$fp - 8" for OFF -8, "$fp + 16" for 16: bpftrace reads a negative
- * constant added to an unsigned address as a huge one. */
+/* "(int64)$fp - 8" for OFF -8, "$fp + (uint64)16" for 16: bpftrace 0.27
+ * warns at an unsigned address met by a signed constant, and at a
+ * difference of unsigned values (which it makes signed). */
 static void put_offset(buf *b, const char *var, int off)
 {
-	buf_printf(b, "%s %c %d", var, off < 0 ? '-' : '+', off < 0 ? -off : off);
+	if (off < 0)
+		buf_printf(b, "(int64)%s - %d", var, -off);
+	else
+		buf_printf(b, "%s + (uint64)%d", var, off);
 }
 
 /* Appends the walk of one frame of the frame-pointer chain: when $fp is
@@ -224,18 +228,18 @@ static void put_offset(buf *b, const char *var, int off)
 static void put_frame_walk(buf *b, const v8meta *m, int slot)
 {
 	const char *in = "\t\t\t";
-	buf_printf(b, "%sif ($fp != 0) {\n%s\t$c = *(uint64 *)uptr(", in, in);
+	buf_printf(b, "%sif ($fp != (uint64)0) {\n%s\t$c = *(uint64 *)uptr(", in, in);
 	put_offset(b, "$fp", m->fp_context);
 	buf_printf(b, ");\n%s\t$f = *(uint64 *)uptr(", in);
 	put_offset(b, "$fp", m->fp_function);
-	buf_printf(b, ");\n%s\tif (($c & %d) != 0 && ($f & %d) == %d) {\n", in, m->smi_tag_mask,
-		   m->heap_tag_mask, m->heap_tag);
+	buf_printf(b, ");\n%s\tif (($c & (uint64)%d) != (uint64)0 && ($f & (uint64)%d) == (uint64)%d) {\n",
+		   in, m->smi_tag_mask, m->heap_tag_mask, m->heap_tag);
 	buf_printf(b, "%s\t\t$m = *(uint64 *)uptr(", in);
 	put_offset(b, "$f", m->map_off - m->heap_tag);
-	buf_printf(b, ");\n%s\t\tif (*(uint16 *)uptr(", in);
+	buf_printf(b, ");\n%s\t\tif ((uint64)*(uint16 *)uptr(", in);
 	put_offset(b, "$m", m->map_instance_type - m->heap_tag);
-	buf_printf(b, ") == %d) {\n%s\t\t\t$s%d = *(uint64 *)uptr(", m->type_jsfunction, in,
-		   slot);
+	buf_printf(b, ") == (uint64)%d) {\n%s\t\t\t$s%d = *(uint64 *)uptr(", m->type_jsfunction,
+		   in, slot);
 	put_offset(b, "$f", m->jsfunction_shared - m->heap_tag);
 	buf_printf(b, ");\n%s\t\t}\n%s\t}\n%s\t$fp = *(uint64 *)uptr($fp);\n%s}\n", in, in, in,
 		   in);
@@ -250,7 +254,8 @@ static void put_walk(buf *b, const v8meta *m)
 		    "\t\t\t// the frame-pointer chain (gen/target/v8meta.h), paired with\n"
 		    "\t\t\t// ustack's entries by position on that chain\n"
 		    "\t\t\t$fp = (uint64)0;\n"
-		    "\t\t\tif (reg(\"ip\") < 0x800000000000) {\n\t\t\t\t$fp = reg(\"bp\");\n\t\t\t}\n");
+		    "\t\t\tif (reg(\"ip\") < (uint64)0x800000000000) {\n"
+		    "\t\t\t\t$fp = reg(\"bp\");\n\t\t\t}\n");
 	for (int k = 0; k < WHY_V8_FRAMES; k++)
 		buf_printf(b, "\t\t\t$s%d = (uint64)0;\n", k);
 	for (int k = 0; k < WHY_V8_FRAMES; k++)
