@@ -9,7 +9,7 @@
 #     script and line (v8_named.js:8), innermost, called from busyOuter
 #     (v8_named.js:43); no frame names either with another line;
 #   - the same names in `bpfspec report` of the saved JSON (text) and in
-#     -o folded.
+#     -o folded; the report matches docs/report.schema.json.
 # About 10 s.
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -26,6 +26,8 @@ rep=$TMP/why.json
 "$BPFSPEC" run loop-why -p "$APP" -d 3 -o json --output "$rep" 2>"$TMP/err" ||
 	{ status=$?; cat "$TMP/err"; fail "bpfspec run exited $status"; }
 
+/usr/bin/python3 "$TOP/scripts/validate-json-schema.py" --strict "$TOP/docs/report.schema.json" "$rep" ||
+	fail "the report does not match docs/report.schema.json"
 jq -e '.stack_sampling.js_symbols == false and .stack_sampling.js_names == "v8_heap"' "$rep" \
 	>/dev/null || fail "the frames were not named from V8's heap: $(jq -c '[.stack_sampling, .warnings]' "$rep")"
 echo "measured: JavaScript frames named from the heap: $(jq -r '.stack_sampling |
