@@ -19,7 +19,7 @@
 
 typedef struct v8meta {
 	size_t n_symbols;	/* v8dbg_* symbols seen; 0: not a V8 binary */
-	uint32_t seen;		/* bit per field below that had its symbol */
+	uint64_t seen;		/* bit per field below that had its symbol */
 	/* frames: offsets from the frame pointer */
 	int fp_function, fp_context;
 	/* tagging */
