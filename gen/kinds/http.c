@@ -161,15 +161,6 @@ static const char *line_of(const http_record *s, const http_record *starts, size
 	return q ? q->line : NULL;
 }
 
-static uint64_t scalar(const bpfout_window *w, const char *prefix, const char *name)
-{
-	const bpfout_map *m = report_window_map(w, prefix, name);
-	if (!m || m->n_entries != 1 || m->entries[0].type != BPFOUT_VALUE_INT ||
-	    m->entries[0].value < 0)
-		return 0;
-	return (uint64_t)m->entries[0].value;
-}
-
 /* The row of METHOD and ROUTE in P, added when missing: past LIMIT
  * routes, the "other" row.  NULL out of memory. */
 static report_http_route *route_row(report_probe *p, const char *method, const char *route,
@@ -343,9 +334,9 @@ static int http_fill(report_probe *p, const resolved_probe *rp, const bpfout_win
 	free(starts);
 	free(ends);
 	finish_routes(p);
-	p->events_dropped = bpfout_dropped_records(w, sp->name) + scalar(w, WIRE_DROPPED, sp->name);
-	p->http_replaced = scalar(w, HTTP_REPLACED, sp->name);
-	p->http2_seen = scalar(w, HTTP2_SEEN, sp->name);
+	p->events_dropped = bpfout_dropped_records(w, sp->name) + report_window_scalar(w, WIRE_DROPPED, sp->name);
+	p->http_replaced = report_window_scalar(w, HTTP_REPLACED, sp->name);
+	p->http2_seen = report_window_scalar(w, HTTP2_SEEN, sp->name);
 	return rc;
 }
 

@@ -289,16 +289,6 @@ static int add_stages(report_probe *p, const spec_probe *sp)
 	return 0;
 }
 
-/* The value of scalar map PREFIX_NAME in W (0 when absent). */
-static uint64_t scalar(const bpfout_window *w, const char *prefix, const char *name)
-{
-	const bpfout_map *m = report_window_map(w, prefix, name);
-	if (!m || m->n_entries != 1 || m->entries[0].type != BPFOUT_VALUE_INT ||
-	    m->entries[0].value < 0)
-		return 0;
-	return (uint64_t)m->entries[0].value;
-}
-
 /* The threads of map @spw_NAME in W, by tid, with their names. */
 static int add_workers(report_probe *p, const bpfout_map *m, const kind_fill_ctx *ctx)
 {
@@ -401,9 +391,9 @@ static int span_fill(report_probe *p, const resolved_probe *rp, const bpfout_win
 		return -1;
 	name_labels(p, rp->sp, ctx->exe);
 	finish_rows(p);
-	uint64_t opened = scalar(w, SPAN_OPENED, n), gone = scalar(w, SPAN_GONE, n);
+	uint64_t opened = report_window_scalar(w, SPAN_OPENED, n), gone = report_window_scalar(w, SPAN_GONE, n);
 	p->spans_open = opened > gone ? opened - gone : 0;
-	p->spans_evicted = scalar(w, SPAN_EVICTED, n);
+	p->spans_evicted = report_window_scalar(w, SPAN_EVICTED, n);
 	return ctx->run->slice_min_ns && w ? report_fill_slices(p, n, w, ctx) : 0;
 }
 

@@ -29,6 +29,15 @@ const bpfout_map *report_window_map(const bpfout_window *w, const char *prefix, 
 	return bpfout_window_map(w, mapname);
 }
 
+uint64_t report_window_scalar(const bpfout_window *w, const char *prefix, const char *name)
+{
+	const bpfout_map *m = report_window_map(w, prefix, name);
+	if (!m || m->n_entries != 1 || m->entries[0].type != BPFOUT_VALUE_INT ||
+	    m->entries[0].value < 0)
+		return 0;
+	return (uint64_t)m->entries[0].value;
+}
+
 char *report_thread_name(report_pids pids, long tid)
 {
 	char comm[64];

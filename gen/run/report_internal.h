@@ -33,6 +33,10 @@ int report_fill_slices(report_probe *p, const char *name, const bpfout_window *w
 const bpfout_map *report_window_map(const bpfout_window *w, const char *prefix,
 				    const char *name);
 
+/* The value of scalar map @PREFIX_NAME (a count()) in W: 0 when W is
+ * NULL, did not print it, or printed something else. */
+uint64_t report_window_scalar(const bpfout_window *w, const char *prefix, const char *name);
+
 /* For each entry [KEY, BUCKET] -> N of histogram map M (NULL: none), adds
  * N to bucket BUCKET of TOTAL and of the stats STATS_OF(CTX, KEY) names
  * (NULL out of memory).  Returns 0, or -1 out of memory. */
