@@ -34,6 +34,8 @@ SEVERITIES = ("critical", "warning", "info")
 PROMQL_WORDS = {"and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring",
                 "group_left", "group_right", "inf", "nan", "atan2"}
 VARIABLE = re.compile(r"\$\{(\w+)(?::\w+)?\}|\$(\w+)|\[\[(\w+)\]\]")
+# A variable's name that is a number ($1, ${1}) is a label_replace()
+# replacement's group, which Grafana leaves as it is (no variable has it).
 
 
 def fail_all(problems):
@@ -64,12 +66,13 @@ def load_yaml(path):
 
 def known_families(metrics_md, serve_md):
     """{name: type} of the families serve exports: the rows of the
-    Families table of docs/serve-metrics.md, and serve's own families,
+    Families table of docs/serve-metrics.md (OpenTelemetry's names
+    included), and serve's own families,
     which docs/serve.md names in backquotes (type "gauge or counter")."""
     families = {}
     with open(metrics_md) as f:
         for line in f:
-            m = re.match(r"^\| `((?:bpfspec|nodejs)_\w+)` \| (\w+) \|", line)
+            m = re.match(r"^\| `((?:bpfspec|nodejs|http)_\w+)` \| (\w+) \|", line)
             if m:
                 families[m.group(1)] = m.group(2)
     with open(serve_md) as f:
@@ -175,6 +178,8 @@ def check_panel(panel, ds_uid, variables, families):
             problems.append("%s %s: empty expr" % (where, t.get("refId")))
         for m in VARIABLE.finditer(expr):
             name = next(g for g in m.groups() if g)
+            if name.isdigit():
+                continue
             if name not in variables and name not in GRAFANA_BUILTINS:
                 problems.append("%s %s: undefined variable $%s" % (where, t.get("refId"), name))
         for m in unknown_metrics(expr, families):
@@ -209,10 +214,13 @@ def dashboard_check(path, metrics_md, serve_md):
 
 
 def substitute(expr, values):
-    """EXPR with each $NAME, ${NAME} and [[NAME]] replaced by VALUES[NAME];
-    exits naming a variable that VALUES lacks."""
+    """EXPR with each $NAME, ${NAME} and [[NAME]] replaced by VALUES[NAME]
+    (a number, a label_replace() group, left as it is); exits naming a
+    variable that VALUES lacks."""
     def one(m):
         name = next(g for g in m.groups() if g)
+        if name.isdigit():
+            return m.group(0)
         if name not in values:
             sys.exit("no value given for variable $%s (in: %s)" % (name, expr))
         return values[name]
