@@ -61,17 +61,33 @@
 # its variables set as a user would pick these targets (job bpfspec, every
 # host, targets a, b and w, spec libuv-phases, role main, 10 s for
 # $__rate_interval), returns at least one series, or is listed below as
-# not covered, with the reason.  Its loop-why and syscall-latency panels
-# read a second serve (target w: workload b's process, the same bracketed
-# marker), scraped by the same Prometheus, which runs those two specs
-# from the start (its bpftrace compile while the first serve's do, before
-# the 20 s of data) until the judging is done: the dashboard is read then,
+# not covered, with the reason.  Its loop-why, syscall-latency and
+# thread-pool panels read a second serve (target w: workload b's process,
+# the same bracketed marker), scraped by the same Prometheus, which runs
+# loop-why, syscall-latency and threadpool from the start (its bpftrace
+# compile while the first serve's do, before the 20 s of data) until the
+# judging is done: the dashboard is read then,
 # and the second serve stopped before the restarts, whose timings it
 # would stretch (its scheduler and syscall tracepoints fire for every
 # process).  The queries are read again at the end, for what only exists
 # then (bpftrace restarts); each must have had series in one of the two
 # readings.  The assertions select the first serve's targets (a, b) or
 # instance.  Last, SIGTERM stops serve and every process it started.
+# For the thread-pool panels b runs with --pool (phases.js: a pbkdf2, a
+# file read and a stat every 100 ms, on the pool's threads).  What that
+# adds to b's judged figures stays far inside their tolerances: its
+# timer has b's interval, so it runs in the timers phase of b's 40 ms
+# callback, right after it, for about 0.3 ms here, under 1 ms nine times
+# in ten: under 1% of the phase's time, and no phase of its own; the
+# done callbacks come through epoll, so they run in a turn after the
+# timer's (the 15 ms immediate's, or one of their own), and the stalls
+# above 2^25 ns stay one per timer callback.  Those turns of their own
+# (the file read alone is several pieces of pool work, open, fstat,
+# read, close) made b's timers phases about 90 a second, a's 30, in a
+# run here: empty ones, below the 2^20 ns the count starts at, and 10
+# callbacks in 90 phases keep the p99 a callback's.  The pbkdf2 (about
+# 10 ms of a CPU) runs off the loop, which the utilization gauge does
+# not see.
 #
 # The markers are found with a bracket (cmdline=bpfspec-test-PID-[a]): the
 # regex's own text does not match itself, so no process whose command
@@ -97,18 +113,18 @@ prio="nice -n -10"
 if chrt -f 10 true 2>/dev/null; then prio="chrt -f 10"; fi
 echo "measured: workload priority          $prio"
 
-# workload NAME TIMER_MS MARKER — starts phases.js with its log in
-# $TMP/NAME.log; sets pid_NAME.
+# workload NAME TIMER_MS MARKER [ARG...] — starts phases.js with its log
+# in $TMP/NAME.log and the ARGs; sets pid_NAME.
 workload() {
-	$prio node "$TOP/scripts/workloads/phases.js" --timer-ms "$2" --log "$TMP/$1.log" "$3" &
+	$prio node "$TOP/scripts/workloads/phases.js" --timer-ms "$2" --log "$TMP/$1.log" "$3" "${@:4}" &
 	printf -v "pid_$1" %s "$!"
 	cleanup_pid "$!"
 }
 workload a 20 "$tag-a-gen1"
-workload b 40 "$tag-b-gen1"
+workload b 40 "$tag-b-gen1" --pool
 
 # The second serve (see above), then the first: SERVE_* are the first's.
-start_serve loop-why syscall-latency --target "w=cmdline=$tag-[b]" \
+start_serve loop-why syscall-latency threadpool --target "w=cmdline=$tag-[b]" \
 	--listen 127.0.0.1:0 --interval "${interval}s"
 why_pid=$SERVE_PID why_port=$SERVE_PORT
 start_serve libuv-phases loop-utilization \
@@ -209,6 +225,8 @@ up_to 3 judge_both
 # spec served here exports, and why:
 declare -A not_covered=(
 	["Events per second (events probes)"]="no spec served here has an events probe (file-io, net-connect and memory have)"
+	["HTTP requests per second, by route and status class"]="no HTTP server runs here: http-server needs one under load (test_http_server's express and fastify under autocannon), seconds more and a second tracer of every process's reads and writes during the timings"
+	["HTTP p99, by route"]="no HTTP server runs here (as the panel above)"
 )
 dashboard=$TOP/deploy/monitoring/dashboard.json
 dash_vars=(job=bpfspec 'instance=.+' 'target=a|b|w' spec=libuv-phases thread_role=main __rate_interval=10s)
@@ -222,8 +240,8 @@ dashboard_read() {
 		fail "the dashboard's queries could not be run"
 	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
 }
-prom_wait 'count(bpfspec_up{target="w"} == 1)' 'v == 2' 30
-echo "measured: second serve's 2 specs up   waited $PROM_WAITED s more"
+prom_wait 'count(bpfspec_up{target="w"} == 1)' 'v == 3' 30
+echo "measured: second serve's 3 specs up   waited $PROM_WAITED s more"
 took=$(dashboard_read "$TMP/dashboard.1")
 [ "$(wc -l <"$TMP/dashboard.1")" -ge 10 ] || fail "only $(wc -l <"$TMP/dashboard.1") dashboard queries read"
 for title in "${!not_covered[@]}"; do
