@@ -33,9 +33,10 @@ PROMETHEUS_OWN = {"up"}
 SEVERITIES = ("critical", "warning", "info")
 PROMQL_WORDS = {"and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring",
                 "group_left", "group_right", "inf", "nan", "atan2"}
+# A Grafana variable in a query.  One whose name is a number ($1, ${1})
+# is a label_replace() replacement's group, which Grafana leaves as it is
+# (no variable has that name).
 VARIABLE = re.compile(r"\$\{(\w+)(?::\w+)?\}|\$(\w+)|\[\[(\w+)\]\]")
-# A variable's name that is a number ($1, ${1}) is a label_replace()
-# replacement's group, which Grafana leaves as it is (no variable has it).
 
 
 def fail_all(problems):

@@ -19,7 +19,8 @@
 #  (e) deploy/monitoring/dashboard.json: a Prometheus datasource variable,
 #      target and spec variables from label_values(), unique integer panel
 #      ids, every panel but a row has queries, on that datasource, using
-#      defined variables and exported metrics only; and every query, its
+#      defined variables (a label_replace() group, ${1}, is none) and
+#      exported metrics only; and every query, its
 #      variables filled in, parses: each becomes a recording rule of a
 #      rules file that `promtool check rules` must accept (so do the
 #      variables' series selectors).
