@@ -32,16 +32,33 @@ need_root
 
 DELAY_MS=200
 cc -O1 -Wall -Werror -o "$TMP/fifo_writer" "$TOP/tests/workloads/fifo_writer.c"
-fifos=()
-for i in 1 2 3 4; do
-	mkfifo "$TMP/fifo$i"
-	"$TMP/fifo_writer" "$TMP/fifo$i" "$DELAY_MS" &
-	cleanup_pid "$!"
-	fifos+=("$TMP/fifo$i")
+# run_once N — the workload under bpfspec, with FIFOs and writers of
+# their own (attempt N), into $TMP/log and $TMP/r.json.
+run_once() {
+	local fifos=() i
+	for i in 1 2 3 4; do
+		mkfifo "$TMP/fifo$1.$i"
+		"$TMP/fifo_writer" "$TMP/fifo$1.$i" "$DELAY_MS" &
+		cleanup_pid "$!"
+		fifos+=("$TMP/fifo$1.$i")
+	done
+	rm -f "$TMP/log"
+	UV_THREADPOOL_SIZE=2 "$BPFSPEC" run threadpool -o json -- node "$TOP/tests/workloads/threadpool.js" \
+		"$TMP/log" "${fifos[@]}" >"$TMP/r.json" 2>"$TMP/r.err" ||
+		{ cat "$TMP/r.err"; fail "bpfspec run threadpool failed"; }
+}
+# The truth below holds when the CPUs ran at one speed through the run:
+# the 5 jobs the workload ran alone, one after another, took the same
+# time within 25%.  A VM whose host takes its CPUs away unevenly made
+# them 18 to 36 ms in one run (its truth, then, was no truth): such a
+# run is done again, up to three times, and judged on the last.
+for attempt in 1 2 3; do
+	run_once "$attempt"
+	spread=$(awk '$1 == "alone" { d = $3 - $2; if (!n++ || d < lo) lo = d; if (d > hi) hi = d }
+		END { printf "%.2f", n ? hi / lo : 0 }' "$TMP/log" 2>/dev/null || echo 0)
+	echo "measured: attempt $attempt: the alone jobs' longest over shortest $spread (steady: at most 1.25)"
+	awk -v s="$spread" 'BEGIN { exit !(s > 0 && s <= 1.25) }' && break
 done
-UV_THREADPOOL_SIZE=2 "$BPFSPEC" run threadpool -o json -- node "$TOP/tests/workloads/threadpool.js" \
-	"$TMP/log" "${fifos[@]}" >"$TMP/r.json" 2>"$TMP/r.err" ||
-	{ cat "$TMP/r.err"; fail "bpfspec run threadpool failed"; }
 [ -s "$TMP/log" ] || fail "the workload wrote no log"
 
 # row STAGE LABEL FIELD — a row's field of the report.
