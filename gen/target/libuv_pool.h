@@ -3,9 +3,9 @@
  * libuv starts its pool on the first piece of work, with
  * UV_THREADPOOL_SIZE threads from the process's environment (a number
  * read as atoi reads it; 0 counts as 1, more than 1024 as 1024) or 4.
- * libuv 1.48 and later (node 22 and later) name each pool thread
- * "libuv-worker": when the process has such threads, their number is
- * the size.  Otherwise the size is what the environment the process
+ * Recent libuv releases (those of node 22 and later; node 18 and 20 do
+ * not) name each pool thread "libuv-worker": when the process has such
+ * threads, their number is the size.  Otherwise the size is what the environment the process
  * started with says (JavaScript that changes process.env before the
  * pool starts is not seen), or libuv's default.  /proc's files are read
  * bounded, as everything the traced process controls. */
