@@ -14,6 +14,11 @@
 # logged requests and never more, p50 and p99 within ±10% (or 1 ms),
 # status codes as sent, the id route one series.  Every output (JSON,
 # text, prom) of the hostile run is safe (tests/check_safe_output.py).
+# The app runs at a real-time priority (chrt): on 2 busy cores the load
+# generator, bpfspec and its bpftrace preempted it between its read and
+# its 'request' event, time bpfspec rightly counts and the app's log
+# cannot see (a /missing p99 of 1.6 ms against 0.2 ms logged, in a
+# sanitizer run).
 # About 35 s (up to twice that when a window is measured again).
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -29,7 +34,7 @@ export NODE_PATH=$npm_dir/node_modules
 run_framework() {
 	local fw=$1 app run port i
 	rm -f "$TMP/$fw.port" "$TMP/$fw.log"
-	node --max-semi-space-size=64 "$TOP/tests/workloads/http_app.js" "$fw" "$TMP/$fw.port" "$TMP/$fw.log" &
+	chrt --fifo 1 node --max-semi-space-size=64 "$TOP/tests/workloads/http_app.js" "$fw" "$TMP/$fw.port" "$TMP/$fw.log" &
 	app=$!
 	cleanup_pid "$app"
 	for i in $(seq 100); do [ -s "$TMP/$fw.port" ] && break; sleep 0.1; done
