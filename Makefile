@@ -121,14 +121,15 @@ deps:
 deps-demo:
 	$(Q)sh scripts/setup.sh demo
 
-# One run, one summary line: unit, golden and integration tests, then all
-# of them again under AddressSanitizer + UBSan, and the unit
-# tests under valgrind (leaks are failures), and a 5 s pass of every
-# libFuzzer harness.
+# One run, one summary line: unit and golden tests, the modern cell of the
+# version matrix (release build), then the unit and golden tests again and
+# every integration test once under AddressSanitizer + UBSan (but those
+# whose header says "# build: release"), the unit tests under valgrind
+# (leaks are failures), and a 5 s pass of every libFuzzer harness.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)$(MAKE) --no-print-directory asan-build
-	$(Q)BUILD=$(BUILD) ASAN_INTEGRATION=1 bash tests/run.sh all modern asan valgrind fuzz
+	$(Q)BUILD=$(BUILD) ASAN_INTEGRATION=1 bash tests/run.sh layers unit golden modern asan valgrind fuzz
 
 check-unit: all $(UNIT_BINS)
 	$(Q)BUILD=$(BUILD) bash tests/run.sh unit
@@ -145,7 +146,8 @@ asan-build:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" \
 		$(BUILD)/asan/bpfspec $(patsubst $(BUILD)/%,$(BUILD)/asan/%,$(UNIT_BINS))
 
-# The whole suite, integration tests included, with the sanitizer build.
+# The whole suite, integration tests included, with the sanitizer build
+# (as in check).
 check-asan: all asan-build
 	$(Q)BUILD=$(BUILD) ASAN_INTEGRATION=1 bash tests/run.sh asan
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # run.sh [layers] [unit] [golden] [integration] [modern] [asan] [valgrind] [fuzz] [all] — runs test groups and
 # ends with one summary line "N passed, N failed".  BUILD names the build
-# dir; "asan" runs the unit, golden and integration tests again with the
-# sanitizer build in $BUILD/asan (make asan-build).
+# dir; "asan" runs the unit and golden tests again with the sanitizer
+# build in $BUILD/asan (make asan-build), and with ASAN_INTEGRATION=1 the
+# integration tests too (see run_integration: make check runs them only
+# there, each once).
 # VALGRIND=1 runs the unit tests under valgrind (leaks are failures).
 set -u
 export LC_ALL=C
@@ -113,23 +115,30 @@ run_golden() {
 	done
 }
 
+# Each integration test once.  In the sanitizer group ("asan", with
+# ASAN_INTEGRATION=1) a test runs with the sanitizer build unless its
+# header says "# build: release REASON": then with the release build
+# (REASON says why the sanitizer would find nothing there that the other
+# tests' sanitized runs do not).
 run_integration() {
-	local t rc t0
+	local t rc t0 name log pass_name env_release=()
+	[ -n "$prefix" ] && env_release=(env BUILD="$saved" BPFSPEC="$saved/bpfspec" SANITIZED=0)
 	for t in "$here"/integration/test_*.sh; do
 		[ -f "$t" ] || continue
-		# "# asan: once REASON" in a test's header: the sanitizer pass
-		# does not repeat it (it ran in the plain pass; REASON says why
-		# a repeat would find nothing the other tests' repeats do not).
-		if [ -n "$prefix" ] && grep -q '^# asan: once' "$t"; then
-			echo "    ${prefix}integration/$(basename "$t" .sh): not repeated (\"# asan: once\" in its header says why)"
-			continue
-		fi
+		name=$(basename "$t" .sh)
 		t0=$EPOCHREALTIME
-		bash "$t" >"$BUILD/$(basename "$t").log" 2>&1
-		rc=$?
-		[ "$rc" -eq 0 ] || sed 's/^/    /' "$BUILD/$(basename "$t").log"
-		[ "$rc" -eq 0 ] && grep '^measured:' "$BUILD/$(basename "$t").log" | sed 's/^/    /'
-		record "${prefix}integration/$(basename "$t" .sh)" "$rc" "$(seconds_since "$t0")"
+		if [ -n "$prefix" ] && grep -q '^# build: release' "$t"; then
+			"${env_release[@]}" bash "$t" >"$saved/$name.log" 2>&1
+			rc=$?
+			log=$saved/$name.log pass_name=integration/$name
+		else
+			bash "$t" >"$BUILD/$name.log" 2>&1
+			rc=$?
+			log=$BUILD/$name.log pass_name=${prefix}integration/$name
+		fi
+		[ "$rc" -eq 0 ] || sed 's/^/    /' "$log"
+		[ "$rc" -eq 0 ] && grep '^measured:' "$log" | sed 's/^/    /'
+		record "$pass_name" "$rc" "$(seconds_since "$t0")"
 	done
 }
 
@@ -137,14 +146,15 @@ run_integration() {
 # (scripts/matrix/core.list) on Debian sid's bpftrace (0.27) and Node.js
 # 24, both fetched once into /var/cache/bpfspec-matrix (debootstrap, npm).
 run_modern() {
-	local bt nb t rc t0
+	local bt nb t rc t0=$EPOCHREALTIME
 	if ! bt=$(sh "$top/scripts/matrix/bpftrace-root.sh" sid 2>"$BUILD/modern-setup.log") ||
 		! nb=$(sh "$top/scripts/matrix/node.sh" 24 2>>"$BUILD/modern-setup.log"); then
 		sed 's/^/    /' "$BUILD/modern-setup.log"
 		record "modern/setup (bpftrace from Debian sid, node 24)" 1
 		return
 	fi
-	echo "    modern cell: $("$bt" --version 2>&1 | head -1), node $("$nb" --version)"
+	echo "    modern cell: $("$bt" --version 2>&1 | head -1), node $("$nb" --version)" \
+		"(ready in $(seconds_since "$t0") s)"
 	for t in $(awk '$1 == "node" || $1 == "c" { print $2 }' "$top/scripts/matrix/core.list"); do
 		t0=$EPOCHREALTIME
 		BPFSPEC_BPFTRACE=$bt BPFSPEC_TEST_NODE=$nb \

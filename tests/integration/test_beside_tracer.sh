@@ -27,10 +27,10 @@
 #     call per interval callback it counted (its whole life is in the
 #     window).
 # The other tracer is still running at the end (bpfspec never touched it).
-# asan: once: its bpfspec runs (net-connect, latency -p and -- CMD) are the
-# code paths of test_connect_events, test_oneliners and test_targets, which the
-# sanitizer pass repeats; what this test adds is the load and the other
-# tracer, the same with or without the sanitizer.
+# build: release — its bpfspec runs (net-connect, latency -p and -- CMD) are
+# the code paths of test_connect_events, test_oneliners and test_targets,
+# which run under the sanitizer; what this test adds is the load and the
+# other tracer, the same with or without the sanitizer.
 . "$(dirname "$0")/../lib.sh"
 need_root
 

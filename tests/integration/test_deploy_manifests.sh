@@ -27,9 +27,9 @@
 #      and bpftrace, and
 #      its build stage the package of every -l the Makefile links
 #      (`make print-libs`), or build-essential for the toolchain's own.
-# asan: once: it reads files; its only bpfspec calls (list, check) are the
-# code paths of test_docs and the golden tests, which the sanitizer pass
-# repeats, and the sanitizer build links libraries (libasan) no image has.
+# build: release — it reads files; its only bpfspec calls (list, check) are
+# the code paths of the golden tests, which run under the sanitizer too,
+# and the sanitizer build links libraries (libasan) no image has.
 . "$(dirname "$0")/../lib.sh"
 
 D=$TOP/deploy

@@ -16,10 +16,11 @@
 #      names and files, and pids;
 #  (e) docs/bpfspec.1 renders without a warning and names every option of
 #      `bpfspec --help`.
-# asan: once — the schemas, the runbook's text, the completion and the man
-# page are the same whatever the build; its bpfspec commands are those that
-# test_libuv_phases, test_why, test_prom and test_oneliners run again in
-# the sanitizer pass.
+# build: release — the README's and the runbook's commands are run as a
+# user runs them, with the release build; the schemas, the completion and
+# the man page are the same whatever the build, and its bpfspec commands
+# are those that test_libuv_phases, test_why, test_prom and test_oneliners
+# run under the sanitizer.
 . "$(dirname "$0")/../lib.sh"
 need_root
 

@@ -24,12 +24,6 @@
 #    events, syscalls, utilization, count, USDT, names a hostile process
 #    chose);
 #  - an empty window: syscalls of a process that makes none.
-# In the sanitizer pass (SANITIZED=1) every page is made the same way but
-# not opened in the browser: that pass is for the renderer's memory.  It
-# leaves out the windows of the bundled specs: the saved reports hold
-# every kind (and hostile names), the stream above is live, and each
-# spec's run is repeated under the sanitizer by its own test; what was
-# left was a minute of bpftrace's start-ups.
 . "$(dirname "$0")/../lib.sh"
 need_root
 
@@ -42,14 +36,6 @@ shots=$(dirname "$BPFSPEC")/html-screenshots
 mkdir -p "$shots"
 pages=0
 check_page() { # check_page PAGE.html REPORT.json|REPORT.ndjson|- NAME
-	if [ "${SANITIZED:-0}" = 1 ]; then
-		# The sanitizer pass watches the renderer's memory; what the
-		# page draws is the renderer's logic, which the browser checks
-		# in the plain pass.  Here: a whole page, nothing after it.
-		[ "$(tail -c 8 "$1")" = '</html>' ] || fail "$3: the page does not end with </html>"
-		pages=$((pages + 1))
-		return
-	fi
 	# Checked together at the end, in one browser (check_queued_pages).
 	queued+=("$1" "$2" "$shots/$3.png")
 	pages=$((pages + 1))
@@ -132,7 +118,6 @@ echo "measured: phases-and-busy: $strips busy strips (want $want)"
 # not (its run says so, exit 4): a USDT report is among the saved ones
 # below (hostile-usdt).
 specs=$("$BPFSPEC" list | awk '/^[a-z]/ { print $1 }')
-[ "${SANITIZED:-0}" = 1 ] && specs=
 for spec in $specs; do
 	case $spec in
 	node-usdt-http | libuv-entry | v8-gc | memory | net-connect | syscall-latency) continue ;;
@@ -210,9 +195,5 @@ for fmt in text html; do
 		fail "report -o $fmt --output DIR: exit $rc, $(cat "$TMP/err")"
 done
 echo "measured: report --output DIR: exit 6, $(head -n 1 "$TMP/err")"
-if [ "${SANITIZED:-0}" = 1 ]; then
-	echo "measured: $pages pages made under the sanitizer (the browser checks them in the plain pass)"
-else
-	check_queued_pages
-	echo "measured: $pages pages passed the browser check; screenshots in $shots"
-fi
+check_queued_pages
+echo "measured: $pages pages passed the browser check; screenshots in $shots"

@@ -26,7 +26,7 @@
 #      variables' series selectors).
 # That every query returns data from a real serve is in
 # test_serve_prometheus.sh.
-# asan: once: it runs no bpfspec at all.
+# build: release — it runs no bpfspec at all.
 . "$(dirname "$0")/../lib.sh"
 
 PY=/usr/bin/python3	# Debian's, with python3-yaml

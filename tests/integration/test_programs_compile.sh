@@ -12,8 +12,8 @@
 # unreadable (the same).  A case with kprobes runs only where the kernel
 # has them (CONFIG_KPROBES is off on some machines: bpftrace then rejects
 # every kprobe, which is the kernel's answer, not a warning).
-# asan: once — the sanitizer pass generates every one of these cases in
-# its golden run (tests/golden/gen_specs.sh); what is left here is
+# build: release — the sanitizer build generates every one of these cases
+# in its golden run (tests/golden/gen_specs.sh); what is left here is
 # bpftrace's compile of the same text, which the build does not change.
 . "$(dirname "$0")/../lib.sh"
 need_root

@@ -10,8 +10,9 @@
 # not wait for bpftrace's detach, and the kernel ends it with bpfspec); the
 # next run, started at once, attaches and reports.  How long after its
 # last report bpfspec exits is logged (the bench has the figure).
-# asan: once — the sanitizer pass runs these code paths in test_interrupt,
-# test_partial and test_why; here the load, not the build, is under test.
+# build: release — these code paths run under the sanitizer in
+# test_interrupt, test_partial and test_why; here the load, not the build,
+# is under test.
 . "$(dirname "$0")/../lib.sh"
 need_root
 

@@ -15,10 +15,10 @@
 #   - the leaver's series stay, with the figures they had (a counter never
 #     falls), and stop growing.
 # Runs in about 20 s (bpftrace's start is 4 to 14 s of it).
-# asan: once — the churn's code paths (the child told on its stdin, a
+# build: release — the churn's code paths (the child told on its stdin, a
 # leaver's labels kept, a child that no longer reads) are test_serve's
 # unit cases, which the valgrind pass runs; serve's and run's others are
-# test_serve_cgroup's and test_interrupt's in the sanitizer pass.
+# test_serve_cgroup's and test_interrupt's, which run under the sanitizer.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/prom.sh"
 need_root

@@ -92,10 +92,10 @@
 # The markers are found with a bracket (cmdline=bpfspec-test-PID-[a]): the
 # regex's own text does not match itself, so no process whose command
 # line holds the selector (serve, a child given it) is ever selected.
-# asan: once: it runs two minutes of scrapes, restarts and kills; serve's
-# code paths under the sanitizers are test_serve_cgroup's and
+# build: release — it runs two minutes of scrapes, restarts and kills;
+# serve's code paths under the sanitizers are test_serve_cgroup's and
 # test_serve_bad_input's (start, scans, children's reports, restarts on a
-# new set of processes, stop, every HTTP error), which the pass repeats.
+# new set of processes, stop, every HTTP error).
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/prom.sh"
 need_root

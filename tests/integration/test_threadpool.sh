@@ -23,9 +23,9 @@
 #     (-20%, +50%: the writer's delay runs from the open, a little
 #     before the reads), and the text view's verdict says fs work
 #     waited for the pool.
-# asan: once: its bpfspec code paths (a span probe's program, report,
-# text, JSON and report reading) are test_span's, which the sanitizer pass
-# repeats; what this test adds is node's thread pool, the same with or
+# build: release — its bpfspec code paths (a span probe's program, report,
+# text, JSON and report reading) are test_span's, which run under the
+# sanitizer; what this test adds is node's thread pool, the same with or
 # without the sanitizer.
 . "$(dirname "$0")/../lib.sh"
 need_root
