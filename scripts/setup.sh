@@ -5,6 +5,7 @@
 # the browser test's npm package) and mounts tracefs.
 # Safe to run again; does nothing that is already done.
 set -eu
+started=$(date +%s)
 profile=${1:-all}
 case $profile in
 demo | all) ;;
@@ -125,4 +126,6 @@ if [ "$(id -u)" -eq 0 ] && ! mountpoint -q /sys/kernel/tracing; then
 	mount -t tracefs nodev /sys/kernel/tracing
 	echo "setup: mounted tracefs on /sys/kernel/tracing"
 fi
+took=$(($(date +%s) - started))
+[ "$took" -lt 5 ] || echo "setup: done in $took s"
 exit 0
