@@ -5,7 +5,10 @@
 # the JavaScript that ran in the slow ones; then the threadpool spec for 3
 # seconds: the app gives libuv's thread pool a pbkdf2, a file read and a
 # stat every 100 ms (--pool), each timed from its submit on the loop
-# thread to its callback (queue wait, run, callback delay).  Node runs with
+# thread to its callback (queue wait, run, callback delay); then the
+# http-server spec for 3 seconds: the app serves HTTP to a client process
+# of its own (--http: a request every 20 ms), each request timed from its
+# first bytes read to its status line written, per route.  Node runs with
 # --perf-basic-prof, so that JavaScript frames have names; it runs in a
 # directory of its own (V8 writes a log there) removed at the end, with
 # the perf map it writes in /tmp.
@@ -13,13 +16,16 @@ set -eu
 bpfspec=${1:-build/bpfspec}
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d "${TMPDIR:-/tmp}/bpfspec-demo.XXXXXX")
-(cd "$dir" && exec node --perf-basic-prof "$here/workloads/phases.js" --worker --pool) &
+(cd "$dir" && exec node --perf-basic-prof "$here/workloads/phases.js" --worker --pool --http) &
 app=$!
 trap 'kill $app 2>/dev/null; wait $app 2>/dev/null || true; rm -rf "$dir" "/tmp/perf-$app.map"' EXIT
 sleep 1
-echo "demo: node app (pid $app): 40 ms timer callback and 15 ms setImmediate every 100 ms, a worker_thread, thread-pool work"
+echo "demo: node app (pid $app): 40 ms timer callback and 15 ms setImmediate every 100 ms, a worker_thread, thread-pool work, an HTTP server"
 echo "demo: \$ $bpfspec run loop-why -p $app -d 5s"
 "$bpfspec" run loop-why -p "$app" -d 5s
 echo
 echo "demo: \$ $bpfspec run threadpool -p $app -d 3s"
 "$bpfspec" run threadpool -p "$app" -d 3s
+echo
+echo "demo: \$ $bpfspec run http-server -p $app -d 3s"
+"$bpfspec" run http-server -p "$app" -d 3s

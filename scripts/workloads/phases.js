@@ -29,10 +29,14 @@
 // With --pool, the main thread also gives libuv's thread pool some work
 // every 100 ms: a crypto.pbkdf2 (about 10 ms on an idle core), a read of this file and a
 // stat of it (what `bpfspec run threadpool` shows in the README).
+// With --http, the main thread also serves HTTP on 127.0.0.1 (GET
+// /orders/ID answers after a 20 ms timer, /health at once, anything else
+// 404) to a client process of its own (http_client.js: a request every
+// 20 ms), what `bpfspec run http-server` shows in the README.
 // Arguments it does not know are ignored (tests add a word to a
 // workload's command line for a process selector to find).
 // Usage: node phases.js [--worker] [--worker-busy MS] [--exec MS] [--timer-ms MS]
-//                       [--seconds N] [--stats FILE] [--log FILE] [--elu] [--pool]
+//                       [--seconds N] [--stats FILE] [--log FILE] [--elu] [--pool] [--http]
 'use strict';
 
 const { Worker, isMainThread } = require('worker_threads');
@@ -123,6 +127,27 @@ function givePoolWork() {
 	fs.stat(__filename, () => {});
 }
 
+// An HTTP server for http_client.js, which it starts (--http).
+function serveHttp() {
+	const http = require('http');
+	const server = http.createServer((req, res) => {
+		if (req.url.startsWith('/orders/'))
+			setTimeout(() => res.end('order\n'), 20);
+		else if (req.url === '/health')
+			res.end('ok\n');
+		else {
+			res.statusCode = 404;
+			res.end('not found\n');
+		}
+	});
+	server.listen(0, '127.0.0.1', () => {
+		const client = require('child_process').spawn(process.execPath,
+			[require('path').join(__dirname, 'http_client.js'), String(server.address().port)],
+			{ stdio: 'ignore' });
+		process.on('exit', () => client.kill());
+	});
+}
+
 let timerCalls = 0;
 let immediateCalls = 0;
 
@@ -162,6 +187,8 @@ if (!isMainThread) {
 		new Worker(__filename, { argv: args });
 	if (args.includes('--pool'))
 		setInterval(givePoolWork, 100);
+	if (args.includes('--http'))
+		serveHttp();
 	if (seconds > 0)
 		setTimeout(() => process.exit(0), seconds * 1000).unref();
 	process.on('SIGTERM', () => process.exit(0));
