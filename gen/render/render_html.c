@@ -665,8 +665,11 @@ static int put_probe(FILE *out, const page *pg, const report_probe *p)
 		return -1;
 	if (sh->events)
 		put_events(out, pg, p->name);
-	if (!sh->durations && !sh->events && !sh->per_syscall)
+	if (!sh->durations && !sh->events && !sh->per_syscall && !sh->http)
 		put_counts(out, pg, p->name, tids, names, nt);
+	if (sh->http &&
+	    html_put_routes(out, pg->reps, pg->n, p->name, pg->interval_ns, pg->window_ns) < 0)
+		return -1;
 	if (sh->spans)
 		put_span_charts(out, pg, p);
 	else if (sh->durations && !sh->per_syscall)

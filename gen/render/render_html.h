@@ -45,7 +45,9 @@ int html_merge_stats(report_stats *acc, const report_stats *st);
 /* What one figure draws: thread TID's durations of probe PROBE, or
  * (SYSCALL not NULL) one syscall's of a syscalls probe, or (SPAN) one
  * row of a span probe: stage STAGE (NULL: whole spans) and label LABEL
- * (NULL: none; "other" with OTHER). */
+ * (NULL: none; "other" with OTHER), or (HTTP) one route of an http
+ * probe: METHOD and ROUTE (the routes past the spec's limit with
+ * OTHER). */
 typedef struct html_series {
 	const char *probe;
 	long tid;
@@ -53,6 +55,8 @@ typedef struct html_series {
 	bool span;
 	const char *stage, *label;
 	bool other;
+	bool http;
+	const char *method, *route;
 } html_series;
 
 /* Whether A and B (either may be NULL) are the same text. */
@@ -80,5 +84,12 @@ void html_histogram(FILE *out, const report *rep, const html_series *s, uint64_t
  * interval: a <figure class="util"> (data-busy) the script draws. */
 void html_utilization_strip(FILE *out, const report *const *reps, size_t n, const html_series *s,
 			    uint64_t interval_ns);
+
+/* Http probe NAME's routes over REPS[0..N) (render_html_routes.c): a
+ * table, slowest p99 first, and a figure per route (a heatmap over the
+ * intervals of INTERVAL_NS, or, for one report, a histogram of its
+ * WINDOW_NS).  Returns 0, or -1 when out of memory. */
+int html_put_routes(FILE *out, const report *const *reps, size_t n, const char *name,
+		    uint64_t interval_ns, uint64_t window_ns);
 
 #endif

@@ -105,6 +105,15 @@ const report_stats *html_series_stats(const report *rep, const html_series *s)
 		}
 		return NULL;
 	}
+	if (p && s->http) {
+		for (size_t i = 0; i < p->n_http_routes; i++) {
+			const report_http_route *r = &p->http_routes[i];
+			if (html_same_text(r->method, s->method) && html_same_text(r->route, s->route) &&
+			    r->other == s->other)
+				return &r->st;
+		}
+		return NULL;
+	}
 	if (p && s->syscall) {
 		for (size_t i = 0; i < p->n_syscalls; i++)
 			if (p->syscalls[i].name && strcmp(p->syscalls[i].name, s->syscall) == 0)
@@ -246,6 +255,13 @@ static void series_attributes(FILE *out, const html_series *s, size_t n, uint64_
 		safe_fputs_html(s->stage ? s->stage : "total", out);
 		fputc(' ', out);
 		safe_fputs_html(s->label ? s->label : "-", out);
+	}
+	if (s->http) {
+		/* "METHOD ROUTE" ("other other" past the spec's limit). */
+		fputs("\" data-row=\"", out);
+		safe_fputs_html(s->method, out);
+		fputc(' ', out);
+		safe_fputs_html(s->route, out);
 	}
 	fprintf(out, "\" data-tid=\"%ld\" data-intervals=\"%zu\" data-interval-ns=\"%llu\"", s->tid, n,
 		(unsigned long long)interval_ns);

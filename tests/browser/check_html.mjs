@@ -14,6 +14,9 @@
 //     the five slowest in total over the stream (a tie: by name);
 //   - span probes: the same per row (data-row "STAGE LABEL", data-tid 0),
 //     every row of every report;
+//   - http probes: the same per route (data-row "METHOD ROUTE", data-tid
+//     0), every route of every report (pages of more than 20 routes
+//     draw the slowest only: their figures are not checked);
 //   - one report (a JSON object, or NDJSON of one line): per probe and
 //     group with buckets, an <svg class="hist" data-probe data-tid> whose
 //     <rect class="bar" data-lo-ns data-hi-ns data-count> are that group's
@@ -127,6 +130,7 @@ const TOP_SYSCALLS = 5; // a syscalls probe's figures: its first (slowest) sysca
 // threads).  A single report has interval 0 only.
 function expectedFigures(reps) {
 	const figs = new Map();
+	const TOP_ROUTES = 20;
 	const add = (key, interval, buckets) => {
 		if (!Array.isArray(buckets) || buckets.length === 0)
 			return;
@@ -150,6 +154,17 @@ function expectedFigures(reps) {
 				const t = totals.get(p.name);
 				t.set(sc.syscall, (t.get(sc.syscall) || 0) + Number(sc.sum_ns));
 			}
+	// An http probe's routes over the stream: the page draws the
+	// TOP_ROUTES slowest (by the p99 of the requests of every interval),
+	// so routes are checked when there are no more than that.
+	const routes = new Map();
+	for (const rep of reps)
+		for (const p of rep.probes || [])
+			for (const r of p.kind === 'http' ? p.routes || [] : []) {
+				if (!routes.has(p.name))
+					routes.set(p.name, new Set());
+				routes.get(p.name).add(`${r.method} ${r.route}`);
+			}
 	const topSyscalls = new Map();
 	for (const [probe, t] of totals)
 		topSyscalls.set(probe, [...t.entries()]
@@ -165,6 +180,9 @@ function expectedFigures(reps) {
 			}
 			for (const r of p.kind === 'span' ? p.rows || [] : [])
 				add(`${p.name}\x000\x00${spanRow(r)}`, interval, r.buckets);
+			for (const r of p.kind === 'http' ? p.routes || [] : [])
+				if (routes.get(p.name).size <= TOP_ROUTES)
+					add(`${p.name}\x000\x00${r.method} ${r.route}`, interval, r.buckets);
 			for (const g of p.groups || [])
 				add(`${p.name}\0${g.tid}\0`, interval, g.buckets);
 		}

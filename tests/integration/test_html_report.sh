@@ -8,7 +8,8 @@
 # show a cell's count on hover; a screenshot of each is kept beside the binary (e.g.
 # build/html-screenshots/, out of the repository) for a person to look at.
 # Pages:
-#  - a live stream: libuv-phases on scripts/workloads/phases.js --worker,
+#  - a live stream: libuv-phases on scripts/workloads/phases.js --worker
+#    --http (its HTTP server and client give http-server's page routes),
 #    four 1 s intervals saved as NDJSON, then `bpfspec report -o html`;
 #    the same run's last interval alone (a single report); those four
 #    intervals 900 times over, an hour at -i 1;
@@ -54,7 +55,7 @@ render() { # render REPORT PAGE.html
 		{ status=$?; cat "$TMP/err"; fail "bpfspec report $1 -o html exited $status"; }
 }
 
-node "$TOP/scripts/workloads/phases.js" --worker &
+node "$TOP/scripts/workloads/phases.js" --worker --http &
 app=$!
 cleanup_pid "$app"
 sleep 1.5
