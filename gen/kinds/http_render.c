@@ -214,6 +214,12 @@ static const ps_family_def dropped_family = {
 };
 const ps_family_def *const http_families[] = { &duration_family, &dropped_family, NULL };
 
+/* Series of http_server_request_duration_seconds per target and probe
+ * over serve's life: past them, a new method, route and status is added
+ * to method and route "other" (with its status), so that paths clients
+ * choose cannot grow serve's memory without end. */
+#define HTTP_SERVE_MAX_SERIES 1000
+
 int http_serve(ps_add *a, const report_probe *p)
 {
 	const char *whole;
@@ -228,6 +234,12 @@ int http_serve(ps_add *a, const report_probe *p)
 			snprintf(code, sizeof code, "%u", rr->statuses[s].code);
 			const char *pairs[] = { "http_request_method", rr->method, "http_route",
 						rr->route, "http_response_status_code", code };
+			int room = ps_series_room(a, &duration_family, whole, pairs, 3,
+						  HTTP_SERVE_MAX_SERIES);
+			if (room < 0)
+				return -1;
+			if (room == 0)
+				pairs[1] = pairs[3] = "other";
 			if (ps_plan_pairs(a, &duration_family, whole, pairs, 3, 0,
 					  &rr->statuses[s].st) < 0)
 				return -1;

@@ -216,24 +216,59 @@ static ps_series *plan_series(ps_add *a, const ps_family_def *def, const char *l
 
 static int plan_item(promstore *ps, ps_plan_item item);
 
-int ps_plan_pairs(ps_add *a, const ps_family_def *def, const char *labels,
-		  const char *const *pairs, size_t n, uint64_t v, const report_stats *st)
+/* The key of a series with the current labels, LABELS and PAIRS
+ * (ps_plan_pairs') into ps->key; *FIXED_LEN (may be NULL) is the length
+ * of its part before PAIRS.  Returns 0, or -1 (ENOMEM). */
+static int pairs_key(ps_add *a, const char *labels, const char *const *pairs, size_t n,
+		     size_t *fixed_len)
 {
 	promstore *ps = a->ps;
 	ps_text *k = &ps->key;
-	ps_family *fam;
-	ps_series *s;
 
 	k->len = 0;
 	if (ps_text_label(ps, k, "spec", a->rep->spec_name) < 0 ||
 	    (a->probe && ps_text_label(ps, k, "probe", a->probe) < 0) ||
 	    ps_text_put(ps, k, ",", 1) < 0 || ps_text_put(ps, k, labels, strlen(labels)) < 0)
 		return -1;
+	if (fixed_len)
+		*fixed_len = k->len;
 	for (size_t i = 0; i < n; i++)
 		if (ps_text_label(ps, k, pairs[2 * i], pairs[2 * i + 1]) < 0)
 			return -1;
+	return 0;
+}
+
+int ps_series_room(ps_add *a, const ps_family_def *def, const char *labels,
+		   const char *const *pairs, size_t n, size_t max)
+{
+	size_t fixed, at;
+	if (pairs_key(a, labels, pairs, n, &fixed) < 0)
+		return -1;
+	const ps_family *fam = ps_family_find(a->ps, def->name);
+	const char *key = a->ps->key.data;
+	if (!fam || ps_series_find(fam, key, &at))
+		return 1;
+	/* Keys are sorted: those sharing the fixed part are one run around
+	 * where this one would go. */
+	size_t lo = at, hi = at;
+	while (lo > 0 && strncmp(fam->series[lo - 1]->key, key, fixed) == 0)
+		lo--;
+	while (hi < fam->n_series && strncmp(fam->series[hi]->key, key, fixed) == 0)
+		hi++;
+	return hi - lo < max;
+}
+
+int ps_plan_pairs(ps_add *a, const ps_family_def *def, const char *labels,
+		  const char *const *pairs, size_t n, uint64_t v, const report_stats *st)
+{
+	promstore *ps = a->ps;
+	ps_family *fam;
+	ps_series *s;
+
+	if (pairs_key(a, labels, pairs, n, NULL) < 0)
+		return -1;
 	if (!(fam = ps_family_get(ps, def->name, def->type, def->seconds, def->help)) ||
-	    !(s = ps_series_get(ps, fam, k->data)))
+	    !(s = ps_series_get(ps, fam, ps->key.data)))
 		return -1;
 	return plan_item(ps, (ps_plan_item){ .s = s, .type = def->type, .seconds = def->seconds,
 					     .v = v, .st = st });

@@ -45,6 +45,14 @@ int ps_plan(ps_add *a, const ps_family_def *f, const char *labels, const char *n
 int ps_plan_pairs(ps_add *a, const ps_family_def *f, const char *labels,
 		  const char *const *pairs, size_t n, uint64_t v, const report_stats *st);
 
+/* Whether family F may hold the series with the current labels, LABELS
+ * and PAIRS (as ps_plan_pairs): 1 when it exists already or fewer than
+ * MAX of F's series share the current labels and LABELS, else 0 (the row
+ * then plans a catch-all series instead, so that labels a client chose
+ * cannot grow the store for the life of serve); -1 (errno set). */
+int ps_series_room(ps_add *a, const ps_family_def *f, const char *labels,
+		   const char *const *pairs, size_t n, size_t max);
+
 /* Plans setting gauge family F's series (labels as for ps_plan) to a
  * ratio: the PARTs planned for it in this add over their WHOLEs (the
  * threads of one role, say, pool into one figure).  A series whose

@@ -143,6 +143,51 @@ START_TEST(test_http_routes)
 }
 END_TEST
 
+/* Routes a client chose cannot grow the store without end: past 1000
+ * series of the histogram per target, a new route's requests go to
+ * method and route "other" (with their status); a route that has its
+ * series keeps adding to it. */
+START_TEST(test_http_routes_bounded)
+{
+	enum { N = 1001 };
+	static report_http_status code = { .code = 200, .st = { .count = 1 } };
+	report_http_route *routes = calloc(N, sizeof *routes);
+	char (*paths)[16] = calloc(N, sizeof *paths);
+	ck_assert_ptr_nonnull(routes);
+	ck_assert_ptr_nonnull(paths);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(paths[i], sizeof paths[i], "/p%zu", i);
+		routes[i] = (report_http_route){ .method = S("GET"), .route = paths[i],
+						 .statuses = &code, .n_statuses = 1, .st = { .count = 1 } };
+	}
+	report_probe probe = { .name = S("requests"), .kind = PROBE_HTTP, .attached = true,
+			       .http_routes = routes, .n_http_routes = N - 1 };
+	report rep = { .spec_name = S("http-server"), .pid = 100, .binary = S("/usr/bin/node"),
+		       .duration_ns = 1000000000, .probes = &probe, .n_probes = 1 };
+	promstore *ps = promstore_new();
+	ck_assert_int_eq(promstore_add(ps, &rep, NULL), 0);
+	size_t full = promstore_series(ps);
+	/* The next interval: route 0 again and one new route. */
+	probe.http_routes = &routes[N - 2];
+	probe.n_http_routes = 2;
+	routes[N - 2].route = paths[0];
+	ck_assert_int_eq(promstore_add(ps, &rep, NULL), 0);
+	ck_assert_uint_eq(promstore_series(ps), full + 1);
+	char *text = fx_render(ps);
+	ck_assert_line(text, "http_server_request_duration_seconds_count{spec=\"http-server\","
+			     "probe=\"requests\",target=\"node\",http_request_method=\"GET\","
+			     "http_route=\"/p0\",http_response_status_code=\"200\"} 2");
+	ck_assert_line(text, "http_server_request_duration_seconds_count{spec=\"http-server\","
+			     "probe=\"requests\",target=\"node\",http_request_method=\"other\","
+			     "http_route=\"other\",http_response_status_code=\"200\"} 1");
+	ck_assert_ptr_null(strstr(text, "/p1000\""));
+	free(text);
+	promstore_free(ps);
+	free(routes);
+	free(paths);
+}
+END_TEST
+
 static fx_labeler k8s = { .target = "api", .k8s_namespace = "shop", .pod = "api-7d9f",
 			  .container = "node", .skip_tid = -1 };
 
@@ -741,6 +786,7 @@ int main(void)
 	tcase_add_test(totals, test_two_intervals_add);
 	tcase_add_test(totals, test_rich_twice);
 	tcase_add_test(totals, test_http_routes);
+	tcase_add_test(totals, test_http_routes_bounded);
 	tcase_add_test(totals, test_series_stays);
 	tcase_add_test(totals, test_histogram_folding);
 	tcase_add_test(totals, test_layout_holds_render_prom);
