@@ -264,7 +264,7 @@ load_tools=(bpfspec_phases bt_phases)
 [ -f "$spec_entry" ] && load_tools+=(bpfspec_entry)
 [ -f "$spec_entry" ] && [ -f "$spec_why" ] && load_tools+=(bpfspec_why)
 [ -f "$spec_util" ] && load_tools+=(bpfspec_util)
-load_tools+=(bpfspec_sys bt_sys strace perf)
+load_tools+=(bpfspec_sys bpfspec_http bt_sys strace perf)
 
 # wrk_run — runs wrk once; prints "REQUESTS_PER_S CPU_NS_PER_REQUEST": the
 # server's main thread CPU time (/proc/PID/schedstat: the time it ran,
@@ -294,6 +294,7 @@ load_run() {
 	bpfspec_sys) cmd=("$bpfspec" run syscall-latency -p "$server" -d 0 -v -o json) ;;
 	bpfspec_fsphases) cmd=("$bpfspec" run libuv-phases -p "$server" -d 0 -v -o json) ;;
 	bpfspec_pool) cmd=("$bpfspec" run threadpool -p "$server" -d 0 -v -o json) ;;
+	bpfspec_http) cmd=("$bpfspec" run http-server -p "$server" -d 0 -v -o json) ;;
 	bt_phases) cmd=(bpftrace -B line "$top/scripts/bench/libuv-phases.bt" "$server"); marker="Tracing libuv" ;;
 	bt_sys) cmd=(bpftrace -B line "$top/scripts/bench/syscall-latency.bt" "$server"); marker="Tracing syscalls" ;;
 	strace) cmd=(strace -c -f -p "$server"); marker="attached" ;;
@@ -382,6 +383,7 @@ cnoise=$(run_noise "$tmp/cpr_untraced")
 row overhead "untraced" "${rps[untraced]}" req/s - - - - "median of $(wc -l <"$tmp/rps_untraced") untraced runs, $(sort -g "$tmp/rps_untraced" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f to %.0f", lo, hi }'); noise $(pct "$noise")"
 declare -A ref_label=([bt_phases]="bpftrace by hand" [bt_sys]="bpftrace by hand" [strace]="strace -c"
 	[bpfspec_entry]="libuv-entry: bpfspec" [bpfspec_fsphases]="libuv-phases: bpfspec"
+	[bpfspec_sys]="syscall-latency: bpfspec"
 	[perf]="perf trace -s" [-]="-")
 # below_noise SLOWDOWN NOISE — true when |SLOWDOWN| < 2 NOISE.
 below_noise() { awk -v s="$1" -v n="$2" 'BEGIN { s = s < 0 ? -s : s; exit !(s < 2 * n) }'; }
@@ -428,6 +430,11 @@ if [ -f "$spec_util" ]; then load_row bpfspec_util "loop-utilization: bpfspec" b
 else for sec in overhead overhead_cpu; do row $sec "loop-utilization: bpfspec" "n/a (spec missing)" - "bpftrace by hand" - "<= 0.25x" n/a "specs/loop-utilization.yaml is not in the tree"; done; fi
 load_row bpfspec_sys "syscall-latency: bpfspec" strace 0.1 bt_sys
 load_row bt_sys "syscall-latency: bpftrace by hand" strace -
+# http-server's probes are on the read and write syscalls (their buffers'
+# first bytes read and matched), syscall-latency's on every syscall; but
+# each request is two records through bpftrace's output, paired and
+# routed in bpfspec: no goal, the ratio says what that costs.
+load_row bpfspec_http "http-server: bpfspec" bpfspec_sys -
 load_row strace "strace -c -f -p" - -
 if [ -s "$tmp/strace_crashed" ]; then
 	row overhead "strace -c -f -p: no summary (crashed)" "$(wc -l <"$tmp/strace_crashed")" runs - - - - \
