@@ -165,7 +165,35 @@ static int stat_lookup(const parser *p, size_t off, size_t len)
 }
 
 
-/* probe := [a-z][a-z0-9_]{0,31} */
+/* route := "[" [METHOD " "] ROUTE "]": printable ASCII but ']', as an
+ * http probe's report writes its routes.  The cursor is on '['. */
+static int parse_route(parser *p, condition *c)
+{
+	size_t start = ++p->pos;
+	char what[32];
+
+	while (p->pos < p->len && p->text[p->pos] != ']') {
+		unsigned char ch = (unsigned char)p->text[p->pos];
+		if (ch < 0x20 || ch > 0x7e)
+			return fail(p, p->pos, "unexpected %s in the route: a route is printable "
+				    "text, as in '%s[GET /users/:id].p99'",
+				    describe_as(p, p->pos, false, what, sizeof(what)), c->probe);
+		p->pos++;
+	}
+	if (p->pos >= p->len)
+		return fail(p, start - 1, "the route after '%s' has no closing ']', as in "
+			    "'%s[/users/:id].p99'", c->probe, c->probe);
+	if (p->pos == start || p->text[start] == ' ' || p->text[p->pos - 1] == ' ')
+		return fail(p, start, "expected a route between the brackets, [ROUTE] or "
+			    "[METHOD ROUTE], as in '%s[GET /users/:id].p99'", c->probe);
+	c->route = strndup(p->text + start, p->pos - start);
+	if (!c->route)
+		return fail(p, start, "out of memory");
+	p->pos++;
+	return 0;
+}
+
+/* probe := [a-z][a-z0-9_]{0,31} [route] */
 static int parse_probe(parser *p, condition *c)
 {
 	size_t start = p->pos, len;
@@ -188,6 +216,8 @@ static int parse_probe(parser *p, condition *c)
 	c->probe = strndup(p->text + start, len);
 	if (!c->probe)
 		return fail(p, start, "out of memory");
+	if (p->pos < p->len && p->text[p->pos] == '[' && parse_route(p, c) < 0)
+		return -1;
 	if (p->pos >= p->len || p->text[p->pos] != '.')
 		return fail(p, p->pos, "expected '.' and a statistic after probe '%s', as in '%s.p99', "
 			    "not %s", c->probe, c->probe, describe(p, p->pos, what, sizeof(what)));
@@ -561,6 +591,17 @@ static int parse_value(parser *p, condition *c)
 		    word(p, c->value_off, c->value_len, buf, sizeof(buf)));
 }
 
+/* A route's statistics are its requests': count, sum, min, max, mean and
+ * the percentiles; not a syscall's, errors or the report's lost. */
+static int route_stat_ok(parser *p, const condition *c)
+{
+	if (c->route && (c->syscall || c->stat == ST_ERRORS || c->stat == ST_LOST))
+		return fail(p, (size_t)(strchr(p->text, ']') - p->text) + 2,
+			    "a route's statistics are its requests': count, sum, min, max, mean, "
+			    "p50, p90 or p99, as in '%s[%s].p99'", c->probe, c->route);
+	return 0;
+}
+
 void condition_free(condition *c)
 {
 	if (!c)
@@ -568,6 +609,7 @@ void condition_free(condition *c)
 	free(c->text);
 	free(c->probe);
 	free(c->syscall);
+	free(c->route);
 	free(c->errno_name);
 	free(c);
 }
@@ -597,7 +639,7 @@ condition *condition_parse(const char *text, char *err, size_t errlen)
 		fail(&p, 0, "out of memory");
 		return NULL;
 	}
-	if (parse_probe(&p, c) < 0 || parse_stat_path(&p, c) < 0) {
+	if (parse_probe(&p, c) < 0 || parse_stat_path(&p, c) < 0 || route_stat_ok(&p, c) < 0) {
 		condition_free(c);
 		return NULL;
 	}

@@ -216,6 +216,13 @@ static int check_fits_kind(const condition *c, const report_probe *p, char *why,
 	const kind_shape *sh = kind_shape_of(p->kind);
 	const char *kind = kind_name(p->kind);
 
+	if (c->route && !sh->http) {
+		say(why, len, "probe '%s' is %s %s probe: routes are http probes'", c->probe,
+		    sh->article, kind);
+		return -1;
+	}
+	if (c->route)
+		return 0;
 	if (!sh->durations && (c->syscall || c->stat != ST_COUNT)) {
 		say(why, len, "probe '%s' is %s %s probe: only its count of %s (%s.count) and lost "
 		    "can be checked, not %.*s", c->probe, sh->article, kind, sh->counts, c->probe,
@@ -271,6 +278,47 @@ static int syscalls_value(const condition *c, const report_probe *p, value *out,
 	return stats_value(c, &p->st, what, out, why, len);
 }
 
+/* Whether route row R is C's route: "METHOD ROUTE", or ROUTE alone. */
+static bool is_route(const condition *c, const report_http_route *r)
+{
+	size_t m = r->method ? strlen(r->method) : 0;
+	if (r->route && strcmp(c->route, r->route) == 0)
+		return true;
+	return m && r->route && strncmp(c->route, r->method, m) == 0 && c->route[m] == ' ' &&
+	       strcmp(c->route + m + 1, r->route) == 0;
+}
+
+/* The value C's path names in P, an http probe: of C's route (all 0 when
+ * no request took it).  A route without a method must name one row: a
+ * route requested with two methods is ambiguous.  Returns 0, or -1 with
+ * WHY. */
+static int route_value(const condition *c, const report_probe *p, value *out, char *why,
+		       size_t len)
+{
+	const report_http_route *found = NULL;
+	char what[160];
+
+	for (size_t i = 0; i < p->n_http_routes; i++) {
+		const report_http_route *r = &p->http_routes[i];
+		if (!is_route(c, r))
+			continue;
+		if (found) {
+			say(why, len, "route '%s' of probe '%s' was requested with more than one "
+			    "method: name one, as in '%s[GET %s]'", c->route, c->probe, c->probe,
+			    c->route);
+			return -1;
+		}
+		found = r;
+	}
+	if (!found) {
+		/* No request took it in the window: nothing was slow. */
+		*out = value_of(0);
+		return 0;
+	}
+	snprintf(what, sizeof(what), "route '%s' of probe '%s'", c->route, c->probe);
+	return stats_value(c, &found->st, what, out, why, len);
+}
+
 /* The value C's path names in REP.  Returns 0, or -1 with WHY. */
 static int path_value(const condition *c, const report *rep, value *out, char *why,
 		      size_t len)
@@ -302,6 +350,8 @@ static int path_value(const condition *c, const report *rep, value *out, char *w
 		return -1;
 	if (kind_shape_of(p->kind)->per_syscall)
 		return syscalls_value(c, p, out, why, len);
+	if (c->route)
+		return route_value(c, p, out, why, len);
 	snprintf(what, sizeof(what), "probe '%s'", c->probe);
 	return stats_value(c, &p->st, what, out, why, len);
 }

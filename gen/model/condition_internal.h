@@ -26,6 +26,9 @@ struct condition {
 	size_t path_len;	/* text[0, path_len) is the path: "poll.p99" */
 	char *probe;
 	char *syscall;		/* NULL: the probe as a whole */
+	char *route;		/* http probes: "[ROUTE]" or "[METHOD ROUTE]"
+				 * after the probe, without the brackets;
+				 * NULL: none */
 	condition_stat stat;
 	char *errno_name;	/* errors.ENAME: "ENAME"; else NULL */
 	condition_op op;

@@ -62,6 +62,7 @@ typedef struct check_path {
 	char probe[65], syscall[65], stat[65];	/* syscall: "" at probe level */
 	size_t syscall_col, stat_col;		/* 1-based columns in TEXT */
 	size_t len;				/* bytes of TEXT the path takes */
+	size_t route_col;			/* PROBE[ROUTE]: its '[', else 0 */
 } check_path;
 
 static void check_path_of(const char *text, check_path *cp)
@@ -69,14 +70,20 @@ static void check_path_of(const char *text, check_path *cp)
 	char words[4][65] = { { 0 } };
 	size_t cols[4] = { 0 }, n = 0, i = 0;
 
+	cp->route_col = 0;
 	while (n < 4) {
 		size_t len = 0;
 		cols[n] = i + 1;
-		while (text[i] && text[i] != '.' && !strchr(" \t<>=!", text[i]))
+		while (text[i] && text[i] != '.' && text[i] != '[' && !strchr(" \t<>=!", text[i]))
 			if (len < 64)
 				words[n][len++] = text[i++];
 			else
 				i++;
+		if (n == 0 && text[i] == '[') {
+			/* PROBE[ROUTE]: check_parse made sure a ']' ends it */
+			cp->route_col = i + 1;
+			i = (size_t)(strchr(text + i, ']') - text) + 1;
+		}
 		n++;
 		if (text[i] != '.')
 			break;
@@ -115,6 +122,9 @@ static const char *stats_offered(const kind_shape *sh)
 		       "or of one of its syscalls";
 	if (sh->durations)
 		return "count, sum, min, max, mean, p50, p90, p99 and lost";
+	if (sh->http)
+		return "count and lost, and a route's count, sum, min, max, mean, p50, p90 and p99 "
+		       "(the route in brackets after the probe: 'requests[GET /users/:id].p99')";
 	return "count and lost";
 }
 
@@ -166,6 +176,14 @@ static bool check_fits_probe(loader *ld, const node *v, const char *text, const 
 		 sh->durations ? "p99 > 10ms" : "count > 0",
 		 sh->per_syscall ? "" : "; per-syscall statistics and errors are those of probes "
 					"with 'kind: syscalls'");
+	if (cp->route_col && !sh->http) {
+		sl_report(ld, DIAG_ERROR, check_loc(ld, v, cp->route_col), hint,
+			  "check reads a route of probe '%s', %s %s probe, which has no routes "
+			  "(http probes have)", p->name, sh->article, kind);
+		return false;
+	}
+	if (cp->route_col)
+		return true;
 	if (cp->syscall[0] && !sh->per_syscall) {
 		sl_report(ld, DIAG_ERROR, check_loc(ld, v, cp->syscall_col), hint,
 		       "check reads syscall '%s' of probe '%s', %s %s probe, which has no "

@@ -447,6 +447,73 @@ START_TEST(test_eval_cannot)
 }
 END_TEST
 
+/* An http probe's routes: [ROUTE] or [METHOD ROUTE] after the probe
+ * names one route's requests; a route no request took reads 0; a route
+ * requested with two methods needs its method; bad routes fail to parse
+ * at their column. */
+START_TEST(test_eval_routes)
+{
+	static report_http_route routes[] = {
+		{ .method = (char *)"GET", .route = (char *)"/users/:id",
+		  .st = { .count = 40, .sum_ns = 80 * MS, .min_ns = MS, .max_ns = 30 * MS,
+			  .p50_ns = 2 * MS, .p90_ns = 5 * MS, .p99_ns = 25 * MS } },
+		{ .method = (char *)"GET", .route = (char *)"/static/app.js", .st = { .count = 3 } },
+		{ .method = (char *)"POST", .route = (char *)"/static/app.js", .st = { .count = 1 } },
+	};
+	report_probe probe = { .name = (char *)"requests", .kind = PROBE_HTTP, .attached = true,
+			       .st = { .count = 44 }, .http_routes = routes, .n_http_routes = 3 };
+	report rep = { .probes = &probe, .n_probes = 1 };
+	static const struct {
+		const char *text;
+		int result;
+		const char *why;
+	} cases[] = {
+		{ "requests[/users/:id].p99 > 20ms", 1, "requests[/users/:id].p99 = 25ms > 20ms" },
+		{ "requests[GET /users/:id].p50 > 20ms", 0, "= 2ms <= 20ms" },
+		{ "requests[GET /users/:id].count == 40", 1, NULL },
+		{ "requests[POST /users/:id].count > 0", 0, "= 0 <= 0" },
+		{ "requests[/nowhere].p99 > 1ms", 0, NULL },
+		{ "requests[POST /static/app.js].count == 1", 1, NULL },
+		{ "requests[/static/app.js].count > 0", -1, "requested with more than one method: "
+							    "name one, as in 'requests[GET "
+							    "/static/app.js]'" },
+		{ "requests.p99 > 1ms", -1, "only its count of requests" },
+	};
+	char why[256];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		condition *c = parse_ok(cases[i].text);
+		int rc = condition_eval(c, &rep, why, sizeof(why));
+		ck_assert_msg(rc == cases[i].result, "'%s': %d (%s)", cases[i].text, rc, why);
+		if (cases[i].why)
+			ck_assert_contains(why, cases[i].why);
+		condition_free(c);
+	}
+	/* A route on a probe that has none. */
+	ck_assert_int_eq(eval_text("lat[/x].p99 > 1ms", why, sizeof(why)), -1);
+	ck_assert_contains(why, "probe 'lat' is a latency probe: routes are http probes'");
+
+	static const struct {
+		const char *text, *err;
+	} bad_routes[] = {
+		{ "requests[/x.p99 > 1ms", "column 9: the route after 'requests' has no closing ']'" },
+		{ "requests[].p99 > 1ms", "column 10: expected a route between the brackets" },
+		{ "requests[ /x].p99 > 1ms", "column 10: expected a route between the brackets" },
+		{ "requests[/x\t].p99 > 1ms", "column 12: unexpected tab in the route" },
+		{ "requests[/x].errors > 0", "column 14: a route's statistics are its requests'" },
+		{ "requests[/x].lost > 0", "column 14: a route's statistics" },
+		{ "requests[/x]p99 > 1ms", "column 13: expected '.' and a statistic" },
+	};
+	for (size_t i = 0; i < sizeof(bad_routes) / sizeof(bad_routes[0]); i++) {
+		char err[256] = "";
+		condition *c = condition_parse(bad_routes[i].text, err, sizeof(err));
+		ck_assert_msg(c == NULL, "'%s' parsed", bad_routes[i].text);
+		ck_assert_msg(strncmp(err, bad_routes[i].err, strlen(bad_routes[i].err)) == 0,
+			      "'%s':\n got      \"%s\"\n expected \"%s...\"", bad_routes[i].text, err,
+			      bad_routes[i].err);
+	}
+}
+END_TEST
+
 START_TEST(test_eval_why_format)
 {
 	static const struct {
@@ -595,6 +662,7 @@ static Suite *check_suite(void)
 
 	tc = tcase_create("eval");
 	tcase_add_test(tc, test_eval_cannot);
+	tcase_add_test(tc, test_eval_routes);
 	tcase_add_test(tc, test_eval_why_format);
 	tcase_add_test(tc, test_eval_diff);
 	tcase_add_test(tc, test_eval_diff_close);
