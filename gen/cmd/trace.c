@@ -134,8 +134,8 @@ static void on_begin(void *arg)
 		if ((nrs[n] = systab_syscall_nr(spec_loop_waits[k])) >= 0)
 			n++;
 	ctx->n_waiting = 0;
-	for (size_t i = 0; i < ctx->t->n_pids; i++)
-		ctx->n_waiting += target_threads_in_syscalls(ctx->t->pids[i], nrs, n,
+	for (size_t i = 0; i < ctx->n_pids; i++)
+		ctx->n_waiting += target_threads_in_syscalls((pid_t)ctx->pids[i], nrs, n,
 							     ctx->waiting + ctx->n_waiting,
 							     sizeof ctx->waiting / sizeof *ctx->waiting -
 								     ctx->n_waiting);
@@ -361,6 +361,14 @@ typedef struct trace {
 	char *cmd_path;		/* the command's executable, with -c / -- */
 	target *t;
 	resolved *res;
+	/* -p of several executables: the first one's processes are T, the
+	 * others' MORE_T, each resolved (MORE_RES) and joined to RES; PIDS
+	 * are every traced process, as -p gave them. */
+	target *more_t[TARGET_MAX_PIDS];
+	resolved *more_res[TARGET_MAX_PIDS];
+	size_t n_more;
+	pid_t pids[TARGET_MAX_PIDS];
+	size_t n_pids;
 	bool has_trigger;	/* bpfspec's own window-end function is probed */
 	char self[PATH_MAX];
 	uint64_t trigger_addr;
@@ -417,12 +425,46 @@ static int stage_spec(trace *tr)
 	return EXIT_OK;
 }
 
+/* The targets of -p: one per executable, in the order -p first names
+ * them.  Returns EXIT_OK or EXIT_TARGET (said). */
+static int targets_of_pids(trace *tr)
+{
+	const settings *cfg = tr->cfg;
+	size_t group[TARGET_MAX_PIDS];
+	size_t n_exes = target_group_by_exe(cfg->pids, cfg->n_pids, group);
+	if (n_exes == 0)
+		return EXIT_TARGET;
+	for (size_t g = 0; g < n_exes; g++) {
+		pid_t mine[TARGET_MAX_PIDS];
+		size_t n = 0;
+		for (size_t i = 0; i < cfg->n_pids; i++)
+			if (group[i] == g)
+				mine[n++] = cfg->pids[i];
+		target *t = target_from_pids(mine, n);
+		if (!t)
+			return EXIT_TARGET;
+		if (g == 0)
+			tr->t = t;
+		else
+			tr->more_t[tr->n_more++] = t;
+	}
+	if (n_exes > 1)
+		diag_verbose("%zu processes of %zu executables, traced by one program",
+			     cfg->n_pids, n_exes);
+	return EXIT_OK;
+}
+
 static int stage_target(trace *tr)
 {
 	const settings *cfg = tr->cfg;
-	if (cfg->n_pids > 0)
-		tr->t = target_from_pids(cfg->pids, cfg->n_pids);
-	else if (cfg->binary)
+	if (cfg->n_pids > 0) {
+		int rc = targets_of_pids(tr);
+		if (rc == EXIT_OK) {	/* 1 to TARGET_MAX_PIDS of them */
+			memcpy(tr->pids, cfg->pids, cfg->n_pids * sizeof *tr->pids);
+			tr->n_pids = cfg->n_pids;
+		}
+		return rc;
+	} else if (cfg->binary)
 		tr->t = target_from_path(cfg->binary);
 	else if (cfg->cmd && (tr->cmd_path = target_find_executable(cfg->cmd[0])))
 		tr->t = target_from_path(tr->cmd_path);
@@ -430,13 +472,21 @@ static int stage_target(trace *tr)
 		diag_error("give -p PID or --binary PATH", "no target to resolve symbols in");
 		return EXIT_USAGE;
 	}
-	return tr->t ? EXIT_OK : EXIT_TARGET;
+	if (!tr->t)
+		return EXIT_TARGET;
+	tr->pids[0] = tr->t->pid;
+	tr->n_pids = tr->t->n_pids;
+	return EXIT_OK;
 }
 
 static int stage_resolve(trace *tr)
 {
 	if (!(tr->res = resolve_spec(tr->s, tr->t)))
 		return EXIT_TARGET;
+	for (size_t k = 0; k < tr->n_more; k++)
+		if (!(tr->more_res[k] = resolve_spec(tr->s, tr->more_t[k])) ||
+		    resolve_join(tr->res, tr->more_res[k]) < 0)
+			return EXIT_TARGET;
 	if (!tr->gen_only && resolve_check_tracepoints(tr->res) < 0)
 		return EXIT_TARGET;
 	return EXIT_OK;
@@ -472,6 +522,8 @@ static int stage_prepare(trace *tr)
 		if (runner_hold_command(tr->cmd_path, cfg->cmd, &tr->held) < 0)
 			return EXIT_TARGET;
 		target_set_pid(tr->t, tr->held.pid);
+		tr->pids[0] = tr->held.pid;
+		tr->n_pids = 1;
 	}
 	return EXIT_OK;
 }
@@ -503,7 +555,7 @@ static int stage_program(trace *tr)
 			return EXIT_TRACER;
 		}
 	}
-	if (!tr->gen_only && tr->t->n_pids > 1 && tr->s->stack_ns &&
+	if (!tr->gen_only && tr->n_pids > 1 && tr->s->stack_ns &&
 	    !runner_stacks_per_process(tr->bt_major, tr->bt_minor)) {
 		diag_error("trace one process per run (or run bpftrace 0.20 or later: "
 			   "BPFSPEC_BPFTRACE)",
@@ -511,12 +563,12 @@ static int stage_program(trace *tr)
 			   "process of one executable with the symbols of the first: %zu processes "
 			   "cannot be traced in one run",
 			   tr->s->name ? tr->s->name : "?", tr->bt_version[0] ? tr->bt_version : "?",
-			   tr->t->n_pids);
+			   tr->n_pids);
 		return EXIT_TRACER;
 	}
 	gen_options go = {
-		.pids = tr->t->pids,
-		.n_pids = tr->t->n_pids,
+		.pids = tr->pids,
+		.n_pids = tr->n_pids,
 		.window_ns = cfg->interval_ns && tr->gen_only ? cfg->interval_ns : tr->window_ns,
 		.trigger_path = tr->has_trigger ? tr->self : NULL,
 		.trigger_addr = tr->trigger_addr,
@@ -582,8 +634,8 @@ static int run_windows(trace *tr, run_ctx *ctx, runner_result *rr)
 		.version_major = tr->bt_major,
 		.version_minor = tr->bt_minor,
 		.shared_probes = tr->prog->shared_probes,
-		.pids = tr->t->pids,
-		.n_pids = tr->t->n_pids,
+		.pids = tr->pids,
+		.n_pids = tr->n_pids,
 		.pids_from_stdin = cfg->pids_from_stdin,
 		.on_pids = on_pids,
 		.held = cfg->cmd ? &tr->held : NULL,
@@ -600,7 +652,7 @@ static int run_windows(trace *tr, run_ctx *ctx, runner_result *rr)
 			    (tr->window_ns == 0 || tr->window_ns >= 2000000000ull),
 	};
 	diag_verbose("running bpftrace on pid %d (of %zu), window %.3f s", (int)tr->t->pid,
-		     tr->t->n_pids, (double)tr->window_ns / 1e9);
+		     tr->n_pids, (double)tr->window_ns / 1e9);
 	if (runner_run(&ro, rr) < 0)
 		return EXIT_TRACER;
 	if (cfg->cmd && !tr->held.reaped)
@@ -651,8 +703,8 @@ static int stage_run(trace *tr)
 	run_ctx ctx = { .cfg = cfg, .res = tr->res, .prog = tr->prog, .checks = &tr->checks,
 			.out = tr->out, .t = tr->t, .window_ns = tr->window_ns, .rr = &rr,
 			.bpftrace_version = tr->bt_version[0] ? tr->bt_version : NULL };
-	for (size_t i = 0; i < tr->t->n_pids; i++)
-		ctx.pids[ctx.n_pids++] = tr->t->pids[i];
+	for (size_t i = 0; i < tr->n_pids; i++)
+		ctx.pids[ctx.n_pids++] = tr->pids[i];
 	int rc = run_windows(tr, &ctx, &rr);
 	report_stream_free(ctx.kept, ctx.n_kept);
 	return rc;
@@ -667,6 +719,10 @@ static void trace_free(trace *tr)
 	program_free(tr->prog);
 	resolved_free(tr->res);
 	target_free(tr->t);
+	for (size_t k = 0; k < tr->n_more; k++) {
+		resolved_free(tr->more_res[k]);
+		target_free(tr->more_t[k]);
+	}
 	spec_free(tr->s);
 	free(tr->cmd_path);
 }

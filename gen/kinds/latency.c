@@ -172,11 +172,13 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	static const char *const in_flight[] = { "start", NULL };
 	const resolved_probe *rp = &r->probes[i];
 
-	if (!gen_plain_object(rp->sp->name, rp->object))
-		return -1;
 	buf entry = BUF_INIT, ret = BUF_INIT;
-	gen_put_address_points(&entry, "uprobe", rp->object, rp->addrs, rp->n_addrs);
-	gen_put_address_points(&ret, "uretprobe", rp->object, rp->addrs, rp->n_addrs);
+	unsigned n_points = gen_put_probe_points(&entry, "uprobe", rp);
+	if (!n_points || !gen_put_probe_points(&ret, "uretprobe", rp)) {
+		buf_free(&entry);
+		buf_free(&ret);
+		return -1;
+	}
 	char *e = buf_take(&entry), *rt = buf_take(&ret);
 	char *on_entry = joined(derived_hooks(pt, r, i, true), gen_feature_hooks(pt, r, i, true)),
 	     *on_return = joined(gen_feature_hooks(pt, r, i, false), derived_hooks(pt, r, i, false));
@@ -227,7 +229,7 @@ static int emit_pair(gen_parts *pt, const resolved *r, size_t i)
 	free(on_entry);
 	free(on_return);
 	free(on_slice);
-	pt->attach += 2 * (unsigned)rp->n_addrs;
+	pt->attach += 2 * n_points;
 	gen_add_shared_maps(pt, PROBE_LATENCY);
 	if (!loop)
 		gen_add_maps(pt, rp->sp->name, NULL, NULL, in_flight);
@@ -255,7 +257,17 @@ static unsigned phase_index(const resolved *r, size_t i)
 static int emit_loop_close(gen_parts *pt, const resolved *r)
 {
 	buf at = BUF_INIT, body = BUF_INIT;
-	gen_put_address_points(&at, "uprobe", r->loop_close_object, &r->loop_close_addr, 1);
+	unsigned n_points = 0;
+	for (size_t k = 0; k <= r->n_also; k++) {
+		const resolved *o = k ? r->also[k - 1] : r;
+		if (o->loop_close_object) {
+			buf one = BUF_INIT;
+			gen_put_address_points(&one, "uprobe", o->loop_close_object,
+					       &o->loop_close_addr, 1);
+			gen_put_point_once(&at, one.data ? one.data : "", &n_points);
+			buf_free(&one);
+		}
+	}
 	buf_printf(&body, "\n// ---- a loop closed: the thread's own, learnt again "
 		   "(" LIBUV_LOOP_CLOSE ")\n%s\n%s%s{\n"
 		   "\tif (arg0 == @phase_loop[tid]) { %s(@phase_loop[tid]); }\n}\n",
@@ -268,7 +280,7 @@ static int emit_loop_close(gen_parts *pt, const resolved *r)
 	}
 	buf_puts(&pt->out, body.data);
 	buf_free(&body);
-	pt->attach++;
+	pt->attach += n_points;
 	return 0;
 }
 
@@ -312,10 +324,12 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 	const resolved_probe *rp = &r->probes[i];
 	unsigned index = phase_index(r, i);
 
-	if (!gen_plain_object(rp->sp->name, rp->object))
-		return -1;
 	buf entry = BUF_INIT, rec = BUF_INIT;
-	gen_put_address_points(&entry, "uprobe", rp->object, rp->addrs, rp->n_addrs);
+	unsigned n_points = gen_put_probe_points(&entry, "uprobe", rp);
+	if (!n_points) {
+		buf_free(&entry);
+		return -1;
+	}
 	put_phase_record(&rec, pt, r);
 	char *e = buf_take(&entry), *rec_text = gen_chop(buf_take(&rec)), idx[16];
 	snprintf(idx, sizeof idx, "%u", gen_probe_number(i));
@@ -344,7 +358,7 @@ static int emit_phase(gen_parts *pt, const resolved *r, size_t i)
 	free(rec_text);
 	free(on_entry);
 	free(loop_test);
-	pt->attach += (unsigned)rp->n_addrs;
+	pt->attach += n_points;
 	gen_add_shared_maps(pt, PROBE_LATENCY);
 	gen_add_slice_maps(pt, rp->sp->name);
 	if (index == 1) {

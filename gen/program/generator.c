@@ -151,6 +151,9 @@ void gen_put_where(buf *b, const resolved_probe *rp)
 	gen_put_comment(b, rp->object);
 	for (size_t k = 0; k < rp->n_addrs; k++)
 		buf_printf(b, " 0x%llx", (unsigned long long)rp->addrs[k]);
+	if (rp->n_same)
+		buf_printf(b, ", and in %zu more executable%s", rp->n_same,
+			   rp->n_same == 1 ? "" : "s");
 }
 
 void gen_put_syscalls(buf *b, const spec_probe *sp)
@@ -297,32 +300,97 @@ int gen_pid_map_filter(gen_parts *pt, const pid_t *pids, size_t n)
 	return 0;
 }
 
+/* Whether the attach points in B (",\n"-separated) hold POINT already. */
+static bool has_point_text(const buf *b, const char *point)
+{
+	size_t len = strlen(point);
+	for (const char *p = b->len ? b->data : NULL; p; p = strstr(p, ",\n")) {
+		if (*p == ',')
+			p += 2;
+		if (strncmp(p, point, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+void gen_put_point_once(buf *b, const char *point, unsigned *n)
+{
+	if (has_point_text(b, point))
+		return;
+	buf_printf(b, "%s%s", *n ? ",\n" : "", point);
+	(*n)++;
+}
+
+/* TYPE:PATH:0xADDR of each address of P into B, once each. */
+static void put_addresses_once(buf *b, const char *type, const resolved_probe *p, unsigned *n)
+{
+	for (size_t k = 0; k < p->n_addrs; k++) {
+		buf one = BUF_INIT;
+		buf_printf(&one, "%s:", type);
+		put_attach_path(&one, p->object);
+		buf_printf(&one, ":0x%llx", (unsigned long long)p->addrs[k]);
+		if (one.data)
+			gen_put_point_once(b, one.data, n);
+		else
+			b->failed = true;
+		buf_free(&one);
+	}
+}
+
+unsigned gen_put_probe_points(buf *b, const char *type, const resolved_probe *rp)
+{
+	unsigned n = 0;
+	for (size_t s = 0; s <= rp->n_same; s++) {
+		const resolved_probe *p = s ? rp->same[s - 1] : rp;
+		if (!gen_plain_object(rp->sp->name, p->object))
+			return 0;
+		put_addresses_once(b, type, p, &n);
+	}
+	return n;
+}
+
+/* The spec's point P->sp->probe, TYPE:OBJECT:REST, into B once, OBJECT
+ * main standing for P's executable. */
+static void put_named_point(buf *b, const resolved_probe *p, unsigned *n)
+{
+	const char *probe = p->sp->probe, *obj = strchr(probe, ':') + 1, *rest = strchr(obj, ':');
+	buf one = BUF_INIT;
+	buf_printf(&one, "%.*s", (int)(obj - probe), probe);
+	if (p->object)
+		put_attach_path(&one, p->object);
+	else
+		buf_printf(&one, "%.*s", (int)(rest - obj), obj);
+	buf_puts(&one, rest);
+	if (one.data)
+		gen_put_point_once(b, one.data, n);
+	else
+		b->failed = true;
+	buf_free(&one);
+}
+
 /* The spec's point as written (it passed the grammar of its form), or, on
  * OBJECT main, the target's executable: uprobes by address (as latency
- * probes), usdt by path. */
+ * probes), usdt by path; the same in the executables joined to the
+ * target's (resolved_probe.same). */
 unsigned gen_point_attach(const resolved_probe *rp, buf *at)
 {
 	const spec_probe *sp = rp->sp;
 
-	if (rp->object && !gen_plain_object(sp->name, rp->object))
-		return 0;
-	if (rp->object && rp->n_addrs) {
-		const char *type = sp->point == POINT_URETPROBE ? "uretprobe" : "uprobe";
-		gen_put_address_points(at, type, rp->object, rp->addrs, rp->n_addrs);
-		return (unsigned)rp->n_addrs;
-	}
+	if (rp->object && rp->n_addrs)
+		return gen_put_probe_points(at, sp->point == POINT_URETPROBE ? "uretprobe" : "uprobe",
+					    rp);
 	if (sp->point != POINT_UPROBE && sp->point != POINT_URETPROBE && sp->point != POINT_USDT) {
 		buf_puts(at, sp->probe);
 		return 1;
 	}
-	/* TYPE:OBJECT:REST, OBJECT main standing for the executable. */
-	const char *obj = strchr(sp->probe, ':') + 1, *rest = strchr(obj, ':');
-	char path[1100];
-	snprintf(path, sizeof path, "%.*s", (int)(rest - obj), obj);
-	buf_printf(at, "%.*s", (int)(obj - sp->probe), sp->probe);
-	put_attach_path(at, rp->object ? rp->object : path);
-	buf_puts(at, rest);
-	return 1;
+	unsigned n = 0;
+	for (size_t s = 0; s <= rp->n_same; s++) {
+		const resolved_probe *p = s ? rp->same[s - 1] : rp;
+		if (p->object && !gen_plain_object(sp->name, p->object))
+			return 0;
+		put_named_point(at, p, &n);
+	}
+	return n;
 }
 
 void gen_put_slice(buf *b, const gen_parts *pt, const char *name, const char *start,
@@ -412,6 +480,10 @@ static int put_header(gen_parts *pt, const resolved *r, const gen_options *o)
 		buf_printf(&tgt, "%s %d", i == 0 ? (n > 1 ? "pids" : "pid") : ",", (int)pids[i]);
 	buf_puts(&tgt, n ? ", " : "any process running ");
 	gen_put_comment(&tgt, r->tg->exe);
+	for (size_t k = 0; k < r->n_also; k++) {
+		buf_puts(&tgt, k + 1 < r->n_also ? ", " : " and ");
+		gen_put_comment(&tgt, r->also[k]->tg->exe);
+	}
 	for (size_t i = 0; i < r->n_probes; i++) {
 		describe_probe(&syms, &r->probes[i]);
 		if (i + 1 < r->n_probes)

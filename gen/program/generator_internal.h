@@ -100,9 +100,21 @@ bool gen_plain_object(const char *probe, const char *p);
 void gen_put_address_points(buf *b, const char *type, const char *path,
 			    const uint64_t *addrs, size_t n);
 
+/* Appends POINT (an attach point's text) to the ",\n"-separated attach
+ * points in B unless it is among them (one file reached twice: a shared
+ * library of several executables); *N counts the points in B. */
+void gen_put_point_once(buf *b, const char *point, unsigned *n);
+
+/* The uprobes (TYPE "uprobe" or "uretprobe") of latency probe RP by
+ * address: RP's own and those of the same function in the executables
+ * joined to its target (resolved_probe.same), each once.  Returns how
+ * many, 0 after a diagnostic (a path bpftrace cannot take). */
+unsigned gen_put_probe_points(buf *b, const char *type, const resolved_probe *rp);
+
 /* The attach points of a probe on a probe point (count, events on a
  * point): the spec's point as written, or the target's executable for
- * OBJECT main.  Returns how many, 0 after a diagnostic. */
+ * OBJECT main (and each executable joined to it, resolved_probe.same).
+ * Returns how many, 0 after a diagnostic. */
 unsigned gen_point_attach(const resolved_probe *rp, buf *at);
 
 /* How a probe on POINT reads the window's start (window_start.bt.in):

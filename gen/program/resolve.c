@@ -544,8 +544,7 @@ static long phase_probe(const resolved *r, const char *function)
 	return -1;
 }
 
-/* libuv VERSION ("1.46.0") is 1.45 or later; unknown counts as later. */
-static bool libuv_new_order(const char *version)
+bool libuv_new_order(const char *version)
 {
 	unsigned major, minor;
 	if (!version || sscanf(version, "%u.%u", &major, &minor) != 2)
@@ -615,7 +614,9 @@ void resolved_free(resolved *r)
 		free(r->probes[i].debug_file);
 		free(r->probes[i].tracer_path);
 		free(r->probes[i].derived);
+		free(r->probes[i].same);
 	}
+	free(r->also);
 	free(r->probes);
 	free(r->libuv_version);
 	free(r);

@@ -43,6 +43,12 @@ typedef struct resolved_probe {
 	size_t n_gaps;
 	size_t gap_after[2], gap_before[2];
 	char *derived;		/* owned; NULL unless derived */
+	/* The same probe in the other executables of the run, which attach
+	 * beside this one (resolve_join): SAME[0..N_SAME), each an active,
+	 * underived probe of a joined resolution; the array is owned, its
+	 * entries borrowed. */
+	const struct resolved_probe **same;
+	size_t n_same;
 } resolved_probe;
 
 typedef struct resolved {
@@ -59,6 +65,11 @@ typedef struct resolved {
 	 * own is forgotten when it is closed (gen/kinds/latency.c). */
 	const char *loop_close_object;
 	uint64_t loop_close_addr;
+	/* The resolutions of the same spec on the other executables of the
+	 * run (resolve_join), whose uprobes this program attaches too;
+	 * the array is owned, its entries borrowed. */
+	const struct resolved **also;
+	size_t n_also;
 } resolved;
 
 /* Derived libuv phases: for libuv >= 1.45 (and when the version is
@@ -73,6 +84,20 @@ resolved *resolve_spec(const spec *s, const target *t);
  * Returns 0 when they are there (or not needed), -1 after a diagnostic
  * that says how to mount it. */
 int resolve_check_tracepoints(const resolved *r);
+
+/* One program for the processes of several executables: OTHER, the same
+ * spec resolved on another executable, joins INTO.  Kernel probes are
+ * INTO's alone (written once); each uprobe of INTO attaches to OTHER's
+ * file too, at OTHER's addresses of the same function (resolved_probe.same,
+ * resolved.also).  The program's shape is INTO's: a probe OTHER lacks
+ * (or derives where INTO times the function) is not traced in OTHER's
+ * processes, and one INTO lacks is traced in none (both said on stderr).
+ * Refused (-1, after a diagnostic naming both executables) when one
+ * program cannot be right for both: libuv versions on either side of 1.45
+ * (the derived phases differ), a spec that samples stacks (their frames
+ * are named with one executable's V8 layout), or span probes (their points
+ * name one executable).  Both must live while INTO is used.  Returns 0. */
+int resolve_join(resolved *into, const resolved *other);
 
 void resolved_free(resolved *r);
 

@@ -24,4 +24,8 @@ struct resolved;
  * diagnostic per missing one. */
 int resolve_check_points(const struct resolved *r);
 
+/* libuv VERSION ("1.46.0") is 1.45 or later; unknown (NULL) counts as
+ * later (resolve.c). */
+bool libuv_new_order(const char *version);
+
 #endif

@@ -514,6 +514,32 @@ target *target_from_pids(const pid_t *pids, size_t n)
 	return t;
 }
 
+size_t target_group_by_exe(const pid_t *pids, size_t n, size_t *group)
+{
+	struct stat seen[TARGET_MAX_PIDS];
+	size_t n_seen = 0;
+
+	if (n == 0 || n > TARGET_MAX_PIDS) {
+		diag_error("give 1 to 64 pids", "%zu pids to trace", n);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		char *link;
+		if (process_exe(pids[i], &st, &link) < 0)
+			return 0;
+		free(link);
+		size_t k;
+		for (k = 0; k < n_seen; k++)
+			if (seen[k].st_dev == st.st_dev && seen[k].st_ino == st.st_ino)
+				break;
+		if (k == n_seen)
+			seen[n_seen++] = st;
+		group[i] = k;
+	}
+	return n_seen;
+}
+
 target *target_from_path(const char *path)
 {
 	const char *hint = "give the path of an executable or shared library";

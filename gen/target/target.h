@@ -36,6 +36,13 @@ target *target_from_path(const char *path);
  * executable: both pids and both paths). */
 target *target_from_pids(const pid_t *pids, size_t n);
 
+/* Numbers the executable files the N processes PIDS run (1 to
+ * TARGET_MAX_PIDS, no pid twice): GROUP[i] gets the 0-based number of
+ * pid i's file (the same st_dev and st_ino), in the order the files first
+ * appear.  Returns how many files, or 0 after a diagnostic naming the pid
+ * at fault (gone, a thread, no executable). */
+size_t target_group_by_exe(const pid_t *pids, size_t n, size_t *group);
+
 /* Sets T's process to PID (a command bpfspec started from T's path). */
 void target_set_pid(target *t, pid_t pid);
 
