@@ -354,12 +354,11 @@ unsigned gen_put_probe_points(buf *b, const char *type, const resolved_probe *rp
 static void put_named_point(buf *b, const resolved_probe *p, unsigned *n)
 {
 	const char *probe = p->sp->probe, *obj = strchr(probe, ':') + 1, *rest = strchr(obj, ':');
+	char path[1100];
+	snprintf(path, sizeof path, "%.*s", (int)(rest - obj), obj);
 	buf one = BUF_INIT;
 	buf_printf(&one, "%.*s", (int)(obj - probe), probe);
-	if (p->object)
-		put_attach_path(&one, p->object);
-	else
-		buf_printf(&one, "%.*s", (int)(rest - obj), obj);
+	put_attach_path(&one, p->object ? p->object : path);
 	buf_puts(&one, rest);
 	if (one.data)
 		gen_put_point_once(b, one.data, n);

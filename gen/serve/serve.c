@@ -20,6 +20,7 @@
 
 #include "run/btversion.h"
 #include "run/runner.h"
+#include "spec/spec.h"
 #include "spec/spec_source.h"
 #include "util/diag.h"
 #include "util/safe.h"
@@ -57,15 +58,44 @@ static int snapshot(const char *arg, const char *text, size_t len)
 	return fd;
 }
 
+/* What serve keeps of each spec as it loads (load_specs). */
+typedef struct spec_facts {
+	char names[SERVE_MAX_SPECS][64];
+	int fds[SERVE_MAX_SPECS];
+	bool alone[SERVE_MAX_SPECS];	/* serve_config.spec_alone */
+	bool times[SERVE_MAX_SPECS];	/* serve_config.spec_times */
+} spec_facts;
+
+/* Whether S's programs are for one executable each (serve_family.c). */
+static bool spec_is_alone(const spec *s)
+{
+	for (size_t i = 0; i < s->n_probes; i++)
+		if (s->probes[i].kind == PROBE_SPAN)
+			return true;
+	return s->stack_ns > 0;
+}
+
+/* Whether S times functions (its programs differ with libuv's order). */
+static bool spec_times_functions(const spec *s)
+{
+	for (size_t i = 0; i < s->n_probes; i++)
+		if (spec_kind_needs_of(s->probes[i].kind)->function)
+			return true;
+	return false;
+}
+
 /* Loads every spec of CFG, to report a bad one before anything runs (and
- * before a reload replaces running children): its name into NAMES (two
- * specs may not share one: their series would fold), and for a file a
+ * before a reload replaces running children): into F, its name (two
+ * specs may not share one: their series would fold), whether its programs
+ * are for one executable each and whether it times functions, and for a file a
  * copy of the text that loaded into FDS (-1 for a bundled spec), which
  * the children read: a file edited later reaches them only through a
  * reload.  Returns 0, or -1 after the spec's own diagnostics (nothing
  * left open). */
-static int load_specs(const serve_config *cfg, char names[][64], int *fds)
+static int load_specs(const serve_config *cfg, spec_facts *f)
 {
+	char (*names)[64] = f->names;
+	int *fds = f->fds;
 	size_t i;
 	for (i = 0; i < cfg->n_specs; i++) {
 		fds[i] = -1;
@@ -73,6 +103,8 @@ static int load_specs(const serve_config *cfg, char names[][64], int *fds)
 		if (!s)
 			break;
 		snprintf(names[i], 64, "%s", s->name);
+		f->alone[i] = spec_is_alone(s);
+		f->times[i] = spec_times_functions(s);
 		if (!spec_source_is_bundled(cfg->specs[i]))
 			fds[i] = snapshot(cfg->specs[i], s->src.text, s->src.len);
 		spec_free(s);
@@ -97,12 +129,16 @@ static int load_specs(const serve_config *cfg, char names[][64], int *fds)
 	return -1;
 }
 
-/* Makes NAMES and FDS the specs' (caller holds the lock): the old copies
- * closed, and serve's own gauges under a name that changed deleted. */
-static void commit_specs(serve *sv, char names[][64], const int *fds)
+/* Makes F the specs' (caller holds the lock): the old copies closed, and
+ * serve's own gauges under a name that changed deleted. */
+static void commit_specs(serve *sv, const spec_facts *f)
 {
 	serve_config *cfg = &sv->cfg;
+	const char (*names)[64] = f->names;
+	const int *fds = f->fds;
 	for (size_t i = 0; i < cfg->n_specs; i++) {
+		cfg->spec_alone[i] = f->alone[i];
+		cfg->spec_times[i] = f->times[i];
 		if (cfg->spec_fds[i] >= 0)
 			close(cfg->spec_fds[i]);
 		cfg->spec_fds[i] = fds[i];
@@ -117,17 +153,19 @@ static void commit_specs(serve *sv, char names[][64], const int *fds)
 	}
 }
 
-static serve_slot *find_slot(serve *sv, size_t sp, size_t t, dev_t dev, ino_t ino)
+static serve_slot *find_slot(serve *sv, size_t sp, size_t t, int family, serve_exe exe)
 {
 	for (size_t i = 0; i < sv->n_slots; i++) {
 		serve_slot *s = &sv->slots[i];
-		if (s->spec == sp && s->target == t && s->dev == dev && s->ino == ino)
+		if (s->spec == sp && s->target == t && s->family == family &&
+		    (family != SERVE_FAMILY_ALONE ||
+		     (s->alone.dev == exe.dev && s->alone.ino == exe.ino)))
 			return s;
 	}
 	return NULL;
 }
 
-static serve_slot *add_slot(serve *sv, size_t sp, size_t t, dev_t dev, ino_t ino)
+static serve_slot *add_slot(serve *sv, size_t sp, size_t t, int family, serve_exe exe)
 {
 	if (sv->n_slots == sv->cap_slots) {
 		size_t cap = sv->cap_slots ? 2 * sv->cap_slots : 16;
@@ -141,8 +179,8 @@ static serve_slot *add_slot(serve *sv, size_t sp, size_t t, dev_t dev, ino_t ino
 	memset(s, 0, sizeof *s);
 	s->spec = sp;
 	s->target = t;
-	s->dev = dev;
-	s->ino = ino;
+	s->family = family;
+	s->alone = exe;
 	s->in_fd = s->out_fd = s->err_fd = -1;
 	return s;
 }
@@ -160,8 +198,8 @@ static int exe_of(const serve *sv, pid_t pid, struct stat *st, char *exe, size_t
 }
 
 /* Sets the wanted pids of every slot of target T from the scan's M:
- * grouped by executable, new slots made for new executables, and slots
- * whose executable no process runs any more marked gone. */
+ * grouped by family (serve_family.c), new slots made for new families,
+ * and slots no process is in any more marked gone. */
 static void plan_target(serve *sv, size_t t, const discover_match *m)
 {
 	for (size_t i = 0; i < sv->n_slots; i++)
@@ -174,18 +212,22 @@ static void plan_target(serve *sv, size_t t, const discover_match *m)
 			continue;	/* gone, or no executable */
 		if (st.st_dev == sv->self_dev && st.st_ino == sv->self_ino)
 			continue;	/* bpfspec itself: another serve, a child */
+		serve_exe id = { st.st_dev, st.st_ino };
 		for (size_t p = 0; p < sv->cfg.n_specs; p++) {
-			serve_slot *s = find_slot(sv, p, t, st.st_dev, st.st_ino);
-			if (!s && !(s = add_slot(sv, p, t, st.st_dev, st.st_ino))) {
+			int family = serve_family_of(sv, p, m->pids[k], id);
+			serve_slot *s = find_slot(sv, p, t, family, id);
+			if (!s && !(s = add_slot(sv, p, t, family, id))) {
 				fprintf(stderr, "bpfspec serve: out of memory: pid %d is not traced\n",
 					(int)m->pids[k]);
 				continue;
 			}
 			s->gone = false;
-			snprintf(s->exe, sizeof s->exe, "%s", exe);
-			if (s->n_pids < SERVE_MAX_PIDS)
+			if (s->n_pids == 0)
+				snprintf(s->exe, sizeof s->exe, "%s", exe);
+			if (s->n_pids < SERVE_MAX_PIDS) {
+				s->pid_exes[s->n_pids] = id;
 				s->pids[s->n_pids++] = m->pids[k];
-			else
+			} else
 				s->n_over++;
 		}
 	}
@@ -246,8 +288,15 @@ static void scan(serve *sv)
 		 * again on the new set. */
 		if (!s->child || s->stopping)
 			continue;
-		if (s->gone || (!serve_churn_settled(s) && serve_churn_tell(sv, s) < 0))
+		if (!s->gone && serve_family_new_exe(s)) {
+			/* A new executable: its uprobes need a new program. */
+			fprintf(stderr, "bpfspec serve: %s/%s: a process of an executable its "
+					"bpftrace does not attach to: starting it again\n",
+				sv->cfg.spec_names[s->spec], sv->cfg.targets[s->target].name);
 			serve_child_stop(sv, s);
+		} else if (s->gone || (!serve_churn_settled(s) && serve_churn_tell(sv, s) < 0)) {
+			serve_child_stop(sv, s);
+		}
 	}
 	pthread_mutex_lock(&sv->lock);
 	serve_update_gauges(sv);
@@ -300,16 +349,15 @@ static void reap(serve *sv)
 
 static void reload(serve *sv)
 {
-	char names[SERVE_MAX_SPECS][64];
-	int fds[SERVE_MAX_SPECS];
+	spec_facts f;
 	fprintf(stderr, "bpfspec serve: SIGHUP: reading the specs again\n");
-	if (load_specs(&sv->cfg, names, fds) < 0) {
+	if (load_specs(&sv->cfg, &f) < 0) {
 		fprintf(stderr, "bpfspec serve: the specs above did not load: serve goes on with "
 				"the specs it had\n");
 		return;
 	}
 	pthread_mutex_lock(&sv->lock);
-	commit_specs(sv, names, fds);
+	commit_specs(sv, &f);
 	serve_update_gauges(sv);
 	for (size_t i = 0; i < sv->n_slots; i++) {
 		sv->slots[i].failures = 0;	/* a new spec: no backoff left */
@@ -468,11 +516,10 @@ static int prepare(serve *sv, serve_http_web **web, serve_http **http)
 			   "cannot run '%s --version'", bt && *bt ? bt : "bpftrace");
 		return EXIT_TRACER;
 	}
-	char names[SERVE_MAX_SPECS][64];
-	int fds[SERVE_MAX_SPECS];
-	if (load_specs(cfg, names, fds) < 0)
+	spec_facts f;
+	if (load_specs(cfg, &f) < 0)
 		return EXIT_SPEC;
-	commit_specs(sv, names, fds);
+	commit_specs(sv, &f);
 	struct stat self;
 	if (stat("/proc/self/exe", &self) == 0) {
 		sv->self_dev = self.st_dev;

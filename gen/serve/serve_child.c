@@ -116,6 +116,7 @@ int serve_child_start(serve *sv, serve_slot *s)
 	s->stopping = false;
 	s->last_start_ns = serve_now_ns();
 	memcpy(s->run_pids, s->pids, s->n_pids * sizeof *s->pids);
+	serve_family_started(s);
 	s->n_run = s->n_pids;
 	s->n_left = 0;
 	serve_read_pods(sv, s);

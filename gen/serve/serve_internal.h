@@ -28,6 +28,7 @@
  * it, until their last interval is in (serve_churn.c). */
 #define SERVE_MAX_LABELLED (2 * SERVE_MAX_PIDS)
 #define SERVE_MAX_SETS 64
+#define SERVE_MAX_UV_ORDERS 64	/* executables whose libuv serve remembers */
 #define SERVE_DEFAULT_INTERVAL_NS 10000000000ull
 #define SERVE_MIN_INTERVAL_NS 1000000000ull
 #define SERVE_BACKOFF_MAX_S 60
@@ -42,6 +43,11 @@ typedef struct serve_config {
 	/* A copy of each spec file's text as it last loaded (a sealed
 	 * memfd), which the children read; -1 for a bundled spec; owned. */
 	int spec_fds[SERVE_MAX_SPECS];
+	/* Each spec's programs are for one executable each (stacks, spans:
+	 * resolve_join refuses them); else one program traces every
+	 * executable of a target (with libuv on one side of 1.45). */
+	bool spec_alone[SERVE_MAX_SPECS];
+	bool spec_times[SERVE_MAX_SPECS];	/* it times functions (libuv matters) */
 	discover_target targets[SERVE_MAX_TARGETS];	/* owned */
 	size_t n_targets;
 	char *sets[SERVE_MAX_SETS];	/* --set NAME=VALUE, for every spec */
@@ -65,12 +71,30 @@ typedef struct serve_pod {
 	k8s_names names;
 } serve_pod;
 
-/* One spec on one target's processes that run one executable. */
-typedef struct serve_slot {
-	size_t spec, target;	/* indices into the config */
+/* An executable file. */
+typedef struct serve_exe {
 	dev_t dev;
 	ino_t ino;
-	char exe[256];		/* the executable, raw, for messages */
+} serve_exe;
+
+/* The processes of a target one program traces: of one executable
+ * (SERVE_FAMILY_ALONE), or of every executable whose libuv is 1.45 or
+ * later (or unknown), or of every one whose libuv is older. */
+enum { SERVE_FAMILY_ALONE, SERVE_FAMILY_UV_NEW, SERVE_FAMILY_UV_OLD };
+
+/* One spec on one target's processes of one family of executables: one
+ * bpftrace for all of them (serve_family.c). */
+typedef struct serve_slot {
+	size_t spec, target;	/* indices into the config */
+	int family;		/* SERVE_FAMILY_* */
+	serve_exe alone;	/* the executable, for SERVE_FAMILY_ALONE */
+	char exe[256];		/* the first executable, raw, for messages */
+	/* The executable of each wanted pid (pid_exes[i]: pids[i]'s), and
+	 * those the running child's program attaches to: a process of
+	 * another one needs a new program. */
+	serve_exe pid_exes[SERVE_MAX_PIDS];
+	serve_exe run_exes[SERVE_MAX_PIDS];
+	size_t n_run_exes;
 	pid_t pids[SERVE_MAX_PIDS];	/* wanted (the last scan), ascending */
 	size_t n_pids;
 	size_t n_over;		/* matched beyond SERVE_MAX_PIDS: not traced */
@@ -123,6 +147,13 @@ typedef struct serve {
 	char k8s_problem[K8S_WHY_MAX];
 	size_t k8s_failed;
 	bool k8s_said;
+	/* The libuv order (SERVE_FAMILY_UV_*) of the executables seen last,
+	 * read once each (serve_family.c). */
+	struct {
+		serve_exe exe;
+		int family;
+	} uv_orders[SERVE_MAX_UV_ORDERS];
+	size_t n_uv_orders, next_uv_order;
 } serve;
 
 /* CLOCK_MONOTONIC in nanoseconds. */
@@ -153,6 +184,16 @@ bool serve_churn_settled(const serve_slot *slot);
 void serve_churn_reported(serve_slot *slot);
 /* Reads the pod labels of P->pid into P (caller holds the lock). */
 void serve_read_pod(serve *sv, serve_pod *p, pid_t pid);
+
+/* serve_family.c.  The family (SERVE_FAMILY_*) of process PID, which
+ * runs executable EXE, for spec SPEC. */
+int serve_family_of(serve *sv, size_t spec, pid_t pid, serve_exe exe);
+/* Whether a wanted process of SLOT runs an executable its running child's
+ * program does not attach to (it must start again). */
+bool serve_family_new_exe(const serve_slot *slot);
+/* Takes the executables of SLOT's wanted pids as its child's (it starts
+ * on them). */
+void serve_family_started(serve_slot *slot);
 
 /* Reads what the child wrote; adds each complete report.  Returns false
  * at the end of its output. */

@@ -248,7 +248,7 @@ int serve_write_index(void *ctx, FILE *out)
 	}
 	fputs("</table>\n", out);
 	write_k8s_state(sv, out);
-	fputs("<h2>bpftrace per spec, target and executable</h2>\n<table>\n"
+	fputs("<h2>bpftrace per spec and target</h2>\n<table>\n"
 	      "<tr><th>spec</th><th>target</th><th>executable</th><th>pids</th>"
 	      "<th>state</th><th>probes</th><th>starts</th><th>last error</th></tr>\n", out);
 	for (size_t i = 0; i < sv->n_slots; i++) {
@@ -260,6 +260,8 @@ int serve_write_index(void *ctx, FILE *out)
 		safe_fputs_html(cfg->targets[s->target].name, out);
 		fputs("</td><td>", out);
 		safe_fputs_html(s->exe, out);
+		if (s->n_run_exes > 1)
+			fprintf(out, " and %zu more", s->n_run_exes - 1);
 		fputs("</td><td>", out);
 		for (size_t k = 0; k < s->n_pids && k < 16; k++)
 			fprintf(out, "%s%d", k ? " " : "", (int)s->pids[k]);
