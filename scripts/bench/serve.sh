@@ -19,6 +19,18 @@
 #           intervals are in it, and the note gives them as measured over
 #           two intervals without churn), and the restarts
 #           (bpfspec_restarts_total).
+# Then five executables (serve_exes_section): five copies of node at
+# paths of their own, two processes each, one target, the same workload:
+#   bpftrace  how many bpftrace serve runs (one per spec and target, for
+#           every executable: serve_family.c);
+#   up      serve's start to every bpfspec_up at 1;
+#   tree    serve's whole tree CPU over SERVE_SECONDS (goal < 3%) and RSS
+#           (goal < 300 MB);
+#   new executable  a process of a sixth copy starts: the bpftrace starts
+#           again on six files; the time none of the others was traced
+#           (elapsed minus measured, as the churn row), and the restarts.
+# SERVE_EXES_SPECS names the specs (default libuv-phases); SERVE_SECTIONS
+# (default "procs exes") which of the two parts run.
 # The node processes each run a 1 ms busy timer every 50 ms (about 2% of
 # a CPU each), so that every loop phase fires.
 
@@ -26,6 +38,8 @@ SERVE_SECONDS=${SERVE_SECONDS:-60}
 SERVE_SCRAPES=${SERVE_SCRAPES:-20}
 SERVE_PROCS=${SERVE_PROCS:-20}
 SERVE_CHURNS=${SERVE_CHURNS:-4}
+SERVE_EXES_SPECS=${SERVE_EXES_SPECS:-libuv-phases}
+SERVE_SECTIONS=${SERVE_SECTIONS:-procs exes}
 
 # cpu_ticks PID — utime + stime of PID (clock ticks), empty when gone.
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null; }
@@ -182,4 +196,99 @@ serve_section() {
 		forget "$p"
 	done
 }
-serve_section
+# all_up PORT — every bpfspec_up sample of serve on PORT is 1.
+all_up() {
+	curl -s "http://127.0.0.1:$1/metrics" |
+		awk '$1 ~ /^bpfspec_up\{/ { n++; if ($2 != 1) bad++ } END { exit !(n && !bad) }'
+}
+# bpftrace_count PID — the bpftrace among tree_of PID.
+bpftrace_count() {
+	local p n=0
+	for p in $(tree_of "$1"); do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = bpftrace ] && n=$((n + 1)); done
+	echo "$n"
+}
+
+# serve_new_exe PORT SERVE_PID BIN MARKER — a process of a sixth copy of
+# node starts (nodes[] of serve_exes_section): its row.
+serve_new_exe() {
+	local port=$1 serve_pid=$2 bin=$3 marker=$4 t0 w0 t1 w1 r1 i untraced
+	read -r t0 w0 < <(at_report "$port")
+	cp "$(command -v node)" "$bin/node6"
+	"$bin/node6" -e 'setInterval(() => { const e = Date.now() + 1; while (Date.now() < e); }, 50)' \
+		"$marker" &
+	pids+=($!)
+	nodes+=($!)
+	sleep 2
+	for ((i = 0; i < 120; i++)); do
+		r1=$(metric "$port" bpfspec_restarts_total)
+		[ -n "$r1" ] && all_up "$port" && break
+		sleep 0.5
+	done
+	read -r t1 w1 < <(at_report "$port")
+	untraced=$(calc "($t1 - $t0) - ($w1 - $w0)")
+	row serve "new executable: untraced time" "$untraced" s - - - - \
+		"a process of a sixth copy: the bpftrace starts again on six files; $(fix2 "$t1 - $t0") s elapsed, $(fix2 "$w1 - $w0") s measured; restarts ${r1:-0}; then $(bpftrace_count "$serve_pid") bpftrace"
+}
+
+serve_exes_section() {
+	local marker=bpfspec-bench-exes bin=$tmp/exes i k p serve_pid port t0 tup c0 c1 tshare trss hz dt n_bt
+	local nodes=() specs
+	read -r -a specs <<<"$SERVE_EXES_SPECS"
+	say "serve: five executables, two processes each, ${specs[*]}, interval 10 s, ${SERVE_SECONDS} s measured"
+	mkdir -m 700 "$bin"
+	for k in 1 2 3 4 5; do
+		cp "$(command -v node)" "$bin/node$k"
+		for i in 1 2; do
+			"$bin/node$k" -e 'setInterval(() => { const e = Date.now() + 1; while (Date.now() < e); }, 50)' \
+				"$marker" &
+			pids+=($!)
+			nodes+=($!)
+		done
+	done
+	t0=$EPOCHREALTIME
+	"$bpfspec" serve "${specs[@]}" --target "bench=cmdline=${marker%s}[s]" --listen 127.0.0.1:0 \
+		--interval 10s 2>"$tmp/serve-exes.err" &
+	serve_pid=$!
+	pids+=("$serve_pid")
+	port=
+	for ((i = 0; i < 100; i++)); do
+		sleep 0.1
+		port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$tmp/serve-exes.err" | grep -o '[0-9]*$' || true)
+		[ -n "$port" ] && break
+	done
+	for ((i = 0; i < 240; i++)); do
+		all_up "$port" && break
+		sleep 0.5
+	done
+	tup=$(calc "$EPOCHREALTIME - $t0")
+	if ! all_up "$port"; then
+		say "serve never came up on five executables: $(tail -3 "$tmp/serve-exes.err")"
+		row serve "five executables: up" - s - - - n/a "serve did not come up"
+	else
+		n_bt=$(bpftrace_count "$serve_pid")
+		row serve "five executables: bpftrace processes" "$n_bt" - - - - - \
+			"${#specs[@]} spec(s) (${specs[*]}), one target, 5 x 2 node processes"
+		row serve "five executables: every target up" "$tup" s - - - - "serve's start to every bpfspec_up at 1"
+		hz=$(getconf CLK_TCK)
+		t0=$EPOCHREALTIME c0=$(tree_ticks "$serve_pid")
+		sleep "$SERVE_SECONDS"
+		dt=$(calc "$EPOCHREALTIME - $t0") c1=$(tree_ticks "$serve_pid")
+		tshare=$(calc "100 * ($c1 - $c0) / $hz / $dt")
+		trss=$(tree_rss "$serve_pid")
+		row serve "five executables: whole tree CPU" "$tshare" "% CPU" - - "< 3%" "$(goal_le "$tshare" 3)" \
+			"serve, its children and their bpftrace ($(tree_of "$serve_pid" | wc -l) processes) over $(printf %.0f "$dt") s"
+		row serve "five executables: whole tree RSS" "$trss" MB - - "< 300 MB" "$(goal_le "$trss" 300)" \
+			"VmRSS summed over the same processes"
+		serve_new_exe "$port" "$serve_pid" "$bin" "$marker"
+	fi
+	kill "$serve_pid" 2>/dev/null
+	wait "$serve_pid" 2>/dev/null || true
+	forget "$serve_pid"
+	for p in "${nodes[@]}"; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+		forget "$p"
+	done
+}
+case " $SERVE_SECTIONS " in *" procs "*) serve_section ;; esac
+case " $SERVE_SECTIONS " in *" exes "*) serve_exes_section ;; esac

@@ -931,6 +931,78 @@ START_TEST(test_program_free_null)
 }
 END_TEST
 
+/* Processes of three executables in one program (resolve_join): each
+ * uprobe on every file once (a file reached twice, as a shared library
+ * would be, is written once), the probes counted per attach point. */
+START_TEST(test_program_joined_executables)
+{
+	char exe2[] = "/opt/b/node", exe3[] = "/opt/c/node";
+	char *objs2[] = { exe2 }, *objs3[] = { exe3 };
+	target t2 = { .exe = exe2, .objects = objs2, .n_objects = 1 };
+	target t3 = { .exe = exe3, .objects = objs3, .n_objects = 1 };
+	uint64_t a2[] = { 0x3000 }, a3[] = { 0x1000 };
+	resolved_probe rp2[2] = { { .sp = &fx.s->probes[0], .active = true, .object = exe2,
+				    .addrs = a2, .n_addrs = 1 },
+				  { .sp = &fx.s->probes[1] } };
+	resolved_probe rp3[2] = { { .sp = &fx.s->probes[0], .active = true, .object = fx.object,
+				    .addrs = a3, .n_addrs = 1 },
+				  { .sp = &fx.s->probes[1] } };
+	resolved r2 = { .sp = fx.s, .tg = &t2, .probes = rp2, .n_probes = 2, .n_active = 1 };
+	resolved r3 = { .sp = fx.s, .tg = &t3, .probes = rp3, .n_probes = 2, .n_active = 1 };
+	capture_start();
+	ck_assert_int_eq(resolve_join(&fx.r, &r2), 0);
+	ck_assert_int_eq(resolve_join(&fx.r, &r3), 0);
+	free(capture_end());
+	ck_assert_uint_eq(fx.rp[0].n_same, 2);
+	ck_assert_uint_eq(fx.r.n_also, 2);
+
+	pid_t pids[] = { 10, 20, 30 };
+	gen_options o = { .pids = pids, .n_pids = 3 };
+	capture_start();
+	program *p = gen_program(&fx.r, &o);
+	free(capture_end());
+	ck_assert_ptr_nonnull(p);
+	ck_assert_contains(p->text, "uprobe:/usr/bin/x:0x1000,\nuprobe:/usr/bin/x:0x2000,\n"
+				    "uprobe:/opt/b/node:0x3000\n");
+	ck_assert_contains(p->text, "uretprobe:/opt/b/node:0x3000\n");
+	ck_assert_ptr_null(strstr(p->text, "/opt/c/node:"));	/* its only point is x's */
+	ck_assert_contains(p->text, "/usr/bin/x, /opt/b/node and /opt/c/node");
+	ck_assert_uint_eq(p->expected_attach, 2 + 6);	/* BEGIN, END; 3 entries, 3 returns */
+	program_free(p);
+	free(fx.rp[0].same);
+	free(fx.r.also);
+	fx.rp[0].same = NULL;
+	fx.r.also = NULL;
+}
+END_TEST
+
+/* Specs whose programs are written for one executable are refused. */
+START_TEST(test_join_refused)
+{
+	char exe2[] = "/opt/b/node";
+	target t2 = { .exe = exe2 };
+	resolved_probe rp2[2] = { { .sp = &fx.s->probes[0] }, { .sp = &fx.s->probes[1] } };
+	resolved r2 = { .sp = fx.s, .tg = &t2, .probes = rp2, .n_probes = 2 };
+	char old[] = "1.44.2";
+	r2.libuv_version = old;
+	capture_start();
+	ck_assert_int_eq(resolve_join(&fx.r, &r2), -1);
+	char *out = capture_end();
+	ck_assert_contains(out, "either side of 1.45");
+	ck_assert_contains(out, "/opt/b/node");
+	free(out);
+	r2.libuv_version = NULL;
+	fx.s->stack_ns = 1000000;
+	capture_start();
+	ck_assert_int_eq(resolve_join(&fx.r, &r2), -1);
+	out = capture_end();
+	ck_assert_contains(out, "samples stacks");
+	free(out);
+	fx.s->stack_ns = 0;
+	ck_assert_ptr_null(fx.r.also);
+}
+END_TEST
+
 static Suite *gen_suite(void)
 {
 	Suite *s = suite_create("gen");
@@ -947,6 +1019,8 @@ static Suite *gen_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_program_pid_window);
 	tcase_add_test(tc, test_program_several_pids);
+	tcase_add_test(tc, test_program_joined_executables);
+	tcase_add_test(tc, test_join_refused);
 	tcase_add_test(tc, test_program_pid_map);
 	tcase_add_test(tc, test_program_pid_limit);
 	tcase_add_test(tc, test_program_any_pid_no_window);

@@ -561,6 +561,43 @@ START_TEST(test_churn)
 }
 END_TEST
 
+/* One slot for every executable of a target: a process of an executable
+ * the child's program attaches to joins in place, one of another needs a
+ * new program; a spec written for one executable gets a slot per file. */
+START_TEST(test_families)
+{
+	fixture f;
+	fixture_init(&f);
+	serve_slot *s = &f.slot;
+	serve_exe a = { 1, 100 }, b = { 1, 200 }, c = { 2, 100 };
+	s->pids[0] = 100, s->pid_exes[0] = a;
+	s->pids[1] = 200, s->pid_exes[1] = b;
+	s->pids[2] = 300, s->pid_exes[2] = a;
+	s->n_pids = 3;
+	serve_family_started(s);
+	ck_assert_uint_eq(s->n_run_exes, 2);
+	ck_assert(!serve_family_new_exe(s));
+	s->pids[3] = 400, s->pid_exes[3] = c;	/* another file */
+	s->n_pids = 4;
+	ck_assert(serve_family_new_exe(s));
+	s->n_pids = 2;	/* fewer files: the program still fits */
+	ck_assert(!serve_family_new_exe(s));
+
+	/* Families: per spec, remembered per file (pid 0 is never read: a
+	 * spec that times no function needs no libuv). */
+	f.sv.cfg.spec_alone[0] = true;
+	ck_assert_int_eq(serve_family_of(&f.sv, 0, 0, a), SERVE_FAMILY_ALONE);
+	f.sv.cfg.spec_alone[0] = false;
+	ck_assert_int_eq(serve_family_of(&f.sv, 0, 0, a), SERVE_FAMILY_UV_NEW);
+	f.sv.cfg.spec_times[0] = true;
+	f.sv.uv_orders[0].exe = b;
+	f.sv.uv_orders[0].family = SERVE_FAMILY_UV_OLD;
+	f.sv.n_uv_orders = 1;
+	ck_assert_int_eq(serve_family_of(&f.sv, 0, 0, b), SERVE_FAMILY_UV_OLD);
+	fixture_free(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("serve");
@@ -577,6 +614,7 @@ static Suite *suite(void)
 	tcase_add_test(state, test_gauges);
 	tcase_add_test(state, test_stopping_child);
 	tcase_add_test(state, test_churn);
+	tcase_add_test(state, test_families);
 	suite_add_tcase(s, state);
 	return s;
 }
