@@ -16,8 +16,8 @@
 #     bpftrace, no restart counted).
 # A process of a new copy restarts the bpftrace (serve_family.c): that
 # costs a bpftrace start, and is measured by scripts/bench/serve.sh, not
-# here.  Runs in about 25 s (bpftrace's start, 10 to 30 s on a busy host,
-# is most of it: five files' uprobes attach one by one).
+# here.  Runs in about 25 s on an idle host, 40 s on a busy one (most of
+# it bpftrace's start: five files' 56 uprobes attach one by one).
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/prom.sh"
 need_root
@@ -119,20 +119,14 @@ done
 [ -z "$(value "bpfspec_restarts_total{$sel}")" ] || fail "a process of a traced executable counted a restart"
 echo "measured: a process of node1 joined     in place (bpftrace $bt0)"
 
-# Stopping: the kernel detaches the uprobes of the one bpftrace one by one
-# as it ends (about 0.1 s each: 60 here), so its end is waited for longer
-# than stop_serve's 5 s.
+# Stopping: serve exits at once; the kernel detaches the uprobes of its
+# bpftrace one by one as that ends (about 0.1 s each, 60 here: 6 to 9 s,
+# not waited for here: it was sent SIGKILL when its bpfspec run ended).
 kill -TERM "$SERVE_PID"
 ts=$EPOCHREALTIME
-for ((i = 0; i < 300; i++)); do
+for ((i = 0; i < 200; i++)); do
 	running "$SERVE_PID" || break
 	sleep 0.1
 done
-running "$SERVE_PID" && fail "bpfspec serve did not exit within 30 s of SIGTERM"
-for ((i = 0; i < 300; i++)); do
-	running "${bt0% }" || break
-	sleep 0.1
-done
-echo "measured: serve and its bpftrace ended   $(awk -v a="$ts" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s after SIGTERM"
-running "${bt0% }" && fail "serve's bpftrace (pid $bt0) outlived it by 30 s"
-true
+running "$SERVE_PID" && fail "bpfspec serve did not exit within 20 s of SIGTERM"
+echo "measured: serve exited                  $(awk -v a="$ts" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s after SIGTERM"
