@@ -479,13 +479,52 @@ static int stage_target(trace *tr)
 	return EXIT_OK;
 }
 
+/* Takes the processes of T out of TR's pids, saying so: the spec cannot
+ * trace their executable (resolve_spec said why). */
+static void leave_out(trace *tr, const target *t)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < tr->n_pids; i++) {
+		bool gone = false;
+		for (size_t k = 0; k < t->n_pids; k++)
+			gone |= tr->pids[i] == t->pids[k];
+		if (!gone)
+			tr->pids[kept++] = tr->pids[i];
+	}
+	tr->n_pids = kept;
+	diag_warn("the %zu process%s of %s (pid %d%s) %s left out: the spec cannot trace "
+		  "that executable (said above); the others are traced", t->n_pids,
+		  t->n_pids == 1 ? "" : "es", t->exe, (int)t->pid, t->n_pids > 1 ? ", ..." : "",
+		  t->n_pids == 1 ? "is" : "are");
+}
+
+/* The spec in each executable's processes.  With several, one the spec
+ * cannot trace is left out (the others are not untraced for it: serve
+ * gives a target's every process), and the others join the first that it
+ * can trace (resolve_join), which becomes T. */
 static int stage_resolve(trace *tr)
 {
-	if (!(tr->res = resolve_spec(tr->s, tr->t)))
+	for (size_t k = 0; k <= tr->n_more; k++) {
+		target *t = k ? tr->more_t[k - 1] : tr->t;
+		resolved *r = resolve_spec(tr->s, t);
+		if (!r && tr->n_more == 0)
+			return EXIT_TARGET;
+		if (!r) {
+			leave_out(tr, t);
+		} else if (!tr->res) {
+			tr->res = r;
+			if (k) {	/* the first traceable one leads */
+				tr->more_t[k - 1] = tr->t;
+				tr->t = t;
+			}
+		} else {
+			tr->more_res[k - 1] = r;
+		}
+	}
+	if (!tr->res)
 		return EXIT_TARGET;
 	for (size_t k = 0; k < tr->n_more; k++)
-		if (!(tr->more_res[k] = resolve_spec(tr->s, tr->more_t[k])) ||
-		    resolve_join(tr->res, tr->more_res[k]) < 0)
+		if (tr->more_res[k] && resolve_join(tr->res, tr->more_res[k]) < 0)
 			return EXIT_TARGET;
 	if (!tr->gen_only && resolve_check_tracepoints(tr->res) < 0)
 		return EXIT_TARGET;
