@@ -470,8 +470,7 @@ static int check_same_exe(const target *t, const struct stat *first, const char 
 		return -1;
 	int rc = 0;
 	if (st.st_dev != first->st_dev || st.st_ino != first->st_ino) {
-		diag_error("one program traces processes of one executable: run one bpfspec "
-			   "per executable",
+		diag_error("a process that ran another file a moment ago (it exec'd): run again",
 			   "pid %d runs %s, but pid %d runs %s", (int)pid, link, (int)t->pid,
 			   first_link);
 		rc = -1;

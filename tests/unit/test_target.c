@@ -231,6 +231,15 @@ START_TEST(test_zombie)
 }
 END_TEST
 
+/* ONE and DEAD as a list (static: one test at a time). */
+static const pid_t *gone_too(pid_t one, pid_t dead)
+{
+	static pid_t v[2];
+	v[0] = one;
+	v[1] = dead;
+	return v;
+}
+
 /* Several processes of one executable: two sleeps.  Another executable
  * (this test's own, or valgrind's under valgrind), a pid given twice, a
  * process gone: refused, naming the pid.  (Not a fork of this test: under
@@ -264,7 +273,22 @@ START_TEST(test_several_pids)
 	ck_assert_contains(out, want);
 	snprintf(want, sizeof want, ", but pid %d runs %s", (int)one, sleep_path);
 	ck_assert_contains(out, want);
-	ck_assert_contains(out, "run one bpfspec per executable");
+	ck_assert_contains(out, "run again");
+	free(out);
+
+	/* Grouped by file instead (run makes one program of them). */
+	size_t group[3];
+	capture_start();
+	ck_assert_uint_eq(target_group_by_exe(other, 3, group), 2);
+	free(capture_end());
+	ck_assert_uint_eq(group[0], 0);
+	ck_assert_uint_eq(group[1], 0);
+	ck_assert_uint_eq(group[2], 1);
+	capture_start();
+	ck_assert_uint_eq(target_group_by_exe(gone_too(one, dead), 2, group), 0);
+	out = capture_end();
+	snprintf(want, sizeof want, "no process with pid %d", (int)dead);
+	ck_assert_contains(out, want);
 	free(out);
 
 	pid_t twice[] = { one, two, one };
