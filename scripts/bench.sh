@@ -752,7 +752,7 @@ declare -A title=([first]="1. time to first data (command start to probes attach
 	[accuracy]="4. accuracy against measured truth"
 	[cost]="5. bpfspec's own cost"
 	[pictures]="6. pictures: the HTML report of an hour at -i 1 (7 phases, 3 loop threads)"
-	[serve]="7. serve: bpfspec serve libuv-phases on 20 node processes, interval 10 s")
+	[serve]="7. serve: bpfspec serve libuv-phases on 20 node processes, then on five node executables with two processes each; interval 10 s")
 echo
 for s in first versions report overhead overhead_cpu overhead_call accuracy cost pictures serve; do
 	echo "${title[$s]}"
