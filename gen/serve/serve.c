@@ -64,6 +64,7 @@ typedef struct spec_facts {
 	int fds[SERVE_MAX_SPECS];
 	bool alone[SERVE_MAX_SPECS];	/* serve_config.spec_alone */
 	bool times[SERVE_MAX_SPECS];	/* serve_config.spec_times */
+	bool files[SERVE_MAX_SPECS];	/* serve_config.spec_files */
 } spec_facts;
 
 /* Whether S's programs are for one executable each (serve_family.c). */
@@ -82,6 +83,19 @@ static bool spec_times_functions(const spec *s)
 		if (spec_kind_needs_of(s->probes[i].kind)->function)
 			return true;
 	return false;
+}
+
+/* Whether S's programs attach to the executables' files: it times
+ * functions, or counts or records at uprobe or USDT points. */
+static bool spec_uses_files(const spec *s)
+{
+	for (size_t i = 0; i < s->n_probes; i++) {
+		const spec_probe *p = &s->probes[i];
+		if (p->probe && (p->point == POINT_UPROBE || p->point == POINT_URETPROBE ||
+				 p->point == POINT_USDT))
+			return true;
+	}
+	return spec_times_functions(s) || spec_is_alone(s);
 }
 
 /* Loads every spec of CFG, to report a bad one before anything runs (and
@@ -105,6 +119,7 @@ static int load_specs(const serve_config *cfg, spec_facts *f)
 		snprintf(names[i], 64, "%s", s->name);
 		f->alone[i] = spec_is_alone(s);
 		f->times[i] = spec_times_functions(s);
+		f->files[i] = spec_uses_files(s);
 		if (!spec_source_is_bundled(cfg->specs[i]))
 			fds[i] = snapshot(cfg->specs[i], s->src.text, s->src.len);
 		spec_free(s);
@@ -139,6 +154,7 @@ static void commit_specs(serve *sv, const spec_facts *f)
 	for (size_t i = 0; i < cfg->n_specs; i++) {
 		cfg->spec_alone[i] = f->alone[i];
 		cfg->spec_times[i] = f->times[i];
+		cfg->spec_files[i] = f->files[i];
 		if (cfg->spec_fds[i] >= 0)
 			close(cfg->spec_fds[i]);
 		cfg->spec_fds[i] = fds[i];
@@ -288,7 +304,7 @@ static void scan(serve *sv)
 		 * again on the new set. */
 		if (!s->child || s->stopping)
 			continue;
-		if (!s->gone && serve_family_new_exe(s)) {
+		if (!s->gone && sv->cfg.spec_files[s->spec] && serve_family_new_exe(s)) {
 			/* A new executable: its uprobes need a new program. */
 			fprintf(stderr, "bpfspec serve: %s/%s: a process of an executable its "
 					"bpftrace does not attach to: starting it again\n",

@@ -48,6 +48,10 @@ typedef struct serve_config {
 	 * executable of a target (with libuv on one side of 1.45). */
 	bool spec_alone[SERVE_MAX_SPECS];
 	bool spec_times[SERVE_MAX_SPECS];	/* it times functions (libuv matters) */
+	/* Its programs have uprobes or USDT probes, which are placed on the
+	 * executables' files: a process of a new file needs a new program.
+	 * A spec of kernel probes alone takes any process in place. */
+	bool spec_files[SERVE_MAX_SPECS];
 	discover_target targets[SERVE_MAX_TARGETS];	/* owned */
 	size_t n_targets;
 	char *sets[SERVE_MAX_SETS];	/* --set NAME=VALUE, for every spec */
