@@ -112,7 +112,14 @@ static void blocker_row(FILE *out, const report_event *ev)
 /* The end of the stacks' heading: what named the JavaScript frames. */
 static void js_names_text(FILE *out, const report *rep)
 {
-	if (rep->js_names == REPORT_JS_NAMES_PERF_MAP)
+	const report_js_check *c = &rep->js_check;
+	if (rep->js_names == REPORT_JS_NAMES_PERF_MAP && c->done && c->frames)
+		fprintf(out, " (JavaScript frames named by the perf map; V8's heap named %llu of its "
+			"%llu the same, %llu otherwise, %llu not; function shares within %.1f "
+			"points)\n", (unsigned long long)c->same, (unsigned long long)c->frames,
+			(unsigned long long)c->different, (unsigned long long)c->unnamed,
+			100 * c->share_difference);
+	else if (rep->js_names == REPORT_JS_NAMES_PERF_MAP)
 		fputs(" (JavaScript frames named by the perf map)\n", out);
 	else if (rep->js_names == REPORT_JS_NAMES_V8_HEAP)
 		fprintf(out, " (JavaScript frames named from V8's heap: %llu of %llu; functions "
@@ -341,6 +348,29 @@ void render_why_json_group(json_t *jg, const report_probe *p, const report_group
 		json_object_set_new(jg, "attribution", render_why_json_split(g->split, g->st.sum_ns));
 }
 
+/* stack_sampling.js_check: the perf map's names checked against the
+ * heap's (attribution/why_v8check.h). */
+static json_t *js_check_json(const report_js_check *c)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "samples", rjson_u64(c->samples));
+	json_object_set_new(o, "samples_no_walk", rjson_u64(c->samples_no_walk));
+	json_object_set_new(o, "frames", rjson_u64(c->frames));
+	json_object_set_new(o, "same", rjson_u64(c->same));
+	json_object_set_new(o, "different", rjson_u64(c->different));
+	json_object_set_new(o, "different_innermost", rjson_u64(c->different_innermost));
+	json_object_set_new(o, "unnamed", rjson_u64(c->unnamed));
+	json_object_set_new(o, "unnamed_no_walk", rjson_u64(c->unnamed_no_walk));
+	json_object_set_new(o, "v8_heap_only", rjson_u64(c->heap_only));
+	json_object_set_new(o, "share_difference", json_real(c->share_difference));
+	json_object_set_new(o, "share_function", rjson_text(c->share_function));
+	if (c->differ_perf_map[0]) {
+		json_object_set_new(o, "first_difference_perf_map", rjson_text(c->differ_perf_map));
+		json_object_set_new(o, "first_difference_v8_heap", rjson_text(c->differ_v8_heap));
+	}
+	return o;
+}
+
 void render_why_json(json_t *root, const report *rep)
 {
 	if (!rep->attributed)
@@ -361,6 +391,8 @@ void render_why_json(json_t *root, const report *rep)
 			json_object_set_new(s, "js_frames", rjson_u64(rep->js_frames));
 			json_object_set_new(s, "js_frames_named", rjson_u64(rep->js_frames_named));
 		}
+		if (rep->js_check.done)
+			json_object_set_new(s, "js_check", js_check_json(&rep->js_check));
 		json_object_set_new(root, "stack_sampling", s);
 	}
 	json_t *b = json_object(), *list = json_array();

@@ -13,6 +13,7 @@
  * are read from their *_hex twins, as everywhere in the report. */
 #include "attribution/report_load_why.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,6 +149,46 @@ static int load_blocker(loader *l, const json_t *obj, const char *base, report_e
 	return l->failed ? -1 : 0;
 }
 
+/* The text KEY of OBJ (at BASE) into OUT (REPORT_JS_CHECK_NAME bytes,
+ * cut), "" when absent.  Returns 0, or -1 (L failed). */
+static int rl_load_check_text(loader *l, const json_t *obj, const char *base, const char *key,
+			      char *out)
+{
+	char *text = NULL;
+	if (rl_get_str(l, obj, base, key, &text, false, true) < 0)
+		return -1;
+	snprintf(out, REPORT_JS_CHECK_NAME, "%s", text ? text : "");
+	free(text);
+	return 0;
+}
+
+/* stack_sampling's optional js_check into REP.  Returns 0, or -1 (L
+ * failed). */
+static int rl_load_js_check(loader *l, const json_t *s, report *rep)
+{
+	static const char base[] = "stack_sampling.js_check";
+	report_js_check *c = &rep->js_check;
+	json_t *o = rl_get(l, s, "stack_sampling", "js_check", T_OBJ, false, true);
+	if (!o)
+		return l->failed ? -1 : 0;
+	c->done = true;
+	if (rl_get_u64(l, o, base, "samples", &c->samples) < 0 ||
+	    rl_get_u64(l, o, base, "samples_no_walk", &c->samples_no_walk) < 0 ||
+	    rl_get_u64(l, o, base, "frames", &c->frames) < 0 ||
+	    rl_get_u64(l, o, base, "same", &c->same) < 0 ||
+	    rl_get_u64(l, o, base, "different", &c->different) < 0 ||
+	    rl_get_u64(l, o, base, "different_innermost", &c->different_innermost) < 0 ||
+	    rl_get_u64(l, o, base, "unnamed", &c->unnamed) < 0 ||
+	    rl_get_u64(l, o, base, "unnamed_no_walk", &c->unnamed_no_walk) < 0 ||
+	    rl_get_u64(l, o, base, "v8_heap_only", &c->heap_only) < 0 ||
+	    rl_get_fraction(l, o, base, "share_difference", &c->share_difference) < 0 ||
+	    rl_load_check_text(l, o, base, "share_function", c->share_function) < 0 ||
+	    rl_load_check_text(l, o, base, "first_difference_perf_map", c->differ_perf_map) < 0 ||
+	    rl_load_check_text(l, o, base, "first_difference_v8_heap", c->differ_v8_heap) < 0)
+		return -1;
+	return 0;
+}
+
 /* stack_sampling's optional js_names ("perf_map", "v8_heap", "none")
  * with its frame counts into REP.  Returns 0, or -1 (L failed). */
 static int rl_load_js_names(loader *l, const json_t *s, report *rep)
@@ -182,7 +223,7 @@ int rl_load_blockers(loader *l, const json_t *root, report *rep)
 			return -1;
 		if ((v = rl_get(l, s, "stack_sampling", "js_symbols", T_BOOL, false, true)))
 			rep->js_symbols = json_is_true(v);
-		if (rl_load_js_names(l, s, rep) < 0)
+		if (rl_load_js_names(l, s, rep) < 0 || rl_load_js_check(l, s, rep) < 0)
 			return -1;
 		if (l->failed)
 			return -1;

@@ -2,6 +2,7 @@
  * see why.h. */
 #include "attribution/why.h"
 #include "attribution/why_v8.h"
+#include "attribution/why_v8check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -563,47 +564,56 @@ static bool is_address(const char *s, size_t len)
 
 /* The frames of a stack as bpftrace prints a ustack() key (one frame a
  * line, innermost first, "name+offset"; 0.24+ drop the spaces in names)
- * in folded form: outermost first, joined by ';', offsets dropped; a
- * bare address in process PID's vDSO named (VDSO).  Owned; NULL out of
- * memory.  JS[i] (NULL: none), when set, is the i-th frame (from the
- * innermost) when bpftrace left it a bare address ("JS:NAME ..."). */
-static char *folded_frames(const char *text, vdso_names *vdso, long pid,
-			   const char *const *js)
+ * into FRAME[i] (LEN[i] bytes, the offset dropped: pointers into TEXT),
+ * at most WHY_STACK_FRAMES + 8 of them.  Returns their number. */
+static size_t stack_frames(const char *text, const char **frame, size_t *len)
 {
-	char named[WHY_STACK_FRAMES + 8][80];
-	const char *lines[WHY_STACK_FRAMES + 8];
-	size_t lens[WHY_STACK_FRAMES + 8], n = 0;
-	for (const char *s = text; *s && n < sizeof lines / sizeof *lines;) {
+	size_t n = 0;
+	for (const char *s = text; *s && n < WHY_STACK_FRAMES + 8;) {
 		while (*s == '\n' || *s == ' ' || *s == '\t' || (s[0] == '\\' && s[1] == 'n'))
 			s += s[0] == '\\' ? 2 : 1;
 		if (!*s)
 			break;
 		const char *e = frame_end(s);
-		size_t len = (size_t)(e - s);
-		const char *plus = memrchr(s, '+', len);
-		size_t digits = plus ? (size_t)(s + len - plus - 1) : 0;
+		size_t l = (size_t)(e - s);
+		const char *plus = memrchr(s, '+', l);
+		size_t digits = plus ? (size_t)(s + l - plus - 1) : 0;
 		if (plus && plus > s && digits && strspn(plus + 1, "0123456789") >= digits)
-			len = (size_t)(plus - s);
-		size_t vlen = vdso_frame(vdso, pid, s, len, named[n], sizeof named[n]);
-		if (js && n < WHY_V8_FRAMES && js[n] && is_address(s, len)) {
-			lines[n] = js[n];
-			lens[n] = strlen(js[n]);
-			n++;
-		} else if (vlen) {
-			lines[n] = named[n];
-			lens[n++] = vlen;
-		} else if (len) {
-			lines[n] = s;
-			lens[n++] = len;
+			l = (size_t)(plus - s);
+		if (l) {
+			frame[n] = s;
+			len[n++] = l;
 		}
 		s = e;
 	}
+	return n;
+}
+
+/* The N frames FRAME (LEN: stack_frames) in folded form: outermost
+ * first, joined by ';'; a bare address in process PID's vDSO named
+ * (VDSO).  Owned; NULL out of memory.  JS[i] (NULL: none), when set, is
+ * the i-th frame (from the innermost) when bpftrace left it a bare
+ * address ("JS:NAME ..."). */
+static char *folded_frames(const char *const *frame, const size_t *len, size_t n,
+			   vdso_names *vdso, long pid, const char *const *js)
+{
+	char named[80];
 	buf b = BUF_INIT;
 	for (size_t i = n; i-- > 0;) {
+		const char *s = frame[i];
+		size_t l = len[i];
+		if (js && i < WHY_V8_FRAMES && js[i] && is_address(s, l)) {
+			s = js[i];
+			l = strlen(js[i]);
+		} else if ((l = vdso_frame(vdso, pid, s, len[i], named, sizeof named))) {
+			s = named;
+		} else {
+			l = len[i];
+		}
 		if (i + 1 < n)
 			buf_putc(&b, ';');
-		for (size_t k = 0; k < lens[i]; k++)
-			buf_putc(&b, lines[i][k] == ';' ? ':' : lines[i][k]);
+		for (size_t k = 0; k < l; k++)
+			buf_putc(&b, s[k] == ';' ? ':' : s[k]);
 	}
 	if (!n)
 		buf_puts(&b, "[no frames]");
@@ -678,36 +688,55 @@ static int add_stack(report_probe *p, long tid, uint64_t samples, char *frames)
 	return 0;
 }
 
-/* The stacks map (keys "P,TID,\n frames...", or "P,TID,S0,...,S15,\n
- * frames..." with the V8 walk) into the probes'; V8 (may be NULL) names
- * the JavaScript frames. */
+/* One entry E of the stacks map ("P,TID,\n frames...", or
+ * "P,TID,S0,...,S15,\n frames..." with the V8 walk) into REP's probes;
+ * V8 (may be NULL) names the JavaScript frames, CHECK (may be NULL)
+ * compares its names with the perf map's.  Returns 0 (also for an entry
+ * not understood, skipped), or -1 out of memory. */
+static int fill_stack(report *rep, const bpfout_entry *e, why_v8 *v8, vdso_names *vdso,
+		      why_v8check *check)
+{
+	char text[WHY_V8_FRAMES][2 * 160 + 40];
+	const char *frame[WHY_STACK_FRAMES + 8], *js[WHY_V8_FRAMES];
+	size_t len[WHY_STACK_FRAMES + 8];
+	uint64_t sfi[WHY_V8_FRAMES];
+	char *end;
+	long phase = strtol(e->key, &end, 10), tid;
+	if (*end != ',' || phase < 1 || (size_t)phase > rep->n_probes || e->value <= 0)
+		return 0;
+	tid = strtol(end + 1, &end, 10);
+	const char *at = end;
+	key_functions(&at, sfi);
+	if (*at != ',')
+		return 0;
+	long pid = process_of_thread(report_pids_of(rep), tid);
+	name_functions(rep, v8, pid, sfi, (uint64_t)e->value, text, js);
+	size_t n = stack_frames(at + 1, frame, len);
+	why_v8check_stack(check, frame, len, n, js, WHY_V8_FRAMES, (uint64_t)e->value);
+	char *frames = folded_frames(frame, len, n, vdso, pid, js);
+	if (!frames || add_stack(&rep->probes[phase - 1], tid, (uint64_t)e->value, frames) < 0)
+		return -1;
+	return 0;
+}
+
+/* The stacks map into the probes' (fill_stack); with a perf map and V8
+ * (may be NULL), the check of the perf map's names against the heap's
+ * into REP's js_check. */
 static int fill_stacks(report *rep, const bpfout_window *w, why_v8 *v8)
 {
 	const bpfout_map *m = report_window_map(w, "stk", WHY_NAME);
 	if (!m || !m->n_entries)
 		return 0;
 	vdso_names *vdso = vdso_names_new();	/* NULL: no frame is named there */
-	char text[WHY_V8_FRAMES][2 * 160 + 40];
+	why_v8check *check = v8 && rep->js_names == REPORT_JS_NAMES_PERF_MAP ?
+			     why_v8check_new() : NULL;
 	int rc = 0;
-	for (size_t i = 0; i < m->n_entries && rc == 0; i++) {
-		const bpfout_entry *e = &m->entries[i];
-		char *end;
-		long phase = strtol(e->key, &end, 10), tid;
-		if (*end != ',' || phase < 1 || (size_t)phase > rep->n_probes || e->value <= 0)
-			continue;
-		tid = strtol(end + 1, &end, 10);
-		uint64_t sfi[WHY_V8_FRAMES];
-		const char *at = end, *js[WHY_V8_FRAMES];
-		key_functions(&at, sfi);
-		if (*at != ',')
-			continue;
-		long pid = process_of_thread(report_pids_of(rep), tid);
-		name_functions(rep, v8, pid, sfi, (uint64_t)e->value, text, js);
-		char *frames = folded_frames(at + 1, vdso, pid, js);
-		if (!frames || add_stack(&rep->probes[phase - 1], tid, (uint64_t)e->value, frames) < 0)
-			rc = -1;
-	}
+	for (size_t i = 0; i < m->n_entries && rc == 0; i++)
+		rc = fill_stack(rep, &m->entries[i], v8, vdso, check);
 	vdso_names_free(vdso);
+	if (check)
+		why_v8check_result(check, &rep->js_check);
+	why_v8check_free(check);
 	if (rc < 0)
 		return -1;
 	for (size_t i = 0; i < rep->n_probes; i++)
@@ -779,7 +808,8 @@ int why_fill(report *rep, const resolved *r, const bpfout_window *w, uint64_t be
 	char why[256] = "";
 	if (rep->js_symbols == 1)
 		rep->js_names = REPORT_JS_NAMES_PERF_MAP;
-	else if (rep->stack_ns && r->tg && r->tg->exe)
+	/* with a perf map, the heap's names are checked against it */
+	if (rep->stack_ns && r->tg && r->tg->exe)
 		v8 = why_v8_new(r->tg->exe, why, sizeof why);
 	if (rep->js_symbols == 0 && !v8) {
 		char text[512];

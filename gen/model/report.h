@@ -261,6 +261,37 @@ enum {
 	REPORT_JS_NAMES_NONE,		/* nothing */
 };
 
+/* A perf map's JavaScript names checked against V8's heap's, frame by
+ * frame (attribution/why_v8check.h), when the target wrote a perf map and
+ * carries V8 metadata.  Counts are frames times their stacks' samples;
+ * the shares are of all samples of the stacks. */
+#define REPORT_JS_CHECK_NAME 200
+typedef struct report_js_check {
+	bool done;		/* false: not made (no perf map, or no walk) */
+	uint64_t samples;	/* the stacks' samples */
+	uint64_t samples_no_walk;	/* of them, those whose walk found no
+					 * JS frame (mostly taken in the kernel) */
+	uint64_t frames;	/* frames the perf map named a JS function */
+	uint64_t same;		/* ... that the heap named the same */
+	uint64_t different;	/* ... that the heap named another function */
+	uint64_t different_innermost;	/* of those, the innermost frame: a
+					 * sample as a function sets up or
+					 * leaves its frame, whose frame
+					 * pointer is still its caller's */
+	uint64_t unnamed;	/* ... that the heap could not name */
+	uint64_t unnamed_no_walk;	/* of those, in samples where the walk
+					 * found no JS frame (taken in the
+					 * kernel: no user registers) */
+	uint64_t heap_only;	/* frames the heap named and the perf map did not */
+	/* the largest difference between a function's share of the samples
+	 * (a sample counts once per function on its stack) as the perf map
+	 * names the frames and as the heap does, and that function */
+	double share_difference;
+	char share_function[REPORT_JS_CHECK_NAME];
+	/* the first difference met ("" none): the perf map's and the heap's */
+	char differ_perf_map[REPORT_JS_CHECK_NAME], differ_v8_heap[REPORT_JS_CHECK_NAME];
+} report_js_check;
+
 typedef struct report {
 	char *spec_name;
 	char *spec_path;
@@ -310,6 +341,7 @@ typedef struct report {
 	 * those named from the target's heap. */
 	int js_names;
 	uint64_t js_frames, js_frames_named;
+	report_js_check js_check;
 	char **warnings;
 	size_t n_warnings;
 } report;
