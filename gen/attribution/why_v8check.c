@@ -52,7 +52,9 @@ static size_t without_number(const char *out)
 
 /* The perf map's name of a JavaScript function in frame S (LEN bytes:
  * "JS:~NAME SCRIPT:LINE:COLUMN", node 18 "LazyCompile:~NAME SCRIPT:LINE")
- * as NAMESCRIPT:LINE into OUT.  Returns false when S is no such frame. */
+ * as NAMESCRIPT:LINE into OUT (the tier mark, and node 24's "'" of code
+ * entered by on-stack replacement, dropped).  Returns false when S is no
+ * such frame. */
 static bool perf_map_function(const char *s, size_t len, char *out)
 {
 	static const char *const tags[] = { "JS:", "LazyCompile:", "Function:" };
@@ -62,7 +64,9 @@ static bool perf_map_function(const char *s, size_t len, char *out)
 			tag = strlen(tags[k]);
 	if (!tag)
 		return false;
-	if (strchr("~*^+", s[tag]))
+	if (tag < len && strchr("~*^+", s[tag]))
+		tag++;
+	if (tag < len && s[tag] == '\'')	/* node 24+: code entered on the stack (OSR) */
 		tag++;
 	copy_unspaced(out, s + tag, len - tag);
 	size_t line = without_number(out);
@@ -183,10 +187,10 @@ void why_v8check_stack(why_v8check *c, const char *const *frame, const size_t *l
 		char perf[REPORT_JS_CHECK_NAME] = "", named[REPORT_JS_CHECK_NAME] = "";
 		if (i < n && perf_map_function(frame[i], len[i], perf))
 			memcpy(perf_keys[n_perf++], perf, sizeof perf);
-		if (heap[i]) {
+		if (heap[i])
 			heap_function(heap[i], named);
+		if (named[0])
 			memcpy(heap_keys[n_keys++], named, sizeof named);
-		}
 		check_frame(c, i, perf, named, walked, samples);
 	}
 	add_shares(c, perf_keys, n_perf, true, samples);

@@ -8,7 +8,8 @@
  * Two names are the same function when their names and scripts match
  * and, where the heap has the definition line, their lines: the perf
  * map's tag ("JS:", node 18's "LazyCompile:"), tier mark ("~", "*", "^",
- * "+") and column are set aside, and spaces (bpftrace 0.24 drops them
+ * "+", then "'" for code entered by on-stack replacement) and column are
+ * set aside, and spaces (bpftrace 0.24 drops them
  * from stack keys).
  *
  * Ownership: why_v8check_new returns an owned check, why_v8check_free
