@@ -1,5 +1,6 @@
 /* why — attribution of latency phases; see why.h. */
 #include "attribution/why.h"
+#include "attribution/why_v8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,12 +293,12 @@ static char *profile_probe(const gen_parts *pt, const resolved *r, const v8meta 
 }
 
 /* The V8 layout of R's executable into M when it carries usable
- * metadata.  Returns M, or NULL (the stacks are sampled without the
- * walk; why_report.c says why). */
+ * metadata and the walk is not off (why_v8.h).  Returns M, or NULL (the
+ * stacks are sampled without the walk; why_report.c says why). */
 static const v8meta *target_v8meta(const resolved *r, v8meta *m)
 {
 	char err[256];
-	if (!r->sp->stack_ns || !r->tg || !r->tg->exe ||
+	if (!r->sp->stack_ns || !r->tg || !r->tg->exe || why_v8_walk_off() ||
 	    v8meta_read(r->tg->exe, m, err, sizeof err) < 0 || v8meta_check(m, err, sizeof err) < 0)
 		return NULL;
 	return m;

@@ -25,8 +25,18 @@ struct why_v8 {
 	size_t n, cap;
 };
 
+bool why_v8_walk_off(void)
+{
+	const char *walk = getenv("BPFSPEC_V8_WALK");
+	return walk && strcmp(walk, "0") == 0;
+}
+
 why_v8 *why_v8_new(const char *exe, char *why, size_t len)
 {
+	if (why_v8_walk_off()) {
+		snprintf(why, len, "BPFSPEC_V8_WALK=0 turned the walk of its frames off");
+		return NULL;
+	}
 	why_v8 *v = calloc(1, sizeof *v);
 	if (!v) {
 		snprintf(why, len, "out of memory");
