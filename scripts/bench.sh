@@ -13,6 +13,8 @@
 #                and 0.23 and 0.27 from Debian roots), with a breakdown
 #   report       end of the window (or SIGINT) to the complete report
 #   overhead     requests/s of a node HTTP server under wrk, traced or not
+#   stack walk   loop-why's stack sampler with and without its walk of V8's
+#                frames: BPF time per stack, the server's slowdown
 #   accuracy     reports of workloads whose truth is known
 #   own cost     symbol resolution, bpfspec's peak RSS, parser MB/s
 #   pictures     the HTML page of an hour at -i 1: its size, bpfspec's
@@ -22,7 +24,8 @@
 #                untraced per churn (a process in, one out)
 #
 # Usage: scripts/bench.sh   (BUILD=build ROUNDS=3 VERSION_ROUNDS=3 LOAD_ROUNDS=4 WHY_ROUNDS=8 POOL_ROUNDS=3 WRK_SECONDS=3
-#                            SYSCALL_N=1000000 SBPF_ROUNDS=5)
+#                            SYSCALL_N=1000000 SBPF_ROUNDS=5 STACK_ROUNDS=3 STACK_BUSY_MS=5)
+# BENCH_ONLY=stack_walk runs section 3e alone (about 2 minutes).
 # Takes about 17 minutes on a 2-core machine.
 set -eu
 export LC_ALL=C
@@ -119,6 +122,48 @@ wait_for() {
 
 prio="nice -n -10"	# the accuracy truths are wall time
 if chrt -f 10 true 2>/dev/null; then prio="chrt -f 10"; fi
+
+# print_sections SECTION... — the tables of the sections' rows (their
+# titles say the rounds: called once every section has run, or after
+# BENCH_ONLY's).
+print_sections() {
+	local s
+	local -A title=([first]="1. time to first data (command start to probes attached), medians of $ROUNDS"
+		[versions]="1b. per bpftrace version: libuv-phases, first data and a whole 3 s run against the script by hand, and where bpfspec's time goes; medians of ${VERSION_ROUNDS:-3}"
+		[report]="2. time to report (window end or SIGINT to the complete report), medians of $ROUNDS"
+		[overhead]="3. overhead: node HTTP hello-world under wrk -t1 -c10 -d${WRK_SECONDS}s, requests/s, medians of $LOAD_ROUNDS pairs ($((LOAD_ROUNDS + WHY_ROUNDS)) for libuv-entry and loop-why)"
+		[overhead_cpu]="3b. overhead, the same runs: the server's CPU time per request (less sensitive to other work on the machine)"
+		[overhead_call]="3c/3d. overhead per call of a probed function (an empty function in a loop) and of a traced syscall (getppid in a loop); no server noise"
+		[stack_walk]="3e. loop-why's stack sampler with and without the walk of V8's frames: BPF time per stack taken, and the server's slowdown (medians of $STACK_ROUNDS)"
+		[accuracy]="4. accuracy against measured truth"
+		[cost]="5. bpfspec's own cost"
+		[pictures]="6. pictures: the HTML report of an hour at -i 1 (7 phases, 3 loop threads)"
+		[serve]="7. serve: bpfspec serve libuv-phases on 20 node processes, then on five node executables with two processes each; interval 10 s")
+	echo
+	for s in "$@"; do
+		echo "${title[$s]}"
+		printf '  %-42s %14s %-6s %-22s %9s %-10s %-6s %s\n' measurement value unit "compared with" ratio goal result note
+		awk -F'\t' -v s="$s" '
+		# short: a number with the digits that matter; text as it is.
+		function short(v, a) {
+			if (v !~ /^-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?$/ || v ~ /^-?[0-9]+$/) return v
+			a = v < 0 ? -v : v
+			return sprintf(a >= 100 ? "%.0f" : a >= 1 ? "%.3f" : "%.4f", v)
+		}
+		$1 == s { printf "  %-42s %14s %-6s %-22s %9s %-10s %-6s %s\n", $2, short($3), $4, $5, short($6), $7, $8, $9 }' "$rows"
+		echo
+	done
+}
+
+# 3e: loop-why's stack sampler with and without the V8 walk
+# (scripts/bench/stack_walk.sh).  BENCH_ONLY=stack_walk runs that section
+# alone and prints its table ($BUILD/bench.json is left as it was).
+. "$top/scripts/bench/stack_walk.sh"
+if [ "${BENCH_ONLY:-}" = stack_walk ]; then
+	stack_walk_section
+	print_sections stack_walk
+	exit 0
+fi
 
 phases_js=$top/scripts/workloads/phases.js
 say "versions: $(bpftrace --version), node $(node --version), $(uname -r), $(nproc) CPUs"
@@ -581,6 +626,9 @@ row overhead_call "uprobe+uretprobe, empty bodies: bpftrace" "$(fix2 "$c_bare_p"
 # 3d: the price of tracing one syscall (scripts/bench/syscall_call.sh).
 syscall_section
 
+# 3e: the stack sampler with and without the V8 walk (scripts/bench/stack_walk.sh).
+stack_walk_section
+
 # ---------------------------------------------------------------------------
 # 4: accuracy.  Workloads that measure their own truth.
 say "accuracy: latency_mix, phases.js, syscall_sleeps"
@@ -743,30 +791,7 @@ done
 . "$top/scripts/bench/serve.sh"
 
 wall=$(calc "$EPOCHREALTIME - $started")
-declare -A title=([first]="1. time to first data (command start to probes attached), medians of $ROUNDS"
-	[versions]="1b. per bpftrace version: libuv-phases, first data and a whole 3 s run against the script by hand, and where bpfspec's time goes; medians of $VERSION_ROUNDS"
-	[report]="2. time to report (window end or SIGINT to the complete report), medians of $ROUNDS"
-	[overhead]="3. overhead: node HTTP hello-world under wrk -t1 -c10 -d${WRK_SECONDS}s, requests/s, medians of $LOAD_ROUNDS pairs ($((LOAD_ROUNDS + WHY_ROUNDS)) for libuv-entry and loop-why)"
-	[overhead_cpu]="3b. overhead, the same runs: the server's CPU time per request (less sensitive to other work on the machine)"
-	[overhead_call]="3c/3d. overhead per call of a probed function (an empty function in a loop) and of a traced syscall (getppid in a loop); no server noise"
-	[accuracy]="4. accuracy against measured truth"
-	[cost]="5. bpfspec's own cost"
-	[pictures]="6. pictures: the HTML report of an hour at -i 1 (7 phases, 3 loop threads)"
-	[serve]="7. serve: bpfspec serve libuv-phases on 20 node processes, then on five node executables with two processes each; interval 10 s")
-echo
-for s in first versions report overhead overhead_cpu overhead_call accuracy cost pictures serve; do
-	echo "${title[$s]}"
-	printf '  %-42s %14s %-6s %-22s %9s %-10s %-6s %s\n' measurement value unit "compared with" ratio goal result note
-	awk -F'\t' -v s="$s" '
-	# short: a number with the digits that matter; text as it is.
-	function short(v, a) {
-		if (v !~ /^-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?$/ || v ~ /^-?[0-9]+$/) return v
-		a = v < 0 ? -v : v
-		return sprintf(a >= 100 ? "%.0f" : a >= 1 ? "%.3f" : "%.4f", v)
-	}
-	$1 == s { printf "  %-42s %14s %-6s %-22s %9s %-10s %-6s %s\n", $2, short($3), $4, $5, short($6), $7, $8, $9 }' "$rows"
-	echo
-done
+print_sections first versions report overhead overhead_cpu overhead_call stack_walk accuracy cost pictures serve
 printf 'PASS %d, FAIL %d, n/a %d; wall time %.0f s\n' "$(awk -F'\t' '$8 == "PASS"' "$rows" | wc -l)" \
 	"$(awk -F'\t' '$8 == "FAIL"' "$rows" | wc -l)" "$(awk -F'\t' '$8 == "n/a"' "$rows" | wc -l)" "$wall"
 
