@@ -25,7 +25,7 @@
 #
 # Usage: scripts/bench.sh   (BUILD=build ROUNDS=3 VERSION_ROUNDS=3 LOAD_ROUNDS=4 WHY_ROUNDS=8 POOL_ROUNDS=3 WRK_SECONDS=3
 #                            SYSCALL_N=1000000 SBPF_ROUNDS=5 STACK_ROUNDS=3 STACK_BUSY_MS=5)
-# BENCH_ONLY=stack_walk runs section 3e alone (about 2 minutes).
+# BENCH_ONLY=stack_walk runs section 3f alone (about 2 minutes).
 # Takes about 17 minutes on a 2-core machine.
 set -eu
 export LC_ALL=C
@@ -134,7 +134,7 @@ print_sections() {
 		[overhead]="3. overhead: node HTTP hello-world under wrk -t1 -c10 -d${WRK_SECONDS}s, requests/s, medians of $LOAD_ROUNDS pairs ($((LOAD_ROUNDS + WHY_ROUNDS)) for libuv-entry and loop-why)"
 		[overhead_cpu]="3b. overhead, the same runs: the server's CPU time per request (less sensitive to other work on the machine)"
 		[overhead_call]="3c/3d. overhead per call of a probed function (an empty function in a loop) and of a traced syscall (getppid in a loop); no server noise"
-		[stack_walk]="3e. loop-why's stack sampler with and without the walk of V8's frames: BPF time per stack taken, and the server's slowdown (medians of $STACK_ROUNDS)"
+		[stack_walk]="3f. loop-why's stack sampler with and without the walk of V8's frames: BPF time per stack taken, and the server's slowdown (medians of $STACK_ROUNDS)"
 		[accuracy]="4. accuracy against measured truth"
 		[cost]="5. bpfspec's own cost"
 		[pictures]="6. pictures: the HTML report of an hour at -i 1 (7 phases, 3 loop threads)"
@@ -155,7 +155,7 @@ print_sections() {
 	done
 }
 
-# 3e: loop-why's stack sampler with and without the V8 walk
+# 3f: loop-why's stack sampler with and without the V8 walk
 # (scripts/bench/stack_walk.sh).  BENCH_ONLY=stack_walk runs that section
 # alone and prints its table ($BUILD/bench.json is left as it was).
 . "$top/scripts/bench/stack_walk.sh"
@@ -626,7 +626,7 @@ row overhead_call "uprobe+uretprobe, empty bodies: bpftrace" "$(fix2 "$c_bare_p"
 # 3d: the price of tracing one syscall (scripts/bench/syscall_call.sh).
 syscall_section
 
-# 3e: the stack sampler with and without the V8 walk (scripts/bench/stack_walk.sh).
+# 3f: the stack sampler with and without the V8 walk (scripts/bench/stack_walk.sh).
 stack_walk_section
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-# stack_walk.sh — section 3e of scripts/bench.sh (sourced; uses its row,
+# stack_walk.sh — section 3f of scripts/bench.sh (sourced; uses its row,
 # calc, median, fix2, goal_le, say, die, wait_for, forget, pids, bpfspec,
 # tmp, top, ROUNDS, WRK_SECONDS and bpf_stats_old): what loop-why's stack
 # sampler costs with and without its walk of V8's frames (the walk reads
