@@ -270,7 +270,8 @@ typedef struct report_js_check {
 	bool done;		/* false: not made (no perf map, or no walk) */
 	uint64_t samples;	/* the stacks' samples */
 	uint64_t samples_no_walk;	/* of them, those whose walk found no
-					 * JS frame (mostly taken in the kernel) */
+					 * JS frame (taken in the kernel, or
+					 * under 16 native frames: a GC) */
 	uint64_t frames;	/* frames the perf map named a JS function */
 	uint64_t same;		/* ... that the heap named the same */
 	uint64_t different;	/* ... that the heap named another function */
@@ -280,8 +281,7 @@ typedef struct report_js_check {
 					 * pointer is still its caller's */
 	uint64_t unnamed;	/* ... that the heap could not name */
 	uint64_t unnamed_no_walk;	/* of those, in samples where the walk
-					 * found no JS frame (taken in the
-					 * kernel: no user registers) */
+					 * found no JS frame (samples_no_walk) */
 	uint64_t heap_only;	/* frames the heap named and the perf map did not */
 	/* the largest difference between a function's share of the samples
 	 * (a sample counts once per function on its stack) as the perf map

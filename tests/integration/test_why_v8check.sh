@@ -10,16 +10,17 @@
 #     function, but for the innermost frame of a sample taken as a
 #     function sets up or leaves its frame (its frame pointer still its
 #     caller's: the heap names the caller), at most 1% of the frames;
-#   - frames the heap leaves unnamed, but for samples taken in the kernel
-#     (no user registers to walk), at most 1%;
+#   - frames the heap leaves unnamed, but in samples not walked (taken in
+#     the kernel, with no user registers to walk, or under more than 16
+#     native frames), at most 1%;
 #   - each function's share of the samples (once per stack it is on) the
-#     same either way within 2 points, plus the share of samples taken in
-#     the kernel (their frames have the perf map's names only);
+#     same either way within 2 points, plus the share of samples not
+#     walked (their frames have the perf map's names only);
 #   - the text says it; the report matches docs/report.schema.json and
 #     reads back the same.
 # Functions the optimizing compiler inlined have no frame in either source
 # (both show the caller): the workload keeps busyInner and busyOuter too
-# big to inline.  Prints the figures ("measured:").  About 10 s.
+# big to inline.  Prints the figures ("measured:").  About 20 s.
 . "$(dirname "$0")/../lib.sh"
 need_root
 
