@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# JavaScript frames named from a heap that keeps moving (spec loop-why,
+# 'stacks'): tests/workloads/v8_gc.js churns allocations and forces a full
+# collection every 250 ms (--expose-gc) while the sampler records the
+# frames' functions (their SharedFunctionInfos), which bpfspec reads out of
+# the heap only at the window's end.
+#   1. No perf map, full collections compacting as V8 decides: bpfspec and
+#      node survive, the frames are named from V8's heap, churn with its
+#      script and line (v8_gc.js:16) in at least half the timers samples,
+#      none of the workload's functions with another line than its own
+#      (churn :16, compact :58, tick :61); the frames the heap could not
+#      name are counted (stack_sampling.js_frames - js_frames_named).
+#   2. With the perf map, and every full collection compacting
+#      (--compact-on-every-full-gc: the SharedFunctionInfos themselves
+#      move, between a sample and the window's end): node survives, and no
+#      frame the perf map names gets another function from the heap
+#      (js_check.different, but for the innermost frame of a sample taken
+#      as a function sets up or leaves its frame: at most 1%); a moved one
+#      is unnamed, counted (js_check.unnamed).
+# Prints the figures ("measured:").  About 25 s.
+. "$(dirname "$0")/../lib.sh"
+need_root
+
+script=$TOP/tests/workloads/v8_gc.js
+APPS=()
+trap '_cleanup; for p in "${APPS[@]+"${APPS[@]}"}"; do rm -f "/tmp/perf-$p.map"; done' EXIT
+
+# sample NAME NODE_OPTION... — runs v8_gc.js with the options, loop-why on
+# it for 2 s into $TMP/NAME.json; fails when either dies.
+sample() {
+	local name=$1
+	shift
+	(cd "$TMP" && exec node --expose-gc "$@" "$script") &
+	APP=$!
+	APPS+=("$APP")
+	cleanup_pid "$APP"
+	sleep 1.5
+	kill -0 "$APP" || fail "$name: v8_gc.js exited"
+	"$BPFSPEC" run loop-why -p "$APP" -d 2 -o json --output "$TMP/$name.json" 2>"$TMP/$name.err" ||
+		{ status=$?; cat "$TMP/$name.err"; fail "$name: bpfspec run exited $status"; }
+	kill -0 "$APP" || fail "$name: v8_gc.js died while sampled"
+	kill "$APP"
+	/usr/bin/python3 "$TOP/scripts/validate-json-schema.py" --strict \
+		"$TOP/docs/report.schema.json" "$TMP/$name.json" ||
+		fail "$name: the report does not match docs/report.schema.json"
+}
+
+sample heap
+rep=$TMP/heap.json
+jq -e '.stack_sampling.js_names == "v8_heap"' "$rep" >/dev/null ||
+	fail "the frames were not named from V8's heap: $(jq -c '[.stack_sampling, .warnings]' "$rep")"
+echo "measured: node $(node --version): frames named from the heap $(jq -r '.stack_sampling |
+	"\(.js_frames_named) of \(.js_frames), unknown \(.js_frames - .js_frames_named)"' "$rep")"
+# The workload's functions: any frame named one of them has its line.
+figures=$(jq -c '.probes[] | select(.name == "timers") |
+	{ samples: ([.stacks[].samples] | add // 0),
+	  churn: ([.stacks[] | select(.stack | test("JS:churn [^;]*/v8_gc\\.js:16(;|$)")) | .samples] | add // 0),
+	  wrong: ([.stacks[] | select([.stack | split(";")[] | select(test("^JS:(churn|compact|tick) ")) |
+		select(test("^JS:(churn .*/v8_gc\\.js:16|compact .*/v8_gc\\.js:58|tick .*/v8_gc\\.js:61)$") | not)] |
+		length > 0) | .samples] | add // 0) }' "$rep")
+echo "measured: timers stacks $figures"
+jq -e '.samples >= 100 and .churn >= 0.5 * .samples and .wrong == 0' <<<"$figures" >/dev/null ||
+	fail "churn named in under half the timers samples, or a function of the workload with a wrong line: $figures"
+jq -e '.stack_sampling.js_frames_named > 0' "$rep" >/dev/null || fail "no frame named from the heap"
+
+sample perf --compact-on-every-full-gc --perf-basic-prof --interpreted-frames-native-stack
+check=$(jq -c '.stack_sampling.js_check // empty' "$TMP/perf.json")
+[ -n "$check" ] || fail "no js_check: $(jq -c '[.stack_sampling, .warnings]' "$TMP/perf.json")"
+echo "measured: every full collection compacting, with the perf map: js_check $check"
+echo "measured: the heap named $(jq -r '"\(.same) of the perf map'"'"'s \(.frames) frames the same, \(.unnamed) not (\(.unnamed_no_walk) in samples not walked)"' <<<"$check")"
+jq -e '.frames >= 100 and .different == .different_innermost and
+	.different_innermost <= 0.01 * .frames' <<<"$check" >/dev/null ||
+	fail "the heap named frames otherwise than the perf map: $check"
+echo "ok: names read from a heap compacted under the sampler, none contradicting the perf map"
