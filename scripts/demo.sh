@@ -9,16 +9,16 @@
 # http-server spec for 3 seconds: the app serves HTTP to a client process
 # of its own (--http: a request every 20 ms), each request timed from its
 # first bytes read to its status line written, per route.  Node runs with
-# --perf-basic-prof, so that JavaScript frames have names; it runs in a
-# directory of its own (V8 writes a log there) removed at the end, with
-# the perf map it writes in /tmp.
+# no flag, as a production service does: the JavaScript frames are named
+# from V8's heap (docs/spec.md, "Stacks"); it runs in a directory of its
+# own, removed at the end.
 set -eu
 bpfspec=${1:-build/bpfspec}
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d "${TMPDIR:-/tmp}/bpfspec-demo.XXXXXX")
-(cd "$dir" && exec node --perf-basic-prof "$here/workloads/phases.js" --worker --pool --http) &
+(cd "$dir" && exec node "$here/workloads/phases.js" --worker --pool --http) &
 app=$!
-trap 'kill $app 2>/dev/null; wait $app 2>/dev/null || true; rm -rf "$dir" "/tmp/perf-$app.map"' EXIT
+trap 'kill $app 2>/dev/null; wait $app 2>/dev/null || true; rm -rf "$dir"' EXIT
 sleep 1
 echo "demo: node app (pid $app): 40 ms timer callback and 15 ms setImmediate every 100 ms, a worker_thread, thread-pool work, an HTTP server"
 echo "demo: \$ $bpfspec run loop-why -p $app -d 5s"
