@@ -712,7 +712,10 @@ static int fill_stack(report *rep, const bpfout_entry *e, why_v8 *v8, vdso_names
 	long pid = process_of_thread(report_pids_of(rep), tid);
 	name_functions(rep, v8, pid, sfi, (uint64_t)e->value, text, js);
 	size_t n = stack_frames(at + 1, frame, len);
-	why_v8check_stack(check, frame, len, n, js, WHY_V8_FRAMES, (uint64_t)e->value);
+	bool walked = false;
+	for (int k = 0; k < WHY_V8_FRAMES; k++)
+		walked = walked || sfi[k];
+	why_v8check_stack(check, frame, len, n, js, WHY_V8_FRAMES, walked, (uint64_t)e->value);
 	char *frames = folded_frames(frame, len, n, vdso, pid, js);
 	if (!frames || add_stack(&rep->probes[phase - 1], tid, (uint64_t)e->value, frames) < 0)
 		return -1;

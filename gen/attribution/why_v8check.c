@@ -171,16 +171,13 @@ static void check_frame(why_v8check *c, size_t i, const char *perf, const char *
 }
 
 void why_v8check_stack(why_v8check *c, const char *const *frame, const size_t *len, size_t n,
-		       const char *const *heap, size_t n_heap, uint64_t samples)
+		       const char *const *heap, size_t n_heap, bool walked, uint64_t samples)
 {
 	char perf_keys[WHY_V8CHECK_FRAMES][REPORT_JS_CHECK_NAME];
 	char heap_keys[WHY_V8CHECK_FRAMES][REPORT_JS_CHECK_NAME];
 	size_t n_perf = 0, n_keys = 0;
 	if (!c)
 		return;
-	bool walked = false;
-	for (size_t i = 0; i < n_heap; i++)
-		walked = walked || heap[i];
 	c->r.samples += samples;
 	c->r.samples_no_walk += walked ? 0 : samples;
 	for (size_t i = 0; i < n_heap && i < WHY_V8CHECK_FRAMES; i++) {

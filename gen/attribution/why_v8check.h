@@ -17,6 +17,7 @@
 #ifndef BPFSPEC_WHY_V8CHECK_H
 #define BPFSPEC_WHY_V8CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,9 +35,11 @@ why_v8check *why_v8check_new(void);
 /* Adds one stack sampled SAMPLES times: FRAME[i] (LEN[i] bytes, offsets
  * dropped) the i-th of its N frames from the innermost as bpftrace named
  * it, HEAP[i] (NULL: none) the heap's "NAME SCRIPT[:LINE]" of the i-th
- * frame of the frame-pointer chain, for i < N_HEAP. */
+ * frame of the frame-pointer chain, for i < N_HEAP ("JS:" before it is
+ * set aside); WALKED: the walk found a JavaScript function in one of its
+ * frames at least (named or not).  C NULL: nothing is done. */
 void why_v8check_stack(why_v8check *c, const char *const *frame, const size_t *len, size_t n,
-		       const char *const *heap, size_t n_heap, uint64_t samples);
+		       const char *const *heap, size_t n_heap, bool walked, uint64_t samples);
 
 /* The figures so far into OUT (done set). */
 void why_v8check_result(const why_v8check *c, report_js_check *out);

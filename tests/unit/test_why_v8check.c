@@ -3,6 +3,7 @@
  * forms, tier and on-stack-replacement marks) against the heap's, frame
  * by frame and as function shares. */
 #include <check.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,14 +11,17 @@
 #include "attribution/why_v8check.h"
 
 /* Adds a stack of N frames FRAMES (the perf map's side) and heap names
- * HEAP (N_HEAP of them) to C, SAMPLES times. */
+ * HEAP (N_HEAP of them) to C, SAMPLES times; walked when a name is. */
 static void add(why_v8check *c, const char *const *frames, size_t n, const char *const *heap,
 		size_t n_heap, uint64_t samples)
 {
 	size_t len[16];
+	bool walked = false;
 	for (size_t i = 0; i < n; i++)
 		len[i] = strlen(frames[i]);
-	why_v8check_stack(c, frames, len, n, heap, n_heap, samples);
+	for (size_t i = 0; i < n_heap; i++)
+		walked = walked || heap[i];
+	why_v8check_stack(c, frames, len, n, heap, n_heap, walked, samples);
 }
 
 START_TEST(test_forms_of_the_same_function)
@@ -98,7 +102,14 @@ START_TEST(test_nothing_and_null)
 	add(c, f, 1, h, 1, 1);
 	why_v8check_result(c, &r);
 	ck_assert_uint_eq(r.frames, 0);
-	why_v8check_stack(NULL, f, (size_t[]){ 4 }, 1, h, 1, 1);
+	why_v8check_stack(NULL, f, (size_t[]){ 4 }, 1, h, 1, true, 1);
+	/* the walk found functions the heap could no longer read (moved) */
+	const char *f2[] = { "JS:~inner /w/x.js:8:19" }, *h2[] = { NULL };
+	why_v8check_stack(c, f2, (size_t[]){ strlen(f2[0]) }, 1, h2, 1, true, 2);
+	why_v8check_result(c, &r);
+	ck_assert_uint_eq(r.unnamed, 2);
+	ck_assert_uint_eq(r.unnamed_no_walk, 0);
+	ck_assert_uint_eq(r.samples_no_walk, 0);
 	why_v8check_free(c);
 	why_v8check_free(NULL);
 }
