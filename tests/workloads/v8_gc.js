@@ -2,11 +2,12 @@
 // v8_gc.js — allocation churn and forced full collections while the
 // timers phase runs JavaScript, for tests/integration/test_why_v8gc.sh:
 // the heap the stack sampler's frames point into keeps moving.  Every
-// 50 ms a timer callback (tick) runs churn (line 16) for 30 ms: objects,
+// 50 ms a timer callback (tick) runs churn (line 17) for 30 ms: objects,
 // arrays and strings made and dropped, some kept for a while so that
 // they are promoted and the old space fragments.  Started with
-// --expose-gc (and --compact-on-every-full-gc), every fifth tick also
-// calls compact (line 58), a synchronous full collection that compacts.
+// --expose-gc, every fifth tick also calls compact (line 59), a
+// synchronous full collection (compacting every time with
+// --compact-on-every-full-gc, else where V8 finds it worth it).
 // Closures made in churn come and go: their JSFunctions move, their
 // SharedFunctionInfo stays one.  churn's dead branches make it too big
 // for the optimizing compiler to inline into tick: it keeps a frame.
@@ -50,7 +51,7 @@ function churn(n) {
     list.push({ i, label, pair: [i, label.length], twice: () => i * 2 });
   }
   kept.push(list);
-  if (kept.length > 24) kept.splice(0, 8);
+  if (kept.length > 8) kept.splice(0, 4);
   let sum = 0;
   for (const o of list) sum += o.twice() + o.pair[1];
   return sum;
