@@ -32,7 +32,7 @@ static void http_check(loader *ld, spec_probe *p, const node *map, const node *c
 
 static const spec_kind_rules http_spec_rules = {
 	.kind = PROBE_HTTP,
-	.needs = { .syscall_tracepoints = true },
+	.needs = { .syscall_tracepoints = true, .tls_functions = true },
 	.keys = KEYS_EVERY | KEY(P_THRESHOLD) | KEY(P_LIMIT) | KEY(P_LABELS) | KEY(P_UNIT),
 	/* slow requests, records per window, routes: not a syscall's or a
 	 * span's */
@@ -58,44 +58,106 @@ static unsigned long long le_bytes(const char *s, size_t n)
 	return v;
 }
 
+/* The texts a request's two ends share, in V: the probe's name, filters
+ * and constants, and its ends lettered Q and S (http_request.bt.in,
+ * http_respond.bt.in) as "request" and "respond", owned by *OWNED
+ * (three strings, freed by the caller whatever is returned).  Returns 0,
+ * or -1 after a diagnostic. */
+static int set_vars(gen_vars *v, const gen_parts *pt, const spec_probe *sp, const char *q,
+		    const char *s, char *owned[3], char consts[4][48])
+{
+	buf methods = BUF_INIT, request = BUF_INIT, respond = BUF_INIT;
+
+	for (size_t m = 0; method_heads[m]; m++)
+		buf_printf(&methods, "%s$w == 0x%llx", m ? " || " : "",
+			   le_bytes(method_heads[m], 4));
+	snprintf(consts[0], 48, "$w == 0x%llx", le_bytes("PRI ", 4));
+	snprintf(consts[1], 48, "0x%llx", le_bytes("HTTP/1.", 7));
+	snprintf(consts[2], 48, "%d", HTTP_LINE_BYTES);
+	snprintf(consts[3], 48, "%u", sp->limit);
+	owned[0] = buf_take(&methods);
+	gen_vars_set(v, "name", sp->name);
+	gen_vars_set(v, "filter", pt->pid_filter);
+	gen_vars_set(v, "pid_test", pt->pid_test);
+	gen_vars_set(v, "methods", owned[0]);
+	gen_vars_set(v, "h2", consts[0]);
+	gen_vars_set(v, "http", consts[1]);
+	gen_vars_set(v, "line", consts[2]);
+	gen_vars_set(v, "limit", consts[3]);
+	gen_vars_set(v, "delete", pt->delete_call);
+	gen_vars_set(v, "u64", pt->u64_field);
+	gen_vars_set(v, "q", q);
+	gen_vars_set(v, "s", s);
+	int rc = gen_render(&request, "http_request.bt.in", v);
+	if (rc == 0)
+		rc = gen_render(&respond, "http_respond.bt.in", v);
+	owned[1] = gen_chop(buf_take(&request));
+	owned[2] = gen_chop(buf_take(&respond));
+	gen_vars_set(v, "request", owned[1]);
+	gen_vars_set(v, "respond", owned[2]);
+	return rc;
+}
+
+/* The uprobe (or uretprobe) on RP's TLS function K, in *B. */
+static void tls_point(buf *b, const resolved_probe *rp, const char *type, size_t k)
+{
+	gen_put_address_points(b, type, rp->tls_object, &rp->tls_addrs[k], 1);
+}
+
+/* The TLS part of probe RP (http_tls.bt.in), when its target has
+ * OpenSSL's functions.  Returns 0, or -1 after a diagnostic. */
+static int emit_tls(gen_parts *pt, const resolved_probe *rp)
+{
+	static const char *const in_flight[] = { "hrsbuf", "hrssl", NULL };
+	char *owned[3] = { NULL, NULL, NULL }, consts[4][48];
+	buf at[4] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT };
+	char *points[4];
+	gen_vars v = { .n = 0 };
+
+	if (!rp->tls_object)
+		return 0;
+	if (!gen_plain_object(rp->sp->name, rp->tls_object))
+		return -1;
+	tls_point(&at[0], rp, "uprobe", RESOLVE_TLS_READ);
+	tls_point(&at[1], rp, "uretprobe", RESOLVE_TLS_READ);
+	tls_point(&at[2], rp, "uprobe", RESOLVE_TLS_WRITE);
+	tls_point(&at[3], rp, "uprobe", RESOLVE_TLS_FREE);
+	for (size_t k = 0; k < 4; k++)
+		points[k] = buf_take(&at[k]);
+	int rc = set_vars(&v, pt, rp->sp, "Q", "S", owned, consts);
+	gen_vars_set(&v, "read", points[0]);
+	gen_vars_set(&v, "read_ret", points[1]);
+	gen_vars_set(&v, "write", points[2]);
+	gen_vars_set(&v, "free", points[3]);
+	buf_putc(&pt->out, '\n');
+	if (rc == 0)
+		rc = gen_render(&pt->out, "http_tls.bt.in", &v);
+	for (size_t k = 0; k < 4; k++)
+		free(points[k]);
+	for (size_t k = 0; k < 3; k++)
+		free(owned[k]);
+	pt->attach += 4;
+	gen_add_maps(pt, rp->sp->name, NULL, NULL, in_flight);
+	return rc;
+}
+
 static int http_emit(gen_parts *pt, const resolved *r, size_t i)
 {
 	static const char *const clear_only[] = { "evn", NULL };
 	static const char *const in_flight[] = { "hrbuf", "hrfd", HTTP_OPEN_START, NULL };
 	const spec_probe *sp = r->probes[i].sp;
-	buf methods = BUF_INIT, respond = BUF_INIT;
-	char h2[48], http[48], line[16], limit[16];
-
-	for (size_t m = 0; method_heads[m]; m++)
-		buf_printf(&methods, "%s$w == 0x%llx", m ? " || " : "",
-			   le_bytes(method_heads[m], 4));
-	snprintf(h2, sizeof h2, "$w == 0x%llx", le_bytes("PRI ", 4));
-	snprintf(http, sizeof http, "0x%llx", le_bytes("HTTP/1.", 7));
-	snprintf(line, sizeof line, "%d", HTTP_LINE_BYTES);
-	snprintf(limit, sizeof limit, "%u", sp->limit);
+	char *owned[3] = { NULL, NULL, NULL }, consts[4][48];
 	gen_vars v = { .n = 0 };
-	char *m = buf_take(&methods);
-	gen_vars_set(&v, "name", sp->name);
-	gen_vars_set(&v, "filter", pt->pid_filter);
-	gen_vars_set(&v, "pid_test", pt->pid_test);
-	gen_vars_set(&v, "methods", m);
-	gen_vars_set(&v, "h2", h2);
-	gen_vars_set(&v, "http", http);
-	gen_vars_set(&v, "line", line);
-	gen_vars_set(&v, "limit", limit);
-	gen_vars_set(&v, "delete", pt->delete_call);
-	gen_vars_set(&v, "u64", pt->u64_field);
-	int rc = gen_render(&respond, "http_respond.bt.in", &v);
-	char *rs = gen_chop(buf_take(&respond));
-	gen_vars_set(&v, "respond", rs);
+
+	int rc = set_vars(&v, pt, sp, "q", "s", owned, consts);
 	buf_putc(&pt->out, '\n');
 	if (rc == 0)
 		rc = gen_render(&pt->out, "http.bt.in", &v);
-	free(m);
-	free(rs);
+	for (size_t k = 0; k < 3; k++)
+		free(owned[k]);
 	pt->attach += 5;
 	gen_add_maps(pt, sp->name, wire_of(PROBE_HTTP)->cleared, clear_only, in_flight);
-	return rc;
+	return rc == 0 ? emit_tls(pt, &r->probes[i]) : rc;
 }
 
 static void http_describe(buf *b, const resolved_probe *rp)
@@ -104,17 +166,25 @@ static void http_describe(buf *b, const resolved_probe *rp)
 	buf_printf(b, "HTTP/1.x requests from read/write/writev (at most %u routes, slow from "
 		   "%llu ns, %u records)", sp->labels, (unsigned long long)sp->threshold_ns,
 		   sp->limit);
+	if (rp->tls_object) {
+		buf_puts(b, "; HTTPS from SSL_read, SSL_write and SSL_free in ");
+		gen_put_comment(b, rp->tls_object);
+	} else {
+		buf_puts(b, "; HTTPS not measured (no OpenSSL found)");
+	}
 }
 
 /* ---- report ---- */
 
 /* A request's records (templates/http.bt.in): "NAME q START PID FD
  * LINE" as it is read, "NAME s START TID PID FD NS STATUS" at its status
- * line. */
+ * line; on a TLS connection (http_tls.bt.in) "Q" and "S", FD its SSL
+ * pointer. */
 typedef struct http_record {
 	unsigned long long start, ns, fd;
 	long tid, pid;
 	unsigned status;
+	bool tls;
 	const char *line;	/* q: the first bytes; s: NULL until paired */
 } http_record;
 
@@ -128,14 +198,15 @@ static int parse_record(const char *rec, const char *name, http_record *r, bool 
 	if (strncmp(rec, name, nl) != 0 || rec[nl] != ' ')
 		return 0;
 	rec += nl + 1;
-	if ((*is_start = rec[0] == 'q' && rec[1] == ' ')) {
+	r->tls = rec[0] == 'Q' || rec[0] == 'S';
+	if ((*is_start = (rec[0] == 'q' || rec[0] == 'Q') && rec[1] == ' ')) {
 		if (sscanf(rec + 2, "%llu %ld %llu %n", &r->start, &r->pid, &r->fd, &used) != 3 ||
 		    used == 0)
 			return -1;
 		r->line = rec + 2 + used;
 		return 1;
 	}
-	if (rec[0] != 's' || rec[1] != ' ' ||
+	if ((rec[0] != 's' && rec[0] != 'S') || rec[1] != ' ' ||
 	    sscanf(rec + 2, "%llu %ld %ld %llu %llu %u%n", &r->start, &r->tid, &r->pid, &r->fd,
 		   &r->ns, &r->status, &used) != 6 || rec[2 + used] || r->status < 100 ||
 	    r->status > 599)
@@ -146,6 +217,8 @@ static int parse_record(const char *rec, const char *name, http_record *r, bool 
 static int by_key(const void *a, const void *b)
 {
 	const http_record *x = a, *y = b;
+	if (x->tls != y->tls)
+		return x->tls ? 1 : -1;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->fd != y->fd)
@@ -228,8 +301,9 @@ static int add_slow(report_probe *p, const http_record *r, const report_http_rou
 	ev->tid = r->tid;
 	ev->latency_ns = r->ns;
 	ev->ret = r->status;
-	ev->has_fd = true;
-	ev->fd = (long)r->fd;
+	/* a TLS connection's key is its SSL pointer, not an fd */
+	ev->has_fd = !r->tls;
+	ev->fd = r->tls ? -1 : (long)r->fd;
 	ev->path = strdup(rr->other ? hl->route : rr->route);
 	ev->method = strdup(hl->method);
 	ev->path_truncated = hl->cut;
@@ -252,6 +326,7 @@ static int add_record(report_probe *p, const spec_probe *sp, const http_record *
 		memcpy(hl.route, "(unknown)", 10);
 	}
 	p->http_cut += hl.cut;
+	p->http_tls += r->tls;
 	report_http_route *rr = route_row(p, hl.method, hl.route, sp->labels, cap);
 	if (!rr || add_duration(&rr->st, r->ns) < 0 || add_duration(&p->st, r->ns) < 0 ||
 	    add_status(rr, r->status, r->ns) < 0)
@@ -337,6 +412,10 @@ static int http_fill(report_probe *p, const resolved_probe *rp, const bpfout_win
 	p->events_dropped = bpfout_dropped_records(w, sp->name) + report_window_scalar(w, WIRE_DROPPED, sp->name);
 	p->http_replaced = report_window_scalar(w, HTTP_REPLACED, sp->name);
 	p->http2_seen = report_window_scalar(w, HTTP2_SEEN, sp->name);
+	if (rp->tls_object && !(p->tls_object = strdup(rp->tls_object)))
+		rc = -1;
+	if (rp->tls_missing && !(p->tls_missing = strdup(rp->tls_missing)))
+		rc = -1;
 	return rc;
 }
 

@@ -83,11 +83,31 @@ static void slow_table(FILE *out, const report_probe *p)
 		text_fmt_dur(lat, sizeof lat, ev->latency_ns, p->unit_ns, p->unit);
 		fprintf(out, "  %10.6f %-8ld ", (double)ev->t_ns / 1e9, ev->tid);
 		safe_fputs_cell(ev->thread ? ev->thread : "?", NULL, TEXT_EVENT_THREAD_COLS, out);
-		fprintf(out, " %6ld %10s %6lld  ", ev->fd, lat, ev->ret);
+		if (ev->has_fd)
+			fprintf(out, " %6ld", ev->fd);
+		else
+			fprintf(out, " %6s", "tls");
+		fprintf(out, " %10s %6lld  ", lat, ev->ret);
 		safe_fputs(ev->method ? ev->method : "?", out);
 		fputc(' ', out);
 		safe_fputs(ev->path ? ev->path : "?", out);
 		fputc('\n', out);
+	}
+}
+
+/* Where HTTPS was read, or why it was not. */
+static void tls_line(FILE *out, const report_probe *p)
+{
+	if (p->tls_object) {
+		fprintf(out, "  %llu of them over TLS (plain text from SSL_read and SSL_write in ",
+			(unsigned long long)p->http_tls);
+		safe_fputs(p->tls_object, out);
+		fputs(")\n", out);
+	} else if (p->tls_missing) {
+		fputs("  HTTPS requests not measured: no OpenSSL SSL_read, SSL_write and SSL_free "
+		      "found (", out);
+		safe_fputs(p->tls_missing, out);
+		fputs(")\n", out);
 	}
 }
 
@@ -110,6 +130,7 @@ void http_text_details(FILE *out, const report_probe *p, const report *rep)
 	if (p->http2_seen)
 		fprintf(out, "  %llu HTTP/2 connections seen: HTTP/2 and gRPC are not measured\n",
 			(unsigned long long)p->http2_seen);
+	tls_line(out, p);
 	if (p->n_http_routes)
 		route_table(out, p);
 	slow_table(out, p);
@@ -149,6 +170,9 @@ void http_json(json_t *jp, const report_probe *p, const report *rep)
 	json_object_set_new(jp, "requests_replaced", rjson_u64(p->http_replaced));
 	json_object_set_new(jp, "lines_cut", rjson_u64(p->http_cut));
 	json_object_set_new(jp, "http2_connections", rjson_u64(p->http2_seen));
+	json_object_set_new(jp, "tls_requests", rjson_u64(p->http_tls));
+	rjson_put_bytes(jp, "tls_object", p->tls_object);
+	rjson_put_bytes(jp, "tls_missing", p->tls_missing);
 	for (size_t i = 0; i < p->n_http_routes; i++)
 		json_array_append_new(routes, route_json(&p->http_routes[i]));
 	json_object_set_new(jp, "routes", routes);

@@ -254,6 +254,8 @@ void report_free(report *rep)
 		free(p->span_wait);
 		free(p->span_work);
 		free(p->pool_source);
+		free(p->tls_object);
+		free(p->tls_missing);
 		for (size_t k = 0; k < p->n_workers; k++)
 			free(p->workers[k].thread);
 		free(p->workers);

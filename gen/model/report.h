@@ -247,10 +247,15 @@ typedef struct report_probe {
 	 * earlier one is not measured); reads that began with HTTP/2's
 	 * preface (not measured).  Slow requests (at least threshold_ns) are
 	 * events: path the route, method, ret the status, fd the
-	 * connection. */
+	 * connection's (has_fd false: a TLS connection).  http_tls: the
+	 * requests (of st.count) read as plain text in OpenSSL; tls_object:
+	 * the file whose SSL_read and SSL_write were traced, else NULL and
+	 * tls_missing why HTTPS is not measured (NULL when unknown: a report
+	 * of before TLS was read). */
 	report_http_route *http_routes;
 	size_t n_http_routes;
-	uint64_t http_cut, http_replaced, http2_seen;
+	uint64_t http_cut, http_replaced, http2_seen, http_tls;
+	char *tls_object, *tls_missing;
 } report_probe;
 
 /* What named a report's JavaScript frames. */

@@ -518,6 +518,7 @@ resolved *resolve_spec(const spec *s, const target *t)
 		return NULL;
 	}
 	read_libuv_version(r);
+	resolve_tls(r);
 	for (size_t i = 0; i < s->n_probes; i++)
 		if (derive_phase(r, &r->probes[i]))
 			r->n_active++;
@@ -615,6 +616,7 @@ void resolved_free(resolved *r)
 		free(r->probes[i].tracer_path);
 		free(r->probes[i].derived);
 		free(r->probes[i].same);
+		free(r->probes[i].tls_missing);
 	}
 	free(r->also);
 	free(r->probes);

@@ -24,6 +24,14 @@
 #include "spec/spec.h"
 #include "target/target.h"
 
+/* The OpenSSL functions a TLS reader needs, in tls_addrs' order:
+ * SSL_read (its buffer at entry, its byte count at return), SSL_write (its
+ * buffer at entry) and SSL_free (the connection's end).  Node's TLS
+ * wrap calls SSL_read and SSL_write, never their _ex forms (node 18 to
+ * 26 checked). */
+enum { RESOLVE_TLS_READ, RESOLVE_TLS_WRITE, RESOLVE_TLS_FREE, RESOLVE_TLS_N };
+extern const char *const resolve_tls_functions[RESOLVE_TLS_N];
+
 typedef struct resolved_probe {
 	const spec_probe *sp;	/* borrowed */
 	bool active;		/* false: skipped, see reason */
@@ -49,7 +57,16 @@ typedef struct resolved_probe {
 	 * entries borrowed. */
 	const struct resolved_probe **same;
 	size_t n_same;
+	/* A probe whose kind reads TLS plain text (spec_kind_needs'
+	 * tls_functions; resolve_tls.c): the object holding OpenSSL's
+	 * functions (borrowed from target) and their addresses, indexed as
+	 * resolve_tls_functions; NULL when no object has them all, and
+	 * tls_missing says what was searched (owned; NULL otherwise). */
+	const char *tls_object;
+	uint64_t tls_addrs[RESOLVE_TLS_N];
+	char *tls_missing;
 } resolved_probe;
+
 
 typedef struct resolved {
 	const spec *sp;		/* borrowed */

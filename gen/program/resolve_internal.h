@@ -27,5 +27,11 @@ int resolve_check_points(const struct resolved *r);
 /* libuv VERSION ("1.46.0") is 1.45 or later; unknown (NULL) counts as
  * later (resolve.c). */
 bool libuv_new_order(const char *version);
+/* Finds OpenSSL's functions (resolve_tls_functions) for each active
+ * probe whose kind needs them (spec_kind_needs.tls_functions) in the
+ * target's executable, else in a libssl.so* it maps (resolve_tls.c);
+ * where none has them, sets the probe's tls_missing and warns that
+ * HTTPS is not measured.  Never fails. */
+void resolve_tls(struct resolved *r);
 
 #endif

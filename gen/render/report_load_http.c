@@ -60,7 +60,8 @@ static int load_slow(loader *l, const json_t *obj, const char *base, report_even
 	    rl_get_bytes(l, obj, base, "route", &ev->path, false, false) < 0 ||
 	    rl_get_bool(l, obj, base, "cut", &ev->path_truncated) < 0)
 		return -1;
-	ev->has_fd = true;
+	/* -1: a TLS connection, known by its SSL pointer */
+	ev->has_fd = fd >= 0;
 	ev->fd = fd;
 	ev->ret = (long long)(status > 999 ? 999 : status);
 	return 0;
@@ -78,6 +79,10 @@ int rl_load_http(loader *l, const json_t *obj, const char *base, report_probe *p
 	    rl_get_u64(l, obj, base, "requests_replaced", &p->http_replaced) < 0 ||
 	    rl_get_u64(l, obj, base, "lines_cut", &p->http_cut) < 0 ||
 	    rl_get_u64(l, obj, base, "http2_connections", &p->http2_seen) < 0 ||
+	    (json_object_get(obj, "tls_requests") &&
+	     rl_get_u64(l, obj, base, "tls_requests", &p->http_tls) < 0) ||
+	    rl_get_bytes(l, obj, base, "tls_object", &p->tls_object, true, true) < 0 ||
+	    rl_get_bytes(l, obj, base, "tls_missing", &p->tls_missing, true, true) < 0 ||
 	    !(arr = rl_get_arr(l, obj, base, "routes")))
 		return -1;
 	rl_path_key(abase, base, "routes");

@@ -272,6 +272,9 @@ typedef struct spec_kind_needs {
 	bool loop_waits;	/* syscalls:sys_enter_ of each of spec_loop_waits */
 	bool point_symbols;	/* the functions its points name on OBJECT main
 				 * (span points) exist in the executable */
+	bool tls_functions;	/* OpenSSL's SSL_read, SSL_write and SSL_free,
+				 * in the executable or a libssl it maps, when
+				 * there (resolve.h): TLS plain text */
 } spec_kind_needs;
 
 /* What KIND needs (never NULL for a kind of the enum). */
