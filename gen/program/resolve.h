@@ -67,7 +67,6 @@ typedef struct resolved_probe {
 	char *tls_missing;
 } resolved_probe;
 
-
 typedef struct resolved {
 	const spec *sp;		/* borrowed */
 	const target *tg;	/* borrowed */

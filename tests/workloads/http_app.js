@@ -1,6 +1,7 @@
-// http_app.js FRAMEWORK PORTFILE LOG — an HTTP/1.1 server on 127.0.0.1
-// (FRAMEWORK express or fastify, from the npm directory in NODE_PATH)
-// whose routes behave in known ways:
+// http_app.js FRAMEWORK PORTFILE LOG [KEY CERT] — an HTTP/1.1 server on
+// 127.0.0.1 (FRAMEWORK express or fastify, from the npm directory in
+// NODE_PATH), over TLS (node's https) when given a private key and a
+// certificate (PEM files), whose routes behave in known ways:
 //   GET /wait        waits 5 ms (a timer), then 200
 //   GET /spin        runs 2 ms of synchronous JavaScript, then 200
 //   GET /fail        500
@@ -13,9 +14,16 @@
 // against.  Writes "port N" to PORTFILE once it listens.
 'use strict';
 const http = require('http');
+const https = require('https');
 const fs = require('fs');
 
-const [framework, portFile, logFile] = process.argv.slice(2);
+const [framework, portFile, logFile, keyFile, certFile] = process.argv.slice(2);
+const tls = keyFile && certFile ? { key: fs.readFileSync(keyFile), cert: fs.readFileSync(certFile) } : null;
+
+// The server of HANDLER: https with the key and certificate, else http.
+function createServer(handler) {
+	return tls ? https.createServer(tls, handler) : http.createServer(handler);
+}
 const log = fs.createWriteStream(logFile);
 const origin = BigInt(Math.round(performance.timeOrigin * 1e6));
 
@@ -71,7 +79,8 @@ function onSocket(socket) {
 }
 
 function listen(server) {
-	server.on('connection', onSocket);
+	// over TLS the response goes to the TLS socket, not the TCP one
+	server.on(tls ? 'secureConnection' : 'connection', onSocket);
 	server.listen(0, '127.0.0.1', () => {
 		fs.writeFileSync(portFile, `port ${server.address().port}\n`);
 	});
@@ -83,11 +92,11 @@ if (framework === 'express') {
 	app.get('/spin', (req, res) => { spin(2); res.send('spun'); });
 	app.get('/fail', (req, res) => res.status(500).send('failed'));
 	app.get('/users/:id', (req, res) => res.send('user ' + req.params.id));
-	listen(http.createServer(timed(app)));
+	listen(createServer(timed(app)));
 } else if (framework === 'fastify') {
 	let server;
 	const app = require('fastify')({
-		serverFactory: (handler) => (server = http.createServer(timed(handler))),
+		serverFactory: (handler) => (server = createServer(timed(handler))),
 	});
 	app.get('/wait', async () => { await new Promise((r) => setTimeout(r, 5)); return 'waited'; });
 	app.get('/spin', async () => { spin(2); return 'spun'; });
