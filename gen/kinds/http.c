@@ -59,12 +59,13 @@ static unsigned long long le_bytes(const char *s, size_t n)
 }
 
 /* The texts a request's two ends share, in V: the probe's name, filters
- * and constants, and its ends lettered Q and S (http_request.bt.in,
- * http_respond.bt.in) as "request" and "respond", owned by *OWNED
+ * and constants, and its ends (http_request.bt.in, http_respond.bt.in:
+ * in uprobes on OpenSSL with TLS, else in the syscalls' tracepoints)
+ * as "request" and "respond", owned by *OWNED
  * (three strings, freed by the caller whatever is returned).  Returns 0,
  * or -1 after a diagnostic. */
-static int set_vars(gen_vars *v, const gen_parts *pt, const spec_probe *sp, const char *q,
-		    const char *s, char *owned[3], char consts[4][48])
+static int set_vars(gen_vars *v, const gen_parts *pt, const spec_probe *sp, bool tls,
+		    char *owned[3], char consts[5][48])
 {
 	buf methods = BUF_INIT, request = BUF_INIT, respond = BUF_INIT;
 
@@ -74,7 +75,11 @@ static int set_vars(gen_vars *v, const gen_parts *pt, const spec_probe *sp, cons
 	snprintf(consts[0], 48, "$w == 0x%llx", le_bytes("PRI ", 4));
 	snprintf(consts[1], 48, "0x%llx", le_bytes("HTTP/1.", 7));
 	snprintf(consts[2], 48, "%d", HTTP_LINE_BYTES);
-	snprintf(consts[3], 48, "%u", sp->limit);
+	if (tls)
+		snprintf(consts[3], 48, "%skptr(%u)", pt->u64_field, sp->limit);
+	else
+		snprintf(consts[3], 48, "%u", sp->limit);
+	snprintf(consts[4], 48, "%skptr(1)", pt->u64_field);
 	owned[0] = buf_take(&methods);
 	gen_vars_set(v, "name", sp->name);
 	gen_vars_set(v, "filter", pt->pid_filter);
@@ -86,8 +91,11 @@ static int set_vars(gen_vars *v, const gen_parts *pt, const spec_probe *sp, cons
 	gen_vars_set(v, "limit", consts[3]);
 	gen_vars_set(v, "delete", pt->delete_call);
 	gen_vars_set(v, "u64", pt->u64_field);
-	gen_vars_set(v, "q", q);
-	gen_vars_set(v, "s", s);
+	gen_vars_set(v, "q", tls ? "Q" : "q");
+	gen_vars_set(v, "s", tls ? "S" : "s");
+	gen_vars_set(v, "kptr", tls ? "" : "kptr");
+	gen_vars_set(v, "now", tls ? "kptr((int64)nsecs)" : "(int64)nsecs");
+	gen_vars_set(v, "one", tls ? consts[4] : "1");
 	int rc = gen_render(&request, "http_request.bt.in", v);
 	if (rc == 0)
 		rc = gen_render(&respond, "http_respond.bt.in", v);
@@ -109,7 +117,7 @@ static void tls_point(buf *b, const resolved_probe *rp, const char *type, size_t
 static int emit_tls(gen_parts *pt, const resolved_probe *rp)
 {
 	static const char *const in_flight[] = { "hrsbuf", "hrssl", NULL };
-	char *owned[3] = { NULL, NULL, NULL }, consts[4][48];
+	char *owned[3] = { NULL, NULL, NULL }, consts[5][48];
 	buf at[4] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT };
 	char *points[4];
 	gen_vars v = { .n = 0 };
@@ -124,7 +132,7 @@ static int emit_tls(gen_parts *pt, const resolved_probe *rp)
 	tls_point(&at[3], rp, "uprobe", RESOLVE_TLS_FREE);
 	for (size_t k = 0; k < 4; k++)
 		points[k] = buf_take(&at[k]);
-	int rc = set_vars(&v, pt, rp->sp, "Q", "S", owned, consts);
+	int rc = set_vars(&v, pt, rp->sp, true, owned, consts);
 	gen_vars_set(&v, "read", points[0]);
 	gen_vars_set(&v, "read_ret", points[1]);
 	gen_vars_set(&v, "write", points[2]);
@@ -146,10 +154,10 @@ static int http_emit(gen_parts *pt, const resolved *r, size_t i)
 	static const char *const clear_only[] = { "evn", NULL };
 	static const char *const in_flight[] = { "hrbuf", "hrfd", HTTP_OPEN_START, NULL };
 	const spec_probe *sp = r->probes[i].sp;
-	char *owned[3] = { NULL, NULL, NULL }, consts[4][48];
+	char *owned[3] = { NULL, NULL, NULL }, consts[5][48];
 	gen_vars v = { .n = 0 };
 
-	int rc = set_vars(&v, pt, sp, "q", "s", owned, consts);
+	int rc = set_vars(&v, pt, sp, false, owned, consts);
 	buf_putc(&pt->out, '\n');
 	if (rc == 0)
 		rc = gen_render(&pt->out, "http.bt.in", &v);
