@@ -24,7 +24,8 @@
 # plain text in node's OpenSSL (SSL_read, SSL_write); HTTP/2's preface
 # counted over TLS as over plain TCP; a target without OpenSSL is said
 # to leave HTTPS unmeasured.
-# About 45 s (up to twice that when a window is measured again).
+# About 40 s (30 to 37 s seen; up to twice that when a window is measured
+# again).
 . "$(dirname "$0")/../lib.sh"
 need_root
 
