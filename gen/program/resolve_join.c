@@ -17,6 +17,9 @@ static const char *refusal(const resolved *into, const resolved *other)
 	for (size_t i = 0; i < s->n_probes; i++)
 		if (s->probes[i].kind == PROBE_SPAN)
 			return "its span probes' points name one executable";
+	for (size_t i = 0; i < s->n_probes; i++)
+		if (into->probes[i].tls_object || other->probes[i].tls_object)
+			return "its https probes read OpenSSL at one executable's addresses";
 	if (libuv_new_order(into->libuv_version) != libuv_new_order(other->libuv_version))
 		return "their libuv versions are on either side of 1.45, where the derived "
 		       "phases differ";

@@ -67,11 +67,14 @@ typedef struct spec_facts {
 	bool files[SERVE_MAX_SPECS];	/* serve_config.spec_files */
 } spec_facts;
 
-/* Whether S's programs are for one executable each (serve_family.c). */
+/* Whether S's programs are for one executable each (serve_family.c):
+ * span probes, stacks, and https read at OpenSSL's addresses in one
+ * executable or its libssl (resolve_join refuses to share them). */
 static bool spec_is_alone(const spec *s)
 {
 	for (size_t i = 0; i < s->n_probes; i++)
-		if (s->probes[i].kind == PROBE_SPAN)
+		if (s->probes[i].kind == PROBE_SPAN ||
+		    spec_kind_needs_of(s->probes[i].kind)->tls_functions)
 			return true;
 	return s->stack_ns > 0;
 }

@@ -1,6 +1,7 @@
 /* serve_family — which processes of a target one bpftrace traces
  * (serve_internal.h).  A spec whose program is written for one executable
- * (it samples stacks, or has span probes: resolve_join refuses them) gets
+ * (it samples stacks, has span probes, or reads https in OpenSSL:
+ * resolve_join refuses them) gets
  * a slot per executable; any other gets one slot per target for all its
  * executables, split only where libuv's loop order changed (1.45), which
  * changes the program's derived phases: the child's `bpfspec run` is
