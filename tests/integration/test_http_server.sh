@@ -19,7 +19,7 @@
 # its 'request' event, time bpfspec rightly counts and the app's log
 # cannot see (a /missing p99 of 1.6 ms against 0.2 ms logged, in a
 # sanitizer run).
-# Then fastify over https (a self-signed certificate made here with
+# Then express and fastify over https (a self-signed certificate made here with
 # openssl; autocannon over TLS): the same truths, every request read as
 # plain text in node's OpenSSL (SSL_read, SSL_write); HTTP/2's preface
 # counted over TLS as over plain TCP; a target without OpenSSL is said
@@ -93,14 +93,16 @@ jqr "$r" '.probes[0].http2_connections' | grep -qv '^0$' || fail "HTTP/2's prefa
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
 	-subj /CN=127.0.0.1 -keyout "$TMP/key.pem" -out "$TMP/cert.pem" 2>"$TMP/openssl.err" ||
 	{ cat "$TMP/openssl.err"; fail "openssl could not make a certificate"; }
-up_to 2 run_framework fastify tls
-r=$TMP/fastify-tls.json
-[ "$(jq -r '.probes[0].tls_object' "$r")" != null ] ||
-	fail "https: no OpenSSL found in node: $(jq -r '.probes[0].tls_missing' "$r")"
-[ "$(jqr "$r" '.probes[0].tls_requests')" = "$(jqr "$r" '.probes[0].count')" ] ||
-	fail "https: $(jqr "$r" '.probes[0].tls_requests') of $(jqr "$r" '.probes[0].count') requests read over TLS"
-jqr "$r" '.probes[0].http2_connections' | grep -qv '^0$' || fail "https: HTTP/2's preface is not counted"
-echo "measured: https: $(jqr "$r" '.probes[0].tls_requests') requests over TLS, from SSL_read and SSL_write in $(jqr "$r" '.probes[0].tls_object')"
+for fw in express fastify; do
+	up_to 2 run_framework "$fw" tls
+	r=$TMP/$fw-tls.json
+	[ "$(jq -r '.probes[0].tls_object' "$r")" != null ] ||
+		fail "$fw over https: no OpenSSL found in node: $(jq -r '.probes[0].tls_missing' "$r")"
+	[ "$(jqr "$r" '.probes[0].tls_requests')" = "$(jqr "$r" '.probes[0].count')" ] ||
+		fail "$fw over https: $(jqr "$r" '.probes[0].tls_requests') of $(jqr "$r" '.probes[0].count') requests read over TLS"
+	jqr "$r" '.probes[0].http2_connections' | grep -qv '^0$' || fail "$fw over https: HTTP/2's preface is not counted"
+	echo "measured: $fw over https: $(jqr "$r" '.probes[0].tls_requests') requests over TLS, from SSL_read and SSL_write in $(jqr "$r" '.probes[0].tls_object')"
+done
 
 # A target without OpenSSL: HTTPS is said not to be measured, HTTP still is.
 "$BPFSPEC" gen http-server --binary /usr/bin/bash >/dev/null 2>"$TMP/nossl.err" ||
