@@ -220,6 +220,26 @@ static void put_offset(buf *b, const char *var, int off)
 		buf_printf(b, "%s + (uint64)%d", var, off);
 }
 
+/* Appends the statements that put the mark of $sSLOT's function
+ * (v8meta_sfi_mark: a hash of its length, parameter count and token
+ * offset) above its address, the record the heap reader checks
+ * (target/v8meta.h); an address above V8META_ADDRESS_BITS is no
+ * function's, and leaves the frame unwalked. */
+static void put_frame_mark(buf *b, const v8meta *m, int slot)
+{
+	const char *in = "\t\t\t\t\t\t";
+	char var[8];
+	snprintf(var, sizeof var, "$s%d", slot);
+	buf_printf(b, "%sif ((%s >> %d) == (uint64)0) {\n%s\t$w = *(uint64 *)uptr(", in, var,
+		   V8META_ADDRESS_BITS, in);
+	put_offset(b, var, m->sfi_length - m->heap_tag);
+	buf_printf(b, ") & (uint64)0x%llx;\n", (unsigned long long)V8META_ADDRESS_MASK);
+	buf_printf(b, "%s\t%s = %s | ((($w * (uint64)0x%llx) >> %d) << %d);\n", in, var, var,
+		   (unsigned long long)V8META_MARK_MULTIPLIER, 64 - V8META_MARK_BITS,
+		   V8META_ADDRESS_BITS);
+	buf_printf(b, "%s} else {\n%s\t%s = (uint64)0;\n%s}\n", in, in, var, in);
+}
+
 /* Appends the walk of one frame of the frame-pointer chain: when $fp is
  * a frame whose context slot holds a heap object (not a marker: a small
  * integer) and whose function slot a JSFunction (its map's instance
@@ -242,8 +262,9 @@ static void put_frame_walk(buf *b, const v8meta *m, int slot)
 	buf_printf(b, ") == (uint64)%d) {\n%s\t\t\t$s%d = *(uint64 *)uptr(", m->type_jsfunction,
 		   in, slot);
 	put_offset(b, "$f", m->jsfunction_shared - m->heap_tag);
-	buf_printf(b, ");\n%s\t\t}\n%s\t}\n%s\t$fp = *(uint64 *)uptr($fp);\n%s}\n", in, in, in,
-		   in);
+	buf_puts(b, ");\n");
+	put_frame_mark(b, m, slot);
+	buf_printf(b, "%s\t\t}\n%s\t}\n%s\t$fp = *(uint64 *)uptr($fp);\n%s}\n", in, in, in, in);
 }
 
 /* The statements that fill $s0..$s(WHY_V8_FRAMES-1) from the sampled

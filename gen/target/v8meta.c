@@ -31,6 +31,9 @@ static const meta_field fields[] = {
 	F("class_SharedFunctionInfo__name_or_scope_info__", sfi_name_or_scope_info, false),
 	F("class_SharedFunctionInfo__script_or_debug_info__", sfi_script, true),
 	F("class_SharedFunctionInfo__script__", sfi_script, true),
+	F("class_SharedFunctionInfo__length__", sfi_length, false),
+	F("class_SharedFunctionInfo__internal_formal_parameter_count__", sfi_param_count, false),
+	F("class_SharedFunctionInfo__raw_function_token_offset__", sfi_token_offset, false),
 	F("class_Script__name__", script_name, false),
 	F("class_Script__line_ends__", script_line_ends, true),
 	F("class_Script__source__", script_source, true),
@@ -119,6 +122,12 @@ int v8meta_check(const v8meta *m, char *why, size_t len)
 	if (m->heap_tag_mask <= 0 || m->heap_tag_mask > 7 || (m->heap_tag & ~m->heap_tag_mask) ||
 	    m->smi_tag_mask <= 0 || m->smi_tag_mask > 7) {
 		snprintf(why, len, "the V8 metadata has tags this reader does not know");
+		return -1;
+	}
+	if (m->sfi_param_count != m->sfi_length + 2 || m->sfi_token_offset != m->sfi_length + 4) {
+		snprintf(why, len, "SharedFunctionInfo's length, parameter count and token offset "
+			 "are not adjacent (%d, %d, %d): the sampler cannot mark functions",
+			 m->sfi_length, m->sfi_param_count, m->sfi_token_offset);
 		return -1;
 	}
 	const int *first = &m->fp_function, *last = &m->sliced_tag;

@@ -28,6 +28,7 @@ typedef struct v8meta {
 	int map_off, map_instance_type;
 	int jsfunction_shared;
 	int sfi_name_or_scope_info, sfi_script;
+	int sfi_length, sfi_param_count, sfi_token_offset;	/* adjacent 2-byte fields */
 	int script_name, script_line_ends, script_source;
 	int string_length, seq_one_chars, seq_two_chars;
 	int cons_first, cons_second, thin_actual, sliced_parent, sliced_offset;
@@ -37,6 +38,31 @@ typedef struct v8meta {
 	int first_nonstring, string_rep_mask, string_enc_mask, one_byte_tag;
 	int seq_tag, cons_tag, thin_tag, sliced_tag;
 } v8meta;
+
+/* The sampler's record of a frame's function (attribution/why.c): the
+ * SharedFunctionInfo's tagged address in the low V8META_ADDRESS_BITS
+ * bits and, above them, its mark (v8meta_sfi_mark) as read at the
+ * sample.  A collection that compacts the heap moves functions: the
+ * heap reader names an address only when the function there still has
+ * the mark, so a function moved in, another one's, is not taken for the
+ * one sampled.  The mark is 15 bits of a hash (bpftrace prints a key
+ * with the top bit set as a negative number): a moved-in function with
+ * the same length, parameter count and token offset, or one whose hash
+ * falls alike (1 in 32768), is not told apart. */
+#define V8META_ADDRESS_BITS 48
+#define V8META_ADDRESS_MASK ((1ull << V8META_ADDRESS_BITS) - 1)
+#define V8META_MARK_BITS 15
+/* An odd 63-bit multiplier (bpftrace 0.17 reads no larger literal). */
+#define V8META_MARK_MULTIPLIER 0x5851F42D4C957F2Dull
+
+/* The mark of a SharedFunctionInfo whose 8 bytes at sfi_length are WORD:
+ * its length, formal parameter count and function token offset (the low
+ * 48 bits, fixed for the function's life), hashed to V8META_MARK_BITS
+ * bits.  The sampler computes the same in bpftrace. */
+static inline uint64_t v8meta_sfi_mark(uint64_t word)
+{
+	return ((word & V8META_ADDRESS_MASK) * V8META_MARK_MULTIPLIER) >> (64 - V8META_MARK_BITS);
+}
 
 /* Clears M (no symbol seen). */
 void v8meta_init(v8meta *m);

@@ -332,16 +332,25 @@ static int function_script(const v8meta *m, const v8names_reader *r, uint64_t sf
 	return 0;
 }
 
-int v8names_function(const v8meta *m, const v8names_reader *r, uint64_t sfi, char *out,
+/* Whether the SharedFunctionInfo SFI (tagged, its type checked) has the
+ * mark MARK (v8meta_sfi_mark): still the function the sampler saw. */
+static bool has_mark(const v8meta *m, const v8names_reader *r, uint64_t sfi, uint64_t mark)
+{
+	uint64_t word;
+	return read_field(m, r, sfi, m->sfi_length, &word) == 0 && v8meta_sfi_mark(word) == mark;
+}
+
+int v8names_function(const v8meta *m, const v8names_reader *r, uint64_t sampled, char *out,
 		     size_t len)
 {
 	char name[V8NAMES_TEXT_MAX + 1], file[V8NAMES_TEXT_MAX + 1];
-	uint64_t script, sname;
+	uint64_t script, sname, sfi = sampled & V8META_ADDRESS_MASK;
 	int64_t start, line = -1;
 	int type;
 	if (len)
 		out[0] = '\0';
 	if (len < 8 || object_type(m, r, sfi, &type) < 0 || type != m->type_sfi ||
+	    !has_mark(m, r, sfi, sampled >> V8META_ADDRESS_BITS) ||
 	    function_name(m, r, sfi, name, sizeof name, &start) < 0)
 		return -1;
 	file[0] = '\0';

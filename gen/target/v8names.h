@@ -37,12 +37,14 @@ typedef struct v8names_reader {
  * cut, with "..." at the end). */
 #define V8NAMES_TEXT_MAX 160
 
-/* Names the function whose SharedFunctionInfo is the tagged pointer SFI:
+/* Names the function the sampler recorded as SAMPLED (a
+ * SharedFunctionInfo's tagged address and its mark: v8meta.h):
  * "NAME SCRIPT:LINE" into OUT (size LEN, at least 2*V8NAMES_TEXT_MAX+24
  * advised), "(anonymous)" for a function without a name.  Returns 0, or
- * -1 (OUT "") when SFI is not a SharedFunctionInfo or an object on the way
- * is not what it should be. */
-int v8names_function(const v8meta *m, const v8names_reader *r, uint64_t sfi, char *out,
+ * -1 (OUT "") when the address holds no SharedFunctionInfo, or one
+ * without the mark (the function sampled moved away), or an object on
+ * the way is not what it should be. */
+int v8names_function(const v8meta *m, const v8names_reader *r, uint64_t sampled, char *out,
 		     size_t len);
 
 /* A reader of process PID's memory (/proc/PID/mem).  NULL when it cannot

@@ -24,6 +24,9 @@ static const struct { const char *name; int32_t value; } node20[] = {
 	{ "v8dbg_class_JSFunction__shared__SharedFunctionInfo", 24 },
 	{ "v8dbg_class_SharedFunctionInfo__name_or_scope_info__Object", 16 },
 	{ "v8dbg_class_SharedFunctionInfo__script_or_debug_info__HeapObject", 32 },
+	{ "v8dbg_class_SharedFunctionInfo__length__uint16_t", 40 },
+	{ "v8dbg_class_SharedFunctionInfo__internal_formal_parameter_count__uint16_t", 42 },
+	{ "v8dbg_class_SharedFunctionInfo__raw_function_token_offset__int16_t", 44 },
 	{ "v8dbg_class_Script__name__Object", 16 }, { "v8dbg_class_Script__source__Object", 8 },
 	{ "v8dbg_class_Script__line_ends__Object", 56 },
 	{ "v8dbg_class_String__length__int32_t", 12 },
@@ -202,6 +205,11 @@ START_TEST(test_meta_refuses_what_it_cannot_use)
 	node20_meta(&m);
 	v8meta_take(&m, "v8dbg_HeapObjectTagMask", -1);
 	ck_assert_int_eq(v8meta_check(&m, why, sizeof why), -1);
+	/* the mark's fields apart: the sampler's one read would not cover them */
+	node20_meta(&m);
+	v8meta_take(&m, "v8dbg_class_SharedFunctionInfo__raw_function_token_offset__int16_t", 46);
+	ck_assert_int_eq(v8meta_check(&m, why, sizeof why), -1);
+	ck_assert_contains(why, "not adjacent");
 }
 END_TEST
 
@@ -328,6 +336,50 @@ START_TEST(test_hostile_objects_give_no_name)
 }
 END_TEST
 
+/* SFI as the sampler records it: its mark above its address. */
+static uint64_t sampled(uint64_t sfi)
+{
+	uint64_t word;
+	ck_assert_int_eq(heap_read(NULL, sfi - 1 + 40, &word, 8), 0);
+	return sfi | v8meta_sfi_mark(word) << V8META_ADDRESS_BITS;
+}
+
+/* Sets SFI's length, parameter count and token offset. */
+static void put_shape(uint64_t sfi, uint16_t length, uint16_t params, int16_t token)
+{
+	put(sfi - 1 + 40, &length, 2);
+	put(sfi - 1 + 42, &params, 2);
+	put(sfi - 1 + 44, &token, 2);
+}
+
+START_TEST(test_moved_function_not_taken_for_another)
+{
+	heap_reset();
+	uint64_t script = new_script("/app/x.js", source);
+	uint64_t churn = new_sfi(new_string("churn"), script);
+	put_shape(churn, 1, 1, 14);
+	uint64_t seen = sampled(churn);
+	ck_assert_uint_ne(seen >> V8META_ADDRESS_BITS, 0);
+	name_of(seen, 0, "churn /app/x.js");
+	/* the bytes after the three fields are not part of the mark (V8
+	 * ages functions there on some majors) */
+	uint16_t age = 7;
+	put(churn - 1 + 46, &age, 2);
+	name_of(seen, 0, "churn /app/x.js");
+	/* a compaction moved churn away and tick in at its address */
+	put64(churn - 1 + 16, new_string("tick"));
+	put_shape(churn, 0, 0, 13);
+	name_of(seen, -1, "");
+	name_of(sampled(churn), 0, "tick /app/x.js");
+	/* a mark leaves the record's top bit clear: bpftrace would print
+	 * the key negative */
+	for (uint64_t w = 1; w; w <<= 1)
+		ck_assert_uint_lt(v8meta_sfi_mark(w * 0x9d) << V8META_ADDRESS_BITS, 1ull << 63);
+	/* a mark without the function under it */
+	name_of((seen & V8META_ADDRESS_MASK) + 0x100000, -1, "");
+}
+END_TEST
+
 START_TEST(test_random_heaps_never_crash)
 {
 	v8meta m;
@@ -364,6 +416,7 @@ static Suite *v8names_suite(void)
 	tcase_add_test(tc, test_names_from_scope_info_with_line);
 	tcase_add_test(tc, test_names_plain_anonymous_cons);
 	tcase_add_test(tc, test_hostile_objects_give_no_name);
+	tcase_add_test(tc, test_moved_function_not_taken_for_another);
 	tcase_add_test(tc, test_random_heaps_never_crash);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
