@@ -115,10 +115,11 @@ static void js_names_text(FILE *out, const report *rep)
 	const report_js_check *c = &rep->js_check;
 	if (rep->js_names == REPORT_JS_NAMES_PERF_MAP && c->done && c->frames)
 		fprintf(out, " (JavaScript frames named by the perf map; V8's heap named %llu of its "
-			"%llu the same, %llu otherwise, %llu not; function shares within %.1f "
-			"points)\n", (unsigned long long)c->same, (unsigned long long)c->frames,
+			"%llu the same, %llu otherwise, %llu not, %llu not compared; function shares "
+			"within %.1f points)\n",
+			(unsigned long long)c->same, (unsigned long long)c->frames,
 			(unsigned long long)c->different, (unsigned long long)c->unnamed,
-			100 * c->share_difference);
+			(unsigned long long)c->perf_map_unplaced, 100 * c->share_difference);
 	else if (rep->js_names == REPORT_JS_NAMES_PERF_MAP)
 		fputs(" (JavaScript frames named by the perf map)\n", out);
 	else if (rep->js_names == REPORT_JS_NAMES_V8_HEAP)
@@ -361,6 +362,8 @@ static json_t *js_check_json(const report_js_check *c)
 	json_object_set_new(o, "different_innermost", rjson_u64(c->different_innermost));
 	json_object_set_new(o, "unnamed", rjson_u64(c->unnamed));
 	json_object_set_new(o, "unnamed_no_walk", rjson_u64(c->unnamed_no_walk));
+	json_object_set_new(o, "perf_map_unplaced", rjson_u64(c->perf_map_unplaced));
+	json_object_set_new(o, "perf_map_stale", rjson_u64(c->perf_map_stale));
 	json_object_set_new(o, "v8_heap_only", rjson_u64(c->heap_only));
 	json_object_set_new(o, "share_difference", json_real(c->share_difference));
 	json_object_set_new(o, "share_function", rjson_text(c->share_function));

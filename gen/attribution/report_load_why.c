@@ -162,6 +162,19 @@ static int rl_load_check_text(loader *l, const json_t *obj, const char *base, co
 	return 0;
 }
 
+/* js_check's perf_map_unplaced and perf_map_stale into C (0 when
+ * absent: reports made before they were counted).  Returns 0, or -1
+ * after a diagnostic. */
+static int load_perf_map_counts(loader *l, const json_t *o, const char *base,
+				report_js_check *c)
+{
+	json_t *v = rl_get(l, o, base, "perf_map_unplaced", T_UINT, false, true);
+	c->perf_map_unplaced = v ? (uint64_t)json_integer_value(v) : 0;
+	v = rl_get(l, o, base, "perf_map_stale", T_UINT, false, true);
+	c->perf_map_stale = v ? (uint64_t)json_integer_value(v) : 0;
+	return l->failed ? -1 : 0;
+}
+
 /* stack_sampling's optional js_check into REP.  Returns 0, or -1 (L
  * failed). */
 static int rl_load_js_check(loader *l, const json_t *s, report *rep)
@@ -181,6 +194,7 @@ static int rl_load_js_check(loader *l, const json_t *s, report *rep)
 	    rl_get_u64(l, o, base, "unnamed", &c->unnamed) < 0 ||
 	    rl_get_u64(l, o, base, "unnamed_no_walk", &c->unnamed_no_walk) < 0 ||
 	    rl_get_u64(l, o, base, "v8_heap_only", &c->heap_only) < 0 ||
+	    load_perf_map_counts(l, o, base, c) < 0 ||
 	    rl_get_fraction(l, o, base, "share_difference", &c->share_difference) < 0 ||
 	    rl_load_check_text(l, o, base, "share_function", c->share_function) < 0 ||
 	    rl_load_check_text(l, o, base, "first_difference_perf_map", c->differ_perf_map) < 0 ||

@@ -12,6 +12,7 @@
 #include "model/wire.h"
 #include "run/report_internal.h"
 #include "spec/spec.h"
+#include "target/perfmap.h"
 #include "target/vdso.h"
 #include "util/buf.h"
 #include "util/systab.h"
@@ -564,9 +565,10 @@ static bool is_address(const char *s, size_t len)
 
 /* The frames of a stack as bpftrace prints a ustack() key (one frame a
  * line, innermost first, "name+offset"; 0.24+ drop the spaces in names)
- * into FRAME[i] (LEN[i] bytes, the offset dropped: pointers into TEXT),
- * at most WHY_STACK_FRAMES + 8 of them.  Returns their number. */
-static size_t stack_frames(const char *text, const char **frame, size_t *len)
+ * into FRAME[i] (LEN[i] bytes, the offset dropped: pointers into TEXT)
+ * and OFFSET[i] (0 none), at most WHY_STACK_FRAMES + 8 of them.  Returns
+ * their number. */
+static size_t stack_frames(const char *text, const char **frame, size_t *len, uint64_t *offset)
 {
 	size_t n = 0;
 	for (const char *s = text; *s && n < WHY_STACK_FRAMES + 8;) {
@@ -578,10 +580,14 @@ static size_t stack_frames(const char *text, const char **frame, size_t *len)
 		size_t l = (size_t)(e - s);
 		const char *plus = memrchr(s, '+', l);
 		size_t digits = plus ? (size_t)(s + l - plus - 1) : 0;
-		if (plus && plus > s && digits && strspn(plus + 1, "0123456789") >= digits)
+		uint64_t off = 0;
+		if (plus && plus > s && digits && strspn(plus + 1, "0123456789") >= digits) {
 			l = (size_t)(plus - s);
+			off = strtoull(plus + 1, NULL, 10);
+		}
 		if (l) {
 			frame[n] = s;
+			offset[n] = off;
 			len[n++] = l;
 		}
 		s = e;
@@ -711,11 +717,13 @@ static int fill_stack(report *rep, const bpfout_entry *e, why_v8 *v8, vdso_names
 		return 0;
 	long pid = process_of_thread(report_pids_of(rep), tid);
 	name_functions(rep, v8, pid, sfi, (uint64_t)e->value, text, js);
-	size_t n = stack_frames(at + 1, frame, len);
+	uint64_t offset[WHY_STACK_FRAMES + 8];
+	size_t n = stack_frames(at + 1, frame, len, offset);
 	bool walked = false;
 	for (int k = 0; k < WHY_V8_FRAMES; k++)
 		walked = walked || sfi[k];
-	why_v8check_stack(check, frame, len, n, js, WHY_V8_FRAMES, walked, (uint64_t)e->value);
+	why_v8check_frames f = { .frame = frame, .len = len, .offset = offset, .n = n };
+	why_v8check_stack(check, pid, &f, js, WHY_V8_FRAMES, walked, (uint64_t)e->value);
 	char *frames = folded_frames(frame, len, n, vdso, pid, js);
 	if (!frames || add_stack(&rep->probes[phase - 1], tid, (uint64_t)e->value, frames) < 0)
 		return -1;
@@ -753,21 +761,9 @@ static int fill_stacks(report *rep, const bpfout_window *w, why_v8 *v8)
  * namespace numbers it, seen through its root), 0 when not, -1 unknown. */
 static int has_perf_map(long pid)
 {
-	char path[96], line[256];
-	long nspid = pid;
-	if (pid <= 0)
+	char path[96];
+	if (perfmap_path(pid, path, sizeof path) < 0)
 		return -1;
-	snprintf(path, sizeof path, "/proc/%ld/status", pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (strncmp(line, "NSpid:", 6) == 0) {
-			char *last = strrchr(line, '\t');
-			nspid = strtol(last ? last + 1 : line + 6, NULL, 10);
-		}
-	fclose(f);
-	snprintf(path, sizeof path, "/proc/%ld/root/tmp/perf-%ld.map", pid, nspid);
 	return access(path, R_OK) == 0;
 }
 

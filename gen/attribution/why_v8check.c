@@ -9,16 +9,25 @@
 /* Functions whose shares are compared at most: past them, a function
  * new to the check is left out of the shares (not of the counts). */
 #define CHECK_FUNCTIONS_MAX 1024
+/* Processes whose perf maps are kept at most (a run traces 64). */
+#define CHECK_PERFMAPS_MAX 64
 
 typedef struct function_share {
 	char *key;		/* NAME SCRIPT, no line */
 	uint64_t perf_map, v8_heap;	/* samples with it on their stack */
 } function_share;
 
+typedef struct process_map {
+	long pid;
+	perfmap *pm;		/* NULL: none read */
+} process_map;
+
 struct why_v8check {
 	report_js_check r;
 	function_share *fn;
 	size_t n, cap;
+	process_map map[CHECK_PERFMAPS_MAX];
+	size_t n_maps;
 };
 
 why_v8check *why_v8check_new(void)
@@ -77,6 +86,19 @@ static bool perf_map_function(const char *s, size_t len, char *out)
 			out[line] = dropped;
 	}
 	return out[0] != '\0';
+}
+
+/* Whether the perf-map lines named A (ALEN bytes) and B (BLEN) are one
+ * function's: as perf_map_function has them, or spelled the same. */
+static bool same_perf_line(const char *a, size_t alen, const char *b, size_t blen)
+{
+	char x[REPORT_JS_CHECK_NAME], y[REPORT_JS_CHECK_NAME];
+	bool fx = perf_map_function(a, alen, x), fy = perf_map_function(b, blen, y);
+	if (fx || fy)
+		return fx && fy && strcmp(x, y) == 0;
+	copy_unspaced(x, a, alen);
+	copy_unspaced(y, b, blen);
+	return strcmp(x, y) == 0;
 }
 
 /* The heap's name H ("JS:NAME SCRIPT[:LINE]", "JS:(anonymous) SCRIPT...")
@@ -170,7 +192,58 @@ static void check_frame(why_v8check *c, size_t i, const char *perf, const char *
 	}
 }
 
-void why_v8check_stack(why_v8check *c, const char *const *frame, const size_t *len, size_t n,
+/* The perf map of process PID (read once; NULL: none, or past
+ * CHECK_PERFMAPS_MAX processes, where overlaps are not known). */
+static const perfmap *perfmap_of(why_v8check *c, long pid)
+{
+	for (size_t i = 0; i < c->n_maps; i++)
+		if (c->map[i].pid == pid)
+			return c->map[i].pm;
+	if (c->n_maps == CHECK_PERFMAPS_MAX)
+		return NULL;
+	c->map[c->n_maps] = (process_map){ .pid = pid, .pm = perfmap_open(pid) };
+	return c->map[c->n_maps++].pm;
+}
+
+void why_v8check_use_perfmap(why_v8check *c, long pid, perfmap *pm)
+{
+	for (size_t i = 0; i < c->n_maps; i++)
+		if (c->map[i].pid == pid) {
+			perfmap_free(c->map[i].pm);
+			c->map[i].pm = pm;
+			return;
+		}
+	if (c->n_maps < CHECK_PERFMAPS_MAX)
+		c->map[c->n_maps++] = (process_map){ .pid = pid, .pm = pm };
+	else
+		perfmap_free(pm);
+}
+
+/* The perf map's function PERF (perf_map_function's form) of frame I of
+ * F: of the code at the frame's address now (the newest line of PM
+ * holding it), counted in C's perf_map_stale when bpftrace named it from
+ * an older line.  Returns false (PERF "") when PM cannot place the frame;
+ * with no PM, bpftrace's name stands. */
+static bool live_function(why_v8check *c, const perfmap *pm, const why_v8check_frames *f,
+			  size_t i, char *perf, uint64_t samples)
+{
+	if (!pm)
+		return true;
+	const char *live = perfmap_live_name(pm, f->frame[i], f->len[i], f->offset[i],
+					     same_perf_line);
+	if (!live) {
+		perf[0] = '\0';
+		return false;
+	}
+	if (!same_perf_line(live, strlen(live), f->frame[i], f->len[i])) {
+		c->r.perf_map_stale += samples;
+		if (!perf_map_function(live, strlen(live), perf))
+			perf[0] = '\0';
+	}
+	return true;
+}
+
+void why_v8check_stack(why_v8check *c, long pid, const why_v8check_frames *f,
 		       const char *const *heap, size_t n_heap, bool walked, uint64_t samples)
 {
 	char perf_keys[WHY_V8CHECK_FRAMES][REPORT_JS_CHECK_NAME];
@@ -178,11 +251,18 @@ void why_v8check_stack(why_v8check *c, const char *const *frame, const size_t *l
 	size_t n_perf = 0, n_keys = 0;
 	if (!c)
 		return;
+	const perfmap *pm = perfmap_of(c, pid);
 	c->r.samples += samples;
 	c->r.samples_no_walk += walked ? 0 : samples;
 	for (size_t i = 0; i < n_heap && i < WHY_V8CHECK_FRAMES; i++) {
 		char perf[REPORT_JS_CHECK_NAME] = "", named[REPORT_JS_CHECK_NAME] = "";
-		if (i < n && perf_map_function(frame[i], len[i], perf))
+		if (i < f->n && perf_map_function(f->frame[i], f->len[i], perf) &&
+		    !live_function(c, pm, f, i, perf, samples)) {
+			c->r.frames += samples;
+			c->r.perf_map_unplaced += samples;
+			continue;	/* neither name is compared, nor in the shares */
+		}
+		if (perf[0])
 			memcpy(perf_keys[n_perf++], perf, sizeof perf);
 		if (heap[i])
 			heap_function(heap[i], named);
@@ -215,6 +295,8 @@ void why_v8check_free(why_v8check *c)
 		return;
 	for (size_t i = 0; i < c->n; i++)
 		free(c->fn[i].key);
+	for (size_t i = 0; i < c->n_maps; i++)
+		perfmap_free(c->map[i].pm);
 	free(c->fn);
 	free(c);
 }

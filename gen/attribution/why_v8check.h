@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "model/report.h"
+#include "target/perfmap.h"
 
 typedef struct why_v8check why_v8check;
 
@@ -32,14 +33,29 @@ typedef struct why_v8check why_v8check;
 /* An empty check, or NULL out of memory. */
 why_v8check *why_v8check_new(void);
 
-/* Adds one stack sampled SAMPLES times: FRAME[i] (LEN[i] bytes, offsets
- * dropped) the i-th of its N frames from the innermost as bpftrace named
- * it, HEAP[i] (NULL: none) the heap's "NAME SCRIPT[:LINE]" of the i-th
- * frame of the frame-pointer chain, for i < N_HEAP ("JS:" before it is
- * set aside); WALKED: the walk found a JavaScript function in one of its
- * frames at least (named or not).  C NULL: nothing is done. */
-void why_v8check_stack(why_v8check *c, const char *const *frame, const size_t *len, size_t n,
+/* One sampled stack as bpftrace named it: FRAME[i] (LEN[i] bytes, the
+ * offset dropped) the i-th of its N frames from the innermost, OFFSET[i]
+ * the offset into it bpftrace printed (0 none). */
+typedef struct why_v8check_frames {
+	const char *const *frame;
+	const size_t *len;
+	const uint64_t *offset;
+	size_t n;
+} why_v8check_frames;
+
+/* Adds one stack F of process PID sampled SAMPLES times: HEAP[i] (NULL:
+ * none) the heap's "NAME SCRIPT[:LINE]" of the i-th frame of the
+ * frame-pointer chain, for i < N_HEAP ("JS:" before it is set aside);
+ * WALKED: the walk found a JavaScript function in one of its frames at
+ * least (named or not).  A frame named from a line of PID's perf map that
+ * another function's line overlaps (target/perfmap.h) is counted apart
+ * and not compared.  C NULL: nothing is done. */
+void why_v8check_stack(why_v8check *c, long pid, const why_v8check_frames *f,
 		       const char *const *heap, size_t n_heap, bool walked, uint64_t samples);
+
+/* Takes PM (owned; may be NULL: no overlaps known) as process PID's perf
+ * map instead of the one the check would read (tests). */
+void why_v8check_use_perfmap(why_v8check *c, long pid, perfmap *pm);
 
 /* The figures so far into OUT (done set). */
 void why_v8check_result(const why_v8check *c, report_js_check *out);

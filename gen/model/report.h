@@ -287,6 +287,12 @@ typedef struct report_js_check {
 	uint64_t unnamed;	/* ... that the heap could not name */
 	uint64_t unnamed_no_walk;	/* of those, in samples where the walk
 					 * found no JS frame (samples_no_walk) */
+	uint64_t perf_map_unplaced;	/* ... that the perf map's lines could
+					 * not place (target/perfmap.h): not
+					 * compared */
+	uint64_t perf_map_stale;	/* frames bpftrace named from the line
+					 * of freed code whose addresses newer
+					 * code took: compared as the newer */
 	uint64_t heap_only;	/* frames the heap named and the perf map did not */
 	/* the largest difference between a function's share of the samples
 	 * (a sample counts once per function on its stack) as the perf map

@@ -16,16 +16,19 @@
 #      (stack_sampling.js_frames - js_frames_named).
 #   2. With the perf map, and every full collection compacting
 #      (--compact-on-every-full-gc: the SharedFunctionInfos themselves
-#      move, between a sample and the window's end): node and bpfspec
-#      survive, the heap walk is checked against the perf map
-#      (js_check), and how many frames the heap named otherwise is
-#      measured, not asserted: a known fault (docs/spec.md, Stacks).
-#      bpfspec reads a function at the window's end from where the sample
-#      found it, and compactions move functions in between: 154 of 613
-#      frames on node 20 and 275 of 1,086 on node 24 were named
-#      otherwise, often the perf map's function's caller (runs with none
-#      were seen too).  The assertion that none is named otherwise goes
-#      back once the cause is found and fixed.
+#      move, between a sample and the window's end, and others move in
+#      at their addresses): node and bpfspec survive, the heap walk is
+#      checked against the perf map (js_check), and no frame is named
+#      otherwise than the perf map names it, but for the innermost (a
+#      frameless builtin on top pairs the walk's first function with the
+#      builtin's entry) in at most 1% of the frames.  The sampler marks
+#      each function (v8meta.h): one found at the address without its
+#      mark stays unnamed.  The check compares with the perf map's newest
+#      line at each frame's address: V8 frees code and reuses its
+#      addresses, and the perf map keeps the old lines (before both, a
+#      quarter of the frames differed, most of them stale perf-map
+#      lines).  Frames unnamed and frames the perf map could not place
+#      are counted, not asserted (3% to 68%, and 0 to 46%).
 # Prints the figures ("measured:").  About 25 s.
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -79,4 +82,6 @@ check=$(jq -c '.stack_sampling.js_check // empty' "$TMP/perf.json")
 echo "measured: every full collection compacting, with the perf map: js_check $check"
 echo "measured: the heap named $(jq -r '"\(.same) of the perf map'"'"'s \(.frames) frames the same, \(.unnamed) not (\(.unnamed_no_walk) in samples not walked)"' <<<"$check")"
 jq -e '.frames >= 100' <<<"$check" >/dev/null || fail "under 100 frames named by the perf map: $check"
-echo "measured: known fault: the heap named $(jq -r '"\(.different - .different_innermost) of \(.frames)"' <<<"$check") frames otherwise than the perf map (functions moved between a sample and the window's end)"
+echo "measured: the heap named $(jq -r '"\(.different) of \(.frames) frames otherwise than the perf map, \(.different_innermost) of them innermost"' <<<"$check")"
+jq -e '.different == .different_innermost and .different <= 0.01 * .frames' <<<"$check" >/dev/null ||
+	fail "the heap named frames otherwise than the perf map, after compactions: $check"

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "attribution/why_v8check.h"
@@ -16,12 +17,24 @@ static void add(why_v8check *c, const char *const *frames, size_t n, const char 
 		size_t n_heap, uint64_t samples)
 {
 	size_t len[16];
+	uint64_t offset[16] = { 0 };
 	bool walked = false;
 	for (size_t i = 0; i < n; i++)
 		len[i] = strlen(frames[i]);
 	for (size_t i = 0; i < n_heap; i++)
 		walked = walked || heap[i];
-	why_v8check_stack(c, frames, len, n, heap, n_heap, walked, samples);
+	why_v8check_frames f = { .frame = frames, .len = len, .offset = offset, .n = n };
+	why_v8check_stack(c, 0, &f, heap, n_heap, walked, samples);
+}
+
+/* Adds frame FRAME at OFFSET, named HEAP by the heap, of process PID,
+ * once. */
+static void add_at(why_v8check *c, long pid, const char *frame, uint64_t offset,
+		   const char *heap)
+{
+	size_t len = strlen(frame);
+	why_v8check_frames f = { .frame = &frame, .len = &len, .offset = &offset, .n = 1 };
+	why_v8check_stack(c, pid, &f, &heap, 1, true, 1);
 }
 
 START_TEST(test_forms_of_the_same_function)
@@ -102,16 +115,59 @@ START_TEST(test_nothing_and_null)
 	add(c, f, 1, h, 1, 1);
 	why_v8check_result(c, &r);
 	ck_assert_uint_eq(r.frames, 0);
-	why_v8check_stack(NULL, f, (size_t[]){ 4 }, 1, h, 1, true, 1);
+	why_v8check_stack(NULL, 0, &(why_v8check_frames){ .frame = f, .n = 1 }, h, 1, true, 1);
 	/* the walk found functions the heap could no longer read (moved) */
-	const char *f2[] = { "JS:~inner /w/x.js:8:19" }, *h2[] = { NULL };
-	why_v8check_stack(c, f2, (size_t[]){ strlen(f2[0]) }, 1, h2, 1, true, 2);
+	add_at(c, 0, "JS:~inner /w/x.js:8:19", 0, NULL);
+	add_at(c, 0, "JS:~inner /w/x.js:8:19", 0, NULL);
 	why_v8check_result(c, &r);
 	ck_assert_uint_eq(r.unnamed, 2);
 	ck_assert_uint_eq(r.unnamed_no_walk, 0);
 	ck_assert_uint_eq(r.samples_no_walk, 0);
 	why_v8check_free(c);
 	why_v8check_free(NULL);
+}
+END_TEST
+
+START_TEST(test_stale_perf_map_lines)
+{
+	/* churn's optimized code freed and remove's code put at 0x1040 in
+	 * its range; tick's code at two tiers on one range (one function) */
+	static const char lines[] =
+		"1000 100 JS:*churn /w/x.js:17:1\n"
+		"1040 20 JS:^remove node:internal/linkedlist:16:16\n"
+		"2000 50 JS:~tick /w/x.js:62:1\n"
+		"2000 80 JS:+tick /w/x.js:62:1\n"
+		"not a line\n3000 0 JS:~empty /w/x.js:1:1\n";
+	char path[] = "/tmp/bpfspec-perfmap.XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, lines, sizeof lines - 1), (ssize_t)(sizeof lines - 1));
+	close(fd);
+	perfmap *pm = perfmap_read(path);
+	unlink(path);
+	ck_assert_ptr_nonnull(pm);
+	ck_assert_uint_eq(perfmap_lines(pm), 4);
+	why_v8check *c = why_v8check_new();
+	why_v8check_use_perfmap(c, 42, pm);
+	add_at(c, 42, "JS:*churn /w/x.js:17:1", 0x10, "JS:churn /w/x.js:17");	/* churn's alone */
+	/* named from churn's freed line: the code there is remove's */
+	add_at(c, 42, "JS:*churn /w/x.js:17:1", 0x48, "JS:remove node:internal/linkedlist");
+	add_at(c, 42, "JS:^remove node:internal/linkedlist:16:16", 4,
+	       "JS:remove node:internal/linkedlist");
+	add_at(c, 42, "JS:~tick/w/x.js:62:1", 0x10, "JS:tick /w/x.js:62");	/* 0.24's form */
+	add_at(c, 42, "JS:+tick /w/x.js:62:1", 0x60, "JS:tick /w/x.js:62");
+	add_at(c, 42, "JS:~tick /w/x.js:62:1", 0x60, "JS:tick /w/x.js:62");	/* past its line */
+	add_at(c, 42, "JS:~gone /w/x.js:9:1", 0, "JS:other /w/x.js:1");	/* no such line */
+	add_at(c, 7, "JS:*churn /w/x.js:17:1", 0x48, "JS:churn /w/x.js:17");	/* no map */
+	report_js_check r;
+	why_v8check_result(c, &r);
+	ck_assert_uint_eq(r.frames, 8);
+	ck_assert_uint_eq(r.perf_map_unplaced, 2);
+	ck_assert_uint_eq(r.perf_map_stale, 1);
+	ck_assert_uint_eq(r.same, 6);
+	ck_assert_uint_eq(r.different, 0);
+	ck_assert_uint_eq(r.same + r.different + r.unnamed + r.perf_map_unplaced, r.frames);
+	why_v8check_free(c);
 }
 END_TEST
 
@@ -122,6 +178,7 @@ static Suite *why_v8check_suite(void)
 	tcase_add_test(tc, test_forms_of_the_same_function);
 	tcase_add_test(tc, test_differences_and_gaps_counted);
 	tcase_add_test(tc, test_nothing_and_null);
+	tcase_add_test(tc, test_stale_perf_map_lines);
 	suite_add_tcase(s, tc);
 	return s;
 }
