@@ -172,13 +172,14 @@ static void commit_specs(serve *sv, const spec_facts *f)
 	}
 }
 
+/* The slot of spec SP on target T of FAMILY that takes a process of EXE
+ * (serve_family_takes), or NULL: a new one is needed. */
 static serve_slot *find_slot(serve *sv, size_t sp, size_t t, int family, serve_exe exe)
 {
 	for (size_t i = 0; i < sv->n_slots; i++) {
 		serve_slot *s = &sv->slots[i];
 		if (s->spec == sp && s->target == t && s->family == family &&
-		    (family != SERVE_FAMILY_ALONE ||
-		     (s->alone.dev == exe.dev && s->alone.ino == exe.ino)))
+		    serve_family_takes(s, exe, sv->cfg.spec_files[sp]))
 			return s;
 	}
 	return NULL;

@@ -9,9 +9,11 @@
  * uprobes on each file.
  *
  * A process of an executable the running program does not attach to
- * (a new node image on the host) needs a new program: the slot's child
- * starts again.  A process of an executable already traced joins in
- * place (serve_churn.c). */
+ * (a new node image on the host, in a rollout) needs a new program: it
+ * goes to a new slot of the same spec and target, whose child starts
+ * beside the running one, so the processes already traced stay traced;
+ * the old slot ends with its last process.  A process of an executable
+ * already traced joins in place (serve_churn.c). */
 #include "serve/serve_internal.h"
 
 #include <stdio.h>
@@ -60,15 +62,27 @@ int serve_family_of(serve *sv, size_t spec, pid_t pid, serve_exe exe)
 	return family;
 }
 
+/* Whether S's running child's program attaches to EXE. */
+static bool attaches(const serve_slot *s, serve_exe exe)
+{
+	for (size_t k = 0; k < s->n_run_exes; k++)
+		if (same_exe(s->run_exes[k], exe))
+			return true;
+	return false;
+}
+
+bool serve_family_takes(const serve_slot *s, serve_exe exe, bool files)
+{
+	if (s->family == SERVE_FAMILY_ALONE)
+		return same_exe(s->alone, exe);
+	return !files || !s->child || s->stopping || attaches(s, exe);
+}
+
 bool serve_family_new_exe(const serve_slot *s)
 {
-	for (size_t i = 0; i < s->n_pids; i++) {
-		size_t k;
-		for (k = 0; k < s->n_run_exes && !same_exe(s->run_exes[k], s->pid_exes[i]); k++)
-			;
-		if (k == s->n_run_exes)
+	for (size_t i = 0; i < s->n_pids; i++)
+		if (!attaches(s, s->pid_exes[i]))
 			return true;
-	}
 	return false;
 }
 

@@ -192,6 +192,14 @@ void serve_read_pod(serve *sv, serve_pod *p, pid_t pid);
 /* serve_family.c.  The family (SERVE_FAMILY_*) of process PID, which
  * runs executable EXE, for spec SPEC. */
 int serve_family_of(serve *sv, size_t spec, pid_t pid, serve_exe exe);
+/* Whether a process of executable EXE can be SLOT's (of its spec, target
+ * and family): SLOT's child is not running (it starts on its processes,
+ * whatever their files), or its program attaches to EXE, or is of kernel
+ * probes alone (FILES false: any process joins in place).  A process of
+ * a new file goes to another slot, whose child starts beside the running
+ * one: the processes already traced are not untraced while it attaches
+ * (make before break), and the old child ends with its last process. */
+bool serve_family_takes(const serve_slot *slot, serve_exe exe, bool files);
 /* Whether a wanted process of SLOT runs an executable its running child's
  * program does not attach to (it must start again). */
 bool serve_family_new_exe(const serve_slot *slot);

@@ -13,11 +13,15 @@
 #     phase (the median excess of the five), is its busy time within 15%
 #     and 0.3 ms;
 #   - a process of an already-traced copy joins in place (the same
-#     bpftrace, no restart counted).
-# A process of a new copy restarts the bpftrace (serve_family.c): that
-# costs a bpftrace start, and is measured by scripts/bench/serve.sh, not
-# here.  Runs in about 25 s on an idle host, 40 s on a busy one (most of
-# it bpftrace's start: five files' 56 uprobes attach one by one).
+#     bpftrace, no restart counted);
+#   - a process of a new copy (a rollout's new image) gets a bpftrace of
+#     its own, started beside the running one (serve_family.c): no
+#     restart counted, and the running one's processes stay traced while
+#     it attaches (node1's timers count never stalls for 5 s or more: two
+#     intervals and a scrape's lag; a restart stalled it 20 s and more);
+#     when that process exits, its bpftrace ends and the first one is left.
+# Runs in about 40 s on an idle host, 60 s on a busy one (most of it
+# bpftrace's starts: five files' 56 uprobes attach one by one).
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/prom.sh"
 need_root
@@ -118,6 +122,41 @@ done
 [ "$(bpftraces)" = "$bt0" ] || fail "a process of a traced executable restarted serve's bpftrace"
 [ -z "$(value "bpfspec_restarts_total{$sel}")" ] || fail "a process of a traced executable counted a restart"
 echo "measured: a process of node1 joined     in place (bpftrace $bt0)"
+
+# A process of a new copy: a bpftrace of its own beside the first, which
+# keeps tracing node1..node5 while it attaches.
+cp "$node_bin" "$bin/node6"
+"$bin/node6" -e "$(work 3)" "$mark" &
+fresh=$!
+cleanup_pid "$fresh"
+t0=$EPOCHREALTIME
+last=$(timers "${pids[0]}" count) last_t=$t0 stall=0
+for ((i = 0; i < 240; i++)); do
+	sleep 0.25
+	scrape "$m"
+	now=$EPOCHREALTIME c=$(timers "${pids[0]}" count)
+	if awk -v c="$c" -v l="$last" 'BEGIN { exit !(c > l) }'; then
+		last=$c last_t=$now
+	fi
+	stall=$(awk -v s="$stall" -v a="$last_t" -v b="$now" 'BEGIN { d = b - a; print (d > s ? d : s) }')
+	[ -n "$(timers "$fresh" count)" ] && break
+done
+[ -n "$(timers "$fresh" count)" ] ||
+	{ sed 's/^/    serve: /' "$TMP/serve.err" >&2; fail "a process of a new copy (pid $fresh) was not traced within 60 s"; }
+bt1=$(bpftraces)
+echo "measured: a process of node6 traced     after $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s, by bpftrace $bt1(node1's timers count stalled $(printf '%.1f' "$stall") s at most meanwhile)"
+[[ " $bt1 " == *" ${bt0% } "* ]] || fail "the first bpftrace ($bt0) did not keep running: $bt1"
+[ "$(echo $bt1 | wc -w)" = 2 ] || fail "serve runs $(echo $bt1 | wc -w) bpftrace with node6's, not 2"
+[ -z "$(value "bpfspec_restarts_total{$sel}")" ] || fail "a process of a new executable counted a restart"
+awk -v s="$stall" 'BEGIN { exit !(s < 5) }' ||
+	fail "node1's timers count stalled $stall s while node6's bpftrace started: it was untraced"
+kill "$fresh"
+for ((i = 0; i < 80; i++)); do
+	[ "$(bpftraces)" = "$bt0" ] && break
+	sleep 0.25
+done
+[ "$(bpftraces)" = "$bt0" ] || fail "node6's bpftrace did not end with node6: $(bpftraces)"
+echo "measured: node6 exited                  its bpftrace ended, ${bt0}left"
 
 # Stopping: serve exits at once; the kernel detaches the uprobes of its
 # bpftrace one by one as that ends (about 0.1 s each, 60 here: 6 to 9 s,
