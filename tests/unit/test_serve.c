@@ -582,6 +582,24 @@ START_TEST(test_families)
 	ck_assert(serve_family_new_exe(s));
 	s->n_pids = 2;	/* fewer files: the program still fits */
 	ck_assert(!serve_family_new_exe(s));
+	/* Who takes a process: a slot not running takes any file; a running
+	 * one only its program's files, unless its spec has kernel probes
+	 * alone; a stopping one any (it starts again on all) */
+	s->family = SERVE_FAMILY_UV_NEW;
+	ck_assert(serve_family_takes(s, c, true));
+	s->child = 4242;
+	ck_assert(serve_family_takes(s, a, true));
+	ck_assert(!serve_family_takes(s, c, true));
+	ck_assert(serve_family_takes(s, c, false));
+	s->stopping = true;
+	ck_assert(serve_family_takes(s, c, true));
+	s->stopping = false;
+	s->family = SERVE_FAMILY_ALONE;
+	s->alone = a;
+	ck_assert(serve_family_takes(s, a, true));
+	ck_assert(!serve_family_takes(s, b, false));
+	s->child = 0;
+	s->family = SERVE_FAMILY_UV_NEW;
 
 	/* Families: per spec, remembered per file (pid 0 is never read: a
 	 * spec that times no function needs no libuv). */
