@@ -9,8 +9,9 @@
 /* Functions whose shares are compared at most: past them, a function
  * new to the check is left out of the shares (not of the counts). */
 #define CHECK_FUNCTIONS_MAX 1024
-/* Processes whose perf maps are kept at most (a run traces 64). */
-#define CHECK_PERFMAPS_MAX 64
+/* Processes whose perf maps are read at most (the last 4 MB of each):
+ * past them, bpftrace's names stand unchecked for staleness. */
+#define CHECK_PERFMAPS_MAX 4
 
 typedef struct function_share {
 	char *key;		/* NAME SCRIPT, no line */

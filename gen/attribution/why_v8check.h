@@ -47,8 +47,10 @@ typedef struct why_v8check_frames {
  * none) the heap's "NAME SCRIPT[:LINE]" of the i-th frame of the
  * frame-pointer chain, for i < N_HEAP ("JS:" before it is set aside);
  * WALKED: the walk found a JavaScript function in one of its frames at
- * least (named or not).  A frame named from a line of PID's perf map that
- * another function's line overlaps (target/perfmap.h) is counted apart
+ * least (named or not).  Each frame is compared as the newest line of
+ * PID's perf map at its address names it (target/perfmap.h: bpftrace may
+ * have named it from the line of freed code, counted in perf_map_stale);
+ * a frame the perf map cannot place is counted apart (perf_map_unplaced)
  * and not compared.  C NULL: nothing is done. */
 void why_v8check_stack(why_v8check *c, long pid, const why_v8check_frames *f,
 		       const char *const *heap, size_t n_heap, bool walked, uint64_t samples);

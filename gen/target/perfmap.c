@@ -1,12 +1,23 @@
 /* perfmap — a process's perf map, read; see perfmap.h. */
 #include "target/perfmap.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-/* Lines kept at most: past them, the rest of the file is not read. */
-#define PERFMAP_LINES_MAX (1u << 20)
+/* Lines kept at most: as many as PERFMAP_BYTES_MAX can hold (a line is 6
+ * bytes at least), so that none of the newest is dropped. */
+#define PERFMAP_LINES_MAX (PERFMAP_BYTES_MAX / 6 + 1)
+/* A line's size at most: larger ones are no code object's, and skipped. */
+#define PERFMAP_SIZE_MAX (16u << 20)
+/* Lines looked at, at most: those of one name (perfmap_live_name), and
+ * those before an address that may hold it (newest_holding); past them a
+ * frame is not placed. */
+#define PERFMAP_NAMED_MAX 16
+#define PERFMAP_BEFORE_MAX 512
 
 typedef struct perfmap_line {
 	uint64_t start, size;
@@ -69,7 +80,8 @@ static int add_line(perfmap *pm, const char *text)
 	if (end == text || *end != ' ')
 		return 0;
 	uint64_t size = strtoull(end + 1, &size_end, 16);
-	if (size_end == end + 1 || *size_end != ' ' || size == 0 || start + size < start)
+	if (size_end == end + 1 || *size_end != ' ' || size == 0 || size > PERFMAP_SIZE_MAX ||
+	    start + size < start)
 		return 0;
 	const char *name = size_end + 1;
 	size_t len = strcspn(name, "\r\n");
@@ -123,26 +135,74 @@ static int index_lines(perfmap *pm)
 	return 0;
 }
 
+/* Reads one line of F into TEXT (size LEN, NUL-terminated, the newline
+ * dropped, cut when longer), counting every byte taken from F in *BYTES.
+ * Returns false at the end of F with nothing read. */
+static bool read_line(FILE *f, char *text, size_t len, size_t *bytes)
+{
+	size_t n = 0;
+	int c = EOF;
+	while ((c = getc(f)) != EOF) {
+		(*bytes)++;
+		if (c == '\n')
+			break;
+		if (n + 1 < len)
+			text[n++] = c ? (char)c : ' ';
+		if (*bytes >= PERFMAP_BYTES_MAX)
+			break;
+	}
+	text[n] = '\0';
+	return n > 0 || c != EOF;
+}
+
+/* F (open at its start) from its last PERFMAP_BYTES_MAX bytes of SIZE
+ * on: the newest lines, the first cut one skipped.  Returns 0, or -1. */
+static int seek_tail(FILE *f, off_t size)
+{
+	char skip[64];
+	size_t bytes = 0;
+	if (size <= (off_t)PERFMAP_BYTES_MAX)
+		return 0;
+	if (fseeko(f, size - (off_t)PERFMAP_BYTES_MAX - 1, SEEK_SET) < 0)
+		return -1;
+	if (getc(f) != '\n')
+		read_line(f, skip, sizeof skip, &bytes);	/* the rest of the cut line */
+	return 0;
+}
+
+/* The regular file at PATH, open to read (never a FIFO or a device, and
+ * not through a last symbolic link: the traced process writes its /tmp),
+ * its size in *SIZE; NULL when it is none. */
+static FILE *open_regular(const char *path, off_t *size)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	FILE *f = NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
+	*size = st.st_size;
+	return f;
+}
+
 perfmap *perfmap_read(const char *path)
 {
 	char text[PERFMAP_NAME_MAX + 64];
 	size_t bytes = 0;
-	FILE *f = fopen(path, "re");
+	off_t size;
+	FILE *f = open_regular(path, &size);
 	if (!f)
 		return NULL;
 	perfmap *pm = calloc(1, sizeof *pm);
-	int rc = pm ? 0 : -1;
+	int rc = pm ? seek_tail(f, size) : -1;
 	while (rc == 0 && pm->n < PERFMAP_LINES_MAX && bytes < PERFMAP_BYTES_MAX &&
-	       fgets(text, sizeof text, f)) {
-		size_t len = strlen(text);
-		bytes += len;
-		if (len && text[len - 1] != '\n' && !feof(f)) {	/* too long: skip the rest */
-			int c;
-			while ((c = fgetc(f)) != EOF && c != '\n')
-				bytes++;
-		}
+	       read_line(f, text, sizeof text, &bytes))
 		rc = add_line(pm, text);
-	}
 	fclose(f);
 	if (rc == 0 && pm->n)
 		rc = index_lines(pm);
@@ -176,10 +236,10 @@ static size_t first_named(const perfmap *pm, const char *name, size_t len)
 }
 
 /* The newest line of PM holding ADDR (its index), or PM's count when
- * none does. */
+ * none does, or when more than PERFMAP_BEFORE_MAX lines might. */
 static size_t newest_holding(const perfmap *pm, uint64_t addr)
 {
-	size_t lo = 0, hi = pm->n, newest = pm->n;
+	size_t lo = 0, hi = pm->n, newest = pm->n, seen = 0;
 	while (lo < hi) {	/* the first line starting past ADDR */
 		size_t mid = lo + (hi - lo) / 2;
 		if (pm->line[mid].start <= addr)
@@ -187,10 +247,13 @@ static size_t newest_holding(const perfmap *pm, uint64_t addr)
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i-- > 0 && addr - pm->line[i].start < pm->largest;)
+	for (size_t i = lo; i-- > 0 && addr - pm->line[i].start < pm->largest;) {
+		if (++seen > PERFMAP_BEFORE_MAX)
+			return pm->n;
 		if (addr - pm->line[i].start < pm->line[i].size &&
 		    (newest == pm->n || pm->line[i].seq > pm->line[newest].seq))
 			newest = i;
+	}
 	return newest;
 }
 
@@ -198,13 +261,17 @@ const char *perfmap_live_name(const perfmap *pm, const char *name, size_t len, u
 			      perfmap_same_fn same)
 {
 	const char *live = NULL;
+	size_t named = 0;
 	for (size_t k = first_named(pm, name, len); k < pm->n; k++) {
 		const perfmap_line *l = &pm->line[pm->by_name[k]];
 		if (compare_unspaced(l->name, strlen(l->name), name, len) != 0)
 			break;
 		if (offset >= l->size)
 			continue;
-		const char *n = pm->line[newest_holding(pm, l->start + offset)].name;
+		size_t at = newest_holding(pm, l->start + offset);
+		if (++named > PERFMAP_NAMED_MAX || at == pm->n)
+			return NULL;
+		const char *n = pm->line[at].name;
 		if (live && !same(live, strlen(live), n, strlen(n)))
 			return NULL;
 		live = n;

@@ -11,9 +11,12 @@
  * perfmap_live_name finds the newer, for the check of heap names against
  * the perf map (attribution/why_v8check.h).
  *
- * The file is the traced process's and untrusted: it is read up to
- * PERFMAP_BYTES_MAX, lines that do not parse are skipped, names longer
- * than PERFMAP_NAME_MAX are cut.
+ * The file is the traced process's and untrusted: only a regular file is
+ * read (not a FIFO, a device or a last symbolic link), and only its last
+ * PERFMAP_BYTES_MAX bytes (the newest lines); lines that do not parse, or
+ * claim more than 16 MB of code, are skipped, names longer than
+ * PERFMAP_NAME_MAX are cut, and a lookup looks at a bounded number of
+ * lines (past them, the frame is not placed).
  *
  * Ownership: perfmap_read and perfmap_open return an owned map, freed by
  * perfmap_free (NULL is a no-op). */
@@ -24,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PERFMAP_BYTES_MAX (64u << 20)
+#define PERFMAP_BYTES_MAX (4u << 20)
 #define PERFMAP_NAME_MAX 256
 
 typedef struct perfmap perfmap;
@@ -50,7 +53,8 @@ perfmap *perfmap_open(long pid);
  * NAME's own line unless that code was freed and newer code took the
  * address.  NULL when no line called NAME holds OFFSET, or when lines
  * called NAME at several addresses have newest lines that SAME says are
- * different functions (the frame cannot be placed).  Borrowed from PM. */
+ * different functions, or when more lines than the bounds allow would
+ * have to be looked at (the frame cannot be placed).  Borrowed from PM. */
 const char *perfmap_live_name(const perfmap *pm, const char *name, size_t len, uint64_t offset,
 			      perfmap_same_fn same);
 
