@@ -172,17 +172,29 @@ static void commit_specs(serve *sv, const spec_facts *f)
 	}
 }
 
-/* The slot of spec SP on target T of FAMILY that takes a process of EXE
- * (serve_family_takes), or NULL: a new one is needed. */
+/* The slot of spec SP on target T of FAMILY that takes a process of
+ * EXE: one whose running child traces it in place, else one idle
+ * (serve_family.c), else, at SERVE_MAX_FAMILY_SLOTS, the newest one (its
+ * child then starts again on its files: scan), else NULL: a new one. */
 static serve_slot *find_slot(serve *sv, size_t sp, size_t t, int family, serve_exe exe)
 {
+	serve_slot *idle = NULL, *newest = NULL;
+	size_t n = 0;
 	for (size_t i = 0; i < sv->n_slots; i++) {
 		serve_slot *s = &sv->slots[i];
-		if (s->spec == sp && s->target == t && s->family == family &&
-		    serve_family_takes(s, exe, sv->cfg.spec_files[sp]))
+		if (s->spec != sp || s->target != t || s->family != family)
+			continue;
+		if (serve_family_traces(s, exe, sv->cfg.spec_files[sp]))
 			return s;
+		if (!idle && serve_family_idle(s))
+			idle = s;
+		if (!s->gone && (!newest || s->last_start_ns > newest->last_start_ns))
+			newest = s;
+		n += !s->gone;
 	}
-	return NULL;
+	if (idle || family == SERVE_FAMILY_ALONE)
+		return idle;
+	return n >= SERVE_MAX_FAMILY_SLOTS ? newest : NULL;
 }
 
 static serve_slot *add_slot(serve *sv, size_t sp, size_t t, int family, serve_exe exe)
@@ -309,10 +321,13 @@ static void scan(serve *sv)
 		if (!s->child || s->stopping)
 			continue;
 		if (!s->gone && sv->cfg.spec_files[s->spec] && serve_family_new_exe(s)) {
-			/* A new executable: its uprobes need a new program. */
+			/* A new executable past SERVE_MAX_FAMILY_SLOTS (find_slot):
+			 * its uprobes need a new program. */
 			fprintf(stderr, "bpfspec serve: %s/%s: a process of an executable its "
-					"bpftrace does not attach to: starting it again\n",
-				sv->cfg.spec_names[s->spec], sv->cfg.targets[s->target].name);
+					"bpftrace does not attach to, with %d bpftrace running for "
+					"it already: starting the newest again\n",
+				sv->cfg.spec_names[s->spec], sv->cfg.targets[s->target].name,
+				SERVE_MAX_FAMILY_SLOTS);
 			serve_child_stop(sv, s);
 		} else if (s->gone || (!serve_churn_settled(s) && serve_churn_tell(sv, s) < 0)) {
 			serve_child_stop(sv, s);

@@ -12,8 +12,10 @@
  * (a new node image on the host, in a rollout) needs a new program: it
  * goes to a new slot of the same spec and target, whose child starts
  * beside the running one, so the processes already traced stay traced;
- * the old slot ends with its last process.  A process of an executable
- * already traced joins in place (serve_churn.c). */
+ * the old slot ends with its last process.  Past SERVE_MAX_FAMILY_SLOTS
+ * slots of one family, the newest slot's child starts again on all its
+ * files instead (serve.c).  A process of an executable already traced
+ * joins in place (serve_churn.c). */
 #include "serve/serve_internal.h"
 
 #include <stdio.h>
@@ -71,11 +73,16 @@ static bool attaches(const serve_slot *s, serve_exe exe)
 	return false;
 }
 
-bool serve_family_takes(const serve_slot *s, serve_exe exe, bool files)
+bool serve_family_traces(const serve_slot *s, serve_exe exe, bool files)
 {
 	if (s->family == SERVE_FAMILY_ALONE)
 		return same_exe(s->alone, exe);
-	return !files || !s->child || s->stopping || attaches(s, exe);
+	return s->child && !s->stopping && (!files || attaches(s, exe));
+}
+
+bool serve_family_idle(const serve_slot *s)
+{
+	return s->family != SERVE_FAMILY_ALONE && !s->gone && (!s->child || s->stopping);
 }
 
 bool serve_family_new_exe(const serve_slot *s)

@@ -29,6 +29,10 @@
 #define SERVE_MAX_LABELLED (2 * SERVE_MAX_PIDS)
 #define SERVE_MAX_SETS 64
 #define SERVE_MAX_UV_ORDERS 64	/* executables whose libuv serve remembers */
+/* Slots (bpftraces) of one spec, target and family at most: a rollout
+ * runs the old image's and the new one's side by side; a third file
+ * while both run starts the newest slot's child again on its files. */
+#define SERVE_MAX_FAMILY_SLOTS 2
 #define SERVE_DEFAULT_INTERVAL_NS 10000000000ull
 #define SERVE_MIN_INTERVAL_NS 1000000000ull
 #define SERVE_BACKOFF_MAX_S 60
@@ -192,14 +196,18 @@ void serve_read_pod(serve *sv, serve_pod *p, pid_t pid);
 /* serve_family.c.  The family (SERVE_FAMILY_*) of process PID, which
  * runs executable EXE, for spec SPEC. */
 int serve_family_of(serve *sv, size_t spec, pid_t pid, serve_exe exe);
-/* Whether a process of executable EXE can be SLOT's (of its spec, target
- * and family): SLOT's child is not running (it starts on its processes,
- * whatever their files), or its program attaches to EXE, or is of kernel
- * probes alone (FILES false: any process joins in place).  A process of
- * a new file goes to another slot, whose child starts beside the running
- * one: the processes already traced are not untraced while it attaches
- * (make before break), and the old child ends with its last process. */
-bool serve_family_takes(const serve_slot *slot, serve_exe exe, bool files);
+/* Whether SLOT's running child (not stopping) traces a process of
+ * executable EXE in place: its program attaches to EXE, or is of kernel
+ * probes alone (FILES false), or SLOT is of EXE alone
+ * (SERVE_FAMILY_ALONE, whatever its child does). */
+bool serve_family_traces(const serve_slot *slot, serve_exe exe, bool files);
+/* Whether SLOT (of several executables, still wanted) has no running
+ * child, or one stopping: its next child starts on all its processes,
+ * whatever their files.  A process no running child traces goes to such
+ * a slot, else to a new slot whose child starts beside the running ones
+ * (make before break): the processes already traced are not untraced
+ * while it attaches, and the old child ends with its last process. */
+bool serve_family_idle(const serve_slot *slot);
 /* Whether a wanted process of SLOT runs an executable its running child's
  * program does not attach to (it must start again). */
 bool serve_family_new_exe(const serve_slot *slot);

@@ -19,7 +19,8 @@
 #     restart counted, and the running one's processes stay traced while
 #     it attaches (node1's timers count never stalls for 5 s or more: two
 #     intervals and a scrape's lag; a restart stalled it 20 s and more);
-#     when that process exits, its bpftrace ends and the first one is left.
+#     when the first five copies' processes exit (the rollout ends), their
+#     bpftrace ends and node6's goes on, node6 never untraced 5 s.
 # Runs in about 40 s on an idle host, 60 s on a busy one (most of it
 # bpftrace's starts: five files' 56 uprobes attach one by one).
 . "$(dirname "$0")/../lib.sh"
@@ -150,13 +151,26 @@ echo "measured: a process of node6 traced     after $(awk -v a="$t0" -v b="$EPOC
 [ -z "$(value "bpfspec_restarts_total{$sel}")" ] || fail "a process of a new executable counted a restart"
 awk -v s="$stall" 'BEGIN { exit !(s < 5) }' ||
 	fail "node1's timers count stalled $stall s while node6's bpftrace started: it was untraced"
-kill "$fresh"
-for ((i = 0; i < 80; i++)); do
-	[ "$(bpftraces)" = "$bt0" ] && break
+# The rollout ends: node1..node5's processes exit.  Their bpftrace ends;
+# node6's goes on, and node6 stays traced (its count never stalls 5 s).
+bt_new=$(echo $bt1 | tr ' ' '\n' | grep -vx "${bt0% }")
+kill "${pids[@]}" "$same"
+last=$(timers "$fresh" count) last_t=$EPOCHREALTIME stall=0
+for ((i = 0; i < 120; i++)); do
 	sleep 0.25
+	scrape "$m"
+	now=$EPOCHREALTIME c=$(timers "$fresh" count)
+	if awk -v c="$c" -v l="$last" 'BEGIN { exit !(c > l) }'; then
+		last=$c last_t=$now
+	fi
+	stall=$(awk -v s="$stall" -v a="$last_t" -v b="$now" 'BEGIN { d = b - a; print (d > s ? d : s) }')
+	[ "$(bpftraces)" = "$bt_new " ] && [ "$i" -ge 40 ] && break
 done
-[ "$(bpftraces)" = "$bt0" ] || fail "node6's bpftrace did not end with node6: $(bpftraces)"
-echo "measured: node6 exited                  its bpftrace ended, ${bt0}left"
+echo "measured: node1..node5 exited          bpftrace $(bpftraces)left, node6's timers count stalled $(printf '%.1f' "$stall") s at most"
+[ "$(bpftraces)" = "$bt_new " ] || fail "after the old processes exited, serve runs bpftrace $(bpftraces), not node6's $bt_new alone"
+[ -z "$(value "bpfspec_restarts_total{$sel}")" ] || fail "the end of the rollout counted a restart"
+awk -v s="$stall" 'BEGIN { exit !(s < 5) }' ||
+	fail "node6's timers count stalled $stall s as the old processes exited: it was untraced"
 
 # Stopping: serve exits at once; the kernel detaches the uprobes of its
 # bpftrace one by one as that ends (about 0.1 s each, 60 here: 6 to 9 s,

@@ -582,22 +582,28 @@ START_TEST(test_families)
 	ck_assert(serve_family_new_exe(s));
 	s->n_pids = 2;	/* fewer files: the program still fits */
 	ck_assert(!serve_family_new_exe(s));
-	/* Who takes a process: a slot not running takes any file; a running
-	 * one only its program's files, unless its spec has kernel probes
-	 * alone; a stopping one any (it starts again on all) */
+	/* Who takes a process: a running child (not stopping) its program's
+	 * files, any file when its spec has kernel probes alone; a slot
+	 * without a running child (or stopping) any file, unless gone */
 	s->family = SERVE_FAMILY_UV_NEW;
-	ck_assert(serve_family_takes(s, c, true));
+	ck_assert(!serve_family_traces(s, a, true));
+	ck_assert(serve_family_idle(s));
 	s->child = 4242;
-	ck_assert(serve_family_takes(s, a, true));
-	ck_assert(!serve_family_takes(s, c, true));
-	ck_assert(serve_family_takes(s, c, false));
+	ck_assert(serve_family_traces(s, a, true));
+	ck_assert(!serve_family_traces(s, c, true));
+	ck_assert(serve_family_traces(s, c, false));
+	ck_assert(!serve_family_idle(s));
 	s->stopping = true;
-	ck_assert(serve_family_takes(s, c, true));
-	s->stopping = false;
+	ck_assert(!serve_family_traces(s, a, true));
+	ck_assert(serve_family_idle(s));
+	s->gone = true;	/* no process left: it ends, it takes none */
+	ck_assert(!serve_family_idle(s));
+	s->gone = s->stopping = false;
 	s->family = SERVE_FAMILY_ALONE;
 	s->alone = a;
-	ck_assert(serve_family_takes(s, a, true));
-	ck_assert(!serve_family_takes(s, b, false));
+	ck_assert(serve_family_traces(s, a, true));
+	ck_assert(!serve_family_traces(s, b, false));
+	ck_assert(!serve_family_idle(s));
 	s->child = 0;
 	s->family = SERVE_FAMILY_UV_NEW;
 
