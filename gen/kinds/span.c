@@ -41,6 +41,14 @@ bool span_labelled(const spec_probe *p)
 	return false;
 }
 
+bool span_string_labelled(const spec_probe *p)
+{
+	for (size_t i = 0; i < p->n_points; i++)
+		if (p->points[i].label == SPAN_LABEL_STRING)
+			return true;
+	return false;
+}
+
 /* ---- spec ---- */
 
 /* The index + 1 of P's stage NAME, 0 when P has none of that name. */
@@ -82,13 +90,29 @@ size_t span_workers_stage(const spec_probe *p)
 	return stage_number(p, p->workers);
 }
 
+/* Whether a point of probe MAP's 'points' has a 'label' key, valid or
+ * not (an invalid one was reported already). */
+static bool points_name_a_label(const node *map)
+{
+	const node *points = NULL;
+	for (size_t k = 0; k + 1 < map->n_kids; k += 2)
+		if (sl_node_is(map->kids[k], "points"))
+			points = map->kids[k + 1];
+	for (size_t i = 0; points && points->type == NODE_SEQ && i < points->n_kids; i++) {
+		const node *pt = points->kids[i];
+		for (size_t k = 0; pt->type == NODE_MAP && k + 1 < pt->n_kids; k += 2)
+			if (sl_node_is(pt->kids[k], "label"))
+				return true;
+	}
+	return false;
+}
+
 /* The rules between a span's keys: its points, a stage not named
  * "total" (whole spans are), 'labels' with a label, 'limit' within the
  * open-span table's bound. */
 static void span_check(loader *ld, spec_probe *p, const node *map, const node *const *seen,
 		       const char *label, const char *where)
 {
-	(void)map;
 	(void)label;
 	for (size_t i = 0; i < p->n_points; i++)
 		if (p->points[i].stage && strcmp(p->points[i].stage, "total") == 0)
@@ -96,7 +120,7 @@ static void span_check(loader *ld, spec_probe *p, const node *map, const node *c
 				  "reports call the whole span 'total'; name the stage after what "
 				  "happens in it",
 				  "point %zu %s: a stage cannot be named 'total'", i + 1, where);
-	if (seen[P_LABELS] && !span_labelled(p))
+	if (seen[P_LABELS] && !span_labelled(p) && !points_name_a_label(map))
 		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, seen[P_LABELS]),
 			  "add 'label' to the point where the label is read, or remove 'labels'",
 			  "'labels' %s, but no point reads a label", where);
@@ -187,17 +211,39 @@ static bool split_key(const char *key, long *ints, size_t n_ints, const char **l
 	return true;
 }
 
+/* With a string label (TEXTS: the window's @splt map, NULL without
+ * one): the string numbered *LABEL, its first SPAN_LABEL_BYTES bytes
+ * copied into OUT, *LABEL then pointing there.  A number the map does
+ * not know (it always should) makes *LK other. */
+static void string_label(const bpfout_map *texts, long *lk, const char **label,
+			 char out[SPAN_LABEL_BYTES + 1])
+{
+	if (!texts || *lk != SPAN_LABEL)
+		return;
+	const bpfout_entry *e = bpfout_map_entry(texts, *label);
+	if (!e || e->type != BPFOUT_VALUE_STRING || !e->str) {
+		*lk = SPAN_OTHER;
+		return;
+	}
+	snprintf(out, SPAN_LABEL_BYTES + 1, "%s", e->str);
+	*label = out;
+}
+
 /* Adds map M's entries (buckets when BUCKETS, else a sum, min or max as
- * WHICH says) to P's rows, and whole spans' buckets to P's own stats. */
-static int add_map(report_probe *p, const bpfout_map *m, bool buckets, char which)
+ * WHICH says) to P's rows, and whole spans' buckets to P's own stats;
+ * TEXTS: string labels' texts (string_label). */
+static int add_map(report_probe *p, const bpfout_map *m, const bpfout_map *texts, bool buckets,
+		   char which)
 {
 	for (size_t i = 0; m && i < m->n_entries; i++) {
 		const bpfout_entry *e = &m->entries[i];
 		long k[3];
 		const char *label;
+		char text[SPAN_LABEL_BYTES + 1];
 		if (e->type != BPFOUT_VALUE_INT || e->value < 0 ||
 		    !split_key(e->key, k, buckets ? 3 : 2, &label) || (size_t)k[0] > p->n_stages)
 			continue;
+		string_label(texts, &k[1], &label, text);
 		report_span_row *r = row_of(p, (size_t)k[0], k[1], label);
 		uint64_t v = (uint64_t)e->value;
 		if (!r)
@@ -377,17 +423,22 @@ static int add_pool(report_probe *p, report_pids pids)
 static int span_fill(report_probe *p, const resolved_probe *rp, const bpfout_window *w,
 		     const kind_fill_ctx *ctx)
 {
+	static const bpfout_map no_texts;	/* a string label, no @splt printed */
 	const char *n = rp->sp->name;
 	if ((rp->sp->wait && !(p->span_wait = strdup(rp->sp->wait))) ||
 	    (rp->sp->workers && !(p->span_work = strdup(rp->sp->workers))) ||
 	    add_workers(p, report_window_map(w, SPAN_WORKER, n), ctx) < 0 ||
 	    (rp->sp->pool_libuv && add_pool(p, ctx->pids) < 0))
 		return -1;
+	const bpfout_map *texts = NULL;
+	if (span_string_labelled(rp->sp) &&
+	    !(texts = report_window_map(w, SPAN_LABEL_TEXT, n)))
+		texts = &no_texts;
 	if (add_stages(p, rp->sp) < 0 ||
-	    add_map(p, report_window_map(w, SPAN_BUCKETS, n), true, 'b') < 0 ||
-	    add_map(p, report_window_map(w, SPAN_SUM, n), false, 's') < 0 ||
-	    add_map(p, report_window_map(w, SPAN_MIN, n), false, 'm') < 0 ||
-	    add_map(p, report_window_map(w, SPAN_MAX, n), false, 'x') < 0)
+	    add_map(p, report_window_map(w, SPAN_BUCKETS, n), texts, true, 'b') < 0 ||
+	    add_map(p, report_window_map(w, SPAN_SUM, n), texts, false, 's') < 0 ||
+	    add_map(p, report_window_map(w, SPAN_MIN, n), texts, false, 'm') < 0 ||
+	    add_map(p, report_window_map(w, SPAN_MAX, n), texts, false, 'x') < 0)
 		return -1;
 	name_labels(p, rp->sp, ctx->exe);
 	finish_rows(p);
@@ -401,7 +452,7 @@ static int span_fill(report_probe *p, const resolved_probe *rp, const bpfout_win
 
 static const char *const span_cleared[] = { SPAN_BUCKETS, SPAN_SUM, SPAN_MIN, SPAN_MAX,
 					    SPAN_EVICTED, SPAN_WORKER, NULL };
-static const char *const span_kept[] = { SPAN_OPENED, SPAN_GONE, NULL };
+static const char *const span_kept[] = { SPAN_OPENED, SPAN_GONE, SPAN_LABEL_TEXT, NULL };
 static const wire_kind span_wire = { .cleared = span_cleared, .kept = span_kept };
 
 const kind_ops kind_span_ops = {

@@ -16,9 +16,13 @@
  *                                        evicted, since tracing began (kept)
  *   @spw_NAME[TID]                       with 'workers': ns each thread spent
  *                                        in that stage, begun and ended on it
+ *   @splt_NAME[NUMBER]                   with a string label: each string
+ *                                        kept apart, by the number LABEL
+ *                                        holds (kept)
  * STAGE is the stage's index (0 for the first), the number of stages
- * for whole spans; LK is 0 (no label), 1 (LABEL is the label) or 2
- * (other: past the spec's 'labels'; LABEL 0). */
+ * for whole spans; LK is 0 (no label), 1 (LABEL is the label: a string
+ * label's number in @splt) or 2 (other: past the spec's 'labels';
+ * LABEL 0). */
 #ifndef BPFSPEC_KINDS_SPAN_H
 #define BPFSPEC_KINDS_SPAN_H
 
@@ -36,6 +40,7 @@
 #define SPAN_OPENED "spopen"
 #define SPAN_GONE "spgone"
 #define SPAN_WORKER "spw"
+#define SPAN_LABEL_TEXT "splt"
 
 /* LK's values. */
 enum { SPAN_NO_LABEL, SPAN_LABEL, SPAN_OTHER };
@@ -51,8 +56,9 @@ size_t span_stages(const spec_probe *p);
  * none. */
 size_t span_workers_stage(const spec_probe *p);
 
-/* Whether a point of P reads a label. */
+/* Whether a point of P reads a label; a string label ('str(VALUE)'). */
 bool span_labelled(const spec_probe *p);
+bool span_string_labelled(const spec_probe *p);
 
 struct gen_parts;
 struct resolved;

@@ -110,12 +110,59 @@ static void put_key(buf *b, const char *name, size_t i, const spec_span_point *p
 		   "\t$s = ($h >> 16) %% %u;\n", limit);
 }
 
+/* The string label PT reads, at most SPAN_LABEL_BYTES + 1 bytes (0.17
+ * keeps one more byte than later versions: bpfspec cuts them to
+ * SPAN_LABEL_BYTES), user memory at a uprobe, uretprobe or usdt point. */
+static void put_label_string(buf *b, const spec_span_point *pt)
+{
+	bool user = pt->point == POINT_UPROBE || pt->point == POINT_URETPROBE ||
+		    pt->point == POINT_USDT;
+	buf_printf(b, "str(%s", user ? "uptr(" : "");
+	if (pt->label_src == VALUE_RETVAL)
+		buf_puts(b, "retval");
+	else if (pt->label_src == VALUE_FIELD)
+		buf_printf(b, "args->%s", pt->label_field);
+	else
+		buf_printf(b, "arg%d", pt->label_index);
+	buf_printf(b, "%s, %d)", user ? ")" : "", SPAN_LABEL_BYTES + 1);
+}
+
+/* With a string label read at PT: the statements that set $l to the
+ * label's number and $lk, as put_label's.  A string gets its number the
+ * first time it is seen (while fewer than LABELS are known): the time
+ * and the CPU, unique even when two CPUs see new strings at once, kept
+ * in @spln (string -> number, for the next spans) and @SPAN_LABEL_TEXT
+ * (number -> string, printed every window); later strings are other.
+ * The string is read anew at each use: bpftrace 0.17 loses a string
+ * variable that keyed a map. */
+static void put_string_label(buf *b, const char *name, const spec_span_point *pt,
+			     unsigned labels)
+{
+	buf_printf(b, "\t$l = @spln_%s[", name);
+	put_label_string(b, pt);
+	buf_printf(b, "];\n\t$lk = (int64)%d;\n"
+		   "\tif ($l == 0) {\n"
+		   "\t\tif (@splc_%s < %u) {\n"
+		   "\t\t\t@splc_%s = @splc_%s + 1;\n"
+		   "\t\t\t$l = (int64)(nsecs * 256 + cpu);\n\t\t\t@spln_%s[",
+		   SPAN_LABEL, name, labels, name, name, name);
+	put_label_string(b, pt);
+	buf_printf(b, "] = $l;\n\t\t\t@" SPAN_LABEL_TEXT "_%s[$l] = ", name);
+	put_label_string(b, pt);
+	buf_printf(b, ";\n\t\t} else { $lk = (int64)%d; }\n\t}\n"
+		   "\t@spl_%s[$s] = $l;\n\t@splk_%s[$s] = $lk;\n", SPAN_OTHER, name, name);
+}
+
 /* With a label read at PT: the statements that set @spl and @splk of
  * slot $s, the first 'labels' distinct labels kept, the rest other. */
 static void put_label(buf *b, const char *name, const spec_span_point *pt, unsigned labels)
 {
 	if (pt->label == SPAN_LABEL_NONE)
 		return;
+	if (pt->label == SPAN_LABEL_STRING) {
+		put_string_label(b, name, pt, labels);
+		return;
+	}
 	if (pt->label == SPAN_LABEL_FUNC)
 		buf_puts(b, "\t$l = (int64)reg(\"ip\");\n");
 	else {
@@ -268,6 +315,11 @@ int span_emit(gen_parts *pt, const resolved *r, size_t i)
 	gen_add_maps(pt, sp->name, printed, NULL, slots);
 	if (span_labelled(sp))
 		gen_add_maps(pt, sp->name, NULL, NULL, label_set);
+	if (span_string_labelled(sp)) {
+		static const char *const texts[] = { SPAN_LABEL_TEXT, NULL };
+		gen_add_maps(pt, sp->name, NULL, NULL, texts);
+		buf_printf(&pt->prints, "\tprint(@" SPAN_LABEL_TEXT "_%s);\n", sp->name);
+	}
 	if (pt->slice_min_ns) {
 		static const char *const starters[] = { "spst", NULL };
 		gen_add_slice_maps(pt, sp->name);

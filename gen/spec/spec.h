@@ -70,9 +70,11 @@ typedef struct spec_span_point {
 	char *key_field;	/* VALUE_FIELD: FIELD; else NULL */
 	long key_offset;	/* -SPAN_MAX_OFFSET..SPAN_MAX_OFFSET */
 	/* The span's label is read here: SPAN_LABEL_FUNC the function the
-	 * uprobe is on (named by bpftrace), SPAN_LABEL_VALUE an integer
-	 * (label_src/label_index/label_field). */
-	enum { SPAN_LABEL_NONE, SPAN_LABEL_FUNC, SPAN_LABEL_VALUE } label;
+	 * uprobe is on (named by bpftrace), SPAN_LABEL_VALUE an integer,
+	 * SPAN_LABEL_STRING the NUL-terminated string it points to ('str(
+	 * VALUE)': its first SPAN_LABEL_BYTES bytes), the value
+	 * label_src/label_index/label_field. */
+	enum { SPAN_LABEL_NONE, SPAN_LABEL_FUNC, SPAN_LABEL_VALUE, SPAN_LABEL_STRING } label;
 	value_source label_src;
 	int label_index;
 	char *label_field;
@@ -87,6 +89,9 @@ typedef struct spec_span_point {
 #define SPEC_MAX_OPEN_SPANS 2048
 #define SPEC_DEFAULT_SPAN_LABELS 16
 #define SPEC_MAX_SPAN_LABELS 64
+/* The bytes a string label keeps ('label: str(arg1)'): a longer string
+ * is cut there, and strings that share them are one label. */
+#define SPAN_LABEL_BYTES 31
 
 /* Most arguments one event records; at most one of them a string. */
 #define SPEC_MAX_EVENT_ARGS 6

@@ -6,7 +6,8 @@
  * ends, in order, consecutive points of one stage being alternatives.
  * Every text that reaches the program passed a grammar here: the probe
  * point its form's, the key and label the value grammar of events
- * (argN, retval, args.FIELD) with an optional whole offset. */
+ * (argN, retval, args.FIELD) with an optional whole offset, a label
+ * that value too, or func, or str(VALUE). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,25 +109,34 @@ static bool check_point_probe(loader *ld, spec_span_point *pt, const node *v, co
 	return (pt->probe = sl_dup_value(v)) != NULL || !sl_no_memory(ld);
 }
 
-/* Checks V, the 'label' of point PT: "func" (a uprobe's function) or a
- * value. */
+#define LABEL_FORMS "a label is func (the function a uprobe is on), an integer argN, retval " \
+	"or args.FIELD, or str(VALUE), the string VALUE points to (its first 31 bytes)"
+
+/* Checks V, the 'label' of point PT: "func" (a uprobe's function), a
+ * value, or "str(VALUE)" (the string the value points to). */
 static bool check_point_label(loader *ld, spec_span_point *pt, const node *v, const char *where)
 {
 	char buf[SHOW_BUF];
+	const char *s = v->value;
+	size_t len = v->len;
+	bool string = len > 5 && memcmp(s, "str(", 4) == 0 && s[len - 1] == ')';
 
 	if (sl_node_is(v, "func")) {
 		pt->label = SPAN_LABEL_FUNC;
 		return true;
 	}
+	if (string) {
+		s += 4;
+		len -= 5;
+	}
 	if (memchr(v->value, '\0', v->len) ||
-	    !sl_parse_value(v->value, v->len, &pt->label_src, &pt->label_index)) {
-		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v),
-			  "a label is func (the function a uprobe is on), argN, retval or args.FIELD",
-			  "invalid label '%s' %s", sl_show(buf, v->value, v->len), where);
+	    !sl_parse_value(s, len, &pt->label_src, &pt->label_index)) {
+		sl_report(ld, DIAG_ERROR, sl_node_loc(ld, v), LABEL_FORMS, "invalid label '%s' %s",
+			  sl_show(buf, v->value, v->len), where);
 		return false;
 	}
-	pt->label = SPAN_LABEL_VALUE;
-	if (pt->label_src == VALUE_FIELD && !(pt->label_field = strdup(v->value + 5)))
+	pt->label = string ? SPAN_LABEL_STRING : SPAN_LABEL_VALUE;
+	if (pt->label_src == VALUE_FIELD && !(pt->label_field = strndup(s + 5, len - 5)))
 		return sl_no_memory(ld);
 	return true;
 }
@@ -196,13 +206,16 @@ static bool check_point(loader *ld, spec_span_point *pt, const node *v, size_t i
 	if (!ok)
 		return false;
 	const char *why = value_misfit(pt->key_src, pt->key_index, pt->point, true);
-	if (!why && pt->label == SPAN_LABEL_VALUE)
+	const char *hint = KEY_FORMS;
+	if (!why && (pt->label == SPAN_LABEL_VALUE || pt->label == SPAN_LABEL_STRING)) {
 		why = value_misfit(pt->label_src, pt->label_index, pt->point, false);
+		hint = LABEL_FORMS;
+	}
 	if (!why && pt->label == SPAN_LABEL_FUNC && pt->point != POINT_UPROBE &&
 	    pt->point != POINT_URETPROBE)
 		why = "'label: func' names the function of a uprobe or uretprobe";
 	if (why)
-		sl_report(ld, DIAG_ERROR, pt->loc, KEY_FORMS, "point %zu %s: %s", i + 1, where, why);
+		sl_report(ld, DIAG_ERROR, pt->loc, hint, "point %zu %s: %s", i + 1, where, why);
 	return why == NULL;
 }
 

@@ -602,6 +602,22 @@ static const struct {
 	  { ":4:11: error: 'pool' in probe 'job' needs 'workers'" } },
 	{ SPAN_HEAD "    points:\n      - {probe: \"uprobe:main:a\", key: arg0}\n      - {stage: end, probe: \"kprobe:x\", key: arg0, label: func}\n",
 	  { "'label: func' names the function of a uprobe" } },
+	{ SPAN_HEAD "    points:\n      - {probe: \"uprobe:main:a\", key: arg0, label: str(arg1}\n      - {stage: end, probe: \"uprobe:main:b\", key: arg0}\n",
+	  { ":5:52: error: invalid label 'str(arg1' in point 1 in probe 'job'",
+	    "hint: a label is func (the function a uprobe is on), an integer argN, retval or args.FIELD, or str(VALUE), the string VALUE points to (its first 31 bytes)\n" } },
+	{ SPAN_HEAD "    points:\n      - {probe: \"uprobe:main:a\", key: arg0, label: 'str(arg1, 64)'}\n      - {stage: end, probe: \"uprobe:main:b\", key: arg0}\n",
+	  { ":5:52: error: invalid label 'str(arg1, 64)' in point 1 in probe 'job'" } },
+	{ SPAN_HEAD "    points:\n      - {probe: \"uprobe:main:a\", key: arg0, label: str(func)}\n      - {stage: end, probe: \"uprobe:main:b\", key: arg0}\n",
+	  { "invalid label 'str(func)' in point 1 in probe 'job'" } },
+	{ SPAN_HEAD "    points:\n      - {probe: \"uprobe:main:a\", key: arg0, label: str()}\n      - {stage: end, probe: \"uprobe:main:b\", key: arg0}\n",
+	  { "invalid label 'str()' in point 1 in probe 'job'" } },
+	{ SPAN_HEAD "    points:\n      - {probe: \"uprobe:main:a\", key: arg0, label: str(retval)}\n      - {stage: end, probe: \"uprobe:main:b\", key: arg0}\n",
+	  { ":5:9: error: point 1 in probe 'job': only a uretprobe or kretprobe has a return value",
+	    "hint: a label is func" } },
+	{ SPAN_HEAD "    points:\n      - {probe: \"uprobe:main:a\", key: arg0}\n      - {stage: end, probe: \"tracepoint:sched:sched_switch\", key: args.prev_pid, label: str(arg1)}\n",
+	  { "point 2 in probe 'job': a tracepoint's values are its fields (args.FIELD)" } },
+	{ SPAN_HEAD "    points:\n      - {probe: \"uprobe:main:a\", key: arg0, label: str(arg1)}\n      - {stage: end, probe: \"uprobe:main:b\", key: arg0, label: func}\n",
+	  { "point 2 in probe 'job' reads the label again" } },
 	{ SPAN_HEAD "    function: f\n    points:\n      - {probe: \"uprobe:main:a\", key: arg0}\n      - {stage: end, probe: \"uprobe:main:b\", key: arg0}\n",
 	  { "'function' in probe 'job' does not apply to a span probe" } },
 #undef SPAN_HEAD
@@ -1074,6 +1090,51 @@ START_TEST(test_count_points)
 			      "'%s' accepted", rejected[i].text);
 		ck_assert_contains(why, rejected[i].why);
 	}
+}
+END_TEST
+
+/* A span's labels: an integer, a string at a uprobe ('str(argN)') and a
+ * tracepoint's string field, each read where it is written. */
+START_TEST(test_span_labels)
+{
+	char *out;
+	spec *s = parse("probes:\n"
+			"  - name: lookup\n"
+			"    kind: span\n"
+			"    labels: 3\n"
+			"    points:\n"
+			"      - {probe: \"uprobe:main:submit\", key: arg0, label: str(arg1)}\n"
+			"      - {stage: done, probe: \"uretprobe:main:finish\", key: arg0}\n"
+			"  - name: open\n"
+			"    kind: span\n"
+			"    points:\n"
+			"      - {probe: \"uprobe:main:a\", key: arg0}\n"
+			"      - {stage: opened, probe: \"tracepoint:syscalls:sys_enter_openat\",\n"
+			"         key: args.filename, label: 'str(args.filename)'}\n"
+			"  - name: typed\n"
+			"    kind: span\n"
+			"    points:\n"
+			"      - {probe: \"usdt:main:node:work\", key: arg0, label: arg11}\n"
+			"      - {stage: ran, probe: \"uretprobe:main:b\", key: arg0}\n", &out);
+
+	ck_assert_msg(s != NULL, "%s", out);
+	ck_assert_str_eq(out, "");
+	free(out);
+	const spec_span_point *pt = &s->probes[0].points[0];
+	ck_assert_int_eq(pt->label, SPAN_LABEL_STRING);
+	ck_assert_int_eq(pt->label_src, VALUE_ARG);
+	ck_assert_int_eq(pt->label_index, 1);
+	ck_assert_uint_eq(s->probes[0].labels, 3);
+	ck_assert_int_eq(s->probes[0].points[1].label, SPAN_LABEL_NONE);
+	pt = &s->probes[1].points[1];
+	ck_assert_int_eq(pt->label, SPAN_LABEL_STRING);
+	ck_assert_int_eq(pt->label_src, VALUE_FIELD);
+	ck_assert_str_eq(pt->label_field, "filename");
+	ck_assert_uint_eq(s->probes[1].labels, SPEC_DEFAULT_SPAN_LABELS);
+	pt = &s->probes[2].points[0];
+	ck_assert_int_eq(pt->label, SPAN_LABEL_VALUE);
+	ck_assert_int_eq(pt->label_index, 11);
+	spec_free(s);
 }
 END_TEST
 
@@ -1846,6 +1907,7 @@ static Suite *spec_suite(void)
 	tcase_add_test(tc, test_nul_byte);
 	tcase_add_test(tc, test_count_points);
 	tcase_add_test(tc, test_point_events);
+	tcase_add_test(tc, test_span_labels);
 	tcase_add_test(tc, test_count_probes);
 	tcase_add_test(tc, test_checks);
 	tcase_add_test(tc, test_checks_limit);

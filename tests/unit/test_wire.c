@@ -37,7 +37,7 @@ static const struct {
 	{ PROBE_UTILIZATION, "name: w\nprobes:\n  - name: p\n    kind: utilization\n" },
 	{ PROBE_SPAN, "name: w\nprobes:\n  - name: p\n    kind: span\n    workers: run\n    points:\n"
 		      "      - {probe: \"uprobe:main:a\", key: arg0}\n"
-		      "      - {stage: run, probe: \"uprobe:main:b\", key: arg0, label: func}\n" },
+		      "      - {stage: run, probe: \"uprobe:main:b\", key: arg0, label: str(arg1)}\n" },
 	{ PROBE_HTTP, "name: w\nprobes:\n  - name: p\n    kind: http\n" },
 };
 
@@ -164,10 +164,11 @@ static const struct {
 	{ PROBE_EVENTS, "evcomm_p", "{\"@evcomm_p\": {\"42\": \"worker\"}}" },
 	{ PROBE_EVENTS, "evdrop_p", "{\"@evdrop_p\": 5}" },
 	{ PROBE_COUNT, "c_p", "{\"@c_p\": {\"42\": 7}}" },
-	{ PROBE_SPAN, "spb_p", "{\"@spb_p\": {\"0,1,300,b\": 3, \"1,1,300,b\": 3}}" },
-	{ PROBE_SPAN, "spsum_p", "{\"@spsum_p\": {\"0,1,b\": 11100000}}" },
-	{ PROBE_SPAN, "spmin_p", "{\"@spmin_p\": {\"0,1,b\": 3680000}}" },
-	{ PROBE_SPAN, "spmax_p", "{\"@spmax_p\": {\"0,1,b\": 3790000}}" },
+	{ PROBE_SPAN, "spb_p", "{\"@spb_p\": {\"0,1,300,77\": 3, \"1,1,300,77\": 3}}" },
+	{ PROBE_SPAN, "spsum_p", "{\"@spsum_p\": {\"0,1,77\": 11100000}}" },
+	{ PROBE_SPAN, "spmin_p", "{\"@spmin_p\": {\"0,1,77\": 3680000}}" },
+	{ PROBE_SPAN, "spmax_p", "{\"@spmax_p\": {\"0,1,77\": 3790000}}" },
+	{ PROBE_SPAN, "splt_p", "{\"@splt_p\": {\"77\": \"dns,a \\\"b\\\"\"}}" },
 	{ PROBE_SPAN, "spev_p", "{\"@spev_p\": 2}" },
 	{ PROBE_SPAN, "spopen_p", "{\"@spopen_p\": 9}" },
 	{ PROBE_SPAN, "spgone_p", "{\"@spgone_p\": 5}" },
