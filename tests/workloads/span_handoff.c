@@ -1,6 +1,11 @@
 /* span_handoff — work handed from one thread to another, for a span
  * spec (tests/integration/test_span.sh): span_submit(item) on the main
- * thread, span_complete(item) on a worker thread after DELAY_MS.
+ * thread, span_complete(item) on a worker thread after DELAY_MS.  Each
+ * submit also names the item's work type, a string (arg1): phase 1's
+ * items take WORK_TYPES' in turn, phase 2's are all "burst".  The types
+ * hold the bytes a label must survive: a comma, quotes, an escape
+ * sequence, a backslash, a newline, invalid UTF-8, and more than the
+ * 31 bytes a span's string label keeps.
  *   phase 1: N items one at a time: submitted, handed over a pipe, the
  *            worker sleeps DELAY_MS and completes it; the main thread
  *            waits for that before the next (every span DELAY_MS long,
@@ -16,12 +21,24 @@
 
 struct item {
 	long id;
-	char pad[56];
+	char work_type[56];	/* copied from WORK_TYPES: memory the process wrote */
 };
 
-__attribute__((noinline)) void span_submit(struct item *it)
+/* Phase 1's work types, item I taking WORK_TYPES[I % N_WORK_TYPES]
+ * (tests/integration/test_span.sh knows them). */
+static const char *const WORK_TYPES[] = {
+	"fs",
+	"dns,lookup \"q\"",
+	"crypto\x1b[31m\\red\n",
+	"\xff\xfezlib",
+	"a-work-type-name-longer-than-31-bytes",
+	"random",
+};
+#define N_WORK_TYPES (sizeof WORK_TYPES / sizeof *WORK_TYPES)
+
+__attribute__((noinline)) void span_submit(struct item *it, const char *work_type)
 {
-	__asm__ volatile("" : : "r"(it) : "memory");
+	__asm__ volatile("" : : "r"(it), "r"(work_type) : "memory");
 }
 
 __attribute__((noinline)) void span_complete(struct item *it)
@@ -64,7 +81,9 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n + m; i++) {
 		struct item *it = &items[i], *back;
 		it->id = i < n ? i : -1;	/* phase 2: completed without a delay */
-		span_submit(it);
+		snprintf(it->work_type, sizeof it->work_type, "%s",
+			 i < n ? WORK_TYPES[i % N_WORK_TYPES] : "burst");
+		span_submit(it, it->work_type);
 		if (i < n && (write(to_worker[1], &it, sizeof it) != sizeof it ||
 			      read(to_main[0], &back, sizeof back) != sizeof back))
 			return 1;
