@@ -10,13 +10,16 @@
 #include "program/generator_internal.h"
 #include "program/resolve.h"
 
-/* The value SRC/INDEX/FIELD reads at a probe, as an int64 expression. */
+/* The value SRC/INDEX/FIELD reads at a probe, as an int64 expression.
+ * A tracepoint's field is kptr(): bpftrace 0.23 and later take a
+ * syscall tracepoint's fields for user memory, and warn ("Addrspace
+ * mismatch") where such a key meets the span's maps. */
 static void put_value(buf *b, value_source src, int index, const char *field)
 {
 	if (src == VALUE_RETVAL)
 		buf_puts(b, "(int64)retval");
 	else if (src == VALUE_FIELD)
-		buf_printf(b, "(int64)args->%s", field);
+		buf_printf(b, "(int64)kptr(args->%s)", field);
 	else
 		buf_printf(b, "(int64)arg%d", index);
 }
