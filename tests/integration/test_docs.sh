@@ -47,7 +47,7 @@ for name in unknown_key unknown_top_key bad_unit bad_probe_name bad_spec_name ba
 	function_on_syscalls missing_function missing_syscalls reason_not_optional \
 	multiline_description escaped_control quoted_all syscall_twice check_not_list \
 	check_relative check_unknown_stat attribute_not_bool attribute_on_syscalls \
-	blockers_without_attribute; do
+	blockers_without_attribute span_string_label; do
 	f=$TOP/tests/golden/bad/$name.yaml
 	[ -f "$f" ] || fail "$f is missing"
 	if validate "$SPEC_SCHEMA" "$f" >"$TMP/schema.out" 2>&1; then
