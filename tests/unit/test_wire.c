@@ -300,6 +300,63 @@ START_TEST(test_json_report_loads_back)
 }
 END_TEST
 
+/* A string label's text reaches the span's rows from @splt: cut to its
+ * first SPAN_LABEL_BYTES (31) bytes (0.17 keeps 32), two numbers of one
+ * text (two CPUs met a new string at once) one row, and a number the
+ * map lacks counted as other, never shown as a number. */
+START_TEST(test_span_string_labels)
+{
+	static const char *const lines[] = {
+		"{\"type\": \"printf\", \"data\": \"bpfspec:begin 1000000000\\n\"}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:flush 2000000000\\n\"}",
+		"{\"type\": \"map\", \"data\": {\"@spb_p\": {\"1,1,300,11\": 2, \"1,1,300,12\": 3, "
+		"\"1,1,300,13\": 4, \"1,1,300,99\": 1, \"1,2,300,0\": 5}}}",
+		"{\"type\": \"map\", \"data\": {\"@splt_p\": {\"11\": \"dns\", \"12\": \"dns\", "
+		"\"13\": \"a-work-type-name-longer-than-31-\"}}}",
+		"{\"type\": \"printf\", \"data\": \"bpfspec:end\\n\"}",
+	};
+	spec *s = spec_parse("t/wire.yaml", specs[5].yaml, strlen(specs[5].yaml));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(s->probes[0].kind, PROBE_SPAN);
+	static char exe[] = "/usr/bin/x";
+	char *objects[] = { exe };
+	target t = { .pid = 42, .exe = exe, .objects = objects, .n_objects = 1 };
+	resolved_probe rp = { .sp = &s->probes[0], .active = true };
+	resolved r = { .sp = s, .tg = &t, .probes = &rp, .n_probes = 1, .n_active = 1 };
+	bpfout *out = bpfout_new();
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+		(void)bpfout_feed(out, lines[i], strlen(lines[i]));
+	ck_assert_uint_eq(bpfout_window_count(out), 1);
+	report_run run = { .pid = 0, .attached_probes = -1 };
+	report *rep = report_build(&r, bpfout_window_at(out, 0), &run);
+	ck_assert_ptr_nonnull(rep);
+	const report_probe *p = &rep->probes[0];
+	uint64_t dns = 0, cut = 0, other = 0;
+	unsigned dns_rows = 0;
+	for (size_t i = 0; i < p->n_span_rows; i++) {
+		const report_span_row *row = &p->span_rows[i];
+		ck_assert_ptr_nonnull(row->label);
+		if (row->other) {
+			other += row->st.count;
+		} else if (!strcmp(row->label, "dns")) {
+			dns += row->st.count;
+			dns_rows++;
+		} else if (!strcmp(row->label, "a-work-type-name-longer-than-31")) {
+			cut += row->st.count;
+		} else {
+			ck_abort_msg("a row labelled '%s'", row->label);
+		}
+	}
+	ck_assert_uint_eq(dns, 5);
+	ck_assert_uint_eq(dns_rows, 1);
+	ck_assert_uint_eq(cut, 4);
+	ck_assert_uint_eq(other, 6);	/* number 99 (unknown) and the other spans */
+	report_free(rep);
+	bpfout_free(out);
+	spec_free(s);
+}
+END_TEST
+
 START_TEST(test_every_kind_has_a_shape)
 {
 	for (int k = 0; k < N_PROBE_KINDS; k++) {
@@ -343,6 +400,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_every_kind_has_a_table);
 	tcase_add_loop_test(tc, test_every_printed_map_is_read, 0, sizeof specs / sizeof specs[0]);
 	tcase_add_loop_test(tc, test_json_report_loads_back, 0, sizeof specs / sizeof specs[0]);
+	tcase_add_test(tc, test_span_string_labels);
 	tcase_add_test(tc, test_every_kind_has_a_shape);
 	tcase_add_test(tc, test_every_kind_has_a_row);
 	suite_add_tcase(s, tc);
