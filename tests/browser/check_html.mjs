@@ -190,9 +190,50 @@ function expectedFigures(reps) {
 	return figs;
 }
 
+// The text form (gen/util/safe.h) of the bytes of a string the traced
+// process controls: TEXT as JSON holds it, or HEX, its exact bytes, when
+// it is not UTF-8.  Printable characters as they are, '\\' doubled, a
+// control byte or a byte of invalid UTF-8 as \xNN, a character a terminal
+// gives no column (C1 controls, format characters, combining marks, line
+// and paragraph separators, unassigned code points) as \uNNNN or
+// \UNNNNNNNN.  What the page shows, and its data-row says.
+const NO_COLUMN = /^[\p{Cc}\p{Cf}\p{Mn}\p{Me}\p{Zl}\p{Zp}\p{Cn}]$/u;
+function textForm(text, hex) {
+	const bytes = hex ? Buffer.from(hex, 'hex') : Buffer.from(text, 'utf8');
+	const hex2 = (b) => `\\x${b.toString(16).padStart(2, '0')}`;
+	let out = '';
+	for (let i = 0; i < bytes.length;) {
+		const b = bytes[i];
+		const n = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+		let ch = null;
+		if (n > 1 && i + n <= bytes.length) {
+			try {
+				ch = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(i, i + n));
+			} catch {
+				ch = null;
+			}
+			if (ch && [...ch].length !== 1)
+				ch = null;
+		}
+		if (n === 1) {
+			out += b < 0x20 || b === 0x7f ? hex2(b) : b === 0x5c ? '\\\\' : String.fromCharCode(b);
+			i++;
+		} else if (!ch) {
+			out += hex2(b);
+			i++;
+		} else {
+			const cp = ch.codePointAt(0);
+			out += !NO_COLUMN.test(ch) ? ch : cp > 0xffff ? `\\U${cp.toString(16).padStart(8, '0')}`
+				: `\\u${cp.toString(16).padStart(4, '0')}`;
+			i += n;
+		}
+	}
+	return out;
+}
+
 // A span probe's row as its figure's data-row says it: "STAGE LABEL",
-// "total" for whole spans, "-" for no label.
-const spanRow = (r) => `${r.stage ?? 'total'} ${r.label ?? '-'}`;
+// "total" for whole spans, "-" for no label, a label in its text form.
+const spanRow = (r) => `${r.stage ?? 'total'} ${r.label == null ? '-' : textForm(r.label, r.label_hex)}`;
 
 const figName = (key) => {
 	const [probe, tid, syscall] = key.split('\0');

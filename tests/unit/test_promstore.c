@@ -743,6 +743,41 @@ START_TEST(test_promtool_accepts)
 }
 END_TEST
 
+/* A span probe's string labels (tests/fixtures/reports/span-labels.json:
+ * work types the traced process named, with an escape sequence, quotes,
+ * a backslash, a newline and invalid UTF-8) are label values in their
+ * text form, escaped for the exposition format: no raw byte of them
+ * reaches the page, and promtool takes it. */
+START_TEST(test_span_string_labels)
+{
+	const char *top = getenv("TOP");
+	char path[4096], *output = NULL;
+	snprintf(path, sizeof path, "%s/tests/fixtures/reports/span-labels.json", top ? top : ".");
+	capture_start();
+	report *rep = report_load_json(path);
+	free(capture_end());
+	ck_assert_msg(rep != NULL, "%s does not load (run from the repo top or set TOP)", path);
+	fx_labeler c = k8s;
+	promstore_labeler lab = { fx_labels, &c };
+	promstore *ps = promstore_new();
+	ck_assert_int_eq(promstore_add(ps, rep, &lab), 0);
+	char *text = fx_render(ps);
+	ck_assert_contains(text, "stage=\"handed\",label=\"crypto\\\\x1b[31m\\\\\\\\red\\\\x0a\"} 5\n");
+	ck_assert_contains(text, "stage=\"handed\",label=\"dns,lookup \\\"q\\\"\"} 5\n");
+	ck_assert_contains(text, "stage=\"handed\",label=\"\\\\xff\\\\xfezlib\"} 5\n");
+	ck_assert_contains(text, "stage=\"total\",label=\"other\"} 21\n");
+	ck_assert(!strchr(text, '\x1b') && !strchr(text, '\xff'));
+	assert_well_formed(text);
+	int rc = fx_promtool(text, &output);
+	ck_assert_msg(rc != 127, "promtool is missing (package prometheus): run scripts/setup.sh");
+	ck_assert_msg(rc == 0 && !*output, "promtool check metrics: exit %d:\n%s", rc, output);
+	free(output);
+	free(text);
+	promstore_free(ps);
+	report_free(rep);
+}
+END_TEST
+
 /* A span probe's rows (tests/fixtures/reports/threadpool.json) as
  * histograms by stage and label, added over two intervals; evictions a
  * counter, open spans a gauge; promtool takes the page. */
@@ -795,6 +830,7 @@ int main(void)
 	tcase_add_test(totals, test_utilization_ratio);
 	tcase_add_test(totals, test_stall_histogram);
 	tcase_add_test(text, test_span_rows);	/* starts promtool too */
+	tcase_add_test(text, test_span_string_labels);
 	tcase_add_test(text, test_hostile_labels);
 	tcase_add_test(text, test_caller_families);
 	tcase_add_test(text, test_promtool_accepts);	/* starts promtool (Go): slow on a busy machine */
