@@ -211,8 +211,9 @@ static bool split_key(const char *key, long *ints, size_t n_ints, const char **l
 	return true;
 }
 
-/* With a string label (TEXTS: the window's @splt map, NULL without
- * one): the string numbered *LABEL, its first SPAN_LABEL_BYTES bytes
+/* With a string label (TEXTS: the window's @splt map, perhaps empty;
+ * NULL for a probe without one): the string numbered *LABEL, its first
+ * SPAN_LABEL_BYTES bytes
  * copied into OUT, *LABEL then pointing there.  A number the map does
  * not know (it always should) makes *LK other. */
 static void string_label(const bpfout_map *texts, long *lk, const char **label,
