@@ -357,35 +357,51 @@ static int add_workers(report_probe *p, const bpfout_map *m, const kind_fill_ctx
 	return 0;
 }
 
-/* What name_labels looks for: the rows whose label is an address. */
+/* What name_labels looks for: the rows and slices whose label is an
+ * address. */
 typedef struct unnamed {
 	report_probe *p;
-	size_t left;		/* rows still unnamed */
+	size_t left;		/* labels still unnamed */
 } unnamed;
 
-/* Names the rows whose label is SYM's address (bpftrace prints an
- * address it could not name: the process was gone by then). */
+/* Whether *LABEL is an address, "0x..." (bpftrace prints one it could
+ * not name: the process was gone by then). */
+static bool is_address(const char *label)
+{
+	return label && strncmp(label, "0x", 2) == 0;
+}
+
+/* Gives *LABEL SYM's name when it is SYM's address.  Returns 1 when it
+ * did, 0 when not, -1 out of memory. */
+static int name_label(char **label, const symtab_symbol *sym)
+{
+	char *end;
+	if (!is_address(*label) || strtoull(*label, &end, 16) != sym->addr || *end)
+		return 0;
+	char *name = strdup(sym->name);
+	if (!name)
+		return -1;
+	free(*label);
+	*label = name;
+	return 1;
+}
+
+/* Names the rows and slices whose label is SYM's address. */
 static int name_rows(void *ctx, const symtab_symbol *sym)
 {
 	unnamed *u = ctx;
-	for (size_t i = 0; i < u->p->n_span_rows; i++) {
-		report_span_row *r = &u->p->span_rows[i];
-		char *end;
-		if (!r->label || strncmp(r->label, "0x", 2) != 0 ||
-		    strtoull(r->label, &end, 16) != sym->addr || *end)
-			continue;
-		char *name = strdup(sym->name);
-		if (!name)
-			return -1;
-		free(r->label);
-		r->label = name;
-		u->left--;
-	}
-	return u->left ? 0 : -1;
+	int rc = 0;
+	for (size_t i = 0; i < u->p->n_span_rows && rc >= 0; i++)
+		if ((rc = name_label(&u->p->span_rows[i].label, sym)) > 0)
+			u->left--;
+	for (size_t i = 0; i < u->p->n_events && rc >= 0; i++)
+		if ((rc = name_label(&u->p->events[i].label, sym)) > 0)
+			u->left--;
+	return rc < 0 || !u->left ? -1 : 0;
 }
 
-/* With 'label: func', rows labelled by an address bpftrace could not
- * name get the name of the function at that address in EXE (an
+/* With 'label: func', rows and slices labelled by an address bpftrace
+ * could not name get the name of the function at that address in EXE (an
  * executable not loaded at another address: official node builds); the
  * others keep the address. */
 static void name_labels(report_probe *p, const spec_probe *sp, const char *exe)
@@ -396,7 +412,9 @@ static void name_labels(report_probe *p, const spec_probe *sp, const char *exe)
 	for (size_t i = 0; i < sp->n_points; i++)
 		func |= sp->points[i].label == SPAN_LABEL_FUNC;
 	for (size_t i = 0; i < p->n_span_rows; i++)
-		u.left += p->span_rows[i].label && !strncmp(p->span_rows[i].label, "0x", 2);
+		u.left += is_address(p->span_rows[i].label);
+	for (size_t i = 0; i < p->n_events; i++)
+		u.left += is_address(p->events[i].label);
 	if (func && exe && u.left)
 		(void)symtab_foreach(exe, name_rows, &u, NULL, err, sizeof err);
 }
@@ -421,6 +439,29 @@ static int add_pool(report_probe *p, report_pids pids)
 	return source && !(p->pool_source = strdup(source)) ? -1 : 0;
 }
 
+/* P's slices (-o trace) labelled as its rows: each event's label, "LK
+ * LABEL" as the program printed it (span_program.c), becomes the label's
+ * text (TEXTS: string_label's), "other", or NULL (none).  Returns 0, or
+ * -1 out of memory. */
+static int label_slices(report_probe *p, const bpfout_map *texts)
+{
+	for (size_t i = 0; i < p->n_events; i++) {
+		report_event *ev = &p->events[i];
+		char *end, text[SPAN_LABEL_BYTES + 1];
+		long lk = ev->label ? strtol(ev->label, &end, 10) : SPAN_NO_LABEL;
+		const char *label = ev->label && *end == ' ' ? end + 1 : NULL;
+		if (lk == SPAN_LABEL && label)
+			string_label(texts, &lk, &label, text);
+		char *copy = lk == SPAN_OTHER ? strdup("other")
+			     : lk == SPAN_LABEL && label ? strdup(label) : NULL;
+		if ((lk == SPAN_OTHER || (lk == SPAN_LABEL && label)) && !copy)
+			return -1;
+		free(ev->label);
+		ev->label = copy;
+	}
+	return 0;
+}
+
 static int span_fill(report_probe *p, const resolved_probe *rp, const bpfout_window *w,
 		     const kind_fill_ctx *ctx)
 {
@@ -441,12 +482,15 @@ static int span_fill(report_probe *p, const resolved_probe *rp, const bpfout_win
 	    add_map(p, report_window_map(w, SPAN_MIN, n), texts, false, 'm') < 0 ||
 	    add_map(p, report_window_map(w, SPAN_MAX, n), texts, false, 'x') < 0)
 		return -1;
+	if (ctx->run->slice_min_ns && w &&
+	    (report_fill_slices(p, n, w, ctx) < 0 || label_slices(p, texts) < 0))
+		return -1;
 	name_labels(p, rp->sp, ctx->exe);
 	finish_rows(p);
 	uint64_t opened = report_window_scalar(w, SPAN_OPENED, n), gone = report_window_scalar(w, SPAN_GONE, n);
 	p->spans_open = opened > gone ? opened - gone : 0;
 	p->spans_evicted = report_window_scalar(w, SPAN_EVICTED, n);
-	return ctx->run->slice_min_ns && w ? report_fill_slices(p, n, w, ctx) : 0;
+	return 0;
 }
 
 /* ---- the row ---- */

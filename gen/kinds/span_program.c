@@ -194,9 +194,11 @@ static void put_record(buf *b, const gen_parts *pt, const char *name, size_t sta
 	buf_printf(b, "\t\t@" SPAN_MIN "_%s[%zu, $lk, %s] = min($ns);\n", name, stage, label);
 	buf_printf(b, "\t\t@" SPAN_MAX "_%s[%zu, $lk, %s] = max($ns);\n", name, stage, label);
 	if (slice && pt->slice_min_ns) {
-		/* -o trace: the whole span, on the thread that started it. */
+		/* -o trace: the whole span, on the thread that started it,
+		 * with its label (LK, then the label as the maps key it). */
 		buf_printf(b, "\t\t$st = @spst_%s[$s];\n", name);
-		gen_put_slice(b, pt, name, from, "$st", 2);
+		gen_put_slice_with(b, pt, name, from, "$st", func_label ? " %lld %s" : " %lld %lld",
+				   func_label ? "$lk, usym($l)" : "$lk, $l", 2);
 	}
 	buf_puts(b, "\t}\n");
 }

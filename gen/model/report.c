@@ -198,6 +198,7 @@ void report_free_events(report_event *ev, size_t n)
 		free(ev[k].phase);
 		free(ev[k].command);
 		free(ev[k].method);
+		free(ev[k].label);
 		report_free_values(ev[k].args, ev[k].n_args);
 	}
 	free(ev);

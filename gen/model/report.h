@@ -143,6 +143,8 @@ typedef struct report_event {
 	char *command;		/* blockers: with nested_loop, the command line of
 				 * the child it waited for, when seen; else NULL */
 	char *method;		/* http slow requests: the request's method */
+	char *label;		/* span slices (-o trace): the span's label, from
+				 * the traced process; NULL: none read */
 } report_event;
 
 /* One row of a span probe (gen/kinds/span.c): the durations of one of

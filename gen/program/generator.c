@@ -395,14 +395,21 @@ unsigned gen_point_attach(const resolved_probe *rp, buf *at)
 void gen_put_slice(buf *b, const gen_parts *pt, const char *name, const char *start,
 		   const char *tid, int indent)
 {
+	gen_put_slice_with(b, pt, name, start, tid, NULL, NULL, indent);
+}
+
+void gen_put_slice_with(buf *b, const gen_parts *pt, const char *name, const char *start,
+			const char *tid, const char *more_format, const char *more, int indent)
+{
 	if (!pt->slice_min_ns)
 		return;
 	buf_printf(b, "%.*sif ($ns >= %llu) {\n", indent, "\t\t\t\t\t\t",
 		   (unsigned long long)pt->slice_min_ns);
 	buf_printf(b, "%.*s\tif (@evn_%s < %d) {\n", indent, "\t\t\t\t\t\t", name, GEN_SLICE_LIMIT);
 	buf_printf(b, "%.*s\t\t@evn_%s = @evn_%s + 1;\n", indent, "\t\t\t\t\t\t", name, name);
-	buf_printf(b, "%.*s\t\tprintf(\"bpfspec:ev %s %%lld %%d %%lld\\n\", %s, %s, $ns);\n", indent,
-		   "\t\t\t\t\t\t", name, start, tid);
+	buf_printf(b, "%.*s\t\tprintf(\"bpfspec:ev %s %%lld %%d %%lld%s\\n\", %s, %s, $ns%s%s);\n",
+		   indent, "\t\t\t\t\t\t", name, more_format ? more_format : "", start, tid,
+		   more ? ", " : "", more ? more : "");
 	buf_printf(b, "%.*s\t} else {\n%.*s\t\t@%s_%s = count();\n%.*s\t}\n%.*s}\n", indent,
 		   "\t\t\t\t\t\t", indent, "\t\t\t\t\t\t", WIRE_DROPPED, name, indent, "\t\t\t\t\t\t",
 		   indent, "\t\t\t\t\t\t");

@@ -158,6 +158,13 @@ void gen_put_syscalls(buf *b, const spec_probe *sp);
 void gen_put_slice(buf *b, const gen_parts *pt, const char *name, const char *start,
 		   const char *tid, int indent);
 
+/* gen_put_slice's record with more after NS: MORE_FORMAT (a printf
+ * format of ours that begins with a space) of the expressions MORE
+ * (comma-separated), which report_fill_slices keeps as the event's
+ * label.  Both NULL: gen_put_slice's. */
+void gen_put_slice_with(buf *b, const gen_parts *pt, const char *name, const char *start,
+			const char *tid, const char *more_format, const char *more, int indent);
+
 /* With slices on, probe NAME's record counter and its count of the
  * records over the limit (gen_put_slice's). */
 void gen_add_slice_maps(gen_parts *pt, const char *name);

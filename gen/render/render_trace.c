@@ -11,7 +11,8 @@
  *     on a probe point;
  *   - an async event pair ("b"/"e", cat "span") per span of a span probe
  *     at least the run's threshold long, from its start to its end, on
- *     the thread that started it (spans cross threads and overlap), and
+ *     the thread that started it (spans cross threads and overlap), with
+ *     its label in args (text form; "other" past the spec's labels), and
  *     per slow request of an http probe (its 'threshold'), on the thread
  *     that wrote its status line, with its method, route and status;
  *   - a counter ("C") per utilization probe and thread: its busy share
@@ -280,6 +281,10 @@ static void put_args(FILE *out, const slice *s)
 		if (s->p->function)
 			json_object_set_new(a, "function", json_string(s->p->function));
 		put_request_args(a, ev);
+		char *label = ev->label ? safe_text(ev->label) : NULL;
+		if (label)	/* a span's: the traced process's text */
+			json_object_set_new(a, "label", json_string(label));
+		free(label);
 	} else {
 		json_object_set_new(a, "probe", json_string(s->p->name));
 		if (ev->syscall)

@@ -158,10 +158,13 @@ int report_fill_slices(report_probe *p, const char *name, const bpfout_window *w
 		int used = 0;
 		if (strncmp(rec, name, nl) != 0 || rec[nl] != ' ' ||
 		    sscanf(rec + nl + 1, "%lld %ld %lld%n", &start, &tid, &ns, &used) != 3 ||
-		    rec[nl + 1 + used] != '\0' || start < 0 || ns < 0 ||
+		    (rec[nl + 1 + used] != '\0' && rec[nl + 1 + used] != ' ') || start < 0 || ns < 0 ||
 		    (uint64_t)start + (uint64_t)ns < ctx->begin_ns)
 			continue;	/* malformed, or ended before this window (as events) */
+		const char *more = rec + nl + 1 + used;
 		report_event *ev = &p->events[p->n_events++];
+		if (*more && !(ev->label = strdup(more + 1)))
+			return -1;
 		ev->t_ns = (uint64_t)start + (uint64_t)ns - ctx->begin_ns;
 		ev->tid = tid;
 		ev->latency_ns = (uint64_t)ns;

@@ -21,8 +21,9 @@ typedef struct kind_fill_ctx {
 } kind_fill_ctx;
 
 /* With -o trace: the window's slices of probe NAME, records "NAME START
- * TID NS" (gen_put_slice), into P's events (t_ns: when each ended), and
- * the count over the limit.  A call (span) that began in the interval
+ * TID NS" (gen_put_slice) or "NAME START TID NS MORE" (gen_put_slice_with:
+ * MORE kept in the event's label, for the kind to read), into P's events
+ * (t_ns: when each ended), and the count over the limit.  A call (span) that began in the interval
  * before belongs to the one it ended in (the program drops those that
  * began before the first).  Returns 0, or -1 out of memory. */
 int report_fill_slices(report_probe *p, const char *name, const bpfout_window *w,

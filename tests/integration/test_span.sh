@@ -106,15 +106,24 @@ grep -qF 'dns,lookup &quot;q&quot;' "$TMP/r.html" || fail "the HTML page lacks t
 
 # -o trace: each span at least the threshold long (phase 1's, none of
 # phase 2's, which take microseconds) as an async slice on the thread
-# that started it (the main thread: pid = tid), as long as the span.
-"$BPFSPEC" run "$TMP/handoff.yaml" -o trace --trace-threshold 5ms --output "$TMP/t.json" -- \
+# that started it (the main thread: pid = tid), as long as the span; the
+# labelled probe's with their labels' text form: N/6 each, the sixth type
+# other.
+"$BPFSPEC" run "$TMP/typed.yaml" -o trace --trace-threshold 5ms --output "$TMP/t.json" -- \
 	"$TMP/span_handoff" "$N" "$M" "$DELAY_MS" >/dev/null 2>"$TMP/t.err" ||
 	{ cat "$TMP/t.err"; fail "bpfspec run -o trace failed"; }
-begins=$(jq '[.traceEvents[] | select(.cat == "span" and .ph == "b" and .tid == .pid)] | length' "$TMP/t.json")
-ends=$(jq '[.traceEvents[] | select(.cat == "span" and .ph == "e")] | length' "$TMP/t.json")
+item='select(.cat == "span" and .name == "item")'
+begins=$(jq "[.traceEvents[] | $item | select(.ph == \"b\" and .tid == .pid)] | length" "$TMP/t.json")
+ends=$(jq "[.traceEvents[] | $item | select(.ph == \"e\")] | length" "$TMP/t.json")
 echo "measured: spans on the timeline: $begins begun on the main thread, $ends ended (phase 1: $N)"
 [ "$begins" -eq "$N" ] && [ "$ends" -eq "$N" ] || fail "$begins/$ends span slices for $N spans of ${DELAY_MS} ms"
-mean=$(jq '[.traceEvents[] | select(.cat == "span")] | group_by(.id) |
-	map((.[] | select(.ph == "e") | .ts) - (.[] | select(.ph == "b") | .ts)) | add / length / 1000' "$TMP/t.json")
+mean=$(jq "[.traceEvents[] | $item] | group_by(.id) |
+	map((.[] | select(.ph == \"e\") | .ts) - (.[] | select(.ph == \"b\") | .ts)) | add / length / 1000" "$TMP/t.json")
 within "span slice mean (ms)" "$mean" "$DELAY_MS" 0.15
+labels=$(jq -c '[.traceEvents[] | select(.cat == "span" and .name == "typed" and .ph == "b") | .args.label] |
+	group_by(.) | map([.[0], length])' "$TMP/t.json")
+echo "measured: labelled span slices: $labels"
+want=$(jq -cn --argjson n "$each" '[["\\xff\\xfezlib", $n], ["a-work-type-name-longer-than-31", $n],
+	["crypto\\x1b[31m\\\\red\\x0a", $n], ["dns,lookup \"q\"", $n], ["fs", $n], ["other", $n]]')
+[ "$labels" = "$want" ] || fail "labelled slices $labels, not $want"
 echo "ok"

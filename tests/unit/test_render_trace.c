@@ -167,6 +167,40 @@ START_TEST(test_names_of_the_traced_process_in_text_form)
 }
 END_TEST
 
+/* A span's slice (an async pair on the thread that started it) carries
+ * its label, a string of the traced process, in its text form. */
+START_TEST(test_span_label_in_text_form)
+{
+	report *rep = report_load_json(FIXTURES "threadpool.json");
+	ck_assert_ptr_nonnull(rep);
+	rep->begin_clock_ns = BEGIN_NS;
+	report_probe *span = NULL;
+	for (size_t k = 0; k < rep->n_probes && !span; k++)
+		span = rep->probes[k].kind == PROBE_SPAN ? &rep->probes[k] : NULL;
+	ck_assert_ptr_nonnull(span);
+	const uint64_t start[] = { 0, 1000000 }, dur[] = { 5000000, 5000000 };
+	add_slices(span, 77, "node", start, dur, 2);
+	span->events[span->n_events - 2].label = strdup("dns\x1b[2J\xff\\");
+	json_t *doc = render(rep);
+	size_t i, labelled = 0, begins = 0;
+	json_t *e;
+	json_array_foreach(json_object_get(doc, "traceEvents"), i, e) {
+		if (strcmp(json_string_value(json_object_get(e, "ph")), "b") != 0)
+			continue;
+		json_t *label = json_object_get(json_object_get(e, "args"), "label");
+		begins++;
+		if (label) {
+			ck_assert_str_eq(json_string_value(label), "dns\\x1b[2J\\xff\\\\");
+			labelled++;
+		}
+	}
+	ck_assert_uint_eq(begins, 2);	/* the other without a label: no "label" */
+	ck_assert_uint_eq(labelled, 1);
+	json_decref(doc);
+	report_free(rep);
+}
+END_TEST
+
 /* Attribution's loop blockers (a feature's timeline, model/feature.h):
  * a slice each from when the call began, in category "blocker", named by
  * its syscall and nested in the phase slice that made it; the path the
@@ -230,6 +264,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_slices_at_their_exact_times);
 	tcase_add_test(tc, test_a_slice_that_cannot_nest_is_an_async_pair);
 	tcase_add_test(tc, test_names_of_the_traced_process_in_text_form);
+	tcase_add_test(tc, test_span_label_in_text_form);
 	tcase_add_test(tc, test_blockers_are_slices_inside_their_phase);
 	tcase_add_test(tc, test_write_error);
 	suite_add_tcase(s, tc);
