@@ -311,16 +311,26 @@ load_tools=(bpfspec_phases bt_phases)
 [ -f "$spec_util" ] && load_tools+=(bpfspec_util)
 load_tools+=(bpfspec_sys bpfspec_http bt_sys strace perf)
 
-# wrk_run — runs wrk once; prints "REQUESTS_PER_S CPU_NS_PER_REQUEST": the
-# server's main thread CPU time (/proc/PID/schedstat: the time it ran,
-# probe handlers and BPF programs included) over the requests it served.
+# wrk_run — runs wrk once; prints "REQUESTS_PER_S CPU_NS_PER_REQUEST
+# REQUESTS": the server's main thread CPU time (/proc/PID/schedstat: the
+# time it ran, probe handlers and BPF programs included) over the requests
+# it served, and their number.
 wrk_run() {
 	local c0 c1
 	c0=$(awk '{ print $1 }' "/proc/$server/schedstat")
 	nice -n -10 taskset -c 1 wrk -t1 -c10 -d"${WRK_SECONDS}s" "$url" >"$tmp/wrk.out" 2>&1 || die "wrk failed: $(cat "$tmp/wrk.out")"
 	c1=$(awk '{ print $1 }' "/proc/$server/schedstat")
 	awk -v c=$((c1 - c0)) '/^Requests\/sec:/ { r = $2 } / requests in / { n = $1 }
-		END { if (!n) exit 1; printf "%s %.1f\n", r, c / n }' "$tmp/wrk.out" || die "no figures from wrk: $(cat "$tmp/wrk.out")"
+		END { if (!n) exit 1; printf "%s %.1f %d\n", r, c / n, n }' "$tmp/wrk.out" || die "no figures from wrk: $(cat "$tmp/wrk.out")"
+}
+
+# probe_stats PID — "NS RUNS": the BPF run time and run count, summed over
+# the programs PID holds but the perf-event ones (interval, profile):
+# with kernel.bpf_stats_enabled, its probes' hits and their bodies' time.
+probe_stats() {
+	awk 'FNR == 1 { p = 0 } /^prog_type:/ { p = ($2 != 7) }
+		p && /^run_time_ns:/ { t += $2 } p && /^run_cnt:/ { c += $2 }
+		END { printf "%d %d\n", t, c }' /proc/"$1"/fdinfo/* 2>/dev/null
 }
 
 # load_run NAME ROUND — an untraced wrk run, then one with the server
@@ -356,9 +366,21 @@ load_run() {
 	else
 		sleep 2	# perf trace prints nothing when it is ready
 	fi
+	local bt="" t0=0 c0=0 t1=0 c1=0
+	if [ -n "${LOAD_HITS:-}" ]; then
+		# the tracer is stamp, bpfspec its child, bpftrace bpfspec's
+		for p in $(pgrep -P "$tracer"); do bt=$(pgrep -P "$p" -x bpftrace || true); done
+		[ -n "$bt" ] || die "$1: its bpftrace not found"
+		read -r t0 c0 < <(probe_stats "$bt")
+	fi
 	set -- "$1" "$2" $(wrk_run)
 	rps=$3
-	local cpr=$4
+	local cpr=$4 n=$5
+	if [ -n "$bt" ]; then
+		read -r t1 c1 < <(probe_stats "$bt")
+		echo "$(calc "($c1 - $c0) / $n")" >>"$tmp/hits_$1"
+		echo "$(calc "($t1 - $t0) / ($c1 - $c0 + 1e-9)")" >>"$tmp/hitns_$1"
+	fi
 	kill -INT "$tracer"
 	wait "$tracer" || true
 	forget "$tracer"
@@ -506,10 +528,20 @@ pids+=("$server")
 wait_for "$tmp/http_fs.out" listening 10 || die "the HTTP server with fs work did not start"
 url=http://127.0.0.1:$port/
 say "overhead, thread pool: $POOL_ROUNDS rounds of libuv-phases and threadpool on a server doing fs work"
+# With kernel.bpf_stats_enabled the kernel counts each probe's hits and
+# times its body (two clock reads a hit, alike for both specs).
+hits=
+if bpf_stats_old=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null); then
+	sysctl -q kernel.bpf_stats_enabled=1 && hits=1
+else
+	bpf_stats_old=
+fi
 for r in $(seq "$POOL_ROUNDS"); do
-	LOAD_BASE=fs_untraced load_run bpfspec_fsphases "$r"
-	LOAD_BASE=fs_untraced load_run bpfspec_pool "$r"
+	LOAD_HITS=$hits LOAD_BASE=fs_untraced load_run bpfspec_fsphases "$r"
+	LOAD_HITS=$hits LOAD_BASE=fs_untraced load_run bpfspec_pool "$r"
 done
+if [ -n "$bpf_stats_old" ]; then sysctl -q kernel.bpf_stats_enabled="$bpf_stats_old"; fi
+bpf_stats_old=""
 for t in bpfspec_fsphases bpfspec_pool; do
 	rps[$t]=$(median <"$tmp/rps_$t")
 	slow[$t]=$(median <"$tmp/slow_$t")
@@ -534,6 +566,24 @@ spans=$(for f in "$tmp"/ld_bpfspec_pool_*.out; do jq '.probes[0].count' "$f"; do
 per_req=$(calc "$spans / (${rps[bpfspec_pool]} * $WRK_SECONDS)")
 row overhead "threadpool: cost per span" "$(calc "(1 / ${rps[bpfspec_pool]} - 1 / ${rps[fs_untraced]}) * 1e6 / $per_req")" us - - - - \
 	"request time lost per span (each $(calc "$per_req") spans per request by its reports, a stat and a read: 4 probe hits each)"
+# Where the slowdowns come from: probe hits per request, and what a hit
+# costs the server (request time lost over the hits) against what its
+# body runs (the BPF time): the rest is the trap into the kernel and back.
+if [ -n "$hits" ]; then
+	declare -A per_req_hits
+	for t in bpfspec_fsphases bpfspec_pool; do
+		per_req_hits[$t]=$(median <"$tmp/hits_$t")
+		lost=$(calc "(1 / ${rps[$t]} - 1 / ${rps[fs_untraced]}) * 1e6 / ${per_req_hits[$t]}")
+		name=libuv-phases
+		[ $t = bpfspec_pool ] && name=threadpool
+		row overhead "$name: probe hits per request" "${per_req_hits[$t]}" hits - - - - \
+			"each costing $(fix2 "$lost") us of request time, $(fix2 "$(median <"$tmp/hitns_$t") / 1000") us of it its body's BPF time (kernel.bpf_stats_enabled): the rest is the trap"
+	done
+	row overhead "threadpool: hits over libuv-phases'" "$(calc "${per_req_hits[bpfspec_pool]} / ${per_req_hits[bpfspec_fsphases]}")" x - - - - \
+		"threadpool's probe hits per request over libuv-phases': the slowdowns' ratio follows it"
+else
+	row overhead "threadpool: probe hits per request" - hits - - - n/a "this kernel has no kernel.bpf_stats_enabled (5.8+)"
+fi
 kill "$server"
 wait "$server" 2>/dev/null || true
 forget "$server"
