@@ -228,7 +228,7 @@ static void put_offset(buf *b, const char *var, int off)
 static void put_frame_mark(buf *b, const v8meta *m, int slot)
 {
 	const char *in = "\t\t\t\t\t\t";
-	char var[8];
+	char var[16];
 	snprintf(var, sizeof var, "$s%d", slot);
 	buf_printf(b, "%sif ((%s >> %d) == (uint64)0) {\n%s\t$w = *(uint64 *)uptr(", in, var,
 		   V8META_ADDRESS_BITS, in);
