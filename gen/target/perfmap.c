@@ -190,26 +190,32 @@ static FILE *open_regular(const char *path, off_t *size)
 	return f;
 }
 
-perfmap *perfmap_read(const char *path)
+perfmap *perfmap_parse(FILE *f, off_t size)
 {
 	char text[PERFMAP_NAME_MAX + 64];
 	size_t bytes = 0;
-	off_t size;
-	FILE *f = open_regular(path, &size);
-	if (!f)
-		return NULL;
 	perfmap *pm = calloc(1, sizeof *pm);
 	int rc = pm ? seek_tail(f, size) : -1;
 	while (rc == 0 && pm->n < PERFMAP_LINES_MAX && bytes < PERFMAP_BYTES_MAX &&
 	       read_line(f, text, sizeof text, &bytes))
 		rc = add_line(pm, text);
-	fclose(f);
 	if (rc == 0 && pm->n)
 		rc = index_lines(pm);
 	if (rc < 0 || !pm->n) {
 		perfmap_free(pm);
 		return NULL;
 	}
+	return pm;
+}
+
+perfmap *perfmap_read(const char *path)
+{
+	off_t size;
+	FILE *f = open_regular(path, &size);
+	if (!f)
+		return NULL;
+	perfmap *pm = perfmap_parse(f, size);
+	fclose(f);
 	return pm;
 }
 

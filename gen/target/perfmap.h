@@ -26,6 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #define PERFMAP_BYTES_MAX (4u << 20)
 #define PERFMAP_NAME_MAX 256
@@ -43,6 +45,11 @@ int perfmap_path(long pid, char *out, size_t len);
 
 /* The perf map at PATH, or NULL when it cannot be read or has no line. */
 perfmap *perfmap_read(const char *path);
+
+/* The perf map read from F, at its start and SIZE bytes long, as
+ * perfmap_read reads a file (F is left open), or NULL when it has no
+ * line or memory runs out. */
+perfmap *perfmap_parse(FILE *f, off_t size);
 
 /* Process PID's perf map (perfmap_path), or NULL. */
 perfmap *perfmap_open(long pid);

@@ -1,7 +1,8 @@
 /* libFuzzer harness for v8names.c, the reader of a node heap the traced
  * process controls: the input bytes are the heap (mapped at a fixed
- * address, every read outside them fails) and its first 8 bytes name the
- * SharedFunctionInfo looked up, with node 20's layout.  Checks: no crash,
+ * address, every read outside them fails) and its first 8 bytes are the
+ * sampler's record looked up (a SharedFunctionInfo's address and its mark:
+ * v8meta.h), with node 20's layout.  Checks: no crash,
  * no read outside the input (AddressSanitizer), and a name, when there is
  * one, is printable ASCII without ';' and within its bounds.
  * Build and run: tests/fuzz/run.sh [SECONDS] v8names. */
@@ -40,6 +41,9 @@ static void node20(v8meta *m)
 		{ "v8dbg_class_JSFunction__shared__SharedFunctionInfo", 24 },
 		{ "v8dbg_class_SharedFunctionInfo__name_or_scope_info__Object", 16 },
 		{ "v8dbg_class_SharedFunctionInfo__script_or_debug_info__HeapObject", 32 },
+		{ "v8dbg_class_SharedFunctionInfo__length__uint16_t", 40 },
+		{ "v8dbg_class_SharedFunctionInfo__internal_formal_parameter_count__uint16_t", 42 },
+		{ "v8dbg_class_SharedFunctionInfo__raw_function_token_offset__int16_t", 44 },
 		{ "v8dbg_class_Script__name__Object", 16 }, { "v8dbg_class_Script__source__Object", 8 },
 		{ "v8dbg_class_Script__line_ends__Object", 56 },
 		{ "v8dbg_class_String__length__int32_t", 12 },

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh [SECONDS] [HARNESS...] — builds the libFuzzer harnesses
-# tests/fuzz/fuzz_NAME.c (every one, or those NAMEd: spec, tmpl, bpfout, k8s, v8names,
+# tests/fuzz/fuzz_NAME.c (every one, or those NAMEd: spec, tmpl, bpfout, k8s, v8names, perfmap,
 # check, report_json) once, with ASan + UBSan, into $BUILD/fuzz/, then runs
 # each for SECONDS (default 60) from its seed corpus tests/fuzz/corpus/NAME
 # (report_json: corpus/report) and its dictionary tests/fuzz/NAME.dict when
