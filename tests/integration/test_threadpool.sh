@@ -51,13 +51,16 @@ run_once() {
 # the 5 jobs the workload ran alone, one after another, took the same
 # time within 25%.  A VM whose host takes its CPUs away unevenly made
 # them 18 to 36 ms in one run (its truth, then, was no truth): such a
-# run is done again, up to three times, and judged on the last.
+# run is done again, up to three times.  When the last is unsteady too,
+# the run time is judged by the bounds that hold whatever the CPUs do
+# (below).
+steady=no
 for attempt in 1 2 3; do
 	run_once "$attempt"
 	spread=$(awk '$1 == "alone" { d = $3 - $2; if (!n++ || d < lo) lo = d; if (d > hi) hi = d }
 		END { printf "%.2f", n ? hi / lo : 0 }' "$TMP/log" 2>/dev/null || echo 0)
 	echo "measured: attempt $attempt: the alone jobs' longest over shortest $spread (steady: at most 1.25)"
-	awk -v s="$spread" 'BEGIN { exit !(s > 0 && s <= 1.25) }' && break
+	awk -v s="$spread" 'BEGIN { exit !(s > 0 && s <= 1.25) }' && { steady=yes; break; }
 done
 [ -s "$TMP/log" ] || fail "the workload wrote no log"
 
@@ -86,7 +89,19 @@ job_ms=$(awk '$1 == "calib" || $1 == "alone" { print ($3 - $2) / 1e6 }
 	}' "$TMP/log" | sort -g | awk '{ v[NR] = $1 } END { printf "%.4f", v[int((NR + 1) / 2)] }')
 echo "measured: a pbkdf2 job alone, the pool idle: $(awk '$1 == "JOB_NS" { printf "%.2f ms", $2 / 1e6 }' "$TMP/log")"
 run_ms=$(awk -v v="$(row '"run"' uv__queue_work p50_ns)" 'BEGIN { printf "%.4f", v / 1e6 }')
-within "pbkdf2 run p50 (ms)" "$run_ms" "$job_ms" 0.15
+if [ $steady = yes ]; then
+	within "pbkdf2 run p50 (ms)" "$run_ms" "$job_ms" 0.15
+else
+	# Unsteady CPUs: the loop thread, robbed of its CPU, runs callbacks
+	# late, and the log's runs (callback less start) grow with it.  A
+	# job runs no faster than the pool's shortest alone job and no
+	# longer than the log's run: the p50 lies between them, ±15%.
+	alone_ms=$(awk '$1 == "alone" { d = ($3 - $2) / 1e6; if (!n++ || d < lo) lo = d }
+		END { printf "%.4f", lo }' "$TMP/log")
+	echo "measured: pbkdf2 run p50 (ms)        $run_ms  between the shortest alone job $alone_ms and the log's run $job_ms, ±15% (CPUs unsteady)"
+	awk -v v="$run_ms" -v lo="$alone_ms" -v hi="$job_ms" 'BEGIN { exit !(v >= 0.85 * lo && v <= 1.15 * hi) }' ||
+		fail "pbkdf2 run p50 = $run_ms ms, not between $alone_ms and $job_ms ms (±15%)"
+fi
 
 # What two threads imply: per burst, the 3rd and 4th job wait from their
 # submit until the 1st and 2nd are done.
